@@ -1,0 +1,185 @@
+//! The fate of every frame (AAL5 PDU, or packet) a VC carries, for the
+//! accounting identity of DESIGN.md and for loss statistics.
+//!
+//! A frame ends in exactly one way: delivered intact to TCP, dropped whole in
+//! queues (no cell reached the destination), discarded at reassembly (some
+//! cells arrived but the PDU was damaged or merged), or it is still in flight
+//! when the run stops. Frames of a VC are numbered in order, so the ledger is
+//! a ring indexed by frame number: no hashing, one update per cell event.
+
+use crate::time::Time;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    InFlight,
+    Delivered,
+    Dropped,
+    Discarded,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRecord {
+    pub seq: u64,
+    pub len: u32,
+    pub ncells: u16,
+    pub arrived: u16,
+    pub dropped: u16,
+    pub fate: Fate,
+    /// When the frame was handed to the network.
+    pub sent_at: Time,
+    /// The sender's smoothed RTT (ps) then: the loss-episode window.
+    pub srtt: Time,
+}
+
+/// A frame that was lost, for loss-episode statistics.
+#[derive(Clone, Copy, Debug)]
+pub struct Loss {
+    pub seq: u64,
+    pub len: u32,
+    pub sent_at: Time,
+    pub srtt: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    base: u32,
+    frames: VecDeque<FrameRecord>,
+    pub next_frame: u32,
+    /// One past the highest sequence number sent (to tell retransmissions).
+    pub max_seq_sent: u64,
+    pub bytes_dropped: u64,
+    pub bytes_discarded: u64,
+    pub bytes_delivered: u64,
+    pub frames_discarded: u64,
+    pub frames_dropped: u64,
+    pub cells_sent: u64,
+    pub cells_arrived: u64,
+    pub cells_dropped: u64,
+}
+
+impl Ledger {
+    /// Registers a new frame; returns its number.
+    pub fn push(&mut self, seq: u64, len: u32, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
+        let f = self.next_frame;
+        self.next_frame += 1;
+        self.cells_sent += ncells as u64;
+        self.max_seq_sent = self.max_seq_sent.max(seq + len as u64);
+        self.frames.push_back(FrameRecord {
+            seq,
+            len,
+            ncells,
+            arrived: 0,
+            dropped: 0,
+            fate: Fate::InFlight,
+            sent_at,
+            srtt,
+        });
+        f
+    }
+
+    #[inline]
+    fn rec(&mut self, frame: u32) -> &mut FrameRecord {
+        let i = (frame - self.base) as usize;
+        &mut self.frames[i]
+    }
+
+    /// A cell of `frame` was dropped in a queue. Returns the frame's record
+    /// if this drop made it lost as a whole.
+    #[inline]
+    pub fn cell_dropped(&mut self, frame: u32) -> Option<Loss> {
+        self.cells_dropped += 1;
+        let r = self.rec(frame);
+        r.dropped += 1;
+        if r.arrived == 0 && r.dropped == r.ncells {
+            return self.resolve(frame, Fate::Dropped);
+        }
+        None
+    }
+
+    #[inline]
+    pub fn cell_arrived(&mut self, frame: u32) {
+        self.cells_arrived += 1;
+        self.rec(frame).arrived += 1;
+    }
+
+    /// Fixes a frame's fate; returns it as a loss if it was lost.
+    pub fn resolve(&mut self, frame: u32, fate: Fate) -> Option<Loss> {
+        let r = self.rec(frame);
+        debug_assert_eq!(r.fate, Fate::InFlight);
+        r.fate = fate;
+        let rec = *r;
+        match fate {
+            Fate::Delivered => self.bytes_delivered += rec.len as u64,
+            Fate::Dropped => {
+                self.bytes_dropped += rec.len as u64;
+                self.frames_dropped += 1;
+            }
+            Fate::Discarded => {
+                self.bytes_discarded += rec.len as u64;
+                self.frames_discarded += 1;
+            }
+            Fate::InFlight => {}
+        }
+        while self.frames.front().is_some_and(|r| r.fate != Fate::InFlight) {
+            self.frames.pop_front();
+            self.base += 1;
+        }
+        (fate != Fate::Delivered).then_some(Loss { seq: rec.seq, len: rec.len, sent_at: rec.sent_at, srtt: rec.srtt })
+    }
+
+    /// The frames `first..=last` of a buffer the reassembler discarded: those
+    /// that had cells in it become discarded (the others were dropped whole).
+    pub fn discard_range(&mut self, first: u32, last: u32, mut on_loss: impl FnMut(Loss)) {
+        for f in first..=last {
+            if f < self.base {
+                continue;
+            }
+            let r = *self.rec(f);
+            if r.fate == Fate::InFlight && r.arrived > 0 {
+                if let Some(l) = self.resolve(f, Fate::Discarded) {
+                    on_loss(l);
+                }
+            }
+        }
+    }
+
+    /// Payload bytes of frames whose fate is still open.
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.frames.iter().filter(|r| r.fate == Fate::InFlight).map(|r| r.len as u64).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fates_partition_the_bytes_sent() {
+        let mut l = Ledger::default();
+        let a = l.push(1, 100, 3, 0, 0);
+        let b = l.push(101, 100, 3, 0, 0);
+        let c = l.push(201, 100, 3, 0, 0);
+        let d = l.push(301, 100, 3, 0, 0);
+        // a: all cells dropped -> dropped whole.
+        for _ in 0..3 {
+            l.cell_dropped(a);
+        }
+        // b: two arrive, EOM dropped; c merges into it and is discarded too.
+        l.cell_arrived(b);
+        l.cell_arrived(b);
+        l.cell_dropped(b);
+        for _ in 0..3 {
+            l.cell_arrived(c);
+        }
+        let mut lost = Vec::new();
+        l.discard_range(b, c, |x| lost.push(x.seq));
+        // d: one cell still in flight.
+        l.cell_arrived(d);
+        assert_eq!(lost, vec![101, 201]);
+        assert_eq!(l.bytes_dropped, 100);
+        assert_eq!(l.bytes_discarded, 200);
+        assert_eq!(l.bytes_in_flight(), 100);
+        assert_eq!(l.cells_sent, l.cells_arrived + l.cells_dropped + 2);
+    }
+}

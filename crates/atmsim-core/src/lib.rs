@@ -1,0 +1,38 @@
+//! atmsim-core: a cell-accurate discrete-event simulator of TCP over ATM
+//! and, on the same topologies, over packet networks.
+//!
+//! Module map (ARCHITECTURE.md has the path of a cell through it):
+//! - [`time`]: integer picosecond time, exact rates and serializers;
+//! - [`engine`]: the event queue;
+//! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe);
+//! - [`atm`]: AAL5 SAR, cell discard policies;
+//! - [`transport`]: the BSD TCP, with congestion control apart;
+//! - [`ledger`]: the fate of every frame (accounting, losses);
+//! - [`stats`], [`trace`]: derived statistics and time series;
+//! - [`scenario`]: TOML schema, overrides, validation;
+//! - [`sim`]: the world that wires it all and runs it; [`summary`]: results.
+
+pub mod atm;
+pub mod engine;
+pub mod ledger;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod summary;
+pub mod time;
+pub mod trace;
+pub mod transport;
+
+pub use scenario::{Model, Scenario, ScenarioError};
+pub use sim::Simulation;
+pub use summary::Summary;
+
+/// Parses, overrides and validates a scenario, then runs it.
+pub fn run_text(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<(Summary, Option<trace::Traces>), ScenarioError> {
+    let scenario = scenario::parse(text, overrides)?;
+    let model = scenario::validate(&scenario, seed)?;
+    let mut sim = Simulation::new(model, trace);
+    sim.run();
+    Ok(sim.finish())
+}

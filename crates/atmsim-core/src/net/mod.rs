@@ -1,0 +1,107 @@
+//! Network plumbing shared by the ATM and packet networks: typed ids, the
+//! unit a link carries, routes as plain data, and output ports.
+//!
+//! One engine, two granularities (DESIGN.md): on an ATM link a [`Unit`] is a
+//! 53-byte cell that knows its VC, its frame and whether it ends the frame; on
+//! a packet link it is a whole IP packet (a frame of one unit). Queues, links,
+//! drop policies and statistics see only units.
+
+pub mod port;
+
+pub use port::{Limit, Port, PortStats};
+
+use crate::time::Time;
+
+macro_rules! id {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+        impl $name {
+            #[inline]
+            pub fn ix(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id!(/// An output port (one direction of a link) in the world's arena.
+    PortId);
+id!(/// A node (host, ATM switch or IP router).
+    NodeId);
+id!(/// A host, the subset of nodes that run TCP.
+    HostId);
+id!(/// One TCP connection (a sender, a receiver and two VCs).
+    FlowId);
+id!(/// One direction of a connection: an ATM virtual circuit, or on the
+    /// packet network the path its packets follow.
+    VcId);
+
+/// TCP header flags carried by a segment.
+pub mod flags {
+    pub const SYN: u8 = 1;
+    pub const ACK: u8 = 2;
+}
+
+/// A TCP segment's header as the simulator needs it (no checksum, options or
+/// urgent data). Sequence numbers are 64-bit and never wrap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub ack: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Advertised receive window in bytes.
+    pub wnd: u32,
+    pub flags: u8,
+}
+
+/// What a link carries: a cell (ATM) or a packet.
+///
+/// Every cell carries a copy of its frame's segment header, so that the
+/// receiver's AAL5 can hand the segment up when the frame's EOM cell arrives
+/// intact; copying a few words is cheaper than any lookup.
+#[derive(Clone, Copy, Debug)]
+pub struct Unit {
+    pub vc: VcId,
+    /// Index in the VC's route of the port the unit is at (or next enters).
+    pub hop: u16,
+    /// Index of this cell in its frame, and the frame's length in cells
+    /// (1 and 1 for a packet). The last cell (EOM) has `index + 1 == ncells`.
+    pub index: u16,
+    pub ncells: u16,
+    /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
+    pub frame: u32,
+    /// Bytes on the wire: 53 for a cell, the IP length for a packet.
+    pub wire_bytes: u32,
+    pub seg: Segment,
+}
+
+impl Unit {
+    #[inline]
+    pub fn is_eom(&self) -> bool {
+        self.index + 1 == self.ncells
+    }
+    #[inline]
+    pub fn is_first(&self) -> bool {
+        self.index == 0
+    }
+}
+
+/// A VC's path: the output ports it crosses, in order, and the host at its end.
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub ports: Vec<PortId>,
+    pub dst: HostId,
+    pub flow: FlowId,
+    /// True for the data direction, false for the ACK direction.
+    pub is_data: bool,
+}
+
+/// Time a unit spends from entering a port's queue to reaching the far node.
+#[derive(Clone, Copy, Debug)]
+pub struct InFlight {
+    pub arrive_at: Time,
+    pub unit: Unit,
+}

@@ -1,0 +1,282 @@
+//! An output port: a FIFO queue, a transmitter and the pipe of the link
+//! behind it (htsim's queue + pipe, fused).
+//!
+//! A work-conserving FIFO on a fixed-rate line knows, when a unit arrives,
+//! exactly when that unit's last bit will leave: the later of now and the end
+//! of the previous unit, plus its transmission time. So the port schedules no
+//! departure event at all: it records each queued unit's departure time in a
+//! ring (to know the occupancy at the next arrival) and puts the unit straight
+//! into the pipe with its arrival time at the far node. The pipe is a ring in
+//! arrival order; only its head has an event in the global queue. One
+//! scheduler event per unit-hop.
+//!
+//! Occupancy counts the unit in transmission (experiments.md §0, aron97 G7).
+//! The time-average occupancy comes from Little's law: the sum of every
+//! unit's time in the port divided by the observation time.
+
+use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
+use crate::net::{InFlight, NodeId, Unit};
+use crate::time::{Rate, Serializer, Time};
+use std::collections::VecDeque;
+
+/// Buffer limit of a port. Counts include the unit in transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Host adapters: the host holds data rather than lose it.
+    Unlimited,
+    /// At most this many units (cells on ATM, packets on a router).
+    Units(u64),
+    /// At most this many bytes of queued units (packet routers).
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub units_in: u64,
+    pub units_dropped: u64,
+    pub dropped_by: [u64; DropReason::COUNT],
+    pub peak_occupancy: u64,
+    /// Σ over accepted units of (occupancy weight × time in port), in
+    /// weight·ps, where the weight is 1 unit or the unit's bytes.
+    pub occupancy_integral: u128,
+    /// Time the transmitter was busy.
+    pub busy: Time,
+    /// Units forwarded that belong to a frame already doomed upstream
+    /// (atm.md §7.3 "wasted"/dead cells).
+    pub dead_units: u64,
+}
+
+pub struct Port {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub delay: Time,
+    pub limit: Limit,
+    pub policy: DiscardPolicy,
+    ser: Serializer,
+    /// Per-VC frame-discard state, indexed by VC (empty for tail drop).
+    vc_discard: Vec<VcDiscard>,
+    /// Departure time and size of each unit still in the port.
+    queue: VecDeque<(Time, u32)>,
+    queued_bytes: u64,
+    /// Units on the wire towards `to`, in arrival order.
+    pub pipe: VecDeque<InFlight>,
+    pub stats: PortStats,
+}
+
+/// What happened to a unit offered to a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// Queued; it reaches the far node at this time. `pipe_was_empty` tells
+    /// the caller to schedule the pipe's head event.
+    Accepted { arrive_at: Time, pipe_was_empty: bool },
+    Dropped(DropReason),
+}
+
+impl Port {
+    pub fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: Time,
+        limit: Limit,
+        policy: DiscardPolicy,
+        num_vcs: usize,
+    ) -> Port {
+        let vc_discard =
+            if policy.needs_vc_state() { vec![VcDiscard::default(); num_vcs] } else { Vec::new() };
+        Port {
+            name,
+            from,
+            to,
+            delay,
+            limit,
+            policy,
+            ser: Serializer::new(rate),
+            vc_discard,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            pipe: VecDeque::new(),
+            stats: PortStats::default(),
+        }
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.ser.rate()
+    }
+
+    /// Forgets the units whose last bit has left by `now`.
+    #[inline]
+    fn drain(&mut self, now: Time) {
+        while let Some(&(end, bytes)) = self.queue.front() {
+            if end > now {
+                break;
+            }
+            self.queued_bytes -= bytes as u64;
+            self.queue.pop_front();
+        }
+    }
+
+    /// Occupancy at `now` in the limit's measure (bytes for a byte limit,
+    /// units otherwise).
+    pub fn occupancy(&mut self, now: Time) -> u64 {
+        self.drain(now);
+        self.measure()
+    }
+
+    #[inline]
+    fn measure(&self) -> u64 {
+        match self.limit {
+            Limit::Bytes(_) => self.queued_bytes,
+            _ => self.queue.len() as u64,
+        }
+    }
+
+    /// A unit arrives at the port at `now`: apply the discard policy, then
+    /// queue it and compute when it reaches the far node.
+    #[inline]
+    pub fn offer(&mut self, now: Time, unit: &Unit) -> Offer {
+        self.drain(now);
+        self.stats.units_in += 1;
+        let q = self.measure();
+        let decision = match self.limit {
+            Limit::Unlimited => Ok(()),
+            Limit::Units(b) => {
+                let st = self.vc_discard.get_mut(unit.vc.ix());
+                self.policy.decide(st, unit, q, b)
+            }
+            Limit::Bytes(b) => {
+                if q + unit.wire_bytes as u64 <= b {
+                    Ok(())
+                } else {
+                    Err(DropReason::Tail)
+                }
+            }
+        };
+        if let Err(reason) = decision {
+            self.stats.units_dropped += 1;
+            self.stats.dropped_by[reason as usize] += 1;
+            return Offer::Dropped(reason);
+        }
+        let start = self.ser.free_at().max(now);
+        let end = self.ser.send(now, unit.wire_bytes as u64);
+        self.stats.busy += end - start;
+        self.queue.push_back((end, unit.wire_bytes));
+        self.queued_bytes += unit.wire_bytes as u64;
+        let occ = self.measure();
+        if occ > self.stats.peak_occupancy {
+            self.stats.peak_occupancy = occ;
+        }
+        let weight = match self.limit {
+            Limit::Bytes(_) => unit.wire_bytes as u128,
+            _ => 1,
+        };
+        self.stats.occupancy_integral += weight * (end - now) as u128;
+        let arrive_at = end + self.delay;
+        let pipe_was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight { arrive_at, unit: *unit });
+        Offer::Accepted { arrive_at, pipe_was_empty }
+    }
+
+    /// Time-average occupancy over [0, horizon], excluding the part of queued
+    /// units' stay that lies beyond the horizon.
+    pub fn mean_occupancy(&self, horizon: Time) -> f64 {
+        if horizon == 0 {
+            return 0.0;
+        }
+        let mut integral = self.stats.occupancy_integral;
+        for &(end, bytes) in &self.queue {
+            if end > horizon {
+                let w = match self.limit {
+                    Limit::Bytes(_) => bytes as u128,
+                    _ => 1,
+                };
+                integral -= w * (end - horizon) as u128;
+            }
+        }
+        integral as f64 / horizon as f64
+    }
+
+    /// Busy time within [0, horizon] (the line may be committed beyond it).
+    pub fn busy_until(&self, horizon: Time) -> Time {
+        let beyond = self.ser.free_at().saturating_sub(horizon);
+        self.stats.busy.saturating_sub(beyond)
+    }
+
+    /// Units queued at the port (not yet fully sent), for accounting.
+    pub fn queued_units(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Segment, VcId};
+    use crate::time::PS_PER_US;
+
+    fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
+        Unit {
+            vc: VcId(0),
+            hop: 0,
+            index,
+            ncells,
+            frame,
+            wire_bytes: 53,
+            seg: Segment::default(),
+        }
+    }
+
+    fn port(limit: Limit) -> Port {
+        let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
+        Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1)
+    }
+
+    #[test]
+    fn tail_drop_counts_the_unit_in_transmission() {
+        let mut p = port(Limit::Units(2));
+        let c = cell(0, 0, 4);
+        assert!(matches!(p.offer(0, &c), Offer::Accepted { arrive_at, .. } if arrive_at == 13 * PS_PER_US));
+        assert!(matches!(p.offer(0, &c), Offer::Accepted { arrive_at, .. } if arrive_at == 16 * PS_PER_US));
+        assert_eq!(p.offer(0, &c), Offer::Dropped(DropReason::Tail));
+        // After the first cell has left (3 µs), there is room again.
+        assert!(matches!(p.offer(3 * PS_PER_US, &c), Offer::Accepted { .. }));
+        assert_eq!(p.stats.units_in, 4);
+        assert_eq!(p.stats.units_dropped, 1);
+        assert_eq!(p.stats.peak_occupancy, 2);
+        assert_eq!(p.pipe.len(), 3);
+    }
+
+    #[test]
+    fn accepted_plus_dropped_equals_arrivals_under_overload() {
+        let mut p = port(Limit::Units(5));
+        for i in 0..1000u64 {
+            p.offer(i * PS_PER_US, &cell(0, 0, 1)); // 3x overload
+        }
+        assert_eq!(p.stats.units_in, p.pipe.len() as u64 + p.stats.units_dropped);
+        assert!(p.stats.units_dropped > 600);
+        assert!(p.stats.peak_occupancy <= 5);
+    }
+
+    #[test]
+    fn byte_limit_admits_whole_packets_only() {
+        let mut p = port(Limit::Bytes(9168 * 2));
+        let mut pkt = cell(0, 0, 1);
+        pkt.wire_bytes = 9168;
+        assert!(matches!(p.offer(0, &pkt), Offer::Accepted { .. }));
+        assert!(matches!(p.offer(0, &pkt), Offer::Accepted { .. }));
+        assert_eq!(p.offer(0, &pkt), Offer::Dropped(DropReason::Tail));
+    }
+
+    #[test]
+    fn mean_occupancy_by_littles_law() {
+        let mut p = port(Limit::Units(100));
+        // Two cells back to back at t=0: occupancy 2 for 3 µs, 1 for 3 µs.
+        p.offer(0, &cell(0, 0, 2));
+        p.offer(0, &cell(0, 1, 2));
+        let m = p.mean_occupancy(12 * PS_PER_US);
+        assert!((m - 9.0 / 12.0).abs() < 1e-12, "{m}");
+        assert_eq!(p.busy_until(12 * PS_PER_US), 6 * PS_PER_US);
+    }
+}

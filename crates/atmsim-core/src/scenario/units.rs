@@ -1,0 +1,153 @@
+//! Quantities with units in scenario files: times (`"30ms"`), sizes
+//! (`"192.5KB"`, `"512KiB"`), buffers (`"512cells"`, `"21packets"`) and
+//! rates (`"141.33Mbps"`, `"3us/cell"`). Decimals are parsed exactly; k, M,
+//! G are powers of 1000 and Ki, Mi, Gi powers of 1024 (experiments.md §0).
+
+use crate::time::{Rate, Time, PS_PER_S};
+
+/// A decimal number as mantissa / 10^decimals.
+fn parse_decimal(s: &str) -> Option<(u128, u32)> {
+    let (int, frac) = match s.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (s, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) || frac.len() > 18 {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    Some((digits.parse().ok()?, frac.len() as u32))
+}
+
+/// Splits "12.5ms" into ("12.5", "ms").
+fn split_unit(s: &str) -> (&str, &str) {
+    let s = s.trim();
+    let i = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    (&s[..i], s[i..].trim())
+}
+
+/// value × mult exactly, if it is an integer.
+fn exact(s: &str, mult: u128) -> Result<u128, String> {
+    let (m, d) = parse_decimal(s).ok_or_else(|| format!("'{s}' is not a number"))?;
+    let den = 10u128.pow(d);
+    let v = m.checked_mul(mult).ok_or("value too large")?;
+    if v % den != 0 {
+        return Err(format!("'{s}' is not a whole number of the base unit"));
+    }
+    Ok(v / den)
+}
+
+pub fn parse_time(s: &str) -> Result<Time, String> {
+    let (num, unit) = split_unit(s);
+    let mult: u128 = match unit {
+        "s" => PS_PER_S as u128,
+        "ms" => 1_000_000_000,
+        "us" | "µs" => 1_000_000,
+        "ns" => 1_000,
+        "ps" => 1,
+        "" => return Err(format!("'{s}' needs a time unit (s, ms, us, ns, ps)")),
+        u => return Err(format!("unknown time unit '{u}' in '{s}' (use s, ms, us, ns, ps)")),
+    };
+    let v = exact(num, mult)?;
+    Time::try_from(v).map_err(|_| format!("'{s}' is too large"))
+}
+
+fn size_mult(unit: &str) -> Option<u128> {
+    Some(match unit {
+        "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return None,
+    })
+}
+
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (num, unit) = split_unit(s);
+    let mult = size_mult(unit).ok_or_else(|| {
+        format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, GB, KiB, MiB, GiB)")
+    })?;
+    u64::try_from(exact(num, mult)?).map_err(|_| format!("'{s}' is too large"))
+}
+
+/// A buffer size as written: in bytes (payload bytes on ATM), cells or packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferSize {
+    Bytes(u64),
+    Cells(u64),
+    Packets(u64),
+}
+
+pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
+    let (num, unit) = split_unit(s);
+    match unit {
+        "cells" | "cell" => Ok(BufferSize::Cells(exact(num, 1)? as u64)),
+        "packets" | "packet" | "pkts" => Ok(BufferSize::Packets(exact(num, 1)? as u64)),
+        _ => parse_bytes(s).map(BufferSize::Bytes).map_err(|_| {
+            format!("unknown buffer size '{s}' (use bytes like 192.5KB, or N cells, or N packets)")
+        }),
+    }
+}
+
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (num, unit) = split_unit(s);
+    let bad = || format!("rate '{s}' must be positive");
+    if let Some(per) = unit.strip_suffix("/cell") {
+        // A cell time: one 53-byte cell (424 bits) per `num per`.
+        let t = parse_time(&format!("{num}{per}"))?;
+        return Rate::new(424, t as u128).ok_or_else(bad);
+    }
+    let mult: u128 = match unit {
+        "bps" | "b/s" => 1,
+        "kbps" | "kb/s" | "Kbps" => 1_000,
+        "Mbps" | "Mb/s" => 1_000_000,
+        "Gbps" | "Gb/s" => 1_000_000_000,
+        "cells/s" => 424,
+        "" => return Err(format!("'{s}' needs a rate unit (bps, kbps, Mbps, Gbps, cells/s, or a cell time like 3us/cell)")),
+        u => return Err(format!("unknown rate unit '{u}' in '{s}'")),
+    };
+    let (m, d) = parse_decimal(num).ok_or_else(|| format!("'{num}' is not a number"))?;
+    // bits per second = m × mult / 10^d  ->  (m × mult) bits per (10^d s).
+    Rate::new(m * mult, PS_PER_S as u128 * 10u128.pow(d)).ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::PS_PER_US;
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("30ms").unwrap(), 30_000_000_000);
+        assert_eq!(parse_time("1.5us").unwrap(), 1_500_000);
+        assert!(parse_time("30").is_err());
+        assert!(parse_time("30mss").is_err());
+        assert!(parse_time("0.1ps").is_err());
+    }
+
+    #[test]
+    fn sizes_decimal_and_binary() {
+        assert_eq!(parse_bytes("192.5KB").unwrap(), 192_500);
+        assert_eq!(parse_bytes("512KiB").unwrap(), 524_288);
+        assert_eq!(parse_bytes("60MB").unwrap(), 60_000_000);
+        assert!(parse_bytes("12XB").is_err());
+        assert_eq!(parse_buffer("512cells").unwrap(), BufferSize::Cells(512));
+        assert_eq!(parse_buffer("21packets").unwrap(), BufferSize::Packets(21));
+    }
+
+    #[test]
+    fn rates_are_exact() {
+        let r = parse_rate("3us/cell").unwrap();
+        assert_eq!(r.tx_time(53), 3 * PS_PER_US);
+        let r = parse_rate("141.33Mbps").unwrap();
+        assert_eq!((r.bits, r.ps), (14133, 100_000_000));
+        assert!(parse_rate("0Mbps").is_err());
+        assert!(parse_rate("-5Mbps").is_err());
+        assert!(parse_rate("5Mbs").is_err());
+    }
+}

@@ -1,0 +1,103 @@
+//! The result of one run, serialised as the `--json` summary (DESIGN.md).
+
+use crate::stats::EpisodeCounts;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub segments_retransmitted: u64,
+    pub bytes_retransmitted: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub segments_lost: u64,
+    pub loss_episodes: u64,
+    pub single_loss_episodes: u64,
+    pub multiple_loss_episodes: u64,
+    pub consecutive_loss_episodes: u64,
+    /// Episodes by number of lost segments: [1, 2, ..., 7, ≥8].
+    pub loss_episode_sizes: [u64; 8],
+    pub completion_time_s: Option<f64>,
+    pub srtt_s: f64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub aborted: bool,
+}
+
+impl FlowSummary {
+    pub fn set_episodes(&mut self, c: &EpisodeCounts) {
+        self.loss_episodes = c.episodes;
+        self.single_loss_episodes = c.single;
+        self.multiple_loss_episodes = c.multiple;
+        self.consecutive_loss_episodes = c.consecutive;
+        self.loss_episode_sizes = c.by_size;
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PortSummary {
+    pub name: String,
+    /// What occupancy and limit count: "cells", "packets" or "bytes".
+    pub unit: &'static str,
+    pub limit: Option<u64>,
+    pub units_in: u64,
+    pub units_dropped: u64,
+    pub drops_by_reason: std::collections::BTreeMap<&'static str, u64>,
+    pub peak_occupancy: u64,
+    pub mean_occupancy: f64,
+    pub dead_units: u64,
+    pub busy_fraction: f64,
+}
+
+/// The terms of the accounting identity (DESIGN.md, Jain et al.):
+/// bytes sent = delivered + held out of order + duplicate + dropped in
+/// queues + discarded at reassembly + in flight; and per VC, cells sent =
+/// delivered + dropped + in flight.
+#[derive(Clone, Debug, Serialize)]
+pub struct Accounting {
+    pub bytes_sent: u64,
+    pub bytes_delivered: u64,
+    pub bytes_held_out_of_order: u64,
+    pub bytes_duplicate: u64,
+    pub bytes_dropped_in_queues: u64,
+    pub bytes_discarded_at_reassembly: u64,
+    pub bytes_in_flight: u64,
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    pub cells_in_flight: u64,
+    pub queues_within_limits: bool,
+    pub balanced: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub network: &'static str,
+    pub duration_s: f64,
+    pub end_time_s: f64,
+    pub events: u64,
+    pub unit_hops: u64,
+    pub wall_s: f64,
+    pub effective_throughput: f64,
+    pub effective_throughput_common: f64,
+    pub u_max_bytes: f64,
+    pub fairness: f64,
+    pub bottleneck: String,
+    pub dead_cell_share: f64,
+    pub cell_loss_ratio: f64,
+    pub frames_discarded_at_reassembly: u64,
+    pub flows: Vec<FlowSummary>,
+    pub ports: Vec<PortSummary>,
+    pub accounting: Accounting,
+}
+
+impl Summary {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("summary serialises")
+    }
+}

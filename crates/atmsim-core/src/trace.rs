@@ -1,0 +1,66 @@
+//! Traces: columnar time series, recorded only when asked for. Recording is
+//! a few `Vec::push`es per ACK or per sample; nothing per cell.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WindowTrace {
+    pub t: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd: Vec<u64>,
+    pub ssthresh: Vec<u64>,
+    pub snd_wnd: Vec<u64>,
+    pub unacked: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueTrace {
+    pub t: Vec<f64>,
+    pub port: Vec<u32>,
+    pub occupancy: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    Timeout,
+    FastRetransmit,
+    Retransmit,
+    Loss,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Timeout => "timeout",
+            EventKind::FastRetransmit => "fast_retransmit",
+            EventKind::Retransmit => "retransmit",
+            EventKind::Loss => "loss",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EventTrace {
+    pub t: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub kind: Vec<EventKind>,
+    /// Sequence number concerned (retransmissions and losses), else 0.
+    pub seq: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Traces {
+    pub window: WindowTrace,
+    pub queue: QueueTrace,
+    pub events: EventTrace,
+}
+
+impl Traces {
+    pub fn event(&mut self, t: f64, flow: u32, kind: EventKind, seq: u64) {
+        self.events.t.push(t);
+        self.events.flow.push(flow);
+        self.events.kind.push(kind);
+        self.events.seq.push(seq);
+    }
+}

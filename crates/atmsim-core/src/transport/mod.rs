@@ -1,0 +1,3 @@
+//! Transport protocols. One BSD-style TCP whose congestion control is a
+//! narrow part apart from reliable delivery (`tcp::cc`).
+pub mod tcp;

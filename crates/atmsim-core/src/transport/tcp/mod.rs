@@ -1,0 +1,41 @@
+//! One BSD-style TCP (4.4BSD-Lite and its variants, tcp.md §1).
+pub mod cc;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+pub use cc::{CongestionControl, Variant};
+pub use receiver::{Reply, TcpReceiver};
+pub use sender::{SenderEvent, SenderState, TcpSender};
+
+/// The TCP parameters of a scenario.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Brakmo–Peterson fixes ("Lite.4", tcp.md §1.8).
+    pub bp95: bool,
+    pub mss: u32,
+    /// Sender buffer and receiver window (bytes).
+    pub snd_buf: u64,
+    pub rcv_buf: u64,
+    pub initial_window: u32,
+    pub delayed_ack: bool,
+    pub rttmin_ticks: u32,
+    pub rxtmax_ticks: u32,
+}
+
+impl TcpConfig {
+    /// RFC 1323 window scale needed for the larger buffer, and the cwnd cap
+    /// `TCP_MAXWIN << snd_scale` it implies.
+    pub fn max_cwnd(&self) -> u64 {
+        let need = self.snd_buf.max(self.rcv_buf);
+        let mut scale = 0;
+        while (65535u64 << scale) < need && scale < 14 {
+            scale += 1;
+        }
+        65535u64 << scale
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,299 @@
+//! The sending side of the BSD TCP: connection setup, the send loop
+//! (`tcp_output`), ACK processing (`tcp_input`), and the coarse retransmit
+//! timer (`tcp_timers`). Window rules are delegated to [`CongestionControl`].
+//!
+//! Sequence space: the SYN is byte 0, data starts at 1; numbers never wrap.
+
+use super::cc::{CongestionControl, DupAckAction, Flight, NewAckAction};
+use super::rtt::{RttEstimator, MAX_RXTSHIFT};
+use super::TcpConfig;
+use crate::net::{flags, Segment};
+use crate::time::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    Closed,
+    SynSent,
+    Established,
+    /// Gave up after `TCP_MAXRXTSHIFT` consecutive timeouts.
+    Aborted,
+}
+
+/// Something the sender did that traces and statistics want to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderEvent {
+    Timeout,
+    FastRetransmit,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub segments_retransmitted: u64,
+    pub bytes_retransmitted: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub state: SenderState,
+    pub mss: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub snd_wnd: u64,
+    /// Sender buffer: the send window never exceeds it.
+    pub snd_buf: u64,
+    /// One past the last byte the application gives (u64::MAX: unbounded).
+    pub app_end: u64,
+    /// Retransmit timer in ticks; 0 = not running.
+    pub rexmt: u32,
+    pub rxtshift: u32,
+    pub dupacks: u32,
+    pub rtt: RttEstimator,
+    pub cc: CongestionControl,
+    pub stats: SenderStats,
+    /// Exact smoothed RTT (ps) of timed segments, for loss-episode grouping
+    /// in reports; not used by the protocol.
+    pub srtt_exact: Time,
+    rtt_sent_at: Time,
+}
+
+impl TcpSender {
+    pub fn new(cfg: &TcpConfig, bytes: Option<u64>) -> Self {
+        let mss = cfg.mss as u64;
+        TcpSender {
+            state: SenderState::Closed,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            snd_wnd: 0,
+            snd_buf: cfg.snd_buf,
+            app_end: bytes.map_or(u64::MAX, |b| 1 + b),
+            rexmt: 0,
+            rxtshift: 0,
+            dupacks: 0,
+            rtt: RttEstimator::new(cfg.bp95, cfg.rttmin_ticks, cfg.rxtmax_ticks),
+            cc: CongestionControl::new(cfg.variant, mss, cfg.initial_window as u64, cfg.max_cwnd(), cfg.bp95),
+            stats: SenderStats::default(),
+            srtt_exact: 0,
+            rtt_sent_at: 0,
+        }
+    }
+
+    fn flight(&self) -> Flight {
+        Flight { snd_una: self.snd_una, snd_max: self.snd_max, snd_wnd: self.snd_wnd }
+    }
+
+    /// Bytes sent and not yet acknowledged.
+    pub fn unacked(&self) -> u64 {
+        self.snd_max.saturating_sub(self.snd_una.max(1))
+    }
+
+    /// `min(snd_wnd, snd_buf)`: the send window of App. A's traces.
+    pub fn send_window(&self) -> u64 {
+        self.snd_wnd.min(self.snd_buf)
+    }
+
+    pub fn finished(&self) -> bool {
+        self.snd_una >= self.app_end
+    }
+
+    /// The application opens the connection: send the SYN (it is timed).
+    pub fn open(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.state = SenderState::SynSent;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.start_timing(now, 0);
+        self.rexmt = self.rtt.rxtcur;
+        out.push(syn());
+    }
+
+    fn start_timing(&mut self, now: Time, seq: u64) {
+        self.rtt.t_rtt = 1;
+        self.rtt.t_rtseq = seq;
+        self.rtt_sent_at = now;
+    }
+
+    fn take_sample(&mut self, now: Time) {
+        self.rtt.sample(self.rtt.t_rtt);
+        self.rxtshift = 0;
+        let s = now - self.rtt_sent_at;
+        self.srtt_exact = if self.srtt_exact == 0 { s } else { self.srtt_exact - self.srtt_exact / 8 + s / 8 };
+    }
+
+    /// `tcp_output`: send what the window allows. Bulk senders send only
+    /// full segments, except the last one of a finite transfer.
+    pub fn output(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        loop {
+            let win = self.send_window().min(self.cc.cwnd);
+            let off = self.snd_nxt - self.snd_una;
+            if win <= off || self.snd_nxt >= self.app_end {
+                break;
+            }
+            let avail = self.app_end - self.snd_nxt;
+            let len = self.mss.min(avail).min(win - off);
+            let retransmission = self.snd_nxt < self.snd_max;
+            // BSD silly-window avoidance: a full segment, the rest of the
+            // data, or a retransmission.
+            if len < self.mss && len < avail && !retransmission {
+                break;
+            }
+            self.emit(now, self.snd_nxt, len, out);
+            self.snd_nxt += len;
+        }
+    }
+
+    /// Emits one data segment at `seq` and does the bookkeeping of
+    /// `tcp_output` for it (timing, snd_max, the retransmit timer).
+    fn emit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Segment>) {
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        if seq < self.snd_max {
+            self.stats.segments_retransmitted += 1;
+            self.stats.bytes_retransmitted += len.min(self.snd_max - seq);
+        }
+        if seq + len > self.snd_max {
+            self.snd_max = seq + len;
+            if self.rtt.t_rtt == 0 {
+                self.start_timing(now, seq);
+            }
+        }
+        if self.rexmt == 0 {
+            self.rexmt = self.rtt.rxtcur;
+        }
+        out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK });
+    }
+
+    /// A segment (ACK or SYN-ACK) arrived from the receiver.
+    pub fn on_ack(&mut self, now: Time, seg: &Segment, out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        match self.state {
+            SenderState::SynSent => {
+                if seg.flags & flags::SYN != 0 && seg.ack == 1 {
+                    self.state = SenderState::Established;
+                    self.snd_una = 1;
+                    self.snd_wnd = seg.wnd as u64;
+                    if self.rtt.t_rtt != 0 {
+                        self.take_sample(now);
+                    }
+                    self.rexmt = 0;
+                    self.output(now, out);
+                }
+                return None;
+            }
+            SenderState::Established => {}
+            _ => return None,
+        }
+        let ack = seg.ack;
+        if ack > self.snd_max {
+            return None;
+        }
+        if ack <= self.snd_una {
+            let dup = seg.len == 0
+                && ack == self.snd_una
+                && seg.wnd as u64 == self.snd_wnd
+                && self.rexmt != 0
+                && self.snd_max > self.snd_una;
+            if !dup {
+                self.dupacks = 0;
+                self.snd_wnd = seg.wnd as u64;
+                self.output(now, out);
+                return None;
+            }
+            self.dupacks += 1;
+            let f = self.flight();
+            return match self.cc.on_dup_ack(self.dupacks, &f) {
+                DupAckAction::Nothing => None,
+                DupAckAction::Send => {
+                    self.output(now, out);
+                    None
+                }
+                DupAckAction::FastRetransmit { restore_snd_nxt } => {
+                    self.stats.fast_retransmits += 1;
+                    let onxt = self.snd_nxt;
+                    self.rexmt = 0;
+                    self.rtt.t_rtt = 0;
+                    let len = self.mss.min(self.snd_max - ack);
+                    self.emit(now, ack, len, out);
+                    // BSD sends nothing more here: the inflated window
+                    // opens only with the next duplicate ACK.
+                    self.snd_nxt = if restore_snd_nxt { onxt.max(ack + len) } else { ack + len };
+                    Some(SenderEvent::FastRetransmit)
+                }
+            };
+        }
+        // New data acknowledged.
+        let acked = ack - self.snd_una;
+        let dupacks = self.dupacks;
+        self.dupacks = 0;
+        if self.rtt.t_rtt != 0 && ack > self.rtt.t_rtseq {
+            self.take_sample(now);
+        }
+        self.rexmt = if ack == self.snd_max { 0 } else { self.rtt.rxtcur };
+        let f = self.flight();
+        let action = self.cc.on_new_ack(acked, ack, dupacks, &f);
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.snd_wnd = seg.wnd as u64;
+        if action == NewAckAction::RetransmitFirst {
+            let len = self.mss.min(self.snd_max - ack);
+            if len > 0 {
+                self.emit(now, ack, len, out);
+            }
+        }
+        self.output(now, out);
+        None
+    }
+
+    /// One coarse tick (`tcp_slowtimo`): run the retransmit timer, then
+    /// advance the RTT count of the timed segment.
+    pub fn on_slow_tick(&mut self, now: Time, out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        let mut ev = None;
+        if self.rexmt != 0 {
+            self.rexmt -= 1;
+            if self.rexmt == 0 {
+                ev = self.timeout(now, out);
+            }
+        }
+        if self.rtt.t_rtt != 0 {
+            self.rtt.t_rtt += 1;
+        }
+        ev
+    }
+
+    /// Retransmission timeout (`tcp_timers`, TCPT_REXMT).
+    fn timeout(&mut self, now: Time, out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        self.rxtshift += 1;
+        if self.rxtshift > MAX_RXTSHIFT {
+            self.state = SenderState::Aborted;
+            return None;
+        }
+        self.stats.timeouts += 1;
+        self.rtt.rxtcur = self.rtt.backed_off(self.rxtshift);
+        self.rexmt = self.rtt.rxtcur;
+        if self.rxtshift > 3 {
+            self.rtt.forget_after_backoff();
+        }
+        self.rtt.t_rtt = 0;
+        self.dupacks = 0;
+        if self.state == SenderState::SynSent {
+            out.push(syn());
+            return Some(SenderEvent::Timeout);
+        }
+        self.snd_nxt = self.snd_una;
+        let f = self.flight();
+        self.cc.on_timeout(&f);
+        self.output(now, out);
+        Some(SenderEvent::Timeout)
+    }
+}
+
+fn syn() -> Segment {
+    Segment { seq: 0, ack: 0, len: 0, wnd: 0, flags: flags::SYN }
+}

@@ -1,0 +1,78 @@
+//! `atmsim._core`: the Python face of atmsim-core. Thin on purpose: it
+//! parses, validates and runs a scenario, and hands back the JSON summary
+//! and the traces as plain columns (the Python side makes numpy arrays).
+
+use atmsim_core::{scenario, trace::Traces, ScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(_core, PyScenarioError, PyValueError, "An invalid scenario: one line, 'key: problem'.");
+
+fn to_py(e: ScenarioError) -> PyErr {
+    PyScenarioError::new_err(e.to_string())
+}
+
+/// The fully resolved scenario (defaults filled in) as TOML text.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new()))]
+fn resolve(text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let s = scenario::parse(text, &overrides).map_err(to_py)?;
+    scenario::validate(&s, None).map_err(to_py)?;
+    Ok(scenario::to_toml(&s))
+}
+
+fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new_bound(py);
+    let w = PyDict::new_bound(py);
+    w.set_item("t", &t.window.t)?;
+    w.set_item("flow", &t.window.flow)?;
+    w.set_item("cwnd", &t.window.cwnd)?;
+    w.set_item("ssthresh", &t.window.ssthresh)?;
+    w.set_item("snd_wnd", &t.window.snd_wnd)?;
+    w.set_item("unacked", &t.window.unacked)?;
+    out.set_item("window", w)?;
+    let q = PyDict::new_bound(py);
+    q.set_item("t", &t.queue.t)?;
+    q.set_item("port", &t.queue.port)?;
+    q.set_item("occupancy", &t.queue.occupancy)?;
+    out.set_item("queue", q)?;
+    let e = PyDict::new_bound(py);
+    e.set_item("t", &t.events.t)?;
+    e.set_item("flow", &t.events.flow)?;
+    let kinds: Vec<&str> = t.events.kind.iter().map(|k| k.name()).collect();
+    e.set_item("kind", kinds)?;
+    e.set_item("seq", &t.events.seq)?;
+    out.set_item("events", e)?;
+    Ok(out)
+}
+
+/// Runs one simulation: returns (summary JSON, traces dict). The GIL is
+/// released while the simulation runs.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false))]
+fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u64>, trace: bool) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let text = text.to_owned();
+    let result = py.allow_threads(move || atmsim_core::run_text(&text, &overrides, seed, trace));
+    let (summary, traces) = result.map_err(to_py)?;
+    let tr = match traces {
+        Some(t) => traces_to_py(py, &t)?,
+        None => PyDict::new_bound(py),
+    };
+    Ok((summary.to_json(), tr))
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
