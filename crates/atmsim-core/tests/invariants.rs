@@ -1,0 +1,135 @@
+//! Whole-run invariants: the accounting identity on every built-in
+//! scenario, determinism, and a property test over random networks.
+
+use atmsim_core::run_text;
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn builtin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/atmsim/scenarios")
+}
+
+fn builtins() -> Vec<(String, String)> {
+    let mut v: Vec<_> = std::fs::read_dir(builtin_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "toml").then(|| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The summary without its wall-clock field.
+fn stable_json(text: &str, o: &[&str], seed: Option<u64>) -> serde_json::Value {
+    let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+    let (s, _) = run_text(text, &o, seed, false).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    v.as_object_mut().unwrap().remove("wall_s");
+    v
+}
+
+#[test]
+fn every_builtin_scenario_balances_its_accounts() {
+    let all = builtins();
+    assert!(all.len() >= 4);
+    for (name, text) in all {
+        let (s, _) = run_text(&text, &["duration=3s".into()], None, false).unwrap();
+        let a = &s.accounting;
+        assert!(a.balanced, "{name}: {a:?}");
+        assert!(a.queues_within_limits, "{name}");
+        assert!(a.bytes_delivered > 0, "{name} delivered nothing");
+        assert_eq!(
+            a.bytes_sent,
+            a.bytes_delivered + a.bytes_held_out_of_order + a.bytes_duplicate + a.bytes_dropped_in_queues + a.bytes_discarded_at_reassembly + a.bytes_in_flight,
+            "{name}"
+        );
+        assert_eq!(a.cells_sent, a.cells_delivered + a.cells_dropped + a.cells_in_flight, "{name}");
+    }
+}
+
+#[test]
+fn same_seed_same_summary_other_seed_other_summary() {
+    let text = std::fs::read_to_string(builtin_dir().join("aron97-topo1-atm.toml")).unwrap();
+    let a = stable_json(&text, &["duration=2s"], Some(3));
+    let b = stable_json(&text, &["duration=2s"], Some(3));
+    assert_eq!(a, b);
+    let c = stable_json(&text, &["duration=2s"], Some(4));
+    assert_ne!(a["accounting"], c["accounting"], "the seed moves the timer phases");
+}
+
+#[test]
+fn atm_cells_and_packet_units() {
+    let dir = builtin_dir();
+    let atm = std::fs::read_to_string(dir.join("aron97-topo1-atm.toml")).unwrap();
+    let (s, _) = run_text(&atm, &["duration=1s".into()], None, false).unwrap();
+    // raw48: a full 9168-byte segment is 191 cells, so cells per byte sent
+    // stay close to 191 / 9128 (ACKs, 1 cell each, on the other VCs).
+    let data_cells = s.accounting.cells_sent as f64;
+    assert!(data_cells > 191.0 * (s.accounting.bytes_sent as f64 / 9128.0));
+    assert_eq!(s.network, "atm");
+    assert!((s.u_max_bytes - 15.930e6).abs() < 0.001e6, "{}", s.u_max_bytes);
+    let pkt = std::fs::read_to_string(dir.join("aron97-topo1-packet.toml")).unwrap();
+    let (p, _) = run_text(&pkt, &["duration=1s".into()], None, false).unwrap();
+    assert!((p.u_max_bytes - 17.590e6).abs() < 0.001e6, "{}", p.u_max_bytes);
+}
+
+#[test]
+fn finite_transfers_complete_and_stop_the_run() {
+    let text = std::fs::read_to_string(builtin_dir().join("aron97-topo1-atm.toml")).unwrap();
+    let o: Vec<String> = (1..=8).map(|i| format!("flow.f{i}.bytes=100KB")).collect();
+    let (s, _) = run_text(&text, &o, None, false).unwrap();
+    assert!(s.flows.iter().all(|f| f.completion_time_s.is_some() && f.bytes_delivered == 100_000));
+    assert!(s.end_time_s < 2.0, "{}", s.end_time_s);
+    assert!(s.accounting.balanced);
+}
+
+fn random_scenario(atm: bool, flows: usize, buffer_cells: u64, policy: &str, rate_mbps: u32, delay_us: u32, mss: u32, variant: &str, delack: bool) -> String {
+    let mut t = format!(
+        "name = \"prop\"\nnetwork = \"{}\"\nduration = \"300ms\"\n[tcp]\nmss = \"{mss}B\"\nwindow = \"64KiB\"\nvariant = \"{variant}\"\ndelayed_ack = {delack}\ntick = \"10ms\"\n[atm]\nencapsulation = \"aal5-llc\"\n[switch]\nbuffer = \"{}\"\npolicy = \"{}\"\n[topology]\nhosts = [{}]\nswitches = [\"X\", \"Y\"]\n",
+        if atm { "atm" } else { "packet" },
+        if atm { format!("{buffer_cells}cells") } else { format!("{}B", (buffer_cells * 48).max(mss as u64 + 40)) },
+        if atm { policy } else { "tail" },
+        (0..flows).flat_map(|i| [format!("\"S{i}\""), format!("\"D{i}\"")]).collect::<Vec<_>>().join(", ")
+    );
+    for i in 0..flows {
+        t += &format!("[[link]]\nends = [\"S{i}\", \"X\"]\nrate = \"{}Mbps\"\ndelay = \"1us\"\n", rate_mbps * 2);
+        t += &format!("[[link]]\nends = [\"Y\", \"D{i}\"]\nrate = \"{}Mbps\"\ndelay = \"1us\"\n", rate_mbps * 2);
+    }
+    t += &format!("[[link]]\nends = [\"X\", \"Y\"]\nrate = \"{rate_mbps}Mbps\"\ndelay = \"{delay_us}us\"\n");
+    for i in 0..flows {
+        t += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"S{i}\"\ndst = \"D{i}\"\nstart = \"{}us\"\n", i * 137);
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Whatever the network, load, buffer and discard policy: bytes and
+    /// cells are conserved, no queue exceeds its limit, and the run is
+    /// deterministic.
+    #[test]
+    fn conservation_on_random_networks(
+        atm in any::<bool>(),
+        flows in 1usize..5,
+        buffer_cells in 8u64..400,
+        policy in prop::sample::select(vec!["tail", "ppd", "epd", "eom-protect"]),
+        rate in 5u32..60,
+        delay in 10u32..5000,
+        mss in prop::sample::select(vec![512u32, 1460, 4312, 9140]),
+        variant in prop::sample::select(vec!["lite", "tahoe", "newreno"]),
+        delack in any::<bool>(),
+        seed in 1u64..1000,
+    ) {
+        let buffer_cells = buffer_cells.max(mss as u64 / 48 + 12);
+        let text = random_scenario(atm, flows, buffer_cells, policy, rate, delay, mss, variant, delack);
+        let (s, _) = run_text(&text, &[], Some(seed), false).unwrap();
+        prop_assert!(s.accounting.balanced, "{:?}", s.accounting);
+        prop_assert!(s.accounting.queues_within_limits);
+        let (again, _) = run_text(&text, &[], Some(seed), false).unwrap();
+        prop_assert_eq!(s.accounting.bytes_delivered, again.accounting.bytes_delivered);
+        prop_assert_eq!(s.events, again.events);
+    }
+}
