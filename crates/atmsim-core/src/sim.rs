@@ -394,8 +394,14 @@ impl Simulation {
             balanced: false,
         };
         let mut received_ok = true;
+        for c in self.conns.iter_mut() {
+            if let Some(afr) = &mut c.sender.cc.afr {
+                afr.finish(horizon);
+            }
+        }
         for (i, c) in self.conns.iter().enumerate() {
             let s = &c.sender;
+            let afr = s.cc.afr.as_ref();
             let r = &c.receiver;
             let led = &self.ledgers[2 * i];
             acc.bytes_sent += s.stats.bytes_sent;
@@ -426,6 +432,9 @@ impl Simulation {
                 cwnd: s.cc.cwnd,
                 ssthresh: s.cc.ssthresh,
                 aborted: s.state == SenderState::Aborted,
+                afr_time_in_states_s: afr.map(|a| a.time_in.map(secs)),
+                afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),
+                afr_needless_extra: afr.map_or(0, |a| a.needless_extra),
             };
             fs.set_episodes(&loss_episodes(&self.losses[i]));
             flows.push(fs);

@@ -25,6 +25,11 @@ pub struct FlowSummary {
     pub cwnd: u64,
     pub ssthresh: u64,
     pub aborted: bool,
+    /// AFR (when enabled): seconds spent in predictor states 0..3, the
+    /// successor retransmissions it sent and those that proved needless.
+    pub afr_time_in_states_s: Option<[f64; 4]>,
+    pub afr_extra_retransmits: u64,
+    pub afr_needless_extra: u64,
 }
 
 impl FlowSummary {

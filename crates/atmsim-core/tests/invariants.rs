@@ -119,7 +119,7 @@ proptest! {
         rate in 5u32..60,
         delay in 10u32..5000,
         mss in prop::sample::select(vec![512u32, 1460, 4312, 9140]),
-        variant in prop::sample::select(vec!["lite", "tahoe", "newreno"]),
+        variant in prop::sample::select(vec!["lite", "tahoe", "newreno", "lite-afr", "vegas-rm", "vegas-rm-afr", "vegas", "vegas-afr"]),
         delack in any::<bool>(),
         seed in 1u64..1000,
     ) {

@@ -10,6 +10,7 @@ use crate::atm::aal5::Encapsulation;
 use crate::atm::discard::DiscardPolicy;
 use crate::net::{Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
+use crate::transport::tcp::afr::Predictor;
 use crate::transport::tcp::{TcpConfig, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -76,8 +77,21 @@ pub enum PolicyName {
 pub enum VariantName {
     #[default]
     Lite,
+    LiteAfr,
     Tahoe,
     Newreno,
+    VegasRm,
+    VegasRmAfr,
+    Vegas,
+    VegasAfr,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictorName {
+    #[default]
+    Saturating,
+    Hysteresis,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -108,14 +122,19 @@ impl Default for IpSection {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpSection {
-    /// lite (4.4BSD-Lite Reno-style recovery), tahoe, newreno.
+    /// lite (4.4BSD-Lite Reno-style recovery), tahoe, newreno, vegas-rm,
+    /// vegas; "-afr" adds adaptive fast retransmit (Aron & Druschel §5).
     pub variant: VariantName,
+    /// AFR's 2-bit predictor (tcp.md §3).
+    pub afr_predictor: PredictorName,
     /// Brakmo–Peterson fixes (the "Lite.4" of Aron & Druschel).
     pub bp95: bool,
     pub mss: String,
     /// Send buffer and receive window.
     pub window: String,
-    pub initial_window: u32,
+    /// Initial window in segments (default: 2 for vegas, 1 otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
     pub delayed_ack: bool,
     /// Coarse (slow) timer tick.
     pub tick: String,
@@ -126,10 +145,11 @@ impl Default for TcpSection {
     fn default() -> Self {
         TcpSection {
             variant: VariantName::Lite,
+            afr_predictor: PredictorName::Saturating,
             bp95: true,
             mss: "9140B".into(),
             window: "64KiB".into(),
-            initial_window: 1,
+            initial_window: None,
             delayed_ack: true,
             tick: "500ms".into(),
             rttmin_ticks: 2,
@@ -417,23 +437,34 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if tick == 0 {
         return err("tcp.tick", "must be positive");
     }
-    if s.tcp.initial_window == 0 {
+    let (variant, afr) = match s.tcp.variant {
+        VariantName::Lite => (Variant::Lite, false),
+        VariantName::LiteAfr => (Variant::Lite, true),
+        VariantName::Tahoe => (Variant::Tahoe, false),
+        VariantName::Newreno => (Variant::NewReno, false),
+        VariantName::VegasRm => (Variant::VegasRm, false),
+        VariantName::VegasRmAfr => (Variant::VegasRm, true),
+        VariantName::Vegas => (Variant::Vegas, false),
+        VariantName::VegasAfr => (Variant::Vegas, true),
+    };
+    let initial_window = s.tcp.initial_window.unwrap_or(variant.default_initial_window());
+    if initial_window == 0 {
         return err("tcp.initial_window", "must be at least one segment");
     }
     if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
         return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
     }
     let tcp = TcpConfig {
-        variant: match s.tcp.variant {
-            VariantName::Lite => Variant::Lite,
-            VariantName::Tahoe => Variant::Tahoe,
-            VariantName::Newreno => Variant::NewReno,
-        },
+        variant,
+        afr: afr.then_some(match s.tcp.afr_predictor {
+            PredictorName::Saturating => Predictor::Saturating,
+            PredictorName::Hysteresis => Predictor::Hysteresis,
+        }),
         bp95: s.tcp.bp95,
         mss: mss as u32,
         snd_buf: window,
         rcv_buf: window,
-        initial_window: s.tcp.initial_window,
+        initial_window,
         delayed_ack: s.tcp.delayed_ack,
         rttmin_ticks: s.tcp.rttmin_ticks,
         rxtmax_ticks: s.tcp.rxtmax_ticks,

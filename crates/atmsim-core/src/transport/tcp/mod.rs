@@ -1,8 +1,10 @@
 //! One BSD-style TCP (4.4BSD-Lite and its variants, tcp.md §1).
+pub mod afr;
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+pub mod vegas;
 
 pub use cc::{CongestionControl, Variant};
 pub use receiver::{Reply, TcpReceiver};
@@ -12,6 +14,8 @@ pub use sender::{SenderEvent, SenderState, TcpSender};
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
     pub variant: Variant,
+    /// Adaptive fast retransmit and its predictor, if enabled.
+    pub afr: Option<afr::Predictor>,
     /// Brakmo–Peterson fixes ("Lite.4", tcp.md §1.8).
     pub bp95: bool,
     pub mss: u32,

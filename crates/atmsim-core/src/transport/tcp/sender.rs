@@ -4,11 +4,23 @@
 //!
 //! Sequence space: the SYN is byte 0, data starts at 1; numbers never wrap.
 
-use super::cc::{CongestionControl, DupAckAction, Flight, NewAckAction};
+use super::afr::Afr;
+use super::cc::{AckCtx, CongestionControl, DupAckAction, NewAckAction};
 use super::rtt::{RttEstimator, MAX_RXTSHIFT};
 use super::TcpConfig;
 use crate::net::{flags, Segment};
 use crate::time::Time;
+use std::collections::VecDeque;
+
+/// When an outstanding segment was last sent and how often (Vegas-RM needs
+/// both; a segment, not a cell, so this is off the per-cell path).
+#[derive(Clone, Copy, Debug)]
+struct SentSegment {
+    seq: u64,
+    len: u64,
+    sent_at: Time,
+    transmissions: u32,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -51,7 +63,6 @@ pub struct TcpSender {
     /// Retransmit timer in ticks; 0 = not running.
     pub rexmt: u32,
     pub rxtshift: u32,
-    pub dupacks: u32,
     pub rtt: RttEstimator,
     pub cc: CongestionControl,
     pub stats: SenderStats,
@@ -59,6 +70,7 @@ pub struct TcpSender {
     /// in reports; not used by the protocol.
     pub srtt_exact: Time,
     rtt_sent_at: Time,
+    sent: VecDeque<SentSegment>,
 }
 
 impl TcpSender {
@@ -75,17 +87,65 @@ impl TcpSender {
             app_end: bytes.map_or(u64::MAX, |b| 1 + b),
             rexmt: 0,
             rxtshift: 0,
-            dupacks: 0,
             rtt: RttEstimator::new(cfg.bp95, cfg.rttmin_ticks, cfg.rxtmax_ticks),
-            cc: CongestionControl::new(cfg.variant, mss, cfg.initial_window as u64, cfg.max_cwnd(), cfg.bp95),
+            cc: CongestionControl::new(
+                cfg.variant,
+                mss,
+                cfg.initial_window as u64,
+                cfg.max_cwnd(),
+                cfg.bp95,
+                cfg.afr.map(Afr::new),
+            ),
             stats: SenderStats::default(),
             srtt_exact: 0,
             rtt_sent_at: 0,
+            sent: VecDeque::new(),
         }
     }
 
-    fn flight(&self) -> Flight {
-        Flight { snd_una: self.snd_una, snd_max: self.snd_max, snd_wnd: self.snd_wnd }
+    /// The context the window rules see.
+    fn ctx(&self, now: Time, acked: u64, rtt_sample: Option<Time>) -> AckCtx {
+        let (oldest_sent_at, oldest_transmissions) =
+            self.sent.front().map_or((now, 1), |s| (s.sent_at, s.transmissions));
+        AckCtx {
+            now,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            snd_wnd: self.snd_wnd,
+            acked,
+            oldest_sent_at,
+            oldest_transmissions,
+            rtt_sample,
+        }
+    }
+
+    /// Forgets the segments `ack` covers; returns the exact RTT of the
+    /// newest of them if it was sent only once (Karn's rule, fine clock).
+    fn release_acked(&mut self, now: Time, ack: u64) -> Option<Time> {
+        let mut sample = None;
+        while let Some(s) = self.sent.front() {
+            if s.seq + s.len > ack {
+                break;
+            }
+            sample = (s.transmissions == 1).then(|| now - s.sent_at);
+            self.sent.pop_front();
+        }
+        sample
+    }
+
+    /// Records a transmission of [seq, seq + len) in the send log.
+    fn log_send(&mut self, now: Time, seq: u64, len: u64) {
+        let end = self.sent.back().map_or(0, |s| s.seq + s.len);
+        if seq >= end {
+            self.sent.push_back(SentSegment { seq, len, sent_at: now, transmissions: 1 });
+            return;
+        }
+        let i = self.sent.partition_point(|s| s.seq + s.len <= seq);
+        if let Some(s) = self.sent.get_mut(i) {
+            s.sent_at = now;
+            s.transmissions += 1;
+        }
     }
 
     /// Bytes sent and not yet acknowledged.
@@ -168,6 +228,7 @@ impl TcpSender {
         if self.rexmt == 0 {
             self.rexmt = self.rtt.rxtcur;
         }
+        self.log_send(now, seq, len);
         out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK });
     }
 
@@ -201,50 +262,58 @@ impl TcpSender {
                 && self.rexmt != 0
                 && self.snd_max > self.snd_una;
             if !dup {
-                self.dupacks = 0;
+                self.cc.dupacks = 0;
                 self.snd_wnd = seg.wnd as u64;
                 self.output(now, out);
                 return None;
             }
-            self.dupacks += 1;
-            let f = self.flight();
-            return match self.cc.on_dup_ack(self.dupacks, &f) {
+            let c = self.ctx(now, 0, None);
+            return match self.cc.on_dup_ack(&c) {
                 DupAckAction::Nothing => None,
                 DupAckAction::Send => {
                     self.output(now, out);
                     None
                 }
-                DupAckAction::FastRetransmit { restore_snd_nxt } => {
+                DupAckAction::FastRetransmit { segments, restore_snd_nxt } => {
                     self.stats.fast_retransmits += 1;
                     let onxt = self.snd_nxt;
                     self.rexmt = 0;
                     self.rtt.t_rtt = 0;
-                    let len = self.mss.min(self.snd_max - ack);
-                    self.emit(now, ack, len, out);
+                    let mut next = ack;
+                    for _ in 0..segments {
+                        let len = self.mss.min(self.snd_max - next);
+                        if len == 0 {
+                            break;
+                        }
+                        self.emit(now, next, len, out);
+                        next += len;
+                    }
                     // BSD sends nothing more here: the inflated window
                     // opens only with the next duplicate ACK.
-                    self.snd_nxt = if restore_snd_nxt { onxt.max(ack + len) } else { ack + len };
+                    self.snd_nxt = if restore_snd_nxt { onxt.max(next) } else { next };
                     Some(SenderEvent::FastRetransmit)
                 }
             };
         }
         // New data acknowledged.
         let acked = ack - self.snd_una;
-        let dupacks = self.dupacks;
-        self.dupacks = 0;
         if self.rtt.t_rtt != 0 && ack > self.rtt.t_rtseq {
             self.take_sample(now);
         }
         self.rexmt = if ack == self.snd_max { 0 } else { self.rtt.rxtcur };
-        let f = self.flight();
-        let action = self.cc.on_new_ack(acked, ack, dupacks, &f);
+        let sample = self.release_acked(now, ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.snd_wnd = seg.wnd as u64;
-        if action == NewAckAction::RetransmitFirst {
+        let c = self.ctx(now, acked, sample);
+        if self.cc.on_new_ack(&c) == NewAckAction::RetransmitFirst {
             let len = self.mss.min(self.snd_max - ack);
             if len > 0 {
+                // Vegas-RM restarts the coarse timer with its retransmission.
+                self.rexmt = 0;
+                self.rtt.t_rtt = 0;
                 self.emit(now, ack, len, out);
+                self.snd_nxt = self.snd_nxt.max(ack + len);
             }
         }
         self.output(now, out);
@@ -281,14 +350,13 @@ impl TcpSender {
             self.rtt.forget_after_backoff();
         }
         self.rtt.t_rtt = 0;
-        self.dupacks = 0;
         if self.state == SenderState::SynSent {
             out.push(syn());
             return Some(SenderEvent::Timeout);
         }
         self.snd_nxt = self.snd_una;
-        let f = self.flight();
-        self.cc.on_timeout(&f);
+        let c = self.ctx(now, 0, None);
+        self.cc.on_timeout(&c);
         self.output(now, out);
         Some(SenderEvent::Timeout)
     }

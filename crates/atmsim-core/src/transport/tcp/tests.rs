@@ -8,6 +8,7 @@ const MSS: u64 = 1000;
 fn cfg(variant: Variant) -> TcpConfig {
     TcpConfig {
         variant,
+        afr: None,
         bp95: true,
         mss: MSS as u32,
         snd_buf: 64 * MSS,
