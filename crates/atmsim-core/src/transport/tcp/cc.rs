@@ -189,9 +189,13 @@ impl CongestionControl {
                 }
             }
             Variant::Tahoe => {
-                if d == THRESH {
+                // Go-back-N resends data the receiver already holds; its
+                // duplicate ACKs must not trigger another fast retransmit
+                // before the old window is acknowledged (ns-2 `bug_fix_`).
+                if d == THRESH && c.snd_una > self.recover {
                     self.ssthresh = self.half_window(c);
                     self.cwnd = self.mss;
+                    self.recover = c.snd_max;
                     self.fast_retransmit(c, false)
                 } else {
                     DupAckAction::Nothing
@@ -368,7 +372,7 @@ impl CongestionControl {
             afr.on_timeout();
         }
         match self.variant {
-            Variant::NewReno => {
+            Variant::NewReno | Variant::Tahoe => {
                 self.in_recovery = false;
                 self.recover = c.snd_max;
             }
@@ -500,6 +504,13 @@ mod tests {
         assert_eq!(cc.cwnd, MSS);
         assert_eq!(cc.ssthresh, 8 * MSS);
         assert_eq!(cc.on_dup_ack(&c), DupAckAction::Nothing);
+        // Duplicates caused by the go-back-N resend of the same window do
+        // not fast-retransmit again.
+        cc.dupacks = 0;
+        let same_window = ctx(1 + 5 * MSS, 16 * MSS);
+        for _ in 0..3 {
+            assert_eq!(cc.on_dup_ack(&same_window), DupAckAction::Nothing);
+        }
     }
 
     #[test]
