@@ -5,7 +5,7 @@
 //! small because a link has at most one pending event (the head of its pipe)
 //! and timers are per host, not per segment.
 
-use crate::net::{FlowId, HostId, PortId};
+use crate::net::{FlowId, HostId, PortId, VcId};
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -14,6 +14,11 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// The unit at the head of a port's pipe reaches the node at the far end.
     PipeHead(PortId),
+    /// A per-VC port's transmitter is free: start the next cell.
+    PortFree(PortId),
+    /// A credit cell for `vc` carrying the receiver's `fwd` count reaches
+    /// the sending side of `port`'s link.
+    Credit { port: PortId, vc: VcId, fwd: u64 },
     /// A host's coarse TCP timer (BSD `tcp_slowtimo`).
     SlowTick(HostId),
     /// A host's delayed-ACK timer (BSD `tcp_fasttimo`, 200 ms).

@@ -11,6 +11,8 @@
 use crate::atm::aal5::{Reassembler, Verdict};
 use crate::engine::{Event, Scheduler};
 use crate::ledger::{Fate, Ledger, Loss};
+use crate::net::pervc::{Credit, PerVc};
+use crate::net::port::{Offer, Started};
 use crate::net::{FlowId, HostId, Limit, Port, PortId, Route, Segment, Unit, VcId};
 use crate::scenario::{Model, Network, SeedUse, FAST_TICK};
 use crate::stats::{jain_fairness, loss_episodes};
@@ -73,7 +75,14 @@ impl Simulation {
         let ports: Vec<Port> = model
             .ports
             .iter()
-            .map(|p| Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs))
+            .map(|p| {
+                let mut port = Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs);
+                if p.per_vc {
+                    let credit = p.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
+                    port.per_vc = Some(PerVc::new(num_vcs, credit));
+                }
+                port
+            })
             .collect();
         let host_of: Vec<Option<HostId>> = {
             let mut n = 0;
@@ -160,6 +169,22 @@ impl Simulation {
             self.now = t;
             match ev {
                 Event::PipeHead(p) => self.pipe_head(p),
+                Event::PortFree(p) => {
+                    if let Some(done) = self.ports[p.ix()].finish_tx(t) {
+                        if done.hop > 0 {
+                            let upstream = self.routes[done.vc.ix()].ports[done.hop as usize - 1];
+                            self.forwarded(upstream, done.vc);
+                        }
+                    }
+                    if let Some(st) = self.ports[p.ix()].start_next(t) {
+                        self.started(p, st);
+                    }
+                }
+                Event::Credit { port, vc, fwd } => {
+                    if let Some(st) = self.ports[port.ix()].on_credit(t, vc.ix(), fwd) {
+                        self.started(port, st);
+                    }
+                }
                 Event::SlowTick(h) => self.slow_tick(h),
                 Event::FastTick(h) => self.fast_tick(h),
                 Event::FlowStart(f) => {
@@ -201,7 +226,7 @@ impl Simulation {
     fn enter(&mut self, p: PortId, unit: Unit) {
         let port = &mut self.ports[p.ix()];
         match port.offer(self.now, &unit) {
-            crate::net::port::Offer::Accepted { arrive_at, pipe_was_empty } => {
+            Offer::Accepted { arrive_at, pipe_was_empty } => {
                 if self.doomed[unit.vc.ix()] == unit.frame {
                     port.stats.dead_units += 1;
                 }
@@ -209,7 +234,12 @@ impl Simulation {
                     self.sched.schedule(arrive_at, Event::PipeHead(p));
                 }
             }
-            crate::net::port::Offer::Dropped(_) => {
+            Offer::Queued(started) => {
+                if let Some(st) = started {
+                    self.started(p, st);
+                }
+            }
+            Offer::Dropped(_) => {
                 let vc = unit.vc.ix();
                 // A lost EOM merges the next frame into this one at the
                 // receiver: that frame is doomed from its first cell.
@@ -218,6 +248,33 @@ impl Simulation {
                     self.record_loss(unit.vc, loss);
                 }
             }
+        }
+    }
+
+    /// A cell started transmission on a per-VC port: schedule the port's
+    /// next departure (where its buffer slot is freed and credited) and the
+    /// pipe.
+    fn started(&mut self, p: PortId, st: Started) {
+        let u = st.unit;
+        if self.doomed[u.vc.ix()] == u.frame {
+            self.ports[p.ix()].stats.dead_units += 1;
+        }
+        self.sched.schedule(st.free_at, Event::PortFree(p));
+        if st.pipe_was_empty {
+            self.sched.schedule(st.arrive_at, Event::PipeHead(p));
+        }
+    }
+
+    /// A cell of `vc` that crossed `link` left the receiver's buffer: the
+    /// receiver counts it and, every N2 cells, sends a credit upstream.
+    fn forwarded(&mut self, link: PortId, vc: VcId) {
+        let port = &mut self.ports[link.ix()];
+        let Some(credit) = port.per_vc.as_mut().and_then(|pv| pv.credit.as_mut()) else {
+            return;
+        };
+        if let Some(fwd) = credit.forwarded(vc.ix()) {
+            let delay = self.model.ports[link.ix()].credit_delay + port.delay;
+            self.sched.schedule(self.now + delay, Event::Credit { port: link, vc, fwd });
         }
     }
 
@@ -236,6 +293,9 @@ impl Simulation {
     fn receive(&mut self, unit: Unit) {
         let vc = unit.vc.ix();
         self.ledgers[vc].cell_arrived(unit.frame);
+        // The host adapter consumes the cell at once: credit for the last link.
+        let last = *self.routes[vc].ports.last().expect("routes are not empty");
+        self.forwarded(last, unit.vc);
         if self.atm {
             match self.reassembly[vc].on_cell(&unit) {
                 Verdict::Pending => return,
@@ -446,7 +506,7 @@ impl Simulation {
             acc.cells_dropped += l.cells_dropped;
             frames_discarded += l.frames_discarded;
         }
-        acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64).sum();
+        acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64 + p.queued_per_vc()).sum();
         let port_drops: u64 = self.ports.iter().map(|p| p.stats.units_dropped).sum();
         let mut ports = Vec::new();
         for p in &self.ports {
@@ -456,7 +516,8 @@ impl Simulation {
                 Limit::Bytes(b) => ("bytes", Some(b)),
             };
             if let Some(l) = limit {
-                acc.queues_within_limits &= p.stats.peak_occupancy <= l;
+                let peak = p.per_vc.as_ref().map_or(p.stats.peak_occupancy, |pv| pv.peak_per_vc);
+                acc.queues_within_limits &= peak <= l;
             }
             let mut by = std::collections::BTreeMap::new();
             for (k, name) in crate::atm::discard::DropReason::NAMES.iter().enumerate() {

@@ -121,10 +121,14 @@ proptest! {
         mss in prop::sample::select(vec![512u32, 1460, 4312, 9140]),
         variant in prop::sample::select(vec!["lite", "tahoe", "newreno", "lite-afr", "vegas-rm", "vegas-rm-afr", "vegas", "vegas-afr"]),
         delack in any::<bool>(),
+        per_vc in any::<bool>(),
         seed in 1u64..1000,
     ) {
         let buffer_cells = buffer_cells.max(mss as u64 / 48 + 12);
-        let text = random_scenario(atm, flows, buffer_cells, policy, rate, delay, mss, variant, delack);
+        let mut text = random_scenario(atm, flows, buffer_cells, policy, rate, delay, mss, variant, delack);
+        if atm && per_vc {
+            text = text.replace("[switch]", "[switch]\nqueueing = \"per-vc\"");
+        }
         let (s, _) = run_text(&text, &[], Some(seed), false).unwrap();
         prop_assert!(s.accounting.balanced, "{:?}", s.accounting);
         prop_assert!(s.accounting.queues_within_limits);
@@ -132,4 +136,53 @@ proptest! {
         prop_assert_eq!(s.accounting.bytes_delivered, again.accounting.bytes_delivered);
         prop_assert_eq!(s.events, again.events);
     }
+}
+
+fn credit_scenario(flows: usize, rate_mbps: u32, delay_us: u32, n2: u64, n3: u64, window_kib: u32, delack: bool) -> String {
+    let mut t = random_scenario(true, flows, 100, "tail", rate_mbps, delay_us, 9140, "lite", delack);
+    t = t.replace("window = \"64KiB\"", &format!("window = \"{window_kib}KiB\""));
+    t = t.replace("[topology]", &format!("[credit]\nenabled = true\nn2 = {n2}\nn3 = {n3}\n[topology]"));
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// Credit-controlled VCs never lose a cell, whatever the load: every
+    /// per-VC queue stays within N2 + N3 and back-pressure holds the data at
+    /// the sending hosts instead.
+    #[test]
+    fn credit_controlled_vcs_never_drop(
+        flows in 1usize..6,
+        rate in 5u32..100,
+        delay in 1u32..3000,
+        n2 in 1u64..20,
+        n3 in 1u64..200,
+        window in prop::sample::select(vec![16u32, 64, 256]),
+        delack in any::<bool>(),
+        seed in 1u64..1000,
+    ) {
+        let text = credit_scenario(flows, rate, delay, n2, n3, window, delack);
+        let (s, _) = run_text(&text, &[], Some(seed), false).unwrap();
+        prop_assert_eq!(s.accounting.cells_dropped, 0);
+        prop_assert!(s.accounting.balanced, "{:?}", s.accounting);
+        prop_assert!(s.accounting.queues_within_limits);
+        prop_assert!(s.accounting.bytes_delivered > 0);
+    }
+}
+
+#[test]
+fn credit_gives_a_lone_tcp_the_whole_bottleneck_and_round_robin_shares_it() {
+    // Two hosts each with a 2x faster access link into a 20 Mb/s bottleneck.
+    let text = credit_scenario(2, 20, 100, 10, 90, 64, true).replace("duration = \"300ms\"", "duration = \"3s\"");
+    let (s, _) = run_text(&text, &[], Some(1), false).unwrap();
+    assert_eq!(s.accounting.cells_dropped, 0);
+    let bn = s.ports.iter().find(|p| p.name == "X->Y").unwrap();
+    assert!(bn.busy_fraction > 0.95, "bottleneck busy {}", bn.busy_fraction);
+    assert!(s.fairness > 0.99, "round robin shares: {}", s.fairness);
+    // Without credit, a 100-cell per-VC buffer cannot hold a 64 KB window.
+    let no_credit = text.replace("enabled = true", "enabled = false").replace("[switch]", "[switch]\nqueueing = \"per-vc\"");
+    let (n, _) = run_text(&no_credit, &[], Some(1), false).unwrap();
+    assert!(n.accounting.cells_dropped > 0);
+    assert!(n.accounting.bytes_delivered < s.accounting.bytes_delivered / 2);
 }

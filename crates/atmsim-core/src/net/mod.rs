@@ -6,6 +6,7 @@
 //! a packet link it is a whole IP packet (a frame of one unit). Queues, links,
 //! drop policies and statistics see only units.
 
+pub mod pervc;
 pub mod port;
 
 pub use port::{Limit, Port, PortStats};
@@ -62,7 +63,7 @@ pub struct Segment {
 /// Every cell carries a copy of its frame's segment header, so that the
 /// receiver's AAL5 can hand the segment up when the frame's EOM cell arrives
 /// intact; copying a few words is cheaper than any lookup.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unit {
     pub vc: VcId,
     /// Index in the VC's route of the port the unit is at (or next enters).

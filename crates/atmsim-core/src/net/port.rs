@@ -10,11 +10,16 @@
 //! arrival order; only its head has an event in the global queue. One
 //! scheduler event per unit-hop.
 //!
+//! A port may instead queue per VC with round-robin service and credit flow
+//! control ([`PerVc`]); then cells wait in per-VC queues and each start of
+//! transmission is an event ([`Port::start_next`]).
+//!
 //! Occupancy counts the unit in transmission (experiments.md §0, aron97 G7).
 //! The time-average occupancy comes from Little's law: the sum of every
 //! unit's time in the port divided by the observation time.
 
 use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
+use crate::net::pervc::PerVc;
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
@@ -61,7 +66,20 @@ pub struct Port {
     queued_bytes: u64,
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: VecDeque<InFlight>,
+    /// Per-VC queueing (and credit) instead of the FIFO; the limit is then
+    /// per VC.
+    pub per_vc: Option<PerVc>,
     pub stats: PortStats,
+}
+
+/// A cell that started transmission on a per-VC port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    pub unit: Unit,
+    /// When the transmitter is free again (the port's next event).
+    pub free_at: Time,
+    pub arrive_at: Time,
+    pub pipe_was_empty: bool,
 }
 
 /// What happened to a unit offered to a port.
@@ -70,8 +88,11 @@ pub enum Offer {
     /// Queued; it reaches the far node at this time. `pipe_was_empty` tells
     /// the caller to schedule the pipe's head event.
     Accepted { arrive_at: Time, pipe_was_empty: bool },
+    /// Queued at a per-VC port; it may have started transmission at once.
+    Queued(Option<Started>),
     Dropped(DropReason),
 }
+
 
 impl Port {
     pub fn new(
@@ -98,6 +119,7 @@ impl Port {
             queue: VecDeque::new(),
             queued_bytes: 0,
             pipe: VecDeque::new(),
+            per_vc: None,
             stats: PortStats::default(),
         }
     }
@@ -121,6 +143,9 @@ impl Port {
     /// Occupancy at `now` in the limit's measure (bytes for a byte limit,
     /// units otherwise).
     pub fn occupancy(&mut self, now: Time) -> u64 {
+        if let Some(pv) = &self.per_vc {
+            return pv.occupancy(now);
+        }
         self.drain(now);
         self.measure()
     }
@@ -137,6 +162,9 @@ impl Port {
     /// queue it and compute when it reaches the far node.
     #[inline]
     pub fn offer(&mut self, now: Time, unit: &Unit) -> Offer {
+        if self.per_vc.is_some() {
+            return self.offer_per_vc(now, unit);
+        }
         self.drain(now);
         self.stats.units_in += 1;
         let q = self.measure();
@@ -177,6 +205,71 @@ impl Port {
         let pipe_was_empty = self.pipe.is_empty();
         self.pipe.push_back(InFlight { arrive_at, unit: *unit });
         Offer::Accepted { arrive_at, pipe_was_empty }
+    }
+
+    /// Per-VC path: the discard policy sees the VC's own queue and limit.
+    fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
+        self.stats.units_in += 1;
+        let pv = self.per_vc.as_mut().expect("per-VC port");
+        let q = pv.occupancy_of(unit.vc.ix(), now);
+        let decision = match self.limit {
+            Limit::Units(b) => self.policy.decide(self.vc_discard.get_mut(unit.vc.ix()), unit, q, b),
+            _ => Ok(()),
+        };
+        if let Err(reason) = decision {
+            self.stats.units_dropped += 1;
+            self.stats.dropped_by[reason as usize] += 1;
+            return Offer::Dropped(reason);
+        }
+        pv.enqueue(now, *unit);
+        let total = pv.occupancy(now);
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(total);
+        let busy = pv.in_tx.is_some();
+        Offer::Queued(if busy { None } else { self.start_next(now) })
+    }
+
+    /// Per-VC path: the transmitter is free at `now`; start the next cell in
+    /// round-robin order, if any VC may send.
+    pub fn start_next(&mut self, now: Time) -> Option<Started> {
+        let pv = self.per_vc.as_mut()?;
+        if matches!(pv.in_tx, Some((_, end)) if end > now) {
+            return None;
+        }
+        debug_assert!(pv.in_tx.is_none(), "finish_tx before start_next");
+        let (arrived, unit) = pv.next()?;
+        let start = self.ser.free_at().max(now);
+        let end = self.ser.send(now, unit.wire_bytes as u64);
+        pv.in_tx = Some((unit, end));
+        self.stats.busy += end - start;
+        self.stats.occupancy_integral += (end - arrived) as u128;
+        let arrive_at = end + self.delay;
+        let pipe_was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight { arrive_at, unit });
+        Some(Started { unit, free_at: end, arrive_at, pipe_was_empty })
+    }
+
+    /// Per-VC path: the cell in transmission has left; returns it (its
+    /// buffer slot is free now, which is what credit reports upstream).
+    pub fn finish_tx(&mut self, now: Time) -> Option<Unit> {
+        let pv = self.per_vc.as_mut()?;
+        match pv.in_tx {
+            Some((u, end)) if end <= now => {
+                pv.in_tx = None;
+                Some(u)
+            }
+            _ => None,
+        }
+    }
+
+    /// Per-VC path: a credit cell for `vc` carrying `fwd` arrived.
+    pub fn on_credit(&mut self, now: Time, vc: usize, fwd: u64) -> Option<Started> {
+        self.per_vc.as_mut()?.on_credit(vc, fwd);
+        self.start_next(now)
+    }
+
+    /// Cells waiting in per-VC queues (not yet in the pipe).
+    pub fn queued_per_vc(&self) -> u64 {
+        self.per_vc.as_ref().map_or(0, |pv| pv.queued)
     }
 
     /// Time-average occupancy over [0, horizon], excluding the part of queued

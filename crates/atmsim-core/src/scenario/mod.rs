@@ -74,6 +74,16 @@ pub enum PolicyName {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+pub enum QueueingName {
+    /// One FIFO per output port (the papers' "FCFS output buffering").
+    #[default]
+    Fifo,
+    /// One queue per VC, served round robin (CreditNet); the limit is per VC.
+    PerVc,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum VariantName {
     #[default]
     Lite,
@@ -164,6 +174,7 @@ pub struct SwitchSection {
     /// Output buffer of every switch/router port: bytes (payload bytes on
     /// ATM, "effective buffer size"), "N cells" or "N packets".
     pub buffer: String,
+    pub queueing: QueueingName,
     pub policy: PolicyName,
     /// EPD threshold in cells (default: limit − cells of a full frame, ≥ limit/2).
     pub epd_threshold: Option<u64>,
@@ -172,7 +183,35 @@ pub struct SwitchSection {
 }
 impl Default for SwitchSection {
     fn default() -> Self {
-        SwitchSection { buffer: "512cells".into(), policy: PolicyName::Tail, epd_threshold: None, eom_reserve: None }
+        SwitchSection {
+            buffer: "512cells".into(),
+            queueing: QueueingName::Fifo,
+            policy: PolicyName::Tail,
+            epd_threshold: None,
+            eom_reserve: None,
+        }
+    }
+}
+
+/// Credit-based hop-by-hop flow control (N23, credit.md). Credits travel
+/// out of band: a credit "cell" reaches the sender one link propagation
+/// delay plus the receiver's processing delay after it is due; it takes no
+/// slot on the reverse link [choice; credit.md §3 allows in-band cells].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CreditSection {
+    pub enabled: bool,
+    /// One credit cell per `n2` cells forwarded.
+    pub n2: u64,
+    /// Round-trip cover; each VC reserves n2 + n3 cells at every receiver.
+    pub n3: u64,
+    /// Credit processing delay in switches and in host adapters.
+    pub switch_delay: String,
+    pub host_delay: String,
+}
+impl Default for CreditSection {
+    fn default() -> Self {
+        CreditSection { enabled: false, n2: 10, n3: 90, switch_delay: "0us".into(), host_delay: "5us".into() }
     }
 }
 
@@ -259,6 +298,8 @@ pub struct Scenario {
     pub tcp: TcpSection,
     #[serde(default)]
     pub switch: SwitchSection,
+    #[serde(default)]
+    pub credit: CreditSection,
     #[serde(default)]
     pub report: ReportSection,
     #[serde(default)]
@@ -356,6 +397,11 @@ pub struct PortModel {
     pub delay: Time,
     pub limit: Limit,
     pub policy: DiscardPolicy,
+    pub per_vc: bool,
+    /// Credit flow control on this link: (N2 + N3, N2).
+    pub credit: Option<(u64, u64)>,
+    /// Credit processing delay at the receiving end of this link.
+    pub credit_delay: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -501,6 +547,27 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         }
     };
 
+    // Credit flow control.
+    let credit_cfg = if s.credit.enabled {
+        if s.network != Network::Atm {
+            return err("credit.enabled", "credit flow control needs network = \"atm\"");
+        }
+        if s.credit.n2 == 0 {
+            return err("credit.n2", "must be at least 1");
+        }
+        if s.switch.policy != PolicyName::Tail {
+            return err("switch.policy", "credit-controlled VCs never drop; use \"tail\"");
+        }
+        Some((s.credit.n2 + s.credit.n3, s.credit.n2))
+    } else {
+        None
+    };
+    let credit_switch_delay = time("credit.switch_delay", &s.credit.switch_delay)?;
+    let credit_host_delay = time("credit.host_delay", &s.credit.host_delay)?;
+    if s.switch.queueing == QueueingName::PerVc && s.network != Network::Atm {
+        return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
+    }
+
     // Ports: two per link.
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
@@ -527,7 +594,27 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
                 };
                 switch_limit(s, &key, text, mss as u32 + header_bytes, encap, num_vcs)?
             };
-            ports.push(PortModel { name, from, to, rate, delay, limit, policy });
+            let sender_is_host = is_host[from.ix()];
+            let credit = credit_cfg;
+            let limit = match (credit, sender_is_host) {
+                // With credit a switch's VC queue is the receiver buffer of
+                // the upstream link: N2 + N3 cells, never overrun.
+                (Some((b, _)), false) => Limit::Units(b),
+                _ => limit,
+            };
+            let credit_delay = if is_host[to.ix()] { credit_host_delay } else { credit_switch_delay };
+            ports.push(PortModel {
+                name,
+                from,
+                to,
+                rate,
+                delay,
+                limit,
+                policy,
+                per_vc: credit.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
+                credit,
+                credit_delay,
+            });
         }
     }
 
