@@ -25,6 +25,8 @@ pub enum Event {
     FastTick(HostId),
     /// A flow's application starts (SYN goes out).
     FlowStart(FlowId),
+    /// A constant-rate source sends its next datagram.
+    CbrSend(FlowId),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
 }

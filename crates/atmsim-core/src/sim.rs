@@ -14,10 +14,10 @@ use crate::ledger::{Fate, Ledger, Loss};
 use crate::net::pervc::{Credit, PerVc};
 use crate::net::port::{Offer, Started};
 use crate::net::{FlowId, HostId, Limit, Port, PortId, Route, Segment, Unit, VcId};
-use crate::scenario::{Model, Network, SeedUse, FAST_TICK};
+use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, PortSummary, Summary};
-use crate::time::{secs, Time};
+use crate::time::{secs, Serializer, Time};
 use crate::trace::{EventKind, Traces};
 use crate::transport::tcp::{Reply, SenderEvent, SenderState, TcpReceiver, TcpSender};
 use rand::{Rng, SeedableRng};
@@ -32,6 +32,17 @@ struct Connection {
     receiver: TcpReceiver,
     bytes: Option<u64>,
     completed_at: Option<Time>,
+    /// A constant-rate (UDP) source instead of TCP: its clock and counters.
+    cbr: Option<Cbr>,
+}
+
+struct Cbr {
+    payload: u32,
+    clock: Serializer,
+    next_seq: u64,
+    bytes_sent: u64,
+    datagrams_sent: u64,
+    bytes_delivered: u64,
 }
 
 struct Host {
@@ -106,11 +117,29 @@ impl Simulation {
             let fid = FlowId(i as u32);
             let src = host_of[f.src.ix()].expect("validated: src is a host");
             let dst = host_of[f.dst.ix()].expect("validated: dst is a host");
-            routes.push(Route { ports: f.data_route.clone(), dst, flow: fid, is_data: true });
-            routes.push(Route { ports: f.ack_route.clone(), dst: src, flow: fid, is_data: false });
-            hosts[src.ix()].senders.push(fid);
-            hosts[dst.ix()].receivers.push(fid);
+            let header_bytes = match f.app {
+                App::Tcp => model.header_bytes,
+                App::Cbr { .. } => UDP_HEADER_BYTES,
+            };
+            routes.push(Route { ports: f.data_route.clone(), dst, flow: fid, is_data: true, header_bytes });
+            routes.push(Route { ports: f.ack_route.clone(), dst: src, flow: fid, is_data: false, header_bytes: model.header_bytes });
+            let cbr = match f.app {
+                App::Tcp => {
+                    hosts[src.ix()].senders.push(fid);
+                    hosts[dst.ix()].receivers.push(fid);
+                    None
+                }
+                App::Cbr { payload, rate } => Some(Cbr {
+                    payload,
+                    clock: Serializer::new(rate),
+                    next_seq: 1,
+                    bytes_sent: 0,
+                    datagrams_sent: 0,
+                    bytes_delivered: 0,
+                }),
+            };
             conns.push(Connection {
+                cbr,
                 sender: TcpSender::new(&model.tcp, f.bytes),
                 receiver: TcpReceiver::new(model.tcp.rcv_buf.min(u32::MAX as u64) as u32, model.tcp.mss as u64, model.tcp.delayed_ack),
                 bytes: f.bytes,
@@ -119,7 +148,11 @@ impl Simulation {
         }
         let mut sched = Scheduler::default();
         for (i, f) in model.flows.iter().enumerate() {
-            sched.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
+            let ev = match f.app {
+                App::Tcp => Event::FlowStart(FlowId(i as u32)),
+                App::Cbr { .. } => Event::CbrSend(FlowId(i as u32)),
+            };
+            sched.schedule(f.start, ev);
         }
         // The seed draws each host's timer phase and nothing else (tcp.md §1.1).
         let mut rng = ChaCha8Rng::seed_from_u64(model.seed);
@@ -193,6 +226,7 @@ impl Simulation {
                     self.after_sender(f, None, out);
                 }
                 Event::TraceSample => self.sample_queues(),
+                Event::CbrSend(f) => self.cbr_send(f),
             }
             if self.unfinished == 0 {
                 break;
@@ -320,6 +354,16 @@ impl Simulation {
         let f = route.flow;
         if route.is_data {
             let conn = &mut self.conns[f.ix()];
+            if let Some(cbr) = &mut conn.cbr {
+                cbr.bytes_delivered += seg.len as u64;
+                if conn.completed_at.is_none() && conn.bytes == Some(cbr.bytes_delivered) {
+                    conn.completed_at = Some(self.now);
+                    if self.unfinished != usize::MAX {
+                        self.unfinished -= 1;
+                    }
+                }
+                return;
+            }
             let reply = conn.receiver.on_segment(&seg);
             if conn.completed_at.is_none() && conn.bytes.is_some_and(|b| conn.receiver.stats.bytes_delivered >= b) {
                 conn.completed_at = Some(self.now);
@@ -371,9 +415,9 @@ impl Simulation {
 
     /// Segments a TCP segment into units and offers them to the first port.
     fn transmit(&mut self, vc: VcId, seg: Segment) {
-        let ip_len = seg.len + self.model.header_bytes;
-        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
         let route = &self.routes[vc.ix()];
+        let ip_len = seg.len + route.header_bytes;
+        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
         let srtt = if route.is_data { self.conns[route.flow.ix()].sender.srtt_exact } else { 0 };
         let first_port = route.ports[0];
         let frame = self.ledgers[vc.ix()].push(seg.seq, seg.len, ncells as u16, self.now, srtt);
@@ -381,6 +425,27 @@ impl Simulation {
             let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
             self.enter(first_port, unit);
         }
+    }
+
+    /// A constant-rate source emits one datagram and schedules the next at
+    /// the exact instant its rate allows (no drift).
+    fn cbr_send(&mut self, f: FlowId) {
+        let conn = &mut self.conns[f.ix()];
+        let cbr = conn.cbr.as_mut().expect("CbrSend for a CBR flow");
+        let len = match conn.bytes {
+            Some(b) => (b - cbr.bytes_sent).min(cbr.payload as u64) as u32,
+            None => cbr.payload,
+        };
+        if len == 0 {
+            return;
+        }
+        let seg = Segment { seq: cbr.next_seq, ack: 0, len, wnd: 0, flags: 0 };
+        cbr.next_seq += len as u64;
+        cbr.bytes_sent += len as u64;
+        cbr.datagrams_sent += 1;
+        let next = cbr.clock.send(self.now, len as u64);
+        self.sched.schedule(next, Event::CbrSend(f));
+        self.transmit(data_vc(f), seg);
     }
 
     fn slow_tick(&mut self, h: HostId) {
@@ -464,19 +529,21 @@ impl Simulation {
             let afr = s.cc.afr.as_ref();
             let r = &c.receiver;
             let led = &self.ledgers[2 * i];
-            acc.bytes_sent += s.stats.bytes_sent;
-            acc.bytes_delivered += r.stats.bytes_delivered;
+            let (udp_sent, udp_delivered) = c.cbr.as_ref().map_or((0, 0), |u| (u.bytes_sent, u.bytes_delivered));
+            acc.bytes_sent += s.stats.bytes_sent + udp_sent;
+            acc.bytes_delivered += r.stats.bytes_delivered + udp_delivered;
             acc.bytes_held_out_of_order += r.held_out_of_order();
             acc.bytes_duplicate += r.stats.bytes_duplicate;
             acc.bytes_dropped_in_queues += led.bytes_dropped;
             acc.bytes_discarded_at_reassembly += led.bytes_discarded;
             acc.bytes_in_flight += led.bytes_in_flight();
-            received_ok &= led.bytes_delivered == r.stats.bytes_received;
+            received_ok &= led.bytes_delivered == r.stats.bytes_received + udp_delivered;
             let mut fs = FlowSummary {
                 name: m.flows[i].name.clone(),
-                bytes_delivered: r.stats.bytes_delivered,
-                segments_sent: s.stats.segments_sent,
-                bytes_sent: s.stats.bytes_sent,
+                kind: if c.cbr.is_some() { "udp" } else { "tcp" },
+                bytes_delivered: r.stats.bytes_delivered + udp_delivered,
+                segments_sent: s.stats.segments_sent + c.cbr.as_ref().map_or(0, |u| u.datagrams_sent),
+                bytes_sent: s.stats.bytes_sent + udp_sent,
                 segments_retransmitted: s.stats.segments_retransmitted,
                 bytes_retransmitted: s.stats.bytes_retransmitted,
                 timeouts: s.stats.timeouts,

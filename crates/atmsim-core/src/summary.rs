@@ -6,6 +6,8 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowSummary {
     pub name: String,
+    /// "tcp" or "udp".
+    pub kind: &'static str,
     pub bytes_delivered: u64,
     pub segments_sent: u64,
     pub bytes_sent: u64,

@@ -186,3 +186,27 @@ fn credit_gives_a_lone_tcp_the_whole_bottleneck_and_round_robin_shares_it() {
     assert!(n.accounting.cells_dropped > 0);
     assert!(n.accounting.bytes_delivered < s.accounting.bytes_delivered / 2);
 }
+
+#[test]
+fn udp_source_keeps_its_rate_under_credit_and_tcp_takes_the_rest() {
+    let mut text = credit_scenario(2, 20, 100, 10, 90, 64, true).replace("duration = \"300ms\"", "duration = \"3s\"");
+    // Flow f1 becomes an 8 Mb/s constant-rate UDP source.
+    text = text.replace("name = \"f1\"", "name = \"f1\"\nkind = \"udp\"\nrate = \"8Mbps\"");
+    let (s, _) = run_text(&text, &[], Some(1), false).unwrap();
+    assert!(s.accounting.balanced, "{:?}", s.accounting);
+    assert_eq!(s.accounting.cells_dropped, 0);
+    let udp = &s.flows[1];
+    assert_eq!(udp.kind, "udp");
+    let udp_rate = udp.bytes_delivered as f64 * 8.0 / 3.0;
+    assert!((udp_rate / 8e6 - 1.0).abs() < 0.02, "udp {udp_rate}");
+    let tcp_rate = s.flows[0].bytes_delivered as f64 * 8.0 / 3.0;
+    // The bottleneck carries 20 Mb/s of cells; TCP gets most of the remainder.
+    assert!(tcp_rate > 0.8 * (20e6 * 48.0 / 53.0 * 9140.0 / 9216.0 - 8e6), "tcp {tcp_rate}");
+}
+
+#[test]
+fn udp_validation() {
+    let text = random_scenario(true, 1, 100, "tail", 10, 10, 1460, "lite", false);
+    let e = atmsim_core::run_text(&text.replace("name = \"f0\"", "name = \"f0\"\nkind = \"udp\""), &[], None, false).unwrap_err();
+    assert_eq!(e.key, "flow[f0].rate");
+}

@@ -98,6 +98,8 @@ pub struct Route {
     pub flow: FlowId,
     /// True for the data direction, false for the ACK direction.
     pub is_data: bool,
+    /// IP + transport header bytes of its datagrams.
+    pub header_bytes: u32,
 }
 
 /// Time a unit spends from entering a port's queue to reaching the far node.

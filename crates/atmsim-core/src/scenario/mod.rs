@@ -265,6 +265,35 @@ pub struct FlowSpec {
     /// Bytes to transfer, or "unbounded".
     #[serde(default = "unbounded")]
     pub bytes: String,
+    /// "tcp" (default), or "udp": a constant-rate datagram source.
+    #[serde(default)]
+    pub kind: FlowKind,
+    /// UDP: payload rate, e.g. "18.3Mbps".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// UDP: payload bytes per datagram (default: tcp.mss + 12, the same IP size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datagram: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowKind {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+/// IP + UDP header bytes.
+pub const UDP_HEADER_BYTES: u32 = 28;
+
+/// What drives a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// A TCP bulk transfer (of `FlowModel::bytes`, or unbounded).
+    Tcp,
+    /// Datagrams of `payload` bytes at a constant payload `rate`.
+    Cbr { payload: u32, rate: Rate },
 }
 
 fn zero_time() -> String {
@@ -407,6 +436,7 @@ pub struct PortModel {
 #[derive(Clone, Debug)]
 pub struct FlowModel {
     pub name: String,
+    pub app: App,
     pub src: NodeId,
     pub dst: NodeId,
     pub start: Time,
@@ -647,7 +677,29 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
         let ack_route = route(&ports, &is_host, dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
-        flows.push(FlowModel { name: f.name.clone(), src, dst, start, bytes, data_route, ack_route });
+        let app = match f.kind {
+            FlowKind::Tcp => {
+                if f.rate.is_some() || f.datagram.is_some() {
+                    return err(format!("{fkey}.rate"), "rate and datagram are for kind = \"udp\"");
+                }
+                App::Tcp
+            }
+            FlowKind::Udp => {
+                let Some(rate) = &f.rate else {
+                    return err(format!("{fkey}.rate"), "a udp flow needs a rate");
+                };
+                let rate = parse_rate(rate).or_else(|p| err(format!("{fkey}.rate"), p))?;
+                let payload = match &f.datagram {
+                    Some(d) => parse_bytes(d).or_else(|p| err(format!("{fkey}.datagram"), p))?,
+                    None => mss + 40 - UDP_HEADER_BYTES as u64,
+                };
+                if payload == 0 || payload + UDP_HEADER_BYTES as u64 > mtu {
+                    return err(format!("{fkey}.datagram"), format!("must be 1..={} bytes (ip.mtu)", mtu - UDP_HEADER_BYTES as u64));
+                }
+                App::Cbr { payload: payload as u32, rate }
+            }
+        };
+        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, data_route, ack_route });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");
