@@ -394,8 +394,13 @@ impl Simulation {
         }
         for seg in out.drain(..) {
             if let Some(tr) = &mut self.traces {
-                if seg.len > 0 && seg.seq < self.ledgers[data_vc(f).ix()].max_seq_sent {
-                    tr.event(t, f.0, EventKind::Retransmit, seg.seq);
+                if seg.len > 0 {
+                    let kind = if seg.seq < self.ledgers[data_vc(f).ix()].max_seq_sent {
+                        EventKind::Retransmit
+                    } else {
+                        EventKind::Send
+                    };
+                    tr.event(t, f.0, kind, seg.seq);
                 }
             }
             self.transmit(data_vc(f), seg);
@@ -451,6 +456,9 @@ impl Simulation {
     fn slow_tick(&mut self, h: HostId) {
         for k in 0..self.hosts[h.ix()].senders.len() {
             let f = self.hosts[h.ix()].senders[k];
+            if let Some(tr) = &mut self.traces {
+                tr.event(secs(self.now), f.0, EventKind::Tick, 0);
+            }
             let mut out = std::mem::take(&mut self.seg_buf);
             let ev = self.conns[f.ix()].sender.on_slow_tick(self.now, &mut out);
             self.after_sender(f, ev, out);

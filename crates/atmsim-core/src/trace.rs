@@ -27,6 +27,10 @@ pub enum EventKind {
     FastRetransmit,
     Retransmit,
     Loss,
+    /// A new data segment sent.
+    Send,
+    /// A coarse-timer check (the host's slow tick).
+    Tick,
 }
 
 impl EventKind {
@@ -36,6 +40,8 @@ impl EventKind {
             EventKind::FastRetransmit => "fast_retransmit",
             EventKind::Retransmit => "retransmit",
             EventKind::Loss => "loss",
+            EventKind::Send => "send",
+            EventKind::Tick => "tick",
         }
     }
 }
