@@ -1,0 +1,100 @@
+"""atmsim: a fast, cell-accurate simulator of TCP over ATM and packet networks.
+
+The Python API is a thin layer over the Rust core (`atmsim._core`):
+
+    import atmsim
+    r = atmsim.run("aron97-topo1-atm", set=["switch.buffer=96KB"], seed=2, trace=True)
+    r.effective_throughput, r.flows (pandas), r.traces["window"] (pandas, numpy columns)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from ._core import ScenarioError
+
+__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "resolve", "run", "version"]
+
+
+def version() -> str:
+    return _core.version()
+
+
+def _scenario_dir():
+    return resources.files("atmsim") / "scenarios"
+
+
+def list_scenarios() -> list[str]:
+    """Names of the built-in scenarios (TOML files shipped with the package)."""
+    return sorted(p.name[:-5] for p in _scenario_dir().iterdir() if p.name.endswith(".toml"))
+
+
+def load_scenario(name_or_path: str) -> str:
+    """TOML text of a built-in scenario name or of a .toml file."""
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.exists():
+        try:
+            return path.read_text()
+        except OSError as e:
+            raise ScenarioError(f"scenario: cannot read '{name_or_path}': {e.strerror}") from None
+    builtin = _scenario_dir() / f"{name_or_path}.toml"
+    if not builtin.is_file():
+        raise ScenarioError(
+            f"scenario: unknown scenario '{name_or_path}' (not a file; built-ins: {', '.join(list_scenarios())})"
+        )
+    return builtin.read_text()
+
+
+def resolve(scenario: str, set: Iterable[str] = ()) -> str:
+    """The fully resolved scenario (defaults filled in) as TOML text."""
+    return _core.resolve(load_scenario(scenario), list(set))
+
+
+@dataclass
+class Result:
+    """One run: the summary, tables of flows and ports, and traces."""
+
+    summary: dict
+    traces: dict = field(default_factory=dict)
+
+    @property
+    def effective_throughput(self) -> float:
+        return self.summary["effective_throughput"]
+
+    @property
+    def accounting(self) -> dict:
+        return self.summary["accounting"]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return pd.DataFrame(self.summary["flows"])
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return pd.DataFrame(self.summary["ports"])
+
+    def trace_array(self, table: str, column: str) -> np.ndarray:
+        return self.traces[table][column].to_numpy()
+
+    def to_arrow(self):
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(self.flows.drop(columns=["loss_episode_sizes", "afr_time_in_states_s"]))
+
+
+def _trace_frames(raw: dict) -> dict:
+    return {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()}) for name, cols in raw.items()}
+
+
+def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False) -> Result:
+    """Run a built-in scenario name or TOML file; raises ScenarioError on bad input."""
+    text = load_scenario(scenario)
+    summary_json, traces = _core.run(text, list(set), seed, trace)
+    return Result(json.loads(summary_json), _trace_frames(traces) if trace else {})

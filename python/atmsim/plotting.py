@@ -1,0 +1,57 @@
+"""Figures in the style of the papers (matplotlib, Agg)."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+STYLE = {"atm": "-", "packet": "--"}
+MARKERS = {"lite": "o", "lite-afr": "s", "vegas-rm": "^", "vegas-rm-afr": "v", "vegas": "D", "vegas-afr": "*",
+           "lite-iw2": "x"}
+
+
+def save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def throughput_vs_buffer(ax, df, series, label_fmt, x="buffer_kb"):
+    """One line per series key (tuple of column values), E (median) against x."""
+    for key, g in df.groupby(series, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        g = g.sort_values(x)
+        d = dict(zip(series, key))
+        ax.plot(g[x], g["E"], STYLE.get(d.get("network"), "-"), marker=MARKERS.get(d.get("variant"), "o"),
+                ms=4, label=label_fmt(d))
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("effective switch buffer size (KB)")
+    ax.set_ylabel("effective throughput")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def window_trace(ax, win, events, flow, title, t_end):
+    """App. A of Aron & Druschel: ssthresh dashed, send window, cwnd, unacked;
+    marks for segments sent, ACKs, timer checks, timeouts, retransmissions."""
+    w = win[win.flow == flow]
+    kb = 1 / 1024
+    ax.step(w.t, w.ssthresh.clip(upper=w.snd_wnd.max()) * kb, "k--", lw=0.8, where="post", label="ssthresh")
+    ax.step(w.t, w.snd_wnd * kb, color="0.35", lw=2, where="post", label="send window")
+    ax.step(w.t, w.cwnd * kb, color="0.7", lw=1.5, where="post", label="congestion window")
+    ax.step(w.t, w.unacked * kb, "k-", lw=0.6, where="post", label="unacked data")
+    top = w.snd_wnd.max() * kb * 1.02
+    e = events[events.flow == flow]
+    for kind, y, m, c in [("send", 1.06, "|", "0.5"), ("tick", 1.10, ".", "0.3"), ("retransmit", 1.14, "x", "r"),
+                          ("timeout", 1.18, "v", "b"), ("fast_retransmit", 1.14, "+", "m")]:
+        sel = e[e.kind == kind]
+        ax.plot(sel.t, [top * y] * len(sel), m, color=c, ms=4, ls="none", label=kind.replace("_", " "))
+    acks = w.t
+    ax.plot(acks, [top * 1.02] * len(acks), "|", color="0.8", ms=3, ls="none", label="ACK")
+    ax.set_xlim(0, t_end)
+    ax.set_ylim(0, top * 1.22)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("KB")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, ncol=4, loc="lower right")
