@@ -1,0 +1,72 @@
+"""aron97 reproduction on a tiny grid: files and every claim row of each figure."""
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+from atmsim.claims import merge_write
+from atmsim.reproduce import aron97
+
+EXPECTED = {
+    "fig3": [f"c{i}" for i in range(1, 10)] + ["fair"],
+    "fig6": ["c1", "c2", "c3", "c4", "fair"],
+    "fig7": [f"c{i}" for i in range(1, 9)] + ["fair"],
+    "fig8": [f"c{i}" for i in range(1, 7)] + ["fair"],
+}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("aron97")
+    c = aron97.Ctx(quick=True, out=out, workers=2)
+    c.ks, c.seeds = [9, 30], [1]
+    for f in ["fig3", "fig6", "fig7", "fig8", "fig4", "fig5"]:
+        aron97.RUNNERS[f](c)
+    rows = merge_write(out / "claims.json", c.claims)
+    return out, rows, c
+
+
+def test_every_claim_id_is_written_with_the_contract_keys(tiny):
+    out, rows, _ = tiny
+    ids = {r["id"] for r in rows}
+    for fig, cs in EXPECTED.items():
+        for cid in cs:
+            assert f"aron97.{fig}.{cid}" in ids
+    for r in rows:
+        assert {"paper", "figure", "claim", "paper_value", "ours", "holds"} <= set(r)
+        assert isinstance(r["holds"], bool)
+        assert r["claim"].startswith(r["id"])
+    assert json.loads((out / "claims.json").read_text()) == rows
+
+
+def test_figure_files_and_points(tiny):
+    out, _, c = tiny
+    for f in ["fig3", "fig4", "fig5", "fig6", "fig7", "fig8"]:
+        assert (out / f"{f}.png").stat().st_size > 5000
+        assert (out / f"{f}.csv").exists()
+    pts = pd.read_csv(out / "fig3.csv")
+    assert len(pts) == 2 * 2 * 2  # topologies x networks x buffers
+    assert pts["E"].between(0, 1).all()
+    assert all(r["balanced"] for r in pd.read_csv(out / "fig3_runs.csv").to_dict("records"))
+
+
+def test_shared_runs_are_computed_once(tiny):
+    _, _, c = tiny
+    lite_t1 = [s for s in c.runs.done if s.variant == "lite" and s.topo == 1 and not s.trace]
+    assert len(lite_t1) == len(set(lite_t1)) == 2 * 2  # two networks x two buffers, one seed
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=20))
+def test_total_variation_is_a_path_length(xs):
+    s = pd.Series(xs)
+    tv = aron97.total_variation(s)
+    assert tv >= abs(xs[-1] - xs[0]) - 1e-12
+    assert tv == pytest.approx(sum(abs(b - a) for a, b in zip(xs, xs[1:])))
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.integers(0, 3))
+def test_medians_over_seeds(values, k):
+    df = pd.DataFrame({"k": [k] * len(values), "seed": range(len(values)), "E": values})
+    m = aron97.medians(df, ["k"])
+    assert m["E"].iloc[0] == pytest.approx(pd.Series(values).median())

@@ -1,0 +1,65 @@
+"""The CLI contract of DESIGN.md: exit codes, one-line errors, --json."""
+import json
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    "args, key",
+    [
+        (["run", "aron97-topo1-atm", "--set", "tcp.colour=5"], "tcp.colour"),
+        (["run", "aron97-topo1-atm", "--set", "switch.buffer=12XB"], "switch.buffer"),
+        (["run", "aron97-topo1-atm", "--set", "link.R1-R2.rate=0Mbps"], "link[R1-R2].rate"),
+        (["run", "aron97-topo1-atm", "--set", "flow.f1.dst=R2"], "flow[f1].dst"),
+        (["run", "aron97-topo1-atm", "--set", "switch.buffer=40B"], "switch.buffer"),
+        (["run", "aron97-topo1-atm", "--set", "tcp.mss=9200B"], "tcp.mss"),
+        (["run", "aron97-topo1-atm", "--set", "nonsense"], "--set"),
+        (["run", "no-such-scenario"], "scenario"),
+        (["validate", "aron97-topo1-packet", "--set", "switch.buffer=100cells"], "switch.buffer"),
+        (["reproduce", "nosuchpaper"], "paper"),
+        (["reproduce", "aron97", "--figure", "fig99"], "--figure"),
+        (["run"], "Missing argument"),
+        (["run", "aron97-topo1-atm", "--seed", "x"], "--seed"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_the_key(cli, args, key, tmp_path):
+    p = cli(*args, "--out", str(tmp_path / "o")) if args[0] == "reproduce" else cli(*args)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert key in lines[0]
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "o").exists(), "no partial output directory"
+
+
+def test_run_json_is_one_object_with_balanced_accounting(cli):
+    p = cli("run", "aron97-topo1-packet", "--set", "duration=1s", "--json", check=True)
+    s = json.loads(p.stdout)
+    a = s["accounting"]
+    assert a["balanced"] is True
+    assert a["bytes_sent"] == sum(a[k] for k in ["bytes_delivered", "bytes_held_out_of_order", "bytes_duplicate",
+                                                  "bytes_dropped_in_queues", "bytes_discarded_at_reassembly", "bytes_in_flight"])
+    assert s["network"] == "packet" and len(s["flows"]) == 8
+
+
+def test_run_out_writes_summary_and_traces(cli, tmp_path):
+    cli("run", "aron97-topo1-atm", "--set", "duration=500ms", "--out", str(tmp_path / "r"), check=True)
+    assert (tmp_path / "r" / "summary.json").exists()
+    assert (tmp_path / "r" / "trace_window.csv").stat().st_size > 100
+
+
+def test_show_round_trips_and_list(cli, tmp_path):
+    names = cli("list", check=True).stdout.split()
+    assert {"aron97-topo1-atm", "aron97-topo1-packet", "aron97-topo2-atm", "aron97-topo2-packet"} <= set(names)
+    text = cli("show", "aron97-topo2-atm", "--set", "tcp.variant=vegas-afr", check=True).stdout
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    assert "vegas-afr" in text
+    assert cli("validate", str(f), check=True).stdout.strip() == "ok"
+
+
+def test_bench_reports_speed(cli):
+    p = cli("bench", "--scenario", "aron97-topo1-packet", "--repeat", "1", "--json", check=True)
+    b = json.loads(p.stdout)
+    assert b["events_per_unit_hop"] >= 1.0
+    assert b["events"] > 0 and b["wall_s_per_simulated_s"] > 0
