@@ -96,6 +96,10 @@ pub enum NewAckAction {
     /// Retransmit the segment now at `snd_una` (NewReno partial ACK, or
     /// Vegas-RM's check of the first two ACKs after a retransmission).
     RetransmitFirst,
+    /// NewReno partial ACK after the first of a recovery: retransmit, but
+    /// leave the retransmit timer running (RFC 6582 §3.2 step 5 and §4,
+    /// the "Impatient" variant: only the first partial ACK resets it).
+    RetransmitFirstKeepTimer,
 }
 
 #[derive(Clone, Debug)]
@@ -113,6 +117,7 @@ pub struct CongestionControl {
     /// NewReno: in recovery until `recover` is acknowledged.
     in_recovery: bool,
     recover: u64,
+    partial_acks: u32,
     pub fine: FineTimer,
     pub rm: RmState,
     pub ca: CaState,
@@ -134,6 +139,7 @@ impl CongestionControl {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            partial_acks: 0,
             fine: FineTimer::new(),
             rm: RmState::default(),
             ca: CaState::default(),
@@ -212,6 +218,7 @@ impl CongestionControl {
                     self.ssthresh = (flight / 2).max(2 * self.mss);
                     self.recover = c.snd_max;
                     self.in_recovery = true;
+                    self.partial_acks = 0;
                     self.cwnd = self.ssthresh + THRESH as u64 * self.mss;
                     self.fast_retransmit(c, true)
                 } else {
@@ -297,7 +304,12 @@ impl CongestionControl {
                     self.cwnd += self.mss;
                 }
                 self.cwnd = self.cwnd.max(self.mss);
-                NewAckAction::RetransmitFirst
+                self.partial_acks += 1;
+                if self.partial_acks == 1 {
+                    NewAckAction::RetransmitFirst
+                } else {
+                    NewAckAction::RetransmitFirstKeepTimer
+                }
             }
             Variant::VegasRm | Variant::Vegas => {
                 if dupacks > THRESH && self.cwnd > self.rm.newcwnd {
@@ -525,7 +537,8 @@ mod tests {
         assert_eq!(cc.ssthresh, 10 * MSS);
         assert_eq!(new_ack(&mut cc, 5 * MSS, 1 + 5 * MSS, 1 + 20 * MSS), NewAckAction::RetransmitFirst);
         assert!(cc.in_recovery());
-        assert_eq!(new_ack(&mut cc, 15 * MSS, 1 + 20 * MSS, 1 + 20 * MSS), NewAckAction::Nothing);
+        assert_eq!(new_ack(&mut cc, MSS, 1 + 6 * MSS, 1 + 20 * MSS), NewAckAction::RetransmitFirstKeepTimer);
+        assert_eq!(new_ack(&mut cc, 14 * MSS, 1 + 20 * MSS, 1 + 20 * MSS), NewAckAction::Nothing);
         assert!(!cc.in_recovery());
         assert_eq!(cc.cwnd, MSS + MSS, "min(ssthresh, max(flight=0, MSS) + MSS)");
         // A later loss below the old recovery point does not reduce again.

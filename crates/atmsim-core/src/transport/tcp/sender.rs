@@ -300,17 +300,21 @@ impl TcpSender {
         if self.rtt.t_rtt != 0 && ack > self.rtt.t_rtseq {
             self.take_sample(now);
         }
+        let timer_before = self.rexmt;
         self.rexmt = if ack == self.snd_max { 0 } else { self.rtt.rxtcur };
         let sample = self.release_acked(now, ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.snd_wnd = seg.wnd as u64;
         let c = self.ctx(now, acked, sample);
-        if self.cc.on_new_ack(&c) == NewAckAction::RetransmitFirst {
+        let action = self.cc.on_new_ack(&c);
+        if action != NewAckAction::Nothing {
             let len = self.mss.min(self.snd_max - ack);
             if len > 0 {
-                // Vegas-RM restarts the coarse timer with its retransmission.
-                self.rexmt = 0;
+                // Vegas-RM and NewReno's first partial ACK restart the
+                // coarse timer with the retransmission; later partial ACKs
+                // leave it running.
+                self.rexmt = if action == NewAckAction::RetransmitFirstKeepTimer { timer_before } else { 0 };
                 self.rtt.t_rtt = 0;
                 self.emit(now, ack, len, out);
                 self.snd_nxt = self.snd_nxt.max(ack + len);
