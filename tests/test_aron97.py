@@ -3,7 +3,7 @@ import json
 
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from atmsim.claims import merge_write
 from atmsim.reproduce import aron97
@@ -57,6 +57,7 @@ def test_shared_runs_are_computed_once(tiny):
     assert len(lite_t1) == len(set(lite_t1)) == 2 * 2  # two networks x two buffers, one seed
 
 
+@settings(deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=20))
 def test_total_variation_is_a_path_length(xs):
     s = pd.Series(xs)
@@ -65,6 +66,7 @@ def test_total_variation_is_a_path_length(xs):
     assert tv == pytest.approx(sum(abs(b - a) for a, b in zip(xs, xs[1:])))
 
 
+@settings(deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.integers(0, 3))
 def test_medians_over_seeds(values, k):
     df = pd.DataFrame({"k": [k] * len(values), "seed": range(len(values)), "E": values})

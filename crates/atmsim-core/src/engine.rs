@@ -27,6 +27,12 @@ pub enum Event {
     FlowStart(FlowId),
     /// A constant-rate source sends its next datagram.
     CbrSend(FlowId),
+    /// A host's transmit adapter has loaded a packet: cells go out.
+    AdapterLoaded(HostId),
+    /// The last cell of the packet in a host's transmit adapter has left.
+    AdapterFree(HostId),
+    /// A received packet reaches TCP after the bus and the CPU.
+    HostDeliver(HostId),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
 }

@@ -7,6 +7,7 @@
 //! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe);
 //! - [`atm`]: AAL5 SAR, cell discard policies;
 //! - [`transport`]: the BSD TCP, with congestion control apart;
+//! - [`host`]: the optional host/adapter model (Morris & Kung);
 //! - [`ledger`]: the fate of every frame (accounting, losses);
 //! - [`stats`], [`trace`]: derived statistics and time series;
 //! - [`scenario`]: TOML schema, overrides, validation;
@@ -14,6 +15,7 @@
 
 pub mod atm;
 pub mod engine;
+pub mod host;
 pub mod ledger;
 pub mod net;
 pub mod scenario;

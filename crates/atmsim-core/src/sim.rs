@@ -10,6 +10,7 @@
 
 use crate::atm::aal5::{Reassembler, Verdict};
 use crate::engine::{Event, Scheduler};
+use crate::host::HostPipeline;
 use crate::ledger::{Fate, Ledger, Loss};
 use crate::net::pervc::{Credit, PerVc};
 use crate::net::port::{Offer, Started};
@@ -48,6 +49,8 @@ struct Cbr {
 struct Host {
     senders: Vec<FlowId>,
     receivers: Vec<FlowId>,
+    /// The Morris & Kung host/adapter pipeline, if the scenario models hosts.
+    pipe: Option<HostPipeline>,
 }
 
 pub struct Simulation {
@@ -109,7 +112,7 @@ impl Simulation {
                 .collect()
         };
         let mut hosts: Vec<Host> = (0..model.is_host.iter().filter(|&&h| h).count())
-            .map(|_| Host { senders: Vec::new(), receivers: Vec::new() })
+            .map(|_| Host { senders: Vec::new(), receivers: Vec::new(), pipe: model.host.as_ref().map(HostPipeline::new) })
             .collect();
         let mut routes = Vec::with_capacity(num_vcs);
         let mut conns = Vec::new();
@@ -207,6 +210,10 @@ impl Simulation {
                         if done.hop > 0 {
                             let upstream = self.routes[done.vc.ix()].ports[done.hop as usize - 1];
                             self.forwarded(upstream, done.vc);
+                        } else if done.is_eom() && self.model.host.is_some() {
+                            // The packet has left the sending host's adapter.
+                            let h = self.routes[done.vc.ix() ^ 1].dst;
+                            self.adapter_free(h);
                         }
                     }
                     if let Some(st) = self.ports[p.ix()].start_next(t) {
@@ -227,6 +234,20 @@ impl Simulation {
                 }
                 Event::TraceSample => self.sample_queues(),
                 Event::CbrSend(f) => self.cbr_send(f),
+                Event::AdapterLoaded(h) => {
+                    let (vc, seg) = self.hosts[h.ix()].pipe.as_mut().expect("host model").loaded();
+                    if let Some(eom_leaves) = self.segment_onto_link(vc, seg) {
+                        self.sched.schedule(eom_leaves, Event::AdapterFree(h));
+                    }
+                }
+                Event::AdapterFree(h) => self.adapter_free(h),
+                Event::HostDeliver(h) => {
+                    let ((vc, seg), next) = self.hosts[h.ix()].pipe.as_mut().expect("host model").deliver();
+                    if let Some(at) = next {
+                        self.sched.schedule(at, Event::HostDeliver(h));
+                    }
+                    self.deliver_to_tcp(vc, seg);
+                }
             }
             if self.unfinished == 0 {
                 break;
@@ -348,8 +369,23 @@ impl Simulation {
         self.deliver(unit.vc, unit.seg);
     }
 
-    /// An intact segment reaches TCP at the destination.
+    /// An intact packet reaches the destination host: to TCP at once, or
+    /// after the adapter's bus transfer and the CPU when hosts are modelled.
     fn deliver(&mut self, vc: VcId, seg: Segment) {
+        let h = self.routes[vc.ix()].dst;
+        let ip_len = seg.len + self.routes[vc.ix()].header_bytes;
+        match self.hosts[h.ix()].pipe.as_mut() {
+            None => self.deliver_to_tcp(vc, seg),
+            Some(pipe) => {
+                let (at, head) = pipe.receive(self.now, vc, seg, ip_len);
+                if head {
+                    self.sched.schedule(at, Event::HostDeliver(h));
+                }
+            }
+        }
+    }
+
+    fn deliver_to_tcp(&mut self, vc: VcId, seg: Segment) {
         let route = &self.routes[vc.ix()];
         let f = route.flow;
         if route.is_data {
@@ -418,8 +454,37 @@ impl Simulation {
         }
     }
 
-    /// Segments a TCP segment into units and offers them to the first port.
+    /// A host sends a segment: straight onto the link, or through its CPU
+    /// and one-packet adapter when hosts are modelled.
     fn transmit(&mut self, vc: VcId, seg: Segment) {
+        let h = self.routes[vc.ix() ^ 1].dst;
+        let ip_len = seg.len + self.routes[vc.ix()].header_bytes;
+        match self.hosts[h.ix()].pipe.as_mut() {
+            None => {
+                self.segment_onto_link(vc, seg);
+            }
+            Some(pipe) => {
+                pipe.submit(self.now, vc, seg, ip_len);
+                if let Some(at) = pipe.load(self.now) {
+                    self.sched.schedule(at, Event::AdapterLoaded(h));
+                }
+            }
+        }
+    }
+
+    /// The transmit adapter is empty again: load the next processed packet.
+    fn adapter_free(&mut self, h: HostId) {
+        let pipe = self.hosts[h.ix()].pipe.as_mut().expect("host model");
+        pipe.adapter_busy = false;
+        if let Some(at) = pipe.load(self.now) {
+            self.sched.schedule(at, Event::AdapterLoaded(h));
+        }
+    }
+
+    /// Segments a TCP segment into units and offers them to the first port.
+    /// Returns when the last unit leaves that port, if the port knows it
+    /// already (FIFO); a per-VC port reports it with its `PortFree` event.
+    fn segment_onto_link(&mut self, vc: VcId, seg: Segment) -> Option<Time> {
         let route = &self.routes[vc.ix()];
         let ip_len = seg.len + route.header_bytes;
         let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
@@ -430,6 +495,8 @@ impl Simulation {
             let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
             self.enter(first_port, unit);
         }
+        let port = &self.ports[first_port.ix()];
+        port.per_vc.is_none().then(|| port.last_departure())
     }
 
     /// A constant-rate source emits one datagram and schedules the next at
@@ -526,7 +593,7 @@ impl Simulation {
             queues_within_limits: true,
             balanced: false,
         };
-        let mut received_ok = true;
+        let (mut received_by_tcp, mut ledger_delivered) = (0u64, 0u64);
         for c in self.conns.iter_mut() {
             if let Some(afr) = &mut c.sender.cc.afr {
                 afr.finish(horizon);
@@ -545,7 +612,8 @@ impl Simulation {
             acc.bytes_dropped_in_queues += led.bytes_dropped;
             acc.bytes_discarded_at_reassembly += led.bytes_discarded;
             acc.bytes_in_flight += led.bytes_in_flight();
-            received_ok &= led.bytes_delivered == r.stats.bytes_received + udp_delivered;
+            received_by_tcp += r.stats.bytes_received + udp_delivered;
+            ledger_delivered += led.bytes_delivered;
             let mut fs = FlowSummary {
                 name: m.flows[i].name.clone(),
                 kind: if c.cbr.is_some() { "udp" } else { "tcp" },
@@ -574,6 +642,18 @@ impl Simulation {
             fs.set_episodes(&loss_episodes(&self.losses[i]));
             flows.push(fs);
         }
+        // Packets inside host pipelines: sent by TCP but not yet on the link,
+        // or off the link but not yet at TCP.
+        let (mut host_tx, mut host_rx) = (0, 0);
+        for h in &self.hosts {
+            if let Some(p) = &h.pipe {
+                let (t, r) = p.data_payload();
+                host_tx += t;
+                host_rx += r;
+            }
+        }
+        acc.bytes_in_flight += host_tx + host_rx;
+        let received_ok = ledger_delivered == received_by_tcp + host_rx;
         let mut frames_discarded = 0;
         for l in &self.ledgers {
             acc.cells_sent += l.cells_sent;

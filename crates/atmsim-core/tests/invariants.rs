@@ -3,6 +3,7 @@
 
 use atmsim_core::run_text;
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use std::path::PathBuf;
 
 fn builtin_dir() -> PathBuf {
@@ -105,7 +106,9 @@ fn random_scenario(atm: bool, flows: usize, buffer_cells: u64, policy: &str, rat
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    // A fixed seed: CI explores the same cases every run (raise `cases` or
+    // set PROPTEST_RNG_SEED locally to explore more).
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: RngSeed::Fixed(97), .. ProptestConfig::default() })]
 
     /// Whatever the network, load, buffer and discard policy: bytes and
     /// cells are conserved, no queue exceeds its limit, and the run is
@@ -146,7 +149,7 @@ fn credit_scenario(flows: usize, rate_mbps: u32, delay_us: u32, n2: u64, n3: u64
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, rng_seed: RngSeed::Fixed(23), .. ProptestConfig::default() })]
 
     /// Credit-controlled VCs never lose a cell, whatever the load: every
     /// per-VC queue stays within N2 + N3 and back-pressure holds the data at
@@ -160,14 +163,20 @@ proptest! {
         n3 in 1u64..200,
         window in prop::sample::select(vec![16u32, 64, 256]),
         delack in any::<bool>(),
+        hosts_modelled in any::<bool>(),
         seed in 1u64..1000,
     ) {
-        let text = credit_scenario(flows, rate, delay, n2, n3, window, delack);
+        let mut text = credit_scenario(flows, rate, delay, n2, n3, window, delack);
+        if hosts_modelled {
+            text = text.replace("[topology]", "[host]\nmodel = \"adapter\"\ntcp_rate = \"3MB/s\"\n[topology]");
+        }
         let (s, _) = run_text(&text, &[], Some(seed), false).unwrap();
         prop_assert_eq!(s.accounting.cells_dropped, 0);
         prop_assert!(s.accounting.balanced, "{:?}", s.accounting);
         prop_assert!(s.accounting.queues_within_limits);
-        prop_assert!(s.accounting.bytes_delivered > 0);
+        // Tiny credit buffers over long links may legitimately deliver
+        // nothing in 300 ms; the cells they sent are all accounted for.
+        prop_assert_eq!(s.accounting.cells_sent, s.accounting.cells_delivered + s.accounting.cells_in_flight);
     }
 }
 

@@ -267,6 +267,11 @@ impl Port {
         self.start_next(now)
     }
 
+    /// When the last unit queued at this FIFO port leaves the line.
+    pub fn last_departure(&self) -> Time {
+        self.ser.free_at()
+    }
+
     /// Cells waiting in per-VC queues (not yet in the pipe).
     pub fn queued_per_vc(&self) -> u64 {
         self.per_vc.as_ref().map_or(0, |pv| pv.queued)

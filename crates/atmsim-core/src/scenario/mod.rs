@@ -8,6 +8,7 @@ pub mod units;
 
 use crate::atm::aal5::Encapsulation;
 use crate::atm::discard::DiscardPolicy;
+use crate::host::HostModel;
 use crate::net::{Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
 use crate::transport::tcp::afr::Predictor;
@@ -215,6 +216,30 @@ impl Default for CreditSection {
     }
 }
 
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostKind {
+    /// Zero processing time, cut-through adapters (Aron & Druschel §3).
+    #[default]
+    Ideal,
+    /// Morris & Kung's hosts: CPU at `tcp_rate`, one-packet adapters on a
+    /// bus at `bus_rate` (experiments.md morris-kung95 G5).
+    Adapter,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostSection {
+    pub model: HostKind,
+    pub tcp_rate: String,
+    pub bus_rate: String,
+}
+impl Default for HostSection {
+    fn default() -> Self {
+        HostSection { model: HostKind::Ideal, tcp_rate: "15MB/s".into(), bus_rate: "100MB/s".into() }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReportSection {
@@ -329,6 +354,8 @@ pub struct Scenario {
     pub switch: SwitchSection,
     #[serde(default)]
     pub credit: CreditSection,
+    #[serde(default)]
+    pub host: HostSection,
     #[serde(default)]
     pub report: ReportSection,
     #[serde(default)]
@@ -463,6 +490,7 @@ pub struct Model {
     pub flows: Vec<FlowModel>,
     pub bottleneck: PortId,
     pub trace_interval: Time,
+    pub host: Option<HostModel>,
 }
 
 impl Model {
@@ -720,7 +748,16 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         }
     };
 
+    let host = match s.host.model {
+        HostKind::Ideal => None,
+        HostKind::Adapter => Some(HostModel {
+            tcp_rate: parse_rate(&s.host.tcp_rate).or_else(|p| err("host.tcp_rate", p))?,
+            bus_rate: parse_rate(&s.host.bus_rate).or_else(|p| err("host.bus_rate", p))?,
+        }),
+    };
+
     Ok(Model {
+        host,
         name: s.name.clone(),
         network: s.network,
         duration,

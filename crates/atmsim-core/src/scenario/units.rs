@@ -95,7 +95,16 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
 }
 
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let (num, unit) = split_unit(s);
+    // An exact fraction is allowed before the unit: "1378000000/27bps".
+    let (s_num, unit_den) = match s.split_once('/') {
+        Some((a, b)) if b.starts_with(|c: char| c.is_ascii_digit()) => {
+            let (q, rest) = split_unit(b);
+            (format!("{a}{rest}"), Some(q.to_string()))
+        }
+        _ => (s.to_string(), None),
+    };
+    let unit_den = unit_den.as_deref();
+    let (num, unit) = split_unit(&s_num);
     let bad = || format!("rate '{s}' must be positive");
     if let Some(per) = unit.strip_suffix("/cell") {
         // A cell time: one 53-byte cell (424 bits) per `num per`.
@@ -108,12 +117,20 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Mbps" | "Mb/s" => 1_000_000,
         "Gbps" | "Gb/s" => 1_000_000_000,
         "cells/s" => 424,
+        "B/s" => 8,
+        "kB/s" | "KB/s" => 8_000,
+        "MB/s" => 8_000_000,
+        "GB/s" => 8_000_000_000,
         "" => return Err(format!("'{s}' needs a rate unit (bps, kbps, Mbps, Gbps, cells/s, or a cell time like 3us/cell)")),
         u => return Err(format!("unknown rate unit '{u}' in '{s}'")),
     };
     let (m, d) = parse_decimal(num).ok_or_else(|| format!("'{num}' is not a number"))?;
-    // bits per second = m × mult / 10^d  ->  (m × mult) bits per (10^d s).
-    Rate::new(m * mult, PS_PER_S as u128 * 10u128.pow(d)).ok_or_else(bad)
+    let den = match unit_den {
+        Some(q) => parse_decimal(q).filter(|&(_, qd)| qd == 0).map(|(q, _)| q).filter(|&q| q > 0).ok_or_else(|| format!("'{q}' is not a positive integer denominator"))?,
+        None => 1,
+    };
+    // bits per second = m × mult / (10^d × den)  ->  (m × mult) bits per (10^d × den s).
+    Rate::new(m * mult, PS_PER_S as u128 * 10u128.pow(d) * den).ok_or_else(bad)
 }
 
 #[cfg(test)]
@@ -149,5 +166,8 @@ mod tests {
         assert!(parse_rate("0Mbps").is_err());
         assert!(parse_rate("-5Mbps").is_err());
         assert!(parse_rate("5Mbs").is_err());
+        let r = parse_rate("1378000000/27bps").unwrap();
+        assert!((r.bits_per_second() - 1378000000.0 / 27.0).abs() < 1e-3);
+        assert_eq!(parse_rate("15MB/s").unwrap().bits_per_second(), 120e6);
     }
 }
