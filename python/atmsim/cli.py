@@ -152,14 +152,18 @@ def reproduce(paper, figure, quick, out, workers):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json)."""
     from .reproduce import PAPERS, figures_of
 
-    if paper not in PAPERS:
-        raise InputError(f"paper: unknown paper '{paper}' (implemented: {', '.join(sorted(PAPERS))})")
-    figs = figures_of(paper)
-    if figure is not None and figure not in figs:
-        raise InputError(f"--figure: paper {paper} has no figure '{figure}' (implemented: {', '.join(figs)})")
+    if paper != "all" and paper not in PAPERS:
+        raise InputError(f"paper: unknown paper '{paper}' (implemented: {', '.join(sorted(PAPERS))}, all)")
+    papers = sorted(PAPERS) if paper == "all" else [paper]
+    if figure is not None and (paper == "all" or figure not in figures_of(paper)):
+        raise InputError(f"--figure: paper {paper} has no figure '{figure}' (implemented: {', '.join(figures_of(papers[0]))})")
     t0 = time.perf_counter()
+    rows = []
     with atomic_dir(out) as d:
-        rows = PAPERS[paper].reproduce([figure] if figure else figs, quick=quick, out=d, workers=workers)
+        for p in papers:
+            sub = d / p if paper == "all" else d
+            sub.mkdir(exist_ok=True)
+            rows += PAPERS[p].reproduce([figure] if figure else figures_of(p), quick=quick, out=sub, workers=workers)
     from .report import print_claims
 
     print_claims(rows)

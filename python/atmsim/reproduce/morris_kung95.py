@@ -1,0 +1,363 @@
+"""Morris & Kung 1995, "Impact of ATM Switching and Flow Control on TCP
+Performance: Measurements on an Experimental Switch" (GLOBECOM'95).
+
+Grids, claims and figures as experiments.md §2 (claim IDs morris-kung95.*).
+Implemented: fig3, fig4, fig8, fig8-tcp-udp, fig9, credit-buffer. Not yet:
+fig5 (occupancy peaks and per-episode damage need a per-change occupancy
+trace) and fig6 (needs a scripted cell-arrival source). Their claims are not
+emitted rather than guessed.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import atmsim
+from atmsim.claims import Claim, frac, merge_write
+from atmsim.runner import Job, run_jobs
+
+PAPER = "morris-kung95"
+FIGURES = ["fig3", "fig4", "fig8", "fig8-tcp-udp", "fig9", "credit-buffer"]
+CELL_RATE_53 = 1378000000 / 27 / 424  # 120,370.4 cells/s (G1)
+B_FULL = [8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 72, 80]  # KiB of payload per VC
+B_QUICK = [16, 32, 48, 56, 64, 72]
+MTUS = [1500, 4352, 9180]
+
+
+def cells(L: int) -> int:
+    """LLC/SNAP + AAL5: cells for an L-byte IP packet."""
+    return math.ceil((L + 16) / 48)
+
+
+def g_max(L: int) -> float:
+    """Payload bytes/s a saturated 53 Mb/s port carries in L-byte packets."""
+    return CELL_RATE_53 / cells(L) * (L - 40)
+
+
+def credit_overrides(tcp_rate="13MB/s"):
+    # With credit the hosts move 13 MB/s (software credit in the driver, §III).
+    return ["credit.enabled=true", f"host.tcp_rate={tcp_rate}"]
+
+
+class Ctx:
+    def __init__(self, quick, out, workers):
+        self.quick, self.out, self.workers = quick, Path(out), workers
+        self.seeds = [1] if quick else [1, 2, 3]
+        self.duration = "10s" if quick else "20s"
+        self.done: dict = {}
+        self.claims: list[Claim] = []
+
+    def runs(self, specs):
+        """specs: (config, overrides tuple, seed, trace) -> summaries, each computed once."""
+        todo = [s for s in dict.fromkeys(specs) if s not in self.done]
+        jobs = [Job(atmsim.load_scenario(f"morris-kung95-{cfg}"), tuple(o) + (f"duration={self.duration}",), seed, tr)
+                for cfg, o, seed, tr in todo]
+        for s, r in zip(todo, run_jobs(jobs, workers=self.workers, label=f"{PAPER}: {len(todo)} runs")):
+            self.done[s] = r
+        return [self.done[s] for s in specs]
+
+    def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note=""):
+        self.claims.append(Claim(PAPER, figure, f"{PAPER}.{figure}.{cid}", statement, kind, paper_value, ours,
+                                 bool(holds), rule, note))
+
+
+def goodput(s: dict, flow=None) -> float:
+    """Payload bytes per second delivered (whole run)."""
+    fl = s["flows"] if flow is None else [s["flows"][flow]]
+    return sum(f["bytes_delivered"] for f in fl) / s["end_time_s"]
+
+
+# --------------------------------------------------------------------------- fig3
+
+def fig3(c: Ctx):
+    bs = B_QUICK if c.quick else B_FULL
+    specs, rows = [], []
+    for L in MTUS:
+        base = (f"ip.mtu={L}B", f"tcp.mss={L - 40}B")
+        for b in bs:
+            buf = (f"switch.buffer={b * 1024 // 48}cells",)
+            for s in c.seeds:
+                specs.append((("a", base + buf, s, False), dict(L=L, B_kib=b, series="host storage", seed=s)))
+                if L == 9180:
+                    specs.append((("a", base + buf + ("switch.policy=ppd",), s, False), dict(L=L, B_kib=b, series="PPD", seed=s)))
+            if not c.quick:  # ablation: cut-through adapters, an ACK for every packet (G5), one seed
+                specs.append((("a", base + buf + ("host.model=ideal", "tcp.delayed_ack=false"), 1, False),
+                              dict(L=L, B_kib=b, series="no host storage", seed=1)))
+    res = c.runs([s for s, _ in specs])
+    for (spec, meta), r in zip(specs, res):
+        rows.append({**meta, "goodput_MBps": goodput(r) / 1e6, "g_max_MBps": g_max(meta["L"]) / 1e6,
+                     "timeouts": r["flows"][0]["timeouts"], "cells_dropped": r["accounting"]["cells_dropped"]})
+    df = pd.DataFrame(rows)
+    pts = df.groupby(["series", "L", "B_kib"], sort=False)[["goodput_MBps", "g_max_MBps", "timeouts"]].median().reset_index()
+    pts["share"] = pts.goodput_MBps / pts.g_max_MBps
+    pts.to_csv(c.out / "fig3.csv", index=False)
+    df.to_csv(c.out / "fig3_runs.csv", index=False)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for (series, L), g in pts.groupby(["series", "L"], sort=False):
+        ax.plot(g.B_kib, g.goodput_MBps, "-" if series == "host storage" else ("--" if series == "PPD" else ":"), marker="o", ms=3,
+                label=f"MTU {L}, {series}")
+    ax.set_xlabel("switch buffer per VC (KiB of payload)")
+    ax.set_ylabel("goodput (MB/s)")
+    ax.set_title("config (a), no flow control")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6)
+    save(fig, c.out / "fig3.png")
+
+    main = pts[pts.series == "host storage"]
+    share = main.set_index(["L", "B_kib"])["share"]
+    c1 = [share[L, b] for L in MTUS for b in bs if b <= 32]
+    c.claim("fig3", "c1", "regardless of packet size TCP performs badly unless the buffer is close to a 64 KB window", "shape",
+            "§IV ¶1", max(c1), max(c1) <= 0.2, "goodput <= 0.2 G_max at every B <= 32 KiB, every MTU")
+    c2 = [share[L, b] for L in MTUS for b in bs if b >= 64]
+    c.claim("fig3", "c2", "performance is good with a full 64 KB window of buffer", "shape", "§IV ¶1", min(c2), min(c2) >= 0.9,
+            "goodput >= 0.9 G_max at every B >= 64 KiB, every MTU")
+
+    def b90(L, table=share):
+        ok = [b for b in bs if table[L, b] >= 0.9]
+        return min(ok) if ok else float("inf")
+
+    c.claim("fig3", "c3", "performance is good at slightly less than 64K: packets are stored in hosts and adapters", "shape",
+            "§IV ¶2", b90(9180), b90(9180) <= 60, "B90(9180) <= 60 KiB")
+    gp = main.set_index(["L", "B_kib"])["goodput_MBps"]
+    mono = b90(1500) >= b90(4352) >= b90(9180)
+    big = frac([gp[9180, b] >= gp[1500, b] for b in bs])
+    c.claim("fig3", "c4", "large packets perform better than small", "shape", "§IV ¶2",
+            {"B90": {L: b90(L) for L in MTUS}, "share_9180_ge_1500": big}, mono and big >= 0.8,
+            "B90 non-increasing in MTU and goodput(9180) >= goodput(1500) at >= 80 % of B")
+    abl = pts[pts.series == "no host storage"]
+    if len(abl):
+        ash = abl.set_index(["L", "B_kib"])["share"]
+        d = abs(bs.index(b90(1500, ash)) - bs.index(b90(9180, ash))) if math.isfinite(b90(1500, ash)) and math.isfinite(b90(9180, ash)) else float("inf")
+        c.claim("fig3", "c5", "the large-packet advantage comes only from storage in hosts and adapters", "shape", "§IV ¶2",
+                {"B90_1500": b90(1500, ash), "B90_9180": b90(9180, ash)}, d <= 1,
+                "without host storage |B90(1500) - B90(9180)| <= one grid step")
+    else:
+        c.claim("fig3", "c5", "the large-packet advantage comes only from storage in hosts and adapters", "shape", "§IV ¶2",
+                None, False, "without host storage |B90(1500) - B90(9180)| <= one grid step", "ablation runs only in the full grid")
+    ppd = pts[pts.series == "PPD"].set_index("B_kib")["goodput_MBps"]
+    g = g_max(9180) / 1e6
+    small = [b for b in bs if b <= 48]
+    ok = all(ppd[b] <= gp[9180, b] + 0.1 * g and ppd[b] <= 0.3 * g for b in small)
+    c.claim("fig3", "c6", "Partial Packet Discard has only a marginal effect on efficiency", "shape", "§IV",
+            {f"{b}KiB": {"ppd": float(ppd[b]), "tail": float(gp[9180, b])} for b in small}, ok,
+            "MTU 9180, every B <= 48 KiB: goodput(PPD) <= goodput(tail) + 0.1 G_max and <= 0.3 G_max")
+
+
+# --------------------------------------------------------------------------- fig4
+
+def pauses_and_bursts(ev: pd.DataFrame, end: float, gap=0.5):
+    t = np.sort(ev[ev.kind.isin(["send", "retransmit"])].t.to_numpy())
+    if len(t) == 0:
+        return [], []
+    gaps = np.diff(t)
+    idx = np.where(gaps >= gap)[0]
+    pauses = list(gaps[idx])
+    starts = np.concatenate([[t[0]], t[idx + 1]])
+    ends = np.concatenate([t[idx], [t[-1]]])
+    return pauses, list(ends - starts)
+
+
+def fig4(c: Ctx):
+    res = c.runs([("a", (), s, True) for s in c.seeds])
+    pauses, bursts, long_after_timeout, rows = [], [], 0, []
+    for seed, (s, tr) in zip(c.seeds, res):
+        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+        p, b = pauses_and_bursts(ev, s["end_time_s"])
+        pauses += p
+        bursts += b
+        # A pause > 2 s ended by a timeout whose predecessor's retransmission was lost:
+        sent = np.sort(ev[ev.kind.isin(["send", "retransmit"])].t.to_numpy())
+        to = ev[ev.kind == "timeout"].t.to_numpy()
+        for i in np.where(np.diff(sent) > 2.0)[0]:
+            a, z = sent[i], sent[i + 1]
+            if np.any(np.abs(to - z) < 1e-6) and np.any((to > a - 3.0) & (to <= a + 1e-6)):
+                long_after_timeout += 1
+        rows.append({"seed": seed, "goodput_MBps": goodput(s) / 1e6, "timeouts": s["flows"][0]["timeouts"],
+                     "pauses": len(p), "median_pause_s": float(np.median(p)) if p else None})
+    pd.DataFrame(rows).to_csv(c.out / "fig4.csv", index=False)
+    s, tr = res[0]
+    ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    sends = ev[ev.kind.isin(["send", "retransmit"])]
+    bins = np.arange(0, s["end_time_s"] + 0.05, 0.05)
+    h, _ = np.histogram(sends.t, bins=bins)
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    ax.bar(bins[:-1], h * 9180 / 0.05 / 1e6, width=0.05, align="edge", color="0.3")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("MB/s sent (50 ms bins)")
+    ax.set_title("config (a), 64 KB window, 32 KiB per-VC buffer, no flow control (seed 1)")
+    save(fig, c.out / "fig4.png")
+    mp = float(np.median(pauses)) if pauses else float("nan")
+    c.claim("fig4", "c1", "TCP sends small bursts separated by 1.5-second pauses", "trace", "1.5 s (§IV ¶3)", mp, 1.0 <= mp <= 2.0,
+            "median pause (>= 0.5 s without a cell from A) in [1.0, 2.0] s")
+    c.claim("fig4", "c2", "an inactivity period of more than 2 seconds, from exponential back-off", "trace", "> 2 s (§IV ¶3)",
+            long_after_timeout, long_after_timeout >= 1,
+            ">= 1 pause > 2 s over the seeds, ended by a timeout that follows an earlier timeout",
+            "'whose retransmission was itself lost' read as: the pause lies between two timeouts")
+    mb = float(np.median(bursts)) if bursts else float("nan")
+    c.claim("fig4", "c3", "the window outgrows the buffer within tens of milliseconds after TCP retransmits", "trace", "§IV ¶3",
+            mb, mb <= 0.1, "median burst <= 0.1 s")
+    mg = float(np.mean([r["goodput_MBps"] for r in rows]))
+    c.claim("fig4", "c4", "mean goodput in this regime", "value", "0.1 MB/s (§V)", mg, mg <= 0.35, "mean goodput <= 0.35 MB/s")
+    t_host, t_155, t_53 = 65535 / 15e6, 65535 / (353207.5 / 192 * 9140), 65535 / g_max(9180)
+    c.claim("fig4", "c5", "TCP can send a window in less than 10 milliseconds", "analytic", "< 10 ms (§IV ¶3)",
+            {"host_ms": t_host * 1e3, "oc3_ms": t_155 * 1e3, "drain_53_ms": t_53 * 1e3}, t_host < 0.010 and t_155 < 0.010,
+            "65,535 B at 15 MB/s and at the OC-3 payload rate take < 10 ms; the 53 Mb/s link needs ~11.4 ms")
+
+
+# --------------------------------------------------------------------------- fig8, tcp-udp
+
+def fig8(c: Ctx):
+    specs = [(cfg, tuple(credit_overrides()) if cr else (), s, False) for cfg in "ab" for cr in (False, True) for s in c.seeds]
+    res = c.runs(specs)
+    rows = []
+    for (cfg, o, seed, _), r in zip(specs, res):
+        rows.append({"config": cfg, "credit": bool(o), "seed": seed, "total_MBps": goodput(r) / 1e6,
+                     "per_flow_MBps": [f["bytes_delivered"] / r["end_time_s"] / 1e6 for f in r["flows"]],
+                     "fairness": r["fairness"], "cells_dropped": r["accounting"]["cells_dropped"],
+                     "peak_per_vc_ok": r["accounting"]["queues_within_limits"], "timeouts": sum(f["timeouts"] for f in r["flows"])})
+    df = pd.DataFrame(rows)
+    df.to_csv(c.out / "fig8.csv", index=False)
+    med = df.groupby(["config", "credit"])[["total_MBps", "fairness"]].median()
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    labels = ["one TCP", "two TCPs"]
+    x = np.arange(2)
+    ax.bar(x - 0.2, [med.loc[(k, False), "total_MBps"] for k in "ab"], 0.4, label="no flow control", color="0.6")
+    ax.bar(x + 0.2, [med.loc[(k, True), "total_MBps"] for k in "ab"], 0.4, label="credit flow control", color="0.2")
+    ax.set_xticks(x, labels)
+    ax.set_ylabel("total goodput (MB/s)")
+    ax.legend(fontsize=8)
+    save(fig, c.out / "fig8.png")
+    one, two = med.loc[("a", False), "total_MBps"], med.loc[("b", False), "total_MBps"]
+    c.claim("fig8", "c1", "one TCP without flow control gets a few percent of the bandwidth", "value", "0.1 MB/s (§V)", one, one <= 0.35,
+            "goodput <= 0.35 MB/s")
+    c.claim("fig8", "c2", "two TCPs without flow control: the TCPs rarely compete", "value", "0.2 MB/s (§V)",
+            {"total": two, "ratio_two_one": two / one if one else None}, two <= 0.6 and one > 0 and 1.2 <= two / one <= 4.0,
+            "total <= 0.6 MB/s and total(two)/total(one) in [1.2, 4.0]")
+    gm = g_max(9180) / 1e6
+    cr1 = med.loc[("a", True), "total_MBps"]
+    c.claim("fig8", "c3", "with credit one TCP gets its maximum possible bandwidth", "value", "5.7 MB/s (§V)", cr1, cr1 >= 0.97 * gm,
+            f">= 0.97 G_max = {0.97 * gm:.2f} MB/s")
+    cr2, j2 = med.loc[("b", True), "total_MBps"], med.loc[("b", True), "fairness"]
+    c.claim("fig8", "c4", "with credit two TCPs get the whole link, shared equally", "value", "5.7 MB/s (§V)",
+            {"total": cr2, "jain": j2}, cr2 >= 0.97 * gm and j2 >= 0.95, "total >= 0.97 G_max and Jain's index >= 0.95")
+    credit_runs = df[df.credit]
+    c.claim("fig8", "c5", "with credit no cell is ever lost and no VC exceeds its 100 cells", "hard", "§V",
+            {"cells_dropped": int(credit_runs.cells_dropped.sum()), "within_limits": bool(credit_runs.peak_per_vc_ok.all())},
+            credit_runs.cells_dropped.sum() == 0 and credit_runs.peak_per_vc_ok.all(), "zero drops in every credit run; per-VC peak <= 100 cells")
+    payload_155 = 353207.5 / 192 * 9140
+    c.claim("fig8", "c7", "a 155 Mb/s link delivers about 17 MB/s of payload, a 53 Mb/s link about 5.7", "analytic", "17 / 5.7 MB/s (§V)",
+            {"oc3_MBps": payload_155 / 1e6, "oc3_Mbps": payload_155 * 8 / 1e6, "link53_MBps": gm}, abs(payload_155 / 16.81e6 - 1) < 0.01 and abs(gm / 5.73 - 1) < 0.01,
+            "353,207.5/192 x 9140 = 16.81 MB/s; 120,370.4/192 x 9140 = 5.73 MB/s")
+
+
+def fig8_tcp_udp(c: Ctx):
+    gm = g_max(9180)
+
+    def udp(frac_):
+        rate = frac_ * gm * 8
+        return ("flow.tcp2.kind=udp", f"flow.tcp2.rate={rate:.0f}bps", "flow.tcp2.datagram=9152B")
+
+    specs = [("b", udp(0.4) + (tuple(credit_overrides()) if cr else ()), s, False) for cr in (False, True) for s in c.seeds]
+    specs += [("b", udp(f), 1, False) for f in (0.3, 0.5)]
+    res = c.runs(specs)
+    rows = []
+    for (cfg, o, seed, _), r in zip(specs, res):
+        share = next(float(x.split("=")[1][:-3]) for x in o if x.startswith("flow.tcp2.rate")) / 8 / gm
+        rows.append({"credit": "credit.enabled=true" in o, "udp_share": round(share, 2), "seed": seed,
+                     "tcp_MBps": goodput(r, 0) / 1e6, "udp_MBps": goodput(r, 1) / 1e6,
+                     "cells_dropped": r["accounting"]["cells_dropped"]})
+    df = pd.DataFrame(rows)
+    df.to_csv(c.out / "fig8-tcp-udp.csv", index=False)
+    main = df[df.udp_share == 0.4].groupby("credit")[["tcp_MBps", "udp_MBps", "cells_dropped"]].median()
+    src = 0.4 * gm / 1e6
+    u, t = main.loc[True, "udp_MBps"], main.loc[True, "tcp_MBps"]
+    c.claim("fig8-tcp-udp", "c1", "with credit UDP gets its full source rate", "value", "§V ¶3", {"udp": u, "source": src}, u >= 0.98 * src,
+            "UDP goodput >= 0.98 x source rate")
+    c.claim("fig8-tcp-udp", "c2", "with credit TCP gets essentially the remaining bandwidth", "value", "§V ¶3",
+            {"tcp": t, "remaining": gm / 1e6 - src}, t >= 0.95 * (gm / 1e6 - src), "TCP goodput >= 0.95 x (G_max - UDP rate)")
+    tot = (main.loc[False, "tcp_MBps"] + main.loc[False, "udp_MBps"]) / (gm / 1e6)
+    sens = df[~df.credit].groupby("udp_share")[["tcp_MBps", "udp_MBps"]].median().sum(axis=1) / (gm / 1e6)
+    c.claim("fig8-tcp-udp", "c3", "without credit total utilisation by TCP and UDP falls below 45%", "value", "< 45 % (§V ¶3)",
+            {"utilisation": tot, "sensitivity_udp_share": {str(k): float(v) for k, v in sens.items()}}, tot < 0.45,
+            "(TCP + UDP goodput) / G_max < 0.45 at a 40 % UDP source", "UDP rate 40 % of G_max [choice G9]")
+    c.claim("fig8-tcp-udp", "c4", "without credit TCP's throughput drops significantly", "shape", "§V ¶3",
+            {"without": main.loc[False, "tcp_MBps"], "with": t}, main.loc[False, "tcp_MBps"] <= 0.25 * t, "TCP goodput <= 0.25 x with credit")
+    drops = int(df[df.credit].cells_dropped.sum())
+    c.claim("fig8-tcp-udp", "c5", "zero loss with credit", "hard", "§V", drops, drops == 0, "no cell dropped in any credit run")
+
+
+# --------------------------------------------------------------------------- fig9, credit-buffer
+
+def fig9(c: Ctx):
+    spec = ("a", tuple(credit_overrides()) + ("trace.interval=100us",), 1, True)
+    s, tr = c.runs([spec])[0]
+    q = pd.DataFrame({k: np.asarray(v) for k, v in tr["queue"].items()})
+    names = [p["name"] for p in s["ports"]]
+    bn = names.index("S->B")
+    qb = q[q.port == bn]
+    qb.to_csv(c.out / "fig9.csv", index=False)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    w = qb[(qb.t >= 1.0) & (qb.t <= 1.1)]
+    ax.step(w.t, w.occupancy * 48 / 1000, where="post", color="k")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("switch buffer (KB of payload)")
+    ax.set_title("config (a) with credit flow control: occupancy at the 53 Mb/s port")
+    save(fig, c.out / "fig9.png")
+    port = {p["name"]: p for p in s["ports"]}
+    peak = port["S->B"]["peak_occupancy"]
+    c.claim("fig9", "c1", "the switch never buffers more than the 100 cells it reserved", "hard", "§V ¶4", peak, peak <= 100,
+            "occupancy <= 100 cells always")
+    busy = port["S->B"]["busy_fraction"]
+    c.claim("fig9", "c2", "enough cells are always buffered to keep the output link busy", "value", "§V ¶4", busy, busy >= 0.99,
+            "the 53 Mb/s port busy >= 99 % of the time", "measured over the whole run (the paper's trace starts in steady state)")
+    host = port["A->S"]["mean_occupancy"]
+    sw = port["S->B"]["mean_occupancy"]
+    c.claim("fig9", "c3", "the switch withholds credit so hosts buffer data instead of sending it", "trace", "§V ¶1",
+            {"host_adapter_cells": host, "switch_cells": sw}, host >= 5 * sw,
+            "time-average backlog at host A's adapter >= 5 x time-average switch occupancy",
+            "host backlog counted as cells waiting in A's adapter queue (the socket queue is not modelled apart)")
+
+
+def credit_buffer(c: Ctx):
+    sizes = [12, 36, 100] if c.quick else [12, 24, 36, 48, 100]
+    specs = []
+    for b in sizes:
+        n2 = min(10, b // 4)
+        specs += [("a", tuple(credit_overrides()) + (f"credit.n2={n2}", f"credit.n3={b - n2}"), s, False) for s in c.seeds]
+    res = c.runs(specs)
+    df = pd.DataFrame([{"buf_alloc": int(o[-1].split("=")[1]) + int(o[-2].split("=")[1]), "seed": seed, "goodput_MBps": goodput(r) / 1e6,
+                        "cells_dropped": r["accounting"]["cells_dropped"]} for (cfg, o, seed, _), r in zip(specs, res)])
+    df.to_csv(c.out / "credit-buffer.csv", index=False)
+    med = df.groupby("buf_alloc")["goodput_MBps"].median()
+    gm = g_max(9180) / 1e6
+    ok = all(med[b] >= 0.99 * gm for b in med.index if b >= 36)
+    c.claim("credit-buffer", "c1", "in a LAN a few dozen cells per VC suffice", "shape", "§V last ¶",
+            {str(b): float(v) for b, v in med.items()}, ok, "goodput >= 0.99 G_max for every Buf_Alloc >= 36 cells")
+
+
+RUNNERS = {"fig3": fig3, "fig4": fig4, "fig8": fig8, "fig8-tcp-udp": fig8_tcp_udp, "fig9": fig9, "credit-buffer": credit_buffer}
+
+
+def reproduce(figures, quick, out, workers=None):
+    c = Ctx(quick, out, workers)
+    for f in figures:
+        RUNNERS[f](c)
+    bad = [k for k, r in c.done.items() if not (r[0] if k[3] else r)["accounting"]["balanced"]]
+    if bad:
+        raise RuntimeError(f"accounting identity violated in {len(bad)} runs, e.g. {bad[0]}")
+    return merge_write(c.out / "claims.json", c.claims)
