@@ -100,6 +100,8 @@ def row(spec: Spec, s: dict) -> dict:
         "occupancy_share": bn["mean_occupancy"] / bn["limit"] if bn["limit"] else float("nan"),
         "afr_conns": len(afr), "afr_double_conns": sum(a[2] + a[3] > a[0] + a[1] for a in afr),
         "afr_extra": sum(f["afr_extra_retransmits"] for f in fl), "afr_needless": sum(f["afr_needless_extra"] for f in fl),
+        # AFR's successor retransmissions as a share of the bottleneck's capacity in this run.
+        "afr_extra_share": sum(f["afr_extra_retransmits"] for f in fl) * SEG / (LINK_BYTES_10S / 10 * s["duration_s"]),
         "all_done": all(d is not None for d in done),
         "t_last": max((d for d in done if d is not None), default=float("nan")),
         "balanced": s["accounting"]["balanced"],
