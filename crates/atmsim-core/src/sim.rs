@@ -294,16 +294,24 @@ impl Simulation {
                     self.started(p, st);
                 }
             }
-            Offer::Dropped(_) => {
-                let vc = unit.vc.ix();
-                // A lost EOM merges the next frame into this one at the
-                // receiver: that frame is doomed from its first cell.
-                self.doomed[vc] = if self.atm && unit.is_eom() { unit.frame + 1 } else { unit.frame };
-                if let Some(loss) = self.ledgers[vc].cell_dropped(unit.frame) {
-                    self.record_loss(unit.vc, loss);
-                }
-            }
+            Offer::Dropped(_) => self.unit_dropped(unit),
         }
+    }
+
+    fn unit_dropped(&mut self, unit: Unit) {
+        let vc = unit.vc.ix();
+        // A lost EOM merges the next frame into this one at the receiver:
+        // that frame is doomed from its first cell.
+        self.doomed[vc] = if self.atm && unit.is_eom() { unit.frame + 1 } else { unit.frame };
+        if let Some(loss) = self.ledgers[vc].cell_dropped(unit.frame) {
+            self.record_loss(unit.vc, loss);
+        }
+    }
+
+    /// Is the data segment starting at `seq` one the scenario drops?
+    fn scripted_drop(&self, f: FlowId, seq: u64) -> bool {
+        let list = &self.model.flows[f.ix()].drop_segments;
+        !list.is_empty() && list.binary_search(&((seq - 1) / self.model.tcp.mss as u64)).is_ok()
     }
 
     /// A cell started transmission on a per-VC port: schedule the port's
@@ -490,7 +498,19 @@ impl Simulation {
         let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
         let srtt = if route.is_data { self.conns[route.flow.ix()].sender.srtt_exact } else { 0 };
         let first_port = route.ports[0];
+        let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
         let frame = self.ledgers[vc.ix()].push(seg.seq, seg.len, ncells as u16, self.now, srtt);
+        if first_transmission && route.is_data && self.scripted_drop(route.flow, seg.seq) {
+            for index in 0..ncells as u16 {
+                let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
+                let port = &mut self.ports[first_port.ix()];
+                port.stats.units_in += 1;
+                port.stats.units_dropped += 1;
+                port.stats.dropped_by[crate::atm::discard::DropReason::Scripted as usize] += 1;
+                self.unit_dropped(unit);
+            }
+            return None;
+        }
         for index in 0..ncells as u16 {
             let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
             self.enter(first_port, unit);

@@ -219,3 +219,39 @@ fn udp_validation() {
     let e = atmsim_core::run_text(&text.replace("name = \"f0\"", "name = \"f0\"\nkind = \"udp\""), &[], None, false).unwrap_err();
     assert_eq!(e.key, "flow[f0].rate");
 }
+
+/// One sender over a clean path (no congestion loss) with scripted losses.
+fn scripted(variant: &str, drops: &str, tick: &str) -> atmsim_core::Summary {
+    let text = random_scenario(true, 1, 4000, "tail", 10, 5000, 1460, variant, false)
+        .replace("duration = \"300ms\"", "duration = \"20s\"")
+        .replace("tick = \"10ms\"", &format!("tick = \"{tick}\""))
+        .replace("start = \"0us\"", &format!("start = \"0us\"\ndrop_segments = {drops}"));
+    let (s, _) = run_text(&text, &[], Some(1), false).unwrap();
+    assert!(s.accounting.balanced);
+    s
+}
+
+#[test]
+fn two_consecutive_losses_recovered_without_timeout_by_vegas_rm_and_by_afr() {
+    // Lite: the second loss of the pair needs a timeout or another fast
+    // retransmit (the cwnd is halved twice).
+    let lite = scripted("lite", "[40, 41]", "500ms");
+    let f = &lite.flows[0];
+    assert_eq!(f.segments_lost, 2);
+    assert!(f.timeouts >= 1 || f.fast_retransmits >= 2, "{f:?}");
+    // Vegas-RM: the first new ACK after the retransmission finds the next
+    // segment expired and resends it at once.
+    let rm = scripted("vegas-rm", "[40, 41]", "500ms");
+    assert_eq!(rm.flows[0].timeouts, 0, "{:?}", rm.flows[0]);
+    // Both lost segments resent (dup ACKs still in flight may trigger one
+    // more expired-segment resend of the second; never a timeout).
+    assert!((2..=3).contains(&rm.flows[0].segments_retransmitted), "{:?}", rm.flows[0]);
+    // AFR: after two consecutive-loss episodes the predictor doubles, and the
+    // third pair is repaired by one fast retransmission of both segments.
+    let afr = scripted("lite-afr", "[40, 41, 140, 141, 240, 241]", "500ms");
+    let a = &afr.flows[0];
+    assert_eq!(a.afr_extra_retransmits, 1, "{a:?}");
+    assert_eq!(a.afr_needless_extra, 0);
+    let lite3 = scripted("lite", "[40, 41, 140, 141, 240, 241]", "500ms");
+    assert!(a.fast_retransmits < lite3.flows[0].fast_retransmits || a.timeouts < lite3.flows[0].timeouts, "{a:?} vs {:?}", lite3.flows[0]);
+}

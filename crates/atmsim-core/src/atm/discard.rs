@@ -20,11 +20,14 @@ pub enum DropReason {
     Epd = 2,
     /// A non-EOM cell refused to keep room for EOM cells.
     EomReserve = 3,
+    /// A loss the scenario scripts (`flow.drop_segments`), for tests and
+    /// teaching: the whole frame is dropped at the sender's adapter.
+    Scripted = 4,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 4;
-    pub const NAMES: [&'static str; 4] = ["tail", "ppd", "epd", "eom_reserve"];
+    pub const COUNT: usize = 5;
+    pub const NAMES: [&'static str; 5] = ["tail", "ppd", "epd", "eom_reserve", "scripted"];
 }
 
 /// The discard policy of one port.

@@ -290,6 +290,11 @@ pub struct FlowSpec {
     /// Bytes to transfer, or "unbounded".
     #[serde(default = "unbounded")]
     pub bytes: String,
+    /// Scripted losses: the first transmissions of these data segments
+    /// (0 = the first segment after the handshake) are dropped whole at the
+    /// sender's adapter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_segments: Vec<u64>,
     /// "tcp" (default), or "udp": a constant-rate datagram source.
     #[serde(default)]
     pub kind: FlowKind,
@@ -468,6 +473,8 @@ pub struct FlowModel {
     pub dst: NodeId,
     pub start: Time,
     pub bytes: Option<u64>,
+    /// Sorted indices of data segments whose first transmission is dropped.
+    pub drop_segments: Vec<u64>,
     pub data_route: Vec<PortId>,
     pub ack_route: Vec<PortId>,
 }
@@ -727,7 +734,10 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
                 App::Cbr { payload: payload as u32, rate }
             }
         };
-        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, data_route, ack_route });
+        let mut drop_segments = f.drop_segments.clone();
+        drop_segments.sort_unstable();
+        drop_segments.dedup();
+        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, data_route, ack_route });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");

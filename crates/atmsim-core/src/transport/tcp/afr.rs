@@ -10,6 +10,13 @@
 //! is classified by the first later ACK that advances snd_una: consecutive
 //! if it stops exactly at u + len while X's successor had been sent before
 //! the retransmission, single otherwise. Timeouts do not update the state.
+//!
+//! [choice, refining tcp.md §3] The fast retransmission that later repairs
+//! the successor of a consecutive episode belongs to that episode and opens
+//! none of its own. Read literally, tcp.md §3 would classify it as a new,
+//! single episode, so every two-segment loss would count once consecutive and
+//! once single and the predictor could never leave states 0–1 — contradicting
+//! the paper's "mostly in state 3 on ATM networks" (§5.1.1).
 
 use crate::time::Time;
 
@@ -31,6 +38,9 @@ pub struct Afr {
     open: Option<(u64, u64, bool)>,
     /// Whether the open episode's retransmission was doubled.
     doubled: bool,
+    /// First byte of the successor of the last consecutive episode: its
+    /// repair continues that episode.
+    continuation: Option<u64>,
     since: Time,
     /// Time spent in each state (ps), for "mostly in state 3 on ATM".
     pub time_in: [Time; 4],
@@ -49,6 +59,7 @@ impl Afr {
             state: 0,
             open: None,
             doubled: false,
+            continuation: None,
             since: 0,
             time_in: [0; 4],
             episodes_consecutive: 0,
@@ -67,6 +78,9 @@ impl Afr {
     /// whether the segment after it had been transmitted; `doubled` whether
     /// AFR resent that successor too.
     pub fn open_episode(&mut self, u: u64, end: u64, successor_sent: bool, doubled: bool) {
+        if self.continuation.take() == Some(u) {
+            return;
+        }
         if self.open.is_none() {
             self.open = Some((u, end, successor_sent));
             self.doubled = doubled;
@@ -82,6 +96,7 @@ impl Afr {
             return;
         };
         let consecutive = ack == end && successor_sent;
+        self.continuation = consecutive.then_some(end);
         if consecutive {
             self.episodes_consecutive += 1;
         } else {
@@ -109,6 +124,7 @@ impl Afr {
     /// A timeout ends any open episode without a verdict.
     pub fn on_timeout(&mut self) {
         self.open = None;
+        self.continuation = None;
     }
 
     fn set_state(&mut self, s: u8, now: Time) {
@@ -153,6 +169,20 @@ mod tests {
         assert!(a.doubles());
         episode(&mut a, false, 0);
         assert!(!a.doubles(), "from the weak double state one single episode reverts");
+    }
+
+    #[test]
+    fn the_successors_repair_continues_the_consecutive_episode() {
+        let mut a = Afr::new(Predictor::Saturating);
+        a.open_episode(100, 200, true, false);
+        a.on_advance(200, 0); // X repaired, X+1 still missing: consecutive
+        assert_eq!(a.state, 1);
+        a.open_episode(200, 300, true, false); // the repair of X+1
+        a.on_advance(900, 0);
+        assert_eq!(a.state, 1, "not a second, single episode");
+        a.open_episode(900, 1000, true, false); // a later, unrelated loss
+        a.on_advance(2000, 0);
+        assert_eq!(a.state, 0);
     }
 
     #[test]
