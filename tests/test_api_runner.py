@@ -1,5 +1,6 @@
-"""Python API and the process-pool runner: determinism for any worker count."""
+"""Python API and the process-pool runner: determinism for any worker count, cache and resume."""
 import numpy as np
+import pytest
 
 import atmsim
 from atmsim.runner import Job, run_jobs
@@ -34,3 +35,67 @@ def test_same_results_for_any_worker_count(tmp_path):
     again = [_strip(s) for s in run_jobs(jobs, workers=2, progress=False, cache_dir=tmp_path)]
     assert cached == one == again
     assert len(list(tmp_path.glob("*.json"))) == 4
+
+
+def test_same_seed_same_summary():
+    a = atmsim.run("aron97-topo2-atm", set=["duration=1s", "switch.buffer=82512B"], seed=3).summary
+    b = atmsim.run("aron97-topo2-atm", set=["duration=1s", "switch.buffer=82512B"], seed=3).summary
+    assert _strip(a) == _strip(b)
+
+
+def test_bad_seed_is_a_scenario_error():
+    with pytest.raises(atmsim.ScenarioError, match="^seed: "):
+        atmsim.run("aron97-topo1-packet", seed=-1)
+    with pytest.raises(atmsim.ScenarioError, match="^scenario: "):
+        atmsim.load_scenario("no-such-built-in")
+
+
+def test_interrupted_sweep_resumes_from_the_cache(tmp_path, monkeypatch):
+    from atmsim import runner
+
+    text = atmsim.load_scenario("aron97-topo1-packet")
+    jobs = [Job(text, ("duration=500ms",), seed) for seed in (1, 2, 3)]
+    first = run_jobs(jobs, workers=1, progress=False, cache_dir=tmp_path)
+    files = sorted(tmp_path.glob("*.json"))
+    assert [f.stem for f in files] == sorted(j.key() for j in jobs)
+    files[0].unlink()  # as if the sweep had stopped before this run
+    calls = []
+    real = runner._run_one
+    monkeypatch.setattr(runner, "_run_one", lambda job: calls.append(job) or real(job))
+    again = run_jobs(jobs, workers=1, progress=False, cache_dir=tmp_path)
+    assert len(calls) == 1 and calls[0].key() == files[0].stem
+    assert [_strip(s) for s in again] == [_strip(s) for s in first]
+
+
+def test_cache_key_is_the_resolved_scenario_and_seed():
+    import hashlib
+
+    from atmsim import _core
+
+    text = atmsim.load_scenario("aron97-topo1-atm")
+    job = Job(text, ("switch.buffer=96KB",), 7)
+    resolved = _core.resolve(text, ["switch.buffer=96KB"])
+    assert job.key() == hashlib.sha256(f"{resolved}\n#seed=7\n".encode()).hexdigest()
+    assert job.key() != Job(text, ("switch.buffer=96KB",), 8).key()
+
+
+def test_atomic_dir_leaves_nothing_on_failure(tmp_path):
+    from atmsim.cli import atomic_dir
+
+    target = tmp_path / "out"
+    with pytest.raises(RuntimeError):
+        with atomic_dir(target) as d:
+            (d / "half.csv").write_text("x")
+            raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+    target.mkdir()
+    (target / "keep.txt").write_text("old")
+    (target / "sub").mkdir()
+    (target / "sub" / "a").write_text("1")
+    with atomic_dir(target) as d:
+        assert (d / "keep.txt").read_text() == "old"  # existing files are visible for merging
+        (d / "sub" / "b").write_text("2")
+        (d / "keep.txt").write_text("new")
+    assert (target / "keep.txt").read_text() == "new"
+    assert sorted(p.name for p in (target / "sub").iterdir()) == ["a", "b"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

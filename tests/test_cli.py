@@ -18,12 +18,19 @@ import pytest
         (["validate", "aron97-topo1-packet", "--set", "switch.buffer=100cells"], "switch.buffer"),
         (["reproduce", "nosuchpaper"], "paper"),
         (["reproduce", "aron97", "--figure", "fig99"], "--figure"),
-        (["run"], "Missing argument"),
+        (["run"], "SCENARIO"),
         (["run", "aron97-topo1-atm", "--seed", "x"], "--seed"),
+        (["run", "aron97-topo1-atm", "--seed", "-1"], "--seed"),
+        (["run", "aron97-topo1-atm", "--no-such-flag"], "--no-such-flag"),
+        (["run", "aron97-topo1-atm", "--set", "duration=1s", "--set", "flow.f1.start=5parsecs"], "flow"),
+        (["frobnicate"], "command"),
+        (["show", "missing/dir/x.toml"], "scenario"),
+        (["reproduce", "all", "--figure", "fig3"], "--figure"),
+        (["reproduce", "aron97", "--figure", "fig3", "--duration", "2 fortnights"], "duration"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_key(cli, args, key, tmp_path):
-    p = cli(*args, "--out", str(tmp_path / "o")) if args[0] == "reproduce" else cli(*args)
+    p = cli(*args, "--out", str(tmp_path / "o")) if args[0] in ("run", "reproduce") else cli(*args)
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1, p.stderr
@@ -63,3 +70,37 @@ def test_bench_reports_speed(cli):
     b = json.loads(p.stdout)
     assert b["events_per_unit_hop"] >= 1.0
     assert b["events"] > 0 and b["wall_s_per_simulated_s"] > 0
+
+
+def test_run_out_parquet_and_no_stray_temp_dirs(cli, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "r"
+    cli("run", "aron97-topo1-packet", "--set", "duration=300ms", "--out", str(out), "--trace-format", "parquet",
+        "--json", check=True)
+    assert set(pd.read_parquet(out / "trace_window.parquet").columns) >= {"t", "flow", "cwnd", "ssthresh"}
+    assert json.loads((out / "summary.json").read_text())["accounting"]["balanced"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
+    """The real command path (validation, staging dir, cache, claims merge) on k in {9, 30}, 1 seed, 2 s."""
+    out = tmp_path / "o"
+    tiny = ["--ks", "9,30", "--seeds", "1", "--duration", "2s", "--out", str(out), "--workers", "2"]
+    p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, check=True)
+    assert "aron97.fig3.c9" in p.stdout
+    for f in ["fig3.csv", "fig3_runs.csv", "fig3.png", "claims.json"]:
+        assert (out / f).stat().st_size > 0
+    rows = json.loads((out / "claims.json").read_text())
+    assert [r["id"] for r in rows] == sorted([f"aron97.fig3.c{i}" for i in range(1, 10)] + ["aron97.fig3.fair"])
+    cached = sorted((out / "runs").glob("*.json"))
+    assert len(cached) == 2 * 2 * 2  # topologies x networks x buffers, one seed
+    # A second figure into the same DIR merges its rows by id; fig3's stay.
+    cli("reproduce", "aron97", "--figure", "segregation", *tiny, check=True)
+    ids = {r["id"] for r in json.loads((out / "claims.json").read_text())}
+    assert "aron97.segregation.c1" in ids and "aron97.fig3.c1" in ids and len(ids) == 11
+    # Reproducing fig3 again reuses the cache and gives the same csv.
+    before = (out / "fig3.csv").read_text()
+    cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", check=True)
+    assert (out / "fig3.csv").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"], "staging directories are cleaned up"

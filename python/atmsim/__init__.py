@@ -9,6 +9,7 @@ The Python API is a thin layer over the Rust core (`atmsim._core`):
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -37,13 +38,19 @@ def list_scenarios() -> list[str]:
 
 
 def load_scenario(name_or_path: str) -> str:
-    """TOML text of a built-in scenario name or of a .toml file."""
+    """TOML text of a .toml file or of a built-in scenario name.
+
+    A name that is an existing file, ends in .toml or contains a path
+    separator is read as a file; anything else must be a built-in. Errors are
+    ScenarioError with one line "scenario: ...", so the CLI exits 2.
+    """
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    if path.is_file() or path.suffix == ".toml" or os.sep in str(name_or_path) or "/" in str(name_or_path):
         try:
             return path.read_text()
-        except OSError as e:
-            raise ScenarioError(f"scenario: cannot read '{name_or_path}': {e.strerror}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            raise ScenarioError(f"scenario: cannot read '{name_or_path}': {why}") from None
     builtin = _scenario_dir() / f"{name_or_path}.toml"
     if not builtin.is_file():
         raise ScenarioError(
@@ -81,12 +88,16 @@ class Result:
         return pd.DataFrame(self.summary["ports"])
 
     def trace_array(self, table: str, column: str) -> np.ndarray:
+        """One trace column as a numpy array (e.g. ("window", "cwnd"))."""
         return self.traces[table][column].to_numpy()
 
     def to_arrow(self):
         import pyarrow as pa
 
-        return pa.Table.from_pandas(self.flows.drop(columns=["loss_episode_sizes", "afr_time_in_states_s"]))
+        # Nested per-flow lists (episode sizes, AFR state times) stay in .summary;
+        # the Arrow table is the flat per-flow record.
+        flat = self.flows.drop(columns=["loss_episode_sizes", "afr_time_in_states_s"], errors="ignore")
+        return pa.Table.from_pandas(flat, preserve_index=False)
 
 
 def _trace_frames(raw: dict) -> dict:
@@ -95,6 +106,9 @@ def _trace_frames(raw: dict) -> dict:
 
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False) -> Result:
     """Run a built-in scenario name or TOML file; raises ScenarioError on bad input."""
+    from .runner import check_seed
+
+    check_seed(seed)
     text = load_scenario(scenario)
     summary_json, traces = _core.run(text, list(set), seed, trace)
     return Result(json.loads(summary_json), _trace_frames(traces) if trace else {})

@@ -1,14 +1,20 @@
 """The `atmsim` command line (DESIGN.md contract).
 
-Exit codes: 0 success, 2 invalid input (one line on stderr naming the key
-and the problem), 1 anything else. Outputs are written to a temporary
-directory beside the target and moved into place only when complete, so a
-failed command leaves no half-written output.
+Exit codes: 0 success, 2 invalid input, 1 anything else. Every invalid input
+(a ScenarioError from the core, an unknown built-in, bad `--set` syntax, an
+unknown paper or figure, a click usage error) prints exactly one line
+"atmsim: error: <key>: <problem>" on stderr: no traceback and no usage block,
+so scripts can show the line to a user as is. Inputs are validated before
+anything is written; outputs go to a temporary directory beside the target
+and are moved into place at the end, so a failed command leaves no
+half-written output (the run cache of `reproduce`, `DIR/runs/`, is the one
+deliberate exception: it is what lets an interrupted sweep resume).
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import resource
 import shutil
 import sys
@@ -21,17 +27,45 @@ import click
 import atmsim
 from atmsim import ScenarioError
 
+CACHE_SUBDIR = "runs"
+
 
 class InputError(Exception):
     """Invalid input found by the Python layer: 'key: problem'."""
 
 
 def fail(msg: str, code: int = 2):
-    click.echo(f"atmsim: error: {msg}", err=True)
+    click.echo(f"atmsim: error: {' '.join(str(msg).split())}", err=True)
     sys.exit(code)
 
 
+def usage_line(e: click.UsageError) -> str:
+    """A click usage error as 'key: problem' on one line (no usage block)."""
+    if isinstance(e, click.MissingParameter) and e.param is not None:
+        kind = e.param_type or ("argument" if isinstance(e.param, click.Argument) else "option")
+        name = e.param.human_readable_name if isinstance(e.param, click.Argument) else e.param.opts[0]
+        return f"{name}: missing {kind}"
+    if isinstance(e, click.NoSuchOption):
+        hint = f" (did you mean {', '.join(e.possibilities)}?)" if e.possibilities else ""
+        return f"{e.option_name}: no such option{hint}"
+    if isinstance(e, click.BadOptionUsage):
+        return f"{e.option_name}: {e.message}"
+    if isinstance(e, click.BadParameter):
+        hint = e.param_hint
+        if hint is None and e.param is not None:
+            hint = e.param.opts[0] if isinstance(e.param, click.Option) else e.param.human_readable_name
+        if isinstance(hint, (list, tuple)):
+            hint = hint[0]
+        return f"{str(hint or 'argument').strip(chr(39) + chr(34))}: {e.message}"
+    msg = e.format_message()
+    if msg.startswith("No such command"):
+        return f"command: {msg[0].lower()}{msg[1:]}"
+    return f"usage: {msg}"
+
+
 class Group(click.Group):
+    """Turns every input error into one stderr line and exit code 2."""
+
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         try:
@@ -39,10 +73,11 @@ class Group(click.Group):
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
-            fail("aborted", 1)
+            fail("interrupted", 130)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
         except click.UsageError as e:
-            # One line, no usage block.
-            fail(e.format_message().replace("\n", " "))
+            fail(usage_line(e))
         except (ScenarioError, InputError) as e:
             fail(str(e))
         except BrokenPipeError:
@@ -51,36 +86,57 @@ class Group(click.Group):
 
 
 def _overrides(values) -> list[str]:
+    """Checks `--set` syntax here so the message names --set, not a core key."""
     for v in values:
         if "=" not in v or not v.split("=", 1)[0].strip():
             raise InputError(f"--set: '{v}' is not key=value")
     return list(values)
 
 
+def _merge_move(src: Path, dst: Path) -> None:
+    """Moves the tree `src` into `dst`, replacing files of the same name."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        t = dst / f.name
+        if f.is_dir() and t.is_dir():
+            _merge_move(f, t)
+        else:
+            if t.is_dir():
+                shutil.rmtree(t)
+            os.replace(f, t)
+
+
 @contextlib.contextmanager
-def atomic_dir(target: Path):
-    """Yields a temporary directory; on success its files land in `target`."""
+def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
+    """Yields a staging directory beside `target`; on success its tree lands in `target`.
+
+    The staging directory starts as a copy of what `target` already holds
+    (except the run cache), so writers can merge into existing files such as
+    claims.json. On any exception the staging directory is removed and
+    `target` is left as it was.
+    """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        if target.exists():
-            for f in target.iterdir():
-                if f.is_file():
-                    shutil.copy2(f, tmp / f.name)
+        if target.is_dir():
+            shutil.copytree(target, tmp, dirs_exist_ok=True, ignore=lambda d, names: [n for n in names if n in keep]
+                            if Path(d) == target else [])
         yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if target.exists():
-        for f in tmp.iterdir():
-            f.replace(target / f.name)
+        _merge_move(tmp, target)
         shutil.rmtree(tmp, ignore_errors=True)
     else:
-        tmp.rename(target)
+        os.replace(tmp, target)
 
 
-set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
+set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                          help="Override a scenario key (dotted, e.g. switch.buffer=96KB); repeatable.")
+seed_option = click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+                           help="Seed (default: the scenario's).")
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -113,14 +169,25 @@ def show(scenario, sets):
     click.echo(atmsim.resolve(scenario, _overrides(sets)), nl=False)
 
 
+def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> None:
+    (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    for name, frame in traces.items():
+        if fmt in ("csv", "both"):
+            frame.to_csv(d / f"trace_{name}.csv", index=False)
+        if fmt in ("parquet", "both"):
+            frame.to_parquet(d / f"trace_{name}.parquet", index=False)
+
+
 @main.command()
 @click.argument("scenario")
 @set_option
-@click.option("--seed", type=int, default=None, help="Seed (default: the scenario's).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="Write summary.json and traces here.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-@click.option("--trace", is_flag=True, help="Record traces (written with --out).")
-def run(scenario, sets, seed, out, as_json, trace):
+@seed_option
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write summary.json and the traces (trace_<table>.csv/.parquet) here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
+@click.option("--trace", is_flag=True, help="Record traces (always on with --out).")
+@click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True)
+def run(scenario, sets, seed, out, as_json, trace, trace_format):
     """Run one scenario and print its summary."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)  # all input errors before any output
@@ -128,55 +195,78 @@ def run(scenario, sets, seed, out, as_json, trace):
     s = result.summary
     if out is not None:
         with atomic_dir(out) as d:
-            (d / "summary.json").write_text(json.dumps(s, indent=1) + "\n")
-            for name, frame in result.traces.items():
-                frame.to_csv(d / f"trace_{name}.csv", index=False)
+            _write_run(d, s, result.traces, trace_format)
     if as_json:
         click.echo(json.dumps(s))
-        return
-    from .report import print_summary
+    else:
+        from .report import print_summary
 
-    print_summary(s)
+        print_summary(s)
     if not s["accounting"]["balanced"]:
-        click.echo("atmsim: accounting identity violated (a bug): see the accounting table", err=True)
+        click.echo("atmsim: error: accounting: identity violated (a simulator bug)", err=True)
         return 1
+
+
+def _int_list(text):
+    return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
 @main.command()
 @click.argument("paper")
-@click.option("--figure", default=None, help="Figure ID (default: all of the paper's figures).")
+@click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True)
-@click.option("--workers", type=click.IntRange(1, 256), default=None, help="Worker processes (default: CPUs).")
-def reproduce(paper, figure, quick, out, workers):
+@click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted reproduction resumes.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
+@click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k (aron97).")
+@click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds (aron97).")
+@click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run (aron97).")
+def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json)."""
-    from .reproduce import PAPERS, figures_of
+    from .reproduce import PAPERS, figures_of, supports_grid
 
     if paper != "all" and paper not in PAPERS:
         raise InputError(f"paper: unknown paper '{paper}' (implemented: {', '.join(sorted(PAPERS))}, all)")
     papers = sorted(PAPERS) if paper == "all" else [paper]
-    if figure is not None and (paper == "all" or figure not in figures_of(paper)):
-        raise InputError(f"--figure: paper {paper} has no figure '{figure}' (implemented: {', '.join(figures_of(papers[0]))})")
+    if figure is not None:
+        if paper == "all":
+            raise InputError("--figure: give a paper, not 'all', with --figure")
+        if figure not in figures_of(paper):
+            raise InputError(f"--figure: paper {paper} has no figure '{figure}' (implemented: {', '.join(figures_of(paper))})")
+    try:
+        grid = {k: v for k, v in {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}.items() if v}
+    except ValueError:
+        raise InputError("--ks/--seeds: expected comma-separated integers") from None
+    if grid and not all(supports_grid(p) for p in papers):
+        raise InputError(f"--ks/--seeds/--duration: not supported for paper {paper}")
+    if duration:
+        atmsim.resolve("aron97-topo1-atm", [f"duration={duration}"])
     t0 = time.perf_counter()
+    cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
     with atomic_dir(out) as d:
         for p in papers:
             sub = d / p if paper == "all" else d
             sub.mkdir(exist_ok=True)
-            rows += PAPERS[p].reproduce([figure] if figure else figures_of(p), quick=quick, out=sub, workers=workers)
+            figs = [figure] if figure else figures_of(p)
+            rows += PAPERS[p].reproduce(figs, quick=quick, out=sub, workers=workers, cache_dir=cache_dir,
+                                        progress=progress, **grid)
     from .report import print_claims
 
     print_claims(rows)
-    click.echo(f"wrote {out}/ in {time.perf_counter() - t0:.1f} s")
+    held = sum(r["holds"] for r in rows)
+    click.echo(f"{held}/{len(rows)} claims hold; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
 
 
 @main.command()
 @click.option("--scenario", default="aron97-topo1-atm", show_default=True)
 @set_option
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def bench(scenario, sets, repeat, as_json):
-    """Measure simulator speed on one scenario (wall time of the event loop)."""
+    """Measure simulator speed on one scenario (wall time of the event loop; median of --repeat runs)."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)
     walls, s = [], None
@@ -184,24 +274,30 @@ def bench(scenario, sets, repeat, as_json):
         s = atmsim.run(scenario, sets).summary
         walls.append(s["wall_s"])
     wall = sorted(walls)[len(walls) // 2]
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    simulated = s.get("end_time_s", s["duration_s"])
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_mb = rss / 2**20 if sys.platform == "darwin" else rss / 1024
     report = {
         "scenario": s["scenario"],
-        "simulated_s": s["end_time_s"],
+        "network": s["network"],
+        "simulated_s": simulated,
         "wall_s_median": wall,
         "wall_s_all": walls,
         "events": s["events"],
         "unit_hops": s["unit_hops"],
-        "events_per_s": s["events"] / wall,
+        "events_per_s": s["events"] / wall if wall > 0 else None,
         "events_per_unit_hop": s["events"] / max(1, s["unit_hops"]),
-        "unit_hops_per_wall_s": s["unit_hops"] / wall,
-        "wall_s_per_simulated_s": wall / s["end_time_s"],
+        "unit_hops_per_wall_s": s["unit_hops"] / wall if wall > 0 else None,
+        "wall_s_per_simulated_s": wall / simulated if simulated > 0 else None,
         "peak_rss_mb": rss_mb,
     }
     if as_json:
         click.echo(json.dumps(report))
         return
     for k, v in report.items():
+        if isinstance(v, list):
+            v = ", ".join(f"{x:.4g}" for x in v)
         click.echo(f"{k:24s} {v:,.4g}" if isinstance(v, float) else f"{k:24s} {v}")
 
 

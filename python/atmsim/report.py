@@ -7,7 +7,7 @@ from rich.table import Table
 
 def print_summary(s: dict) -> None:
     c = Console()
-    c.print(f"[bold]{s['scenario']}[/] seed {s['seed']} ({s['network']}), {s['end_time_s']:.3f} s simulated, "
+    c.print(f"[bold]{s['scenario']}[/] seed {s['seed']} ({s['network']}), {s.get('end_time_s', s['duration_s']):.3f} s simulated, "
             f"{s['events']:,} events in {s['wall_s']:.3f} s")
     c.print(f"effective throughput {s['effective_throughput']:.4f} (common normaliser {s['effective_throughput_common']:.4f}), "
             f"fairness {s['fairness']:.3f}, bottleneck {s['bottleneck']}, cell loss ratio {s['cell_loss_ratio']:.4%}")
@@ -29,12 +29,26 @@ def print_summary(s: dict) -> None:
     c.print("accounting: " + ", ".join(f"{k}={v}" for k, v in a.items()))
 
 
+def compact(v, width: int = 60) -> str:
+    """A claim's `ours` on one short line: numbers to 3 significant digits, nested dicts as a.b=v."""
+    def flat(x, prefix=""):
+        if isinstance(x, dict):
+            for k, y in x.items():
+                yield from flat(y, f"{prefix}{k}.")
+        elif isinstance(x, float):
+            yield f"{prefix[:-1]}={x:.4g}" if prefix else f"{x:.3g}"
+        else:
+            yield f"{prefix[:-1]}={x}" if prefix else str(x)
+
+    text = ", ".join(flat(v))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def print_claims(rows: list[dict]) -> None:
-    c = Console()
+    """The claims of a reproduction, one row each (ids of experiments.md)."""
+    c = Console(stderr=False)
     t = Table("claim", "paper", "ours", "holds")
+    t.columns[0].no_wrap = True
     for r in rows:
-        ours = r["ours"]
-        if isinstance(ours, float):
-            ours = f"{ours:.4g}"
-        t.add_row(r["id"], str(r["paper_value"])[:40], str(ours)[:50], "[green]yes[/]" if r["holds"] else "[red]no[/]")
+        t.add_row(r["id"], str(r["paper_value"])[:30], compact(r["ours"]), "[green]yes[/]" if r["holds"] else "[red]no[/]")
     c.print(t)

@@ -1,26 +1,39 @@
 """Runs many simulations over worker processes.
 
-Results come back in job order and each run depends only on its scenario
-text, overrides and seed, so the output is identical for any worker count.
-With a cache directory each result is stored under a hash of the resolved
-scenario and seed, so an interrupted sweep resumes where it stopped.
+Why it looks like this:
+- Each run depends only on its scenario text, overrides and seed, and results
+  are put back in job order, so a sweep's output is identical for any worker
+  count (DESIGN.md "Determinism ... whatever the number of worker processes").
+- Workers are started with the `spawn` method: the parent may hold threads
+  (rich's progress refresher), and forking a threaded process can deadlock.
+  The job function is a module-level function of plain data, so it pickles.
+- With a cache directory each finished run is written at once to
+  `<cache_dir>/<sha256(resolved scenario + seed)>.json`; a sweep that is
+  interrupted (Ctrl-C, crash, machine reboot) resumes where it stopped, and
+  the key is the *resolved* text, so two spellings of the same scenario share
+  a result while any change to a default invalidates it.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
 from . import _core
 
+SEED_MAX = 2**64 - 1
+
 
 @dataclass(frozen=True)
 class Job:
+    """One simulation: scenario TOML text, `--set` overrides, seed (None: the scenario's)."""
+
     scenario: str  # TOML text
     overrides: tuple = ()
     seed: Optional[int] = None
@@ -28,11 +41,23 @@ class Job:
     tag: tuple = field(default=(), compare=False)
 
     def key(self) -> str:
-        resolved = _core.resolve(self.scenario, list(self.overrides))
-        return hashlib.sha256(f"{resolved}\nseed={self.seed}\ntrace={self.trace}".encode()).hexdigest()[:24]
+        """Cache key: sha256 of the resolved scenario text and the seed."""
+        return cache_key(_core.resolve(self.scenario, list(self.overrides)), self.seed)
+
+
+def cache_key(resolved: str, seed: Optional[int]) -> str:
+    return hashlib.sha256(f"{resolved}\n#seed={seed}\n".encode()).hexdigest()
+
+
+def check_seed(seed: Optional[int]) -> None:
+    """The core takes an unsigned 64-bit seed; say so as an input error rather than an OverflowError."""
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed <= SEED_MAX):
+        raise _core.ScenarioError(f"seed: must be an integer in 0..{SEED_MAX}, got {seed!r}")
 
 
 def _run_one(job: Job):
+    """Runs in a worker: returns the summary dict, or (summary, traces) for a traced job."""
+    check_seed(job.seed)
     summary, traces = _core.run(job.scenario, list(job.overrides), job.seed, job.trace)
     s = json.loads(summary)
     return (s, traces) if job.trace else s
@@ -42,48 +67,93 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+class _Cache:
+    """One JSON file per untraced run; written atomically (tmp file + os.replace)."""
+
+    def __init__(self, root: Optional[Path]):
+        self.root = Path(root) if root is not None else None
+
+    def path(self, job: Job) -> Optional[Path]:
+        if self.root is None or job.trace:
+            return None  # traces are large and cheap to recompute for the few traced runs
+        return self.root / f"{job.key()}.json"
+
+    def load(self, job: Job):
+        p = self.path(job)
+        if p is None or not p.exists():
+            return None
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError):
+            return None  # a torn or foreign file: recompute
+
+    def store(self, job: Job, result) -> None:
+        p = self.path(job)
+        if p is None:
+            return
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(result))
+        os.replace(tmp, p)
+
+
 def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optional[bool] = None,
              cache_dir: Optional[Path] = None, label: str = "simulating") -> list:
-    """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs) in order."""
-    workers = workers or default_workers()
+    """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs) in job order.
+
+    workers: processes (default os.cpu_count()); 1 runs inline in this process.
+    progress: rich progress bar on stderr; default only when stderr is a terminal.
+    cache_dir: if given, finished runs are stored there and reused on the next call.
+    """
+    workers = default_workers() if workers is None else max(1, int(workers))
+    for job in jobs:
+        check_seed(job.seed)
+    cache = _Cache(cache_dir)
     results: list = [None] * len(jobs)
     todo = []
     for i, job in enumerate(jobs):
-        if cache_dir is not None and not job.trace:
-            path = Path(cache_dir) / f"{job.key()}.json"
-            if path.exists():
-                results[i] = json.loads(path.read_text())
-                continue
-        todo.append(i)
+        hit = cache.load(job)
+        if hit is None:
+            todo.append(i)
+        else:
+            results[i] = hit
     show = sys.stderr.isatty() if progress is None else progress
 
-    def store(i, r):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    def done(i, r):
         results[i] = r
-        if cache_dir is not None and not jobs[i].trace:
-            Path(cache_dir).mkdir(parents=True, exist_ok=True)
-            tmp = Path(cache_dir) / f".{jobs[i].key()}.tmp"
-            tmp.write_text(json.dumps(r))
-            tmp.replace(Path(cache_dir) / f"{jobs[i].key()}.json")
+        cache.store(jobs[i], r)
 
-    from rich.progress import Progress
-
-    with Progress(disable=not show, transient=True) as bar:
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task(label, total=len(todo))
-        if workers <= 1 or len(todo) <= 1:
+        if workers == 1 or len(todo) <= 1:
             for i in todo:
-                store(i, _run_one(jobs[i]))
+                done(i, _run_one(jobs[i]))
                 bar.advance(task)
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                # Longest first keeps both workers busy to the end.
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+                # Longest first keeps every worker busy to the end; the order of
+                # completion does not matter because results go back by index.
                 order = sorted(todo, key=lambda i: -_cost(jobs[i]))
                 futures = {pool.submit(_run_one, jobs[i]): i for i in order}
-                for fut in futures:
-                    store(futures[fut], fut.result())
-                    bar.advance(task)
+                try:
+                    for fut in as_completed(futures):
+                        done(futures[fut], fut.result())
+                        bar.advance(task)
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
     return results
 
 
 def _cost(job: Job) -> float:
-    """A rough run-time estimate: ATM runs cost ~50x packet runs."""
-    return 50.0 if 'network = "atm"' in job.scenario and "network=packet" not in job.overrides else 1.0
+    """A rough run-time estimate for scheduling only: an ATM run costs ~50x a packet run."""
+    net = next((o.split("=", 1)[1].strip().strip('"') for o in reversed(job.overrides) if o.startswith("network=")), None)
+    if net is None:
+        net = "atm" if 'network = "atm"' in job.scenario else "packet"
+    return 50.0 if net == "atm" else 1.0

@@ -43,8 +43,9 @@ def credit_overrides(tcp_rate="13MB/s"):
 
 
 class Ctx:
-    def __init__(self, quick, out, workers):
+    def __init__(self, quick, out, workers, cache_dir=None, progress=None):
         self.quick, self.out, self.workers = quick, Path(out), workers
+        self.cache_dir, self.progress = cache_dir, progress
         self.seeds = [1] if quick else [1, 2, 3]
         self.duration = "10s" if quick else "20s"
         self.done: dict = {}
@@ -55,7 +56,8 @@ class Ctx:
         todo = [s for s in dict.fromkeys(specs) if s not in self.done]
         jobs = [Job(atmsim.load_scenario(f"morris-kung95-{cfg}"), tuple(o) + (f"duration={self.duration}",), seed, tr)
                 for cfg, o, seed, tr in todo]
-        for s, r in zip(todo, run_jobs(jobs, workers=self.workers, label=f"{PAPER}: {len(todo)} runs")):
+        for s, r in zip(todo, run_jobs(jobs, workers=self.workers, label=f"{PAPER}: {len(todo)} runs",
+                                              cache_dir=self.cache_dir, progress=self.progress)):
             self.done[s] = r
         return [self.done[s] for s in specs]
 
@@ -353,8 +355,8 @@ def credit_buffer(c: Ctx):
 RUNNERS = {"fig3": fig3, "fig4": fig4, "fig8": fig8, "fig8-tcp-udp": fig8_tcp_udp, "fig9": fig9, "credit-buffer": credit_buffer}
 
 
-def reproduce(figures, quick, out, workers=None):
-    c = Ctx(quick, out, workers)
+def reproduce(figures, quick, out, workers=None, cache_dir=None, progress=None):
+    c = Ctx(quick, out, workers, cache_dir, progress)
     for f in figures:
         RUNNERS[f](c)
     bad = [k for k, r in c.done.items() if not (r[0] if k[3] else r)["accounting"]["balanced"]]
