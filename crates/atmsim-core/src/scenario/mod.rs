@@ -385,7 +385,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
-        ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ") }
+        ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
     })
 }
 

@@ -21,6 +21,14 @@ fn parse_decimal(s: &str) -> Option<(u128, u32)> {
     Some((digits.parse().ok()?, frac.len() as u32))
 }
 
+/// Rejects negative quantities with a clear message.
+fn non_negative(s: &str) -> Result<(), String> {
+    if s.trim_start().starts_with('-') {
+        return Err(format!("'{}' must not be negative", s.trim()));
+    }
+    Ok(())
+}
+
 /// Splits "12.5ms" into ("12.5", "ms").
 fn split_unit(s: &str) -> (&str, &str) {
     let s = s.trim();
@@ -40,6 +48,7 @@ fn exact(s: &str, mult: u128) -> Result<u128, String> {
 }
 
 pub fn parse_time(s: &str) -> Result<Time, String> {
+    non_negative(s)?;
     let (num, unit) = split_unit(s);
     let mult: u128 = match unit {
         "s" => PS_PER_S as u128,
@@ -68,6 +77,7 @@ fn size_mult(unit: &str) -> Option<u128> {
 }
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    non_negative(s)?;
     let (num, unit) = split_unit(s);
     let mult = size_mult(unit).ok_or_else(|| {
         format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, GB, KiB, MiB, GiB)")
@@ -84,6 +94,7 @@ pub enum BufferSize {
 }
 
 pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
+    non_negative(s)?;
     let (num, unit) = split_unit(s);
     match unit {
         "cells" | "cell" => Ok(BufferSize::Cells(exact(num, 1)? as u64)),
@@ -95,6 +106,9 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
 }
 
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    if s.trim_start().starts_with('-') {
+        return Err(format!("rate '{}' must be positive", s.trim()));
+    }
     // An exact fraction is allowed before the unit: "1378000000/27bps".
     let (s_num, unit_den) = match s.split_once('/') {
         Some((a, b)) if b.starts_with(|c: char| c.is_ascii_digit()) => {
@@ -145,6 +159,7 @@ mod tests {
         assert!(parse_time("30").is_err());
         assert!(parse_time("30mss").is_err());
         assert!(parse_time("0.1ps").is_err());
+        assert!(parse_time("-1s").unwrap_err().contains("negative"));
     }
 
     #[test]
