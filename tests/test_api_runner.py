@@ -67,15 +67,16 @@ def test_interrupted_sweep_resumes_from_the_cache(tmp_path, monkeypatch):
     assert [_strip(s) for s in again] == [_strip(s) for s in first]
 
 
-def test_cache_key_is_the_resolved_scenario_and_seed():
+def test_cache_key_is_the_resolved_scenario_seed_and_core_build():
     import hashlib
 
     from atmsim import _core
+    from atmsim.runner import core_fingerprint
 
     text = atmsim.load_scenario("aron97-topo1-atm")
     job = Job(text, ("switch.buffer=96KB",), 7)
     resolved = _core.resolve(text, ["switch.buffer=96KB"])
-    assert job.key() == hashlib.sha256(f"{resolved}\n#seed=7\n".encode()).hexdigest()
+    assert job.key() == hashlib.sha256(f"{resolved}\n#seed=7\n#core={core_fingerprint()}\n".encode()).hexdigest()
     assert job.key() != Job(text, ("switch.buffer=96KB",), 8).key()
 
 

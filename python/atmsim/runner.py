@@ -15,6 +15,7 @@ Why it looks like this:
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -45,8 +46,14 @@ class Job:
         return cache_key(_core.resolve(self.scenario, list(self.overrides)), self.seed)
 
 
+@functools.lru_cache(maxsize=1)
+def core_fingerprint() -> str:
+    """A hash of the compiled core: results cached by another build are not reused."""
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+
+
 def cache_key(resolved: str, seed: Optional[int]) -> str:
-    return hashlib.sha256(f"{resolved}\n#seed={seed}\n".encode()).hexdigest()
+    return hashlib.sha256(f"{resolved}\n#seed={seed}\n#core={core_fingerprint()}\n".encode()).hexdigest()
 
 
 def check_seed(seed: Optional[int]) -> None:
