@@ -541,12 +541,16 @@ def afr_overhead(df: pd.DataFrame, net: str) -> pd.Series:
     return pd.concat(out)
 
 
-def fig7(c: Ctx):
+def _six_figure(c: Ctx, net: str, name: str):
+    """The six variants on one network: writes csv and png; returns runs, points and E per variant."""
     df, pts = _six(c)
-    atm = pts[pts.network == "atm"]
-    c.write("fig7", atm, df[df.network == "atm"])
-    _plot_six(c, pts, "atm", "fig7")
-    E = {v: series(pts, network="atm", variant=v) for v in VARIANTS}
+    c.write(name, pts[pts.network == net], df[df.network == net])
+    _plot_six(c, pts, net, name)
+    return df, pts, {v: series(pts, network=net, variant=v) for v in VARIANTS}
+
+
+def fig7(c: Ctx):
+    df, pts, E = _six_figure(c, "atm", "fig7")
     Ep = {v: series(pts, network="packet", variant=v) for v in VARIANTS}
     best_other = pd.concat([E[v] for v in VARIANTS if v != "vegas-afr"], axis=1).max(axis=1)
     o1 = frac(E["vegas-afr"] >= best_other - 0.01)
@@ -586,11 +590,8 @@ def fig7(c: Ctx):
 
 
 def fig8(c: Ctx):
-    df, pts = _six(c)
+    df, pts, E = _six_figure(c, "packet", "fig8")
     pkt = pts[pts.network == "packet"]
-    c.write("fig8", pkt, df[df.network == "packet"])
-    _plot_six(c, pts, "packet", "fig8")
-    E = {v: series(pts, network="packet", variant=v) for v in VARIANTS}
     rel = E["vegas"] / E["lite"] - 1
     c.claim("fig8", "c1", "Vegas achieves 5-15% higher throughput than TCP Lite on packet networks", "value", "5–15 % (§5)",
             {"median": float(rel.median()), "share_positive": frac(rel > 0)}, 0.03 <= rel.median() <= 0.20 and frac(rel > 0) >= 0.8,
