@@ -19,7 +19,7 @@ use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES}
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, PortSummary, Summary};
 use crate::time::{secs, Serializer, Time};
-use crate::trace::{EventKind, Traces};
+use crate::trace::{EventKind, PortChange, Traces};
 use crate::transport::tcp::{Reply, SenderEvent, SenderState, TcpReceiver, TcpSender};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -37,9 +37,13 @@ struct Connection {
     cbr: Option<Cbr>,
 }
 
+/// A datagram source: constant rate (`clock`), or scripted (`script`, the
+/// absolute send times, consumed from `next_at`).
 struct Cbr {
     payload: u32,
-    clock: Serializer,
+    clock: Option<Serializer>,
+    script: Vec<Time>,
+    next_at: usize,
     next_seq: u64,
     bytes_sent: u64,
     datagrams_sent: u64,
@@ -71,6 +75,8 @@ pub struct Simulation {
     losses: Vec<Vec<Loss>>,
     seg_buf: Vec<Segment>,
     traces: Option<Traces>,
+    /// The port whose changes are logged (`trace.port`, traces on).
+    log_port: Option<PortId>,
     unfinished: usize,
     unit_hops: u64,
     wall_s: f64,
@@ -134,7 +140,9 @@ impl Simulation {
                 }
                 App::Cbr { payload, rate } => Some(Cbr {
                     payload,
-                    clock: Serializer::new(rate),
+                    clock: rate.map(Serializer::new),
+                    script: f.send_at.iter().map(|&t| f.start + t).collect(),
+                    next_at: 0,
                     next_seq: 1,
                     bytes_sent: 0,
                     datagrams_sent: 0,
@@ -155,7 +163,8 @@ impl Simulation {
                 App::Tcp => Event::FlowStart(FlowId(i as u32)),
                 App::Cbr { .. } => Event::CbrSend(FlowId(i as u32)),
             };
-            sched.schedule(f.start, ev);
+            let first = f.send_at.first().map_or(f.start, |&t| f.start + t);
+            sched.schedule(first, ev);
         }
         // The seed draws each host's timer phase and nothing else (tcp.md §1.1).
         let mut rng = ChaCha8Rng::seed_from_u64(model.seed);
@@ -190,6 +199,7 @@ impl Simulation {
             routes,
             seg_buf: Vec::with_capacity(64),
             traces: trace.then(Traces::default),
+            log_port: if trace { model.trace_port } else { None },
             unfinished: if bounded_all { unfinished } else { usize::MAX },
             unit_hops: 0,
             wall_s: 0.0,
@@ -207,6 +217,9 @@ impl Simulation {
                 Event::PipeHead(p) => self.pipe_head(p),
                 Event::PortFree(p) => {
                     if let Some(done) = self.ports[p.ix()].finish_tx(t) {
+                        if self.log_port == Some(p) {
+                            self.log(t, &done, PortChange::Depart);
+                        }
                         if done.hop > 0 {
                             let upstream = self.routes[done.vc.ix()].ports[done.hop as usize - 1];
                             self.forwarded(upstream, done.vc);
@@ -280,7 +293,12 @@ impl Simulation {
     #[inline]
     fn enter(&mut self, p: PortId, unit: Unit) {
         let port = &mut self.ports[p.ix()];
-        match port.offer(self.now, &unit) {
+        let offer = port.offer(self.now, &unit);
+        if self.log_port == Some(p) {
+            self.log_offer(p, &unit, offer);
+        }
+        let port = &mut self.ports[p.ix()];
+        match offer {
             Offer::Accepted { arrive_at, pipe_was_empty } => {
                 if self.doomed[unit.vc.ix()] == unit.frame {
                     port.stats.dead_units += 1;
@@ -295,6 +313,27 @@ impl Simulation {
                 }
             }
             Offer::Dropped(_) => self.unit_dropped(unit),
+        }
+    }
+
+    /// Logs what `offer` did with a unit at the logged port.
+    #[cold]
+    fn log_offer(&mut self, p: PortId, unit: &Unit, offer: Offer) {
+        let now = self.now;
+        match offer {
+            Offer::Accepted { arrive_at, .. } => {
+                self.log(now, unit, PortChange::Arrive);
+                self.log(arrive_at - self.ports[p.ix()].delay, unit, PortChange::Depart);
+            }
+            Offer::Queued(_) => self.log(now, unit, PortChange::Arrive),
+            Offer::Dropped(_) => self.log(now, unit, PortChange::Drop),
+        }
+    }
+
+    #[cold]
+    fn log(&mut self, t: Time, unit: &Unit, change: PortChange) {
+        if let Some(tr) = &mut self.traces {
+            tr.port.push(secs(t), unit.vc.0, unit.frame, unit.is_eom(), change);
         }
     }
 
@@ -535,8 +574,16 @@ impl Simulation {
         cbr.next_seq += len as u64;
         cbr.bytes_sent += len as u64;
         cbr.datagrams_sent += 1;
-        let next = cbr.clock.send(self.now, len as u64);
-        self.sched.schedule(next, Event::CbrSend(f));
+        let next = match &mut cbr.clock {
+            Some(clock) => Some(clock.send(self.now, len as u64)),
+            None => {
+                cbr.next_at += 1;
+                cbr.script.get(cbr.next_at).copied()
+            }
+        };
+        if let Some(next) = next {
+            self.sched.schedule(next, Event::CbrSend(f));
+        }
         self.transmit(data_vc(f), seg);
     }
 

@@ -55,11 +55,59 @@ pub struct EventTrace {
     pub seq: Vec<u64>,
 }
 
+/// What happened to a unit at the logged port (`trace.port`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PortChange {
+    /// Accepted into the buffer: occupancy + 1.
+    Arrive,
+    /// Its last bit left the line: occupancy - 1.
+    Depart,
+    /// Discarded on arrival: occupancy unchanged.
+    Drop,
+}
+
+impl PortChange {
+    pub fn name(self) -> &'static str {
+        match self {
+            PortChange::Arrive => "arrive",
+            PortChange::Depart => "depart",
+            PortChange::Drop => "drop",
+        }
+    }
+}
+
+/// Every change at one port, unit by unit (Morris & Kung Figs. 5 and 9 plot
+/// occupancy "at every change"). Rows are in the order the simulator learnt
+/// of them: a FIFO port knows a unit's departure time when it accepts it, so
+/// sort by time (departures first at equal times, as the port drains) before
+/// summing the changes into an occupancy.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PortLog {
+    pub t: Vec<f64>,
+    pub vc: Vec<u32>,
+    /// The AAL5 frame (or packet) number within its VC.
+    pub frame: Vec<u32>,
+    pub eom: Vec<bool>,
+    pub change: Vec<PortChange>,
+}
+
+impl PortLog {
+    pub fn push(&mut self, t: f64, vc: u32, frame: u32, eom: bool, change: PortChange) {
+        self.t.push(t);
+        self.vc.push(vc);
+        self.frame.push(frame);
+        self.eom.push(eom);
+        self.change.push(change);
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Traces {
     pub window: WindowTrace,
     pub queue: QueueTrace,
     pub events: EventTrace,
+    pub port: PortLog,
 }
 
 impl Traces {

@@ -2,6 +2,7 @@
 //! scenario, determinism, and a property test over random networks.
 
 use atmsim_core::run_text;
+use atmsim_core::trace::PortChange;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::path::PathBuf;
@@ -218,6 +219,51 @@ fn udp_validation() {
     let text = random_scenario(true, 1, 100, "tail", 10, 10, 1460, "lite", false);
     let e = atmsim_core::run_text(&text.replace("name = \"f0\"", "name = \"f0\"\nkind = \"udp\""), &[], None, false).unwrap_err();
     assert_eq!(e.key, "flow[f0].rate");
+}
+
+#[test]
+fn scripted_source_validation() {
+    let udp = random_scenario(true, 1, 100, "tail", 10, 10, 1460, "lite", false).replace("name = \"f0\"", "name = \"f0\"\nkind = \"udp\"");
+    let e = run_text(&udp.replace("kind = \"udp\"", "kind = \"udp\"\nsend_at = [\"2ms\", \"1ms\"]"), &[], None, false).unwrap_err();
+    assert_eq!((e.key.as_str(), e.problem.as_str()), ("flow[f0].send_at[1]", "times must be ascending"));
+    let e = run_text(&udp.replace("kind = \"udp\"", "kind = \"udp\"\nrate = \"1Mbps\"\nsend_at = [\"1ms\"]"), &[], None, false).unwrap_err();
+    assert_eq!(e.key, "flow[f0].send_at");
+}
+
+/// The fig6 scenario: a scripted source and a logged port. The log's
+/// arrivals, departures and drops must agree with the port's counters, and
+/// summed in time order it must never exceed the buffer.
+#[test]
+fn port_log_agrees_with_the_port_and_the_script_sends_each_datagram() {
+    let text = std::fs::read_to_string(builtin_dir().join("morris-kung95-fig6.toml")).unwrap();
+    for policy in ["tail", "ppd"] {
+        let (s, tr) = run_text(&text, &[format!("switch.policy={policy}")], None, true).unwrap();
+        let log = tr.unwrap().port;
+        assert!(s.accounting.balanced);
+        assert_eq!(s.flows[0].segments_sent, 12, "one datagram per send_at");
+        let count = |c: PortChange| log.change.iter().filter(|&&x| x == c).count() as u64;
+        let bn = s.ports.iter().find(|p| p.name == "S->Y").unwrap();
+        assert_eq!(count(PortChange::Drop), s.accounting.cells_dropped);
+        assert_eq!(count(PortChange::Drop), bn.units_dropped);
+        assert_eq!(count(PortChange::Arrive) + count(PortChange::Drop), bn.units_in);
+        assert_eq!(count(PortChange::Arrive), count(PortChange::Depart), "the buffer drains by the end");
+        let mut rows: Vec<(f64, u8, i64)> = log
+            .t
+            .iter()
+            .zip(&log.change)
+            .map(|(&t, &c)| match c {
+                PortChange::Depart => (t, 0, -1),
+                PortChange::Drop => (t, 1, 0),
+                PortChange::Arrive => (t, 2, 1),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut q = 0i64;
+        for (_, _, d) in rows {
+            q += d;
+            assert!((0..=384).contains(&q), "occupancy {q}");
+        }
+    }
 }
 
 /// One sender over a clean path (no congestion loss) with scripted losses.

@@ -45,6 +45,14 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
     e.set_item("kind", kinds)?;
     e.set_item("seq", &t.events.seq)?;
     out.set_item("events", e)?;
+    let p = PyDict::new_bound(py);
+    p.set_item("t", &t.port.t)?;
+    p.set_item("vc", &t.port.vc)?;
+    p.set_item("frame", &t.port.frame)?;
+    p.set_item("eom", &t.port.eom)?;
+    let changes: Vec<&str> = t.port.change.iter().map(|c| c.name()).collect();
+    p.set_item("change", changes)?;
+    out.set_item("port", p)?;
     Ok(out)
 }
 

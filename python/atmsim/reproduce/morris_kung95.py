@@ -10,6 +10,7 @@ emitted rather than guessed.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from atmsim.claims import Claim, frac, merge_write
 from atmsim.runner import Job, run_jobs
 
 PAPER = "morris-kung95"
-FIGURES = ["fig3", "fig4", "fig8", "fig8-tcp-udp", "fig9", "credit-buffer"]
+FIGURES = ["fig3", "fig4", "fig6", "fig8", "fig8-tcp-udp", "fig9", "credit-buffer"]
 CELL_RATE_53 = 1378000000 / 27 / 424  # 120,370.4 cells/s (G1)
 B_FULL = [8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 72, 80]  # KiB of payload per VC
 B_QUICK = [16, 32, 48, 56, 64, 72]
@@ -54,12 +55,15 @@ class Ctx:
     def runs(self, specs):
         """specs: (config, overrides tuple, seed, trace) -> summaries, each computed once."""
         todo = [s for s in dict.fromkeys(specs) if s not in self.done]
-        jobs = [Job(atmsim.load_scenario(f"morris-kung95-{cfg}"), tuple(o) + (f"duration={self.duration}",), seed, tr)
+        jobs = [Job(atmsim.load_scenario(f"morris-kung95-{cfg}"), tuple(o) + self.default_duration(o), seed, tr)
                 for cfg, o, seed, tr in todo]
         for s, r in zip(todo, run_jobs(jobs, workers=self.workers, label=f"{PAPER}: {len(todo)} runs",
                                               cache_dir=self.cache_dir, progress=self.progress)):
             self.done[s] = r
         return [self.done[s] for s in specs]
+
+    def default_duration(self, overrides):
+        return () if any(o.startswith("duration=") for o in overrides) else (f"duration={self.duration}",)
 
     def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note=""):
         self.claims.append(Claim(PAPER, figure, f"{PAPER}.{figure}.{cid}", statement, kind, paper_value, ours,
@@ -215,6 +219,87 @@ def fig4(c: Ctx):
             "65,535 B at 15 MB/s and at the OC-3 payload rate take < 10 ms; the 53 Mb/s link needs ~11.4 ms")
 
 
+# --------------------------------------------------------------------------- fig6
+
+FIG6_UNIT_S = 192 * 9e-6  # one packet time at the output of morris-kung95-fig6.toml
+FIG6_SHIFT = 2  # the scenario's script starts 2 units before the paper's t = 0
+FIG6_STARTS = [-2, Fraction(-5, 3), -1, 0, 1, 2, Fraction(7, 3), 3, 4, 5, 6, 7]  # paper time
+FIG6_I = 6  # packet i, the extra packet, is the 7th of the script
+
+
+def fig6(c: Ctx):
+    """The paper's argument computed as a fluid (fluid.py) and run cell by
+    cell (morris-kung95-fig6.toml), with tail drop and with PPD."""
+    from atmsim import fluid, portlog
+
+    cap = Fraction(2)
+    white = cap - Fraction(2, 3)  # the highest level at which a whole packet still fits (rises 2/3)
+    fl = {p: fluid.buffer_curve(FIG6_STARTS, cap=cap, ppd=p == "ppd") for p in ("tail", "ppd")}
+    unlimited = fluid.buffer_curve(FIG6_STARTS)
+    runs = dict(zip(("tail", "ppd"), c.runs([("fig6", (f"switch.policy={p}",), 1, True) for p in ("tail", "ppd")])))
+    rows, cell = [], {}
+    for pol, (s, tr) in runs.items():
+        occ = portlog.occupancy(tr["port"])
+        occ["t_paper"] = occ.t / FIG6_UNIT_S - FIG6_SHIFT
+        occ["fluid"] = fluid.value_at(fl[pol], occ.t_paper.to_numpy()) * 192
+        cell[pol] = occ
+        lost = occ[occ.change == "drop"].groupby("frame").size().reindex(range(len(FIG6_STARTS)), fill_value=0)
+        for k, t0 in enumerate(FIG6_STARTS):
+            rows.append({"policy": pol, "packet": k, "t_paper": float(t0), "cells_lost": int(lost[k]),
+                         "fluid_lost_cells": float(fl[pol].lost[k] * 192)})
+    df = pd.DataFrame(rows)
+    df.to_csv(c.out / "fig6.csv", index=False)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    for ax, pol in zip(axes, ("tail", "ppd")):
+        occ = cell[pol]
+        ax.step(occ.t_paper, occ.q / 192, where="post", color="0.6", lw=2, label="cell run")
+        for run, style, lab in ((unlimited, "--", "fluid, unlimited buffer"), (fl[pol], "-", "fluid, 2-packet buffer")):
+            ax.plot([float(t) for t, _ in run.points], [float(q) for _, q in run.points], style, color="k", lw=1, label=lab)
+        ax.plot([float(t) for t in FIG6_STARTS], [0.05] * len(FIG6_STARTS), "o", color="k", ms=4)
+        ax.plot([3], [float(white)], "o", mfc="white", mec="k", ms=7)
+        ax.axhline(2, color="k", lw=0.5, ls=":")
+        ax.set_xlim(-0.2, 6)
+        ax.set_xlabel("time (packet times at the output)")
+        ax.set_title("tail drop" if pol == "tail" else "partial packet discard")
+    axes[0].set_ylabel("switch buffer (packets)")
+    axes[0].legend(fontsize=7, loc="upper left")
+    save(fig, c.out / "fig6.png")
+
+    lost = {pol: df[df.policy == pol].set_index("packet").cells_lost for pol in ("tail", "ppd")}
+    damaged = {pol: [k - FIG6_I for k, v in lost[pol].items() if v > 0] for pol in lost}
+    tail_i, tail_i1 = int(lost["tail"][FIG6_I]), int(lost["tail"][FIG6_I + 1])
+    c.claim("fig6", "c1", "in this way two packets are damaged", "analytic", "packets i and i+1 (§IV, Fig. 6)",
+            {"damaged_relative_to_i": damaged["tail"], "cells_lost_i": tail_i, "cells_lost_i+1": tail_i1,
+             "fluid_lost_packets": [str(fl["tail"].lost[FIG6_I]), str(fl["tail"].lost[FIG6_I + 1])]},
+            damaged["tail"] == [0, 1] and abs(tail_i - 64) <= 1 and abs(tail_i1 - 64) <= 1,
+            "cell run: only packets i and i+1 lose cells, 64 +- 1 each (fluid: 1/3 packet each)")
+
+    def delta(pol):
+        """Queue when packet i+1 starts to arrive minus the white-circle level (Fig. 7)."""
+        t3 = FIG6_STARTS[FIG6_I + 1]
+        q_fluid = next(q for t, q in fl[pol].points if t == t3)
+        q_cell = int(portlog.value_at(cell[pol], (float(t3) + FIG6_SHIFT) * FIG6_UNIT_S)[0])
+        return q_fluid - white, q_cell / 192 - float(white)
+
+    d_tail, d_tail_cells = delta("tail")
+    c.claim("fig6", "c2", "the delta value in Fig. 6 is greater than zero", "analytic", "Δ > 0 (§IV, Fig. 7)",
+            {"delta_fluid": str(d_tail), "delta_cell_run_packets": d_tail_cells}, d_tail == Fraction(1, 3) and d_tail_cells > 0,
+            "fluid Δ = 1/3 packet; cell run Δ > 0")
+    d_ppd, d_ppd_cells = delta("ppd")
+    p_i, p_i1 = int(lost["ppd"][FIG6_I]), int(lost["ppd"][FIG6_I + 1])
+    c.claim("fig6", "c3", "with PPD the switch has more space for packet i+1 but still drops part of it", "analytic", "§IV, Fig. 7",
+            {"delta_ppd_fluid": str(d_ppd), "delta_ppd_cell_run_packets": d_ppd_cells, "cells_lost_i": p_i, "cells_lost_i+1": p_i1},
+            0 < d_ppd < d_tail and d_ppd == Fraction(1, 6) and abs(p_i - 94) <= 2 and abs(p_i1 - 49) <= 2,
+            "fluid Δ_PPD = 1/6 in (0, Δ); cell run loses 94 +- 2 and 49 +- 2 cells from i and i+1")
+    diff = {pol: float((cell[pol].q - cell[pol].fluid).abs()[cell[pol].t_paper >= 0].max()) for pol in cell}
+    c.claim("fig6", "c4", "the computed curves beside the cell run", "shape", "Fig. 6",
+            {f"max_abs_diff_cells_{k}": v for k, v in diff.items()}, max(diff.values()) <= 2,
+            "max |cell run - fluid| <= 2 cells from paper time 0 on (fig6.png)")
+
+
 # --------------------------------------------------------------------------- fig8, tcp-udp
 
 def fig8(c: Ctx):
@@ -352,7 +437,7 @@ def credit_buffer(c: Ctx):
             {str(b): float(v) for b, v in med.items()}, ok, "goodput >= 0.99 G_max for every Buf_Alloc >= 36 cells")
 
 
-RUNNERS = {"fig3": fig3, "fig4": fig4, "fig8": fig8, "fig8-tcp-udp": fig8_tcp_udp, "fig9": fig9, "credit-buffer": credit_buffer}
+RUNNERS = {"fig3": fig3, "fig4": fig4, "fig6": fig6, "fig8": fig8, "fig8-tcp-udp": fig8_tcp_udp, "fig9": fig9, "credit-buffer": credit_buffer}
 
 
 def reproduce(figures, quick, out, workers=None, cache_dir=None, progress=None):

@@ -253,10 +253,14 @@ pub struct ReportSection {
 pub struct TraceSection {
     /// Sampling interval of queue occupancy traces.
     pub interval: String,
+    /// A port ("A->B") whose every occupancy change (arrival, departure,
+    /// drop) is logged, per cell, when traces are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
 }
 impl Default for TraceSection {
     fn default() -> Self {
-        TraceSection { interval: "10ms".into() }
+        TraceSection { interval: "10ms".into(), port: None }
     }
 }
 
@@ -304,6 +308,10 @@ pub struct FlowSpec {
     /// UDP: payload bytes per datagram (default: tcp.mss + 12, the same IP size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datagram: Option<String>,
+    /// UDP, instead of `rate`: a scripted source that hands one datagram to
+    /// its host's adapter at each of these times after `start` (ascending).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub send_at: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -322,8 +330,9 @@ pub const UDP_HEADER_BYTES: u32 = 28;
 pub enum App {
     /// A TCP bulk transfer (of `FlowModel::bytes`, or unbounded).
     Tcp,
-    /// Datagrams of `payload` bytes at a constant payload `rate`.
-    Cbr { payload: u32, rate: Rate },
+    /// Datagrams of `payload` bytes at a constant payload `rate`, or, when
+    /// `rate` is None, one at each time of `FlowModel::send_at`.
+    Cbr { payload: u32, rate: Option<Rate> },
 }
 
 fn zero_time() -> String {
@@ -475,6 +484,8 @@ pub struct FlowModel {
     pub bytes: Option<u64>,
     /// Sorted indices of data segments whose first transmission is dropped.
     pub drop_segments: Vec<u64>,
+    /// Scripted datagram source: send times after `start`, ascending.
+    pub send_at: Vec<Time>,
     pub data_route: Vec<PortId>,
     pub ack_route: Vec<PortId>,
 }
@@ -497,6 +508,8 @@ pub struct Model {
     pub flows: Vec<FlowModel>,
     pub bottleneck: PortId,
     pub trace_interval: Time,
+    /// The port whose occupancy changes are logged (`trace.port`).
+    pub trace_port: Option<PortId>,
     pub host: Option<HostModel>,
 }
 
@@ -712,18 +725,28 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
         let ack_route = route(&ports, &is_host, dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
+        let mut send_at = Vec::new();
         let app = match f.kind {
             FlowKind::Tcp => {
-                if f.rate.is_some() || f.datagram.is_some() {
-                    return err(format!("{fkey}.rate"), "rate and datagram are for kind = \"udp\"");
+                if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() {
+                    return err(format!("{fkey}.rate"), "rate, datagram and send_at are for kind = \"udp\"");
                 }
                 App::Tcp
             }
             FlowKind::Udp => {
-                let Some(rate) = &f.rate else {
-                    return err(format!("{fkey}.rate"), "a udp flow needs a rate");
+                let rate = match (&f.rate, f.send_at.is_empty()) {
+                    (Some(_), false) => return err(format!("{fkey}.send_at"), "give either rate or send_at, not both"),
+                    (None, true) => return err(format!("{fkey}.rate"), "a udp flow needs a rate (or send_at)"),
+                    (Some(r), true) => Some(parse_rate(r).or_else(|p| err(format!("{fkey}.rate"), p))?),
+                    (None, false) => None,
                 };
-                let rate = parse_rate(rate).or_else(|p| err(format!("{fkey}.rate"), p))?;
+                for (k, t) in f.send_at.iter().enumerate() {
+                    let at = time(&format!("{fkey}.send_at[{k}]"), t)?;
+                    if send_at.last().is_some_and(|&prev| at < prev) {
+                        return err(format!("{fkey}.send_at[{k}]"), "times must be ascending");
+                    }
+                    send_at.push(at);
+                }
                 let payload = match &f.datagram {
                     Some(d) => parse_bytes(d).or_else(|p| err(format!("{fkey}.datagram"), p))?,
                     None => mss + 40 - UDP_HEADER_BYTES as u64,
@@ -737,12 +760,19 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         let mut drop_segments = f.drop_segments.clone();
         drop_segments.sort_unstable();
         drop_segments.dedup();
-        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, data_route, ack_route });
+        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");
     }
 
+    let trace_port = match &s.trace.port {
+        Some(name) => match ports.iter().position(|p| &p.name == name) {
+            Some(i) => Some(PortId(i as u32)),
+            None => return err("trace.port", format!("no port named '{name}' (use \"A->B\")")),
+        },
+        None => None,
+    };
     let bottleneck = match &s.report.bottleneck {
         Some(name) => match ports.iter().position(|p| &p.name == name) {
             Some(i) => PortId(i as u32),
@@ -783,6 +813,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         flows,
         bottleneck,
         trace_interval,
+        trace_port,
     })
 }
 
