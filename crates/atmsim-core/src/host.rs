@@ -34,8 +34,12 @@ pub struct HostPipeline {
     pub adapter_busy: bool,
     /// Received packets on their way to TCP, in delivery order.
     rx: VecDeque<(Time, VcId, Segment)>,
-    /// Bytes held in the host's transmit path (for back-pressure traces).
+    /// IP bytes held in the host's transmit path, before the adapter: the
+    /// back-pressure of credit flow control ends here (Morris & Kung §V).
     pub tx_backlog: u64,
+    /// ∫ tx_backlog dt in byte·ps, up to `backlog_at`.
+    backlog_integral: u128,
+    backlog_at: Time,
 }
 
 impl HostPipeline {
@@ -48,12 +52,15 @@ impl HostPipeline {
             adapter_busy: false,
             rx: VecDeque::new(),
             tx_backlog: 0,
+            backlog_integral: 0,
+            backlog_at: 0,
         }
     }
 
     /// TCP hands a packet down: the CPU processes it.
     pub fn submit(&mut self, now: Time, vc: VcId, seg: Segment, ip_len: u32) {
         let ready = self.cpu.send(now, ip_len as u64);
+        self.integrate(now);
         self.tx_backlog += ip_len as u64;
         self.tx_wait.push_back((vc, seg, ip_len, ready));
     }
@@ -70,10 +77,25 @@ impl HostPipeline {
     }
 
     /// The loaded packet, to be segmented onto the link now.
-    pub fn loaded(&mut self) -> (VcId, Segment) {
+    pub fn loaded(&mut self, now: Time) -> (VcId, Segment) {
         let (vc, seg, ip_len, _) = self.tx_wait.pop_front().expect("a packet was loading");
+        self.integrate(now);
         self.tx_backlog -= ip_len as u64;
         (vc, seg)
+    }
+
+    fn integrate(&mut self, now: Time) {
+        self.backlog_integral += self.tx_backlog as u128 * (now - self.backlog_at) as u128;
+        self.backlog_at = now;
+    }
+
+    /// Time-average of `tx_backlog` over [0, horizon] (bytes).
+    pub fn mean_tx_backlog(&self, horizon: Time) -> f64 {
+        if horizon == 0 {
+            return 0.0;
+        }
+        let tail = self.tx_backlog as u128 * horizon.saturating_sub(self.backlog_at) as u128;
+        (self.backlog_integral + tail) as f64 / horizon as f64
     }
 
     /// A packet arrived whole at the receive adapter: returns its delivery
@@ -120,9 +142,11 @@ mod tests {
         // CPU: 100 µs each; bus: 10 µs.
         assert_eq!(h.load(0), Some(110 * PS_PER_US));
         assert_eq!(h.load(0), None, "the adapter holds one packet");
-        h.loaded();
+        h.loaded(110 * PS_PER_US);
         h.adapter_busy = false; // its last cell left
         assert_eq!(h.load(150 * PS_PER_US), Some(210 * PS_PER_US), "waits for the CPU (200 µs), then the bus");
+        // 2000 B held for 110 µs, then 1000 B until 210 µs.
+        assert_eq!(h.mean_tx_backlog(210 * PS_PER_US), (2000.0 * 110.0 + 1000.0 * 100.0) / 210.0);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::net::port::{Offer, Started};
 use crate::net::{FlowId, HostId, Limit, Port, PortId, Route, Segment, Unit, VcId};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::stats::{jain_fairness, loss_episodes};
-use crate::summary::{Accounting, FlowSummary, PortSummary, Summary};
+use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Serializer, Time};
 use crate::trace::{EventKind, PortChange, Traces};
 use crate::transport::tcp::{Reply, SenderEvent, SenderState, TcpReceiver, TcpSender};
@@ -248,7 +248,7 @@ impl Simulation {
                 Event::TraceSample => self.sample_queues(),
                 Event::CbrSend(f) => self.cbr_send(f),
                 Event::AdapterLoaded(h) => {
-                    let (vc, seg) = self.hosts[h.ix()].pipe.as_mut().expect("host model").loaded();
+                    let (vc, seg) = self.hosts[h.ix()].pipe.as_mut().expect("host model").loaded(t);
                     if let Some(eom_leaves) = self.segment_onto_link(vc, seg) {
                         self.sched.schedule(eom_leaves, Event::AdapterFree(h));
                     }
@@ -760,6 +760,14 @@ impl Simulation {
                 busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
             });
         }
+        let host_names = m.node_names.iter().zip(&m.is_host).filter(|(_, &h)| h).map(|(n, _)| n);
+        let hosts: Vec<HostSummary> = host_names
+            .zip(&self.hosts)
+            .filter_map(|(name, h)| {
+                let pipe = h.pipe.as_ref()?;
+                Some(HostSummary { name: name.clone(), mean_tx_backlog_bytes: pipe.mean_tx_backlog(horizon) })
+            })
+            .collect();
         let bytes_sum = acc.bytes_delivered
             + acc.bytes_held_out_of_order
             + acc.bytes_duplicate
@@ -793,6 +801,7 @@ impl Simulation {
             frames_discarded_at_reassembly: frames_discarded,
             flows,
             ports,
+            hosts,
             accounting: acc,
         };
         (summary, self.traces.take())

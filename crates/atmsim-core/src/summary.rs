@@ -59,6 +59,15 @@ pub struct PortSummary {
     pub busy_fraction: f64,
 }
 
+/// A host under the Morris–Kung host model (`host.model = "adapter"`).
+#[derive(Clone, Debug, Serialize)]
+pub struct HostSummary {
+    pub name: String,
+    /// Time-average IP bytes TCP has sent but the host still holds before
+    /// its transmit adapter (socket and CPU queue, bus transfer).
+    pub mean_tx_backlog_bytes: f64,
+}
+
 /// The terms of the accounting identity (DESIGN.md, Jain et al.):
 /// bytes sent = delivered + held out of order + duplicate + dropped in
 /// queues + discarded at reassembly + in flight; and per VC, cells sent =
@@ -100,6 +109,8 @@ pub struct Summary {
     pub frames_discarded_at_reassembly: u64,
     pub flows: Vec<FlowSummary>,
     pub ports: Vec<PortSummary>,
+    /// Empty unless hosts are modelled.
+    pub hosts: Vec<HostSummary>,
     pub accounting: Accounting,
 }
 
