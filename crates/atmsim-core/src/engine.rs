@@ -19,6 +19,9 @@ pub enum Event {
     /// A credit cell for `vc` carrying the receiver's `fwd` count reaches
     /// the sending side of `port`'s link.
     Credit { port: PortId, vc: VcId, fwd: u64 },
+    /// The receiver of `link` has processed a credit for `vc`: the in-band
+    /// credit cell queues at the port of the reverse direction.
+    CreditEmit { link: PortId, vc: VcId, fwd: u64 },
     /// A host's coarse TCP timer (BSD `tcp_slowtimo`).
     SlowTick(HostId),
     /// A host's delayed-ACK timer (BSD `tcp_fasttimo`, 200 ms).

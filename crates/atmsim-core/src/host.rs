@@ -28,6 +28,8 @@ pub struct HostPipeline {
     cpu: Serializer,
     bus_tx: Serializer,
     bus_rx: Serializer,
+    /// The receive adapter moving cells to host memory at the host's rate.
+    rx_cells: Serializer,
     /// Processed by TCP, waiting for the transmit adapter: (VC, segment, IP bytes, ready at).
     tx_wait: VecDeque<(VcId, Segment, u32, Time)>,
     /// The transmit adapter holds a packet (being loaded or being sent).
@@ -48,6 +50,7 @@ impl HostPipeline {
             cpu: Serializer::new(m.tcp_rate),
             bus_tx: Serializer::new(m.bus_rate),
             bus_rx: Serializer::new(m.bus_rate),
+            rx_cells: Serializer::new(m.tcp_rate),
             tx_wait: VecDeque::new(),
             adapter_busy: false,
             rx: VecDeque::new(),
@@ -96,6 +99,13 @@ impl HostPipeline {
         }
         let tail = self.tx_backlog as u128 * horizon.saturating_sub(self.backlog_at) as u128;
         (self.backlog_integral + tail) as f64 / horizon as f64
+    }
+
+    /// A cell arrived at the receive adapter: when its 48 bytes of payload
+    /// have moved to host memory at the host's rate, freeing its slot (what
+    /// credit reports upstream; S004 §III: 13 MB/s with credit).
+    pub fn consume_cell(&mut self, now: Time) -> Time {
+        self.rx_cells.send(now, 48)
     }
 
     /// A packet arrived whole at the receive adapter: returns its delivery

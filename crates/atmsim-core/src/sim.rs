@@ -13,9 +13,9 @@ use crate::engine::{Event, Scheduler};
 use crate::host::HostPipeline;
 use crate::ledger::{Fate, Ledger, Loss};
 use crate::net::pervc::{Credit, PerVc};
-use crate::net::port::{Offer, Started};
+use crate::net::port::{CreditCell, Offer, Started};
 use crate::net::{FlowId, HostId, Limit, Port, PortId, Route, Segment, Unit, VcId};
-use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
+use crate::scenario::{App, CreditTransport, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Serializer, Time};
@@ -65,6 +65,8 @@ pub struct Simulation {
     ports: Vec<Port>,
     /// VC 2f carries flow f's data, VC 2f+1 its ACKs.
     routes: Vec<Route>,
+    /// Per port, the port of the same link in the other direction.
+    reverse: Vec<PortId>,
     ledgers: Vec<Ledger>,
     reassembly: Vec<Reassembler>,
     /// Per VC: the frame known to be doomed (a cell dropped, or merged with
@@ -197,6 +199,14 @@ impl Simulation {
             conns,
             hosts,
             routes,
+            reverse: model
+                .ports
+                .iter()
+                .map(|p| {
+                    let r = model.ports.iter().position(|q| q.from == p.to && q.to == p.from);
+                    PortId(r.expect("links are full duplex") as u32)
+                })
+                .collect(),
             seg_buf: Vec::with_capacity(64),
             traces: trace.then(Traces::default),
             log_port: if trace { model.trace_port } else { None },
@@ -222,7 +232,7 @@ impl Simulation {
                         }
                         if done.hop > 0 {
                             let upstream = self.routes[done.vc.ix()].ports[done.hop as usize - 1];
-                            self.forwarded(upstream, done.vc);
+                            self.forwarded(upstream, done.vc, t);
                         } else if done.is_eom() && self.model.host.is_some() {
                             // The packet has left the sending host's adapter.
                             let h = self.routes[done.vc.ix() ^ 1].dst;
@@ -233,6 +243,7 @@ impl Simulation {
                         self.started(p, st);
                     }
                 }
+                Event::CreditEmit { link, vc, fwd } => self.emit_credit(link, vc, fwd),
                 Event::Credit { port, vc, fwd } => {
                     if let Some(st) = self.ports[port.ix()].on_credit(t, vc.ix(), fwd) {
                         self.started(port, st);
@@ -353,30 +364,54 @@ impl Simulation {
         !list.is_empty() && list.binary_search(&((seq - 1) / self.model.tcp.mss as u64)).is_ok()
     }
 
-    /// A cell started transmission on a per-VC port: schedule the port's
-    /// next departure (where its buffer slot is freed and credited) and the
-    /// pipe.
+    /// A per-VC port started a transmission: schedule the port's next
+    /// departure (where a data cell's buffer slot is freed and credited),
+    /// and the pipe, or the credit cell's arrival upstream.
     fn started(&mut self, p: PortId, st: Started) {
-        let u = st.unit;
-        if self.doomed[u.vc.ix()] == u.frame {
-            self.ports[p.ix()].stats.dead_units += 1;
-        }
-        self.sched.schedule(st.free_at, Event::PortFree(p));
-        if st.pipe_was_empty {
-            self.sched.schedule(st.arrive_at, Event::PipeHead(p));
+        match st {
+            Started::Cell { unit, free_at, arrive_at, pipe_was_empty } => {
+                if self.doomed[unit.vc.ix()] == unit.frame {
+                    self.ports[p.ix()].stats.dead_units += 1;
+                }
+                self.sched.schedule(free_at, Event::PortFree(p));
+                if pipe_was_empty {
+                    self.sched.schedule(arrive_at, Event::PipeHead(p));
+                }
+            }
+            Started::Credit { credit, free_at, arrive_at } => {
+                self.sched.schedule(free_at, Event::PortFree(p));
+                self.sched.schedule(arrive_at, Event::Credit { port: credit.link, vc: credit.vc, fwd: credit.fwd });
+            }
         }
     }
 
-    /// A cell of `vc` that crossed `link` left the receiver's buffer: the
-    /// receiver counts it and, every N2 cells, sends a credit upstream.
-    fn forwarded(&mut self, link: PortId, vc: VcId) {
+    /// A cell of `vc` that crossed `link` leaves the receiver's buffer at
+    /// `left` (now, or later for a host adapter that drains at a fixed
+    /// rate, in order): the receiver counts it and, every N2 cells, sends a
+    /// credit upstream after its processing delay (credit.md §2 rule 4, §3).
+    fn forwarded(&mut self, link: PortId, vc: VcId, left: Time) {
         let port = &mut self.ports[link.ix()];
         let Some(credit) = port.per_vc.as_mut().and_then(|pv| pv.credit.as_mut()) else {
             return;
         };
         if let Some(fwd) = credit.forwarded(vc.ix()) {
-            let delay = self.model.ports[link.ix()].credit_delay + port.delay;
-            self.sched.schedule(self.now + delay, Event::Credit { port: link, vc, fwd });
+            let ready = left + self.model.ports[link.ix()].credit_delay;
+            match self.model.credit_transport {
+                CreditTransport::OutOfBand => {
+                    let at = ready + port.delay;
+                    self.sched.schedule(at, Event::Credit { port: link, vc, fwd });
+                }
+                CreditTransport::InBand if ready == self.now => self.emit_credit(link, vc, fwd),
+                CreditTransport::InBand => self.sched.schedule(ready, Event::CreditEmit { link, vc, fwd }),
+            }
+        }
+    }
+
+    /// An in-band credit cell for `link` queues at the reverse port.
+    fn emit_credit(&mut self, link: PortId, vc: VcId, fwd: u64) {
+        let rev = self.reverse[link.ix()];
+        if let Some(st) = self.ports[rev.ix()].send_credit(self.now, CreditCell { link, vc, fwd }) {
+            self.started(rev, st);
         }
     }
 
@@ -395,9 +430,13 @@ impl Simulation {
     fn receive(&mut self, unit: Unit) {
         let vc = unit.vc.ix();
         self.ledgers[vc].cell_arrived(unit.frame);
-        // The host adapter consumes the cell at once: credit for the last link.
+        // Credit for the last link: an ideal host consumes the cell at once;
+        // a modelled host's adapter moves cells to host memory at the host's
+        // rate, and credits them as they go (credit.md §4).
         let last = *self.routes[vc].ports.last().expect("routes are not empty");
-        self.forwarded(last, unit.vc);
+        let dst = self.routes[vc].dst;
+        let consumed = self.hosts[dst.ix()].pipe.as_mut().map_or(self.now, |p| p.consume_cell(self.now));
+        self.forwarded(last, unit.vc, consumed);
         if self.atm {
             match self.reassembly[vc].on_cell(&unit) {
                 Verdict::Pending => return,
@@ -758,6 +797,7 @@ impl Simulation {
                 mean_occupancy: p.mean_occupancy(horizon),
                 dead_units: p.stats.dead_units,
                 busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
+                credit_cells: p.stats.credit_cells,
             });
         }
         let host_names = m.node_names.iter().zip(&m.is_host).filter(|(_, &h)| h).map(|(n, _)| n);

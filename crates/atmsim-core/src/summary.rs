@@ -56,7 +56,10 @@ pub struct PortSummary {
     pub peak_occupancy: u64,
     pub mean_occupancy: f64,
     pub dead_units: u64,
+    /// Share of the time the line was sending (data and credit cells).
     pub busy_fraction: f64,
+    /// In-band credit cells sent on this line (for the other direction).
+    pub credit_cells: u64,
 }
 
 /// A host under the Morris–Kung host model (`host.model = "adapter"`).

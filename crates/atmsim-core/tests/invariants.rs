@@ -165,9 +165,13 @@ proptest! {
         window in prop::sample::select(vec![16u32, 64, 256]),
         delack in any::<bool>(),
         hosts_modelled in any::<bool>(),
+        in_band in any::<bool>(),
         seed in 1u64..1000,
     ) {
         let mut text = credit_scenario(flows, rate, delay, n2, n3, window, delack);
+        if !in_band {
+            text = text.replace("enabled = true", "enabled = true\ntransport = \"out-of-band\"");
+        }
         if hosts_modelled {
             text = text.replace("[topology]", "[host]\nmodel = \"adapter\"\ntcp_rate = \"3MB/s\"\n[topology]");
         }
@@ -178,6 +182,75 @@ proptest! {
         // Tiny credit buffers over long links may legitimately deliver
         // nothing in 300 ms; the cells they sent are all accounted for.
         prop_assert_eq!(s.accounting.cells_sent, s.accounting.cells_delivered + s.accounting.cells_in_flight);
+    }
+}
+
+/// A greedy source, a 100-cell credit buffer and a long second link: one
+/// credit round trip of RTT_cells cell times (credit cell + data cell + two
+/// propagation delays) lets through N2 + N3 cells per RTT_cells + N2 cell
+/// times (credit.md §1 and §7). In band, each credit cell takes a slot on
+/// the reverse line; one is sent per N2 cells forwarded.
+fn credit_bound_scenario(transport: &str) -> String {
+    format!(
+        r#"name = "credit-bound"
+network = "atm"
+duration = "4s"
+[atm]
+encapsulation = "aal5-llc"
+[ip]
+mtu = "9180B"
+[switch]
+buffer = "100cells"
+[credit]
+enabled = true
+n2 = 10
+n3 = 90
+switch_delay = "0us"
+host_delay = "0us"
+transport = "{transport}"
+[topology]
+hosts = ["A", "B"]
+switches = ["S"]
+[[link]]
+ends = ["A", "S"]
+rate = "424000000/40bps"
+delay = "1us"
+[[link]]
+ends = ["S", "B"]
+rate = "424000000/40bps"
+delay = "5ms"
+[[flow]]
+name = "greedy"
+kind = "udp"
+src = "A"
+dst = "B"
+rate = "20Mbps"
+datagram = "9152B"
+"#
+    )
+}
+
+#[test]
+fn credit_round_trip_bounds_a_greedy_vc() {
+    // 40 µs cells, 5 ms each way: RTT_cells = 250 + 2 in band, 250 + 1 out of band.
+    for (transport, rtt_cells) in [("in-band", 252.0), ("out-of-band", 251.0)] {
+        let (s, _) = run_text(&credit_bound_scenario(transport), &[], None, false).unwrap();
+        assert!(s.accounting.balanced);
+        assert_eq!(s.accounting.cells_dropped, 0);
+        let port = |n: &str| s.ports.iter().find(|p| p.name == n).unwrap().clone();
+        let expected = 100.0 / (rtt_cells + 10.0);
+        let got = port("S->B").busy_fraction;
+        eprintln!("{transport}: busy {got:.5} expected {expected:.5}");
+        assert!((got / expected - 1.0).abs() < 0.01, "{transport}: {got} vs {expected}");
+        let credits = port("B->S").credit_cells;
+        if transport == "in-band" {
+            assert_eq!(credits, s.accounting.cells_delivered / 10, "one credit cell per N2 cells forwarded");
+            let slot_share = port("B->S").busy_fraction;
+            assert!((slot_share / (credits as f64 * 40e-6 / 4.0) - 1.0).abs() < 1e-3, "credit cells take slots");
+        } else {
+            assert_eq!(credits, 0);
+            assert_eq!(port("B->S").busy_fraction, 0.0);
+        }
     }
 }
 

@@ -20,7 +20,7 @@
 
 use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
 use crate::net::pervc::PerVc;
-use crate::net::{InFlight, NodeId, Unit};
+use crate::net::{InFlight, NodeId, PortId, Unit, VcId};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
 
@@ -49,6 +49,8 @@ pub struct PortStats {
     /// Units forwarded that belong to a frame already doomed upstream
     /// (atm.md §7.3 "wasted"/dead cells).
     pub dead_units: u64,
+    /// In-band credit cells sent on this line.
+    pub credit_cells: u64,
 }
 
 pub struct Port {
@@ -69,18 +71,36 @@ pub struct Port {
     /// Per-VC queueing (and credit) instead of the FIFO; the limit is then
     /// per VC.
     pub per_vc: Option<PerVc>,
+    /// In-band credit cells for the opposite direction, sent before any
+    /// data cell (strict priority, credit.md §3), and whether one is on the
+    /// line now.
+    credit_out: VecDeque<CreditCell>,
+    credit_in_tx: bool,
     pub stats: PortStats,
 }
 
-/// A cell that started transmission on a per-VC port.
+/// What a per-VC port started to transmit. Either way the transmitter is
+/// free again at `free_at` (the port's next event).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Started {
-    pub unit: Unit,
-    /// When the transmitter is free again (the port's next event).
-    pub free_at: Time,
-    pub arrive_at: Time,
-    pub pipe_was_empty: bool,
+pub enum Started {
+    /// A data cell, put into the pipe.
+    Cell { unit: Unit, free_at: Time, arrive_at: Time, pipe_was_empty: bool },
+    /// An in-band credit cell for the opposite direction's `link`: it
+    /// reaches that link's sender at `arrive_at` (credit.md §3).
+    Credit { credit: CreditCell, free_at: Time, arrive_at: Time },
 }
+
+/// A credit cell waiting to cross this port's line: for VC `vc` of `link`
+/// (the port in the other direction), carrying the receiver's `fwd` count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditCell {
+    pub link: PortId,
+    pub vc: VcId,
+    pub fwd: u64,
+}
+
+/// Bytes of a credit cell on the wire.
+const CREDIT_CELL_BYTES: u64 = 53;
 
 /// What happened to a unit offered to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +140,8 @@ impl Port {
             queued_bytes: 0,
             pipe: VecDeque::new(),
             per_vc: None,
+            credit_out: VecDeque::new(),
+            credit_in_tx: false,
             stats: PortStats::default(),
         }
     }
@@ -224,18 +246,28 @@ impl Port {
         pv.enqueue(now, *unit);
         let total = pv.occupancy(now);
         self.stats.peak_occupancy = self.stats.peak_occupancy.max(total);
-        let busy = pv.in_tx.is_some();
-        Offer::Queued(if busy { None } else { self.start_next(now) })
+        Offer::Queued(self.start_next(now))
     }
 
-    /// Per-VC path: the transmitter is free at `now`; start the next cell in
-    /// round-robin order, if any VC may send.
+    /// Per-VC path: start the next transmission if the transmitter is idle:
+    /// a waiting credit cell first, else the next data cell in round-robin
+    /// order, if any VC may send. The transmitter is idle only once the
+    /// `PortFree` event of the previous transmission has run
+    /// ([`Port::finish_tx`]), so two events at the same instant cannot start
+    /// two transmissions.
     pub fn start_next(&mut self, now: Time) -> Option<Started> {
         let pv = self.per_vc.as_mut()?;
-        if matches!(pv.in_tx, Some((_, end)) if end > now) {
+        if pv.in_tx.is_some() || self.credit_in_tx {
             return None;
         }
-        debug_assert!(pv.in_tx.is_none(), "finish_tx before start_next");
+        if let Some(credit) = self.credit_out.pop_front() {
+            let start = self.ser.free_at().max(now);
+            let end = self.ser.send(now, CREDIT_CELL_BYTES);
+            self.credit_in_tx = true;
+            self.stats.busy += end - start;
+            self.stats.credit_cells += 1;
+            return Some(Started::Credit { credit, free_at: end, arrive_at: end + self.delay });
+        }
         let (arrived, unit) = pv.next()?;
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
@@ -245,13 +277,18 @@ impl Port {
         let arrive_at = end + self.delay;
         let pipe_was_empty = self.pipe.is_empty();
         self.pipe.push_back(InFlight { arrive_at, unit });
-        Some(Started { unit, free_at: end, arrive_at, pipe_was_empty })
+        Some(Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty })
     }
 
-    /// Per-VC path: the cell in transmission has left; returns it (its
-    /// buffer slot is free now, which is what credit reports upstream).
+    /// Per-VC path: the transmission in progress has ended (the port's
+    /// `PortFree` event); returns the data cell that left, whose buffer slot
+    /// is free now, which is what credit reports upstream.
     pub fn finish_tx(&mut self, now: Time) -> Option<Unit> {
         let pv = self.per_vc.as_mut()?;
+        if self.credit_in_tx {
+            self.credit_in_tx = false;
+            return None;
+        }
         match pv.in_tx {
             Some((u, end)) if end <= now => {
                 pv.in_tx = None;
@@ -264,6 +301,12 @@ impl Port {
     /// Per-VC path: a credit cell for `vc` carrying `fwd` arrived.
     pub fn on_credit(&mut self, now: Time, vc: usize, fwd: u64) -> Option<Started> {
         self.per_vc.as_mut()?.on_credit(vc, fwd);
+        self.start_next(now)
+    }
+
+    /// Per-VC path: queue an in-band credit cell for the other direction.
+    pub fn send_credit(&mut self, now: Time, credit: CreditCell) -> Option<Started> {
+        self.credit_out.push_back(credit);
         self.start_next(now)
     }
 

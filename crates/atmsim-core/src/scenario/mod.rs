@@ -194,10 +194,17 @@ impl Default for SwitchSection {
     }
 }
 
-/// Credit-based hop-by-hop flow control (N23, credit.md). Credits travel
-/// out of band: a credit "cell" reaches the sender one link propagation
-/// delay plus the receiver's processing delay after it is due; it takes no
-/// slot on the reverse link [choice; credit.md §3 allows in-band cells].
+/// Credit-based hop-by-hop flow control (N23, credit.md).
+///
+/// How credits travel (`transport`):
+/// - "in-band" (default, credit.md §3 [choice]; CreditNet carried credits as
+///   cells): after the receiver's processing delay a 53-byte credit cell
+///   queues at the port of the reverse direction, is sent before any data
+///   cell there (strict priority), takes one cell slot, and reaches the
+///   sender after the link's propagation delay;
+/// - "out-of-band": the credit reaches the sender one processing delay plus
+///   one propagation delay after it is due and takes no slot (an idealised
+///   side channel, for comparison).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CreditSection {
@@ -209,10 +216,27 @@ pub struct CreditSection {
     /// Credit processing delay in switches and in host adapters.
     pub switch_delay: String,
     pub host_delay: String,
+    pub transport: CreditTransport,
 }
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditTransport {
+    #[default]
+    InBand,
+    OutOfBand,
+}
+
 impl Default for CreditSection {
     fn default() -> Self {
-        CreditSection { enabled: false, n2: 10, n3: 90, switch_delay: "0us".into(), host_delay: "5us".into() }
+        CreditSection {
+            enabled: false,
+            n2: 10,
+            n3: 90,
+            switch_delay: "0us".into(),
+            host_delay: "5us".into(),
+            transport: CreditTransport::InBand,
+        }
     }
 }
 
@@ -510,6 +534,7 @@ pub struct Model {
     pub trace_interval: Time,
     /// The port whose occupancy changes are logged (`trace.port`).
     pub trace_port: Option<PortId>,
+    pub credit_transport: CreditTransport,
     pub host: Option<HostModel>,
 }
 
@@ -814,6 +839,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         bottleneck,
         trace_interval,
         trace_port,
+        credit_transport: s.credit.transport,
     })
 }
 
