@@ -564,9 +564,29 @@ def credit_buffer(c: Ctx):
     df.to_csv(c.out / "credit-buffer.csv", index=False)
     med = df.groupby("buf_alloc")["goodput_MBps"].median()
     gm = g_max(9180) / 1e6
+    need = credit_buffer_needed()
+    pd.DataFrame([{"link": k, **v} for k, v in need.items()]).to_csv(c.out / "credit-buffer-needed.csv", index=False)
     ok = all(med[b] >= 0.99 * gm for b in med.index if b >= 36)
     c.claim("credit-buffer", "c1", "in a LAN a few dozen cells per VC suffice", "shape", "§V last ¶",
-            {str(b): float(v) for b, v in med.items()}, ok, "goodput >= 0.99 G_max for every Buf_Alloc >= 36 cells")
+            {"goodput_MBps": {str(b): float(v) for b, v in med.items()},
+             "needed_cells_n2_10": {k: v["buf_alloc_needed"] for k, v in need.items()}}, ok,
+            "goodput >= 0.99 G_max for every Buf_Alloc >= 36 cells",
+            "needed = C x RTT_link + N2 (credit.md §1) per link of config (a), in-band credit, N2 = 10")
+
+
+OC3_CELLS = 353207.5
+
+
+def credit_buffer_needed(n2=10, prop=1e-6, host_proc=5e-6, host_rate=13e6):
+    """Buf_Alloc that keeps each link of config (a) busy for one VC: N2 + N3 >= C x RTT_link + N2,
+    RTT_link = the receiver's processing + a credit cell on the reverse line + propagation + a data cell
+    + propagation (credit.md §1, §3). Host B also needs the time its adapter takes to move a cell to memory."""
+    out = {}
+    for link, c_fwd, c_rev, proc in (("A->S", OC3_CELLS, OC3_CELLS, 0.0),
+                                     ("S->B", CELL_RATE_53, OC3_CELLS, host_proc + 48 / host_rate)):
+        rtt = proc + 1 / c_rev + prop + 1 / c_fwd + prop
+        out[link] = {"rtt_us": rtt * 1e6, "rtt_cells": rtt * c_fwd, "buf_alloc_needed": math.ceil(rtt * c_fwd + n2)}
+    return out
 
 
 RUNNERS = {"fig3": fig3, "fig4": fig4, "fig5": fig5, "fig6": fig6, "fig8": fig8, "fig8-tcp-udp": fig8_tcp_udp, "fig9": fig9, "credit-buffer": credit_buffer}
