@@ -11,7 +11,7 @@ def test_credit_runs_and_claims(tmp_path):
     for f in ["fig8", "fig8-tcp-udp", "credit-buffer"]:
         mk.RUNNERS[f](c)
     rows = {r["id"]: r for r in merge_write(tmp_path / "claims.json", c.claims)}
-    for cid in ["fig8.c1", "fig8.c2", "fig8.c3", "fig8.c4", "fig8.c5", "fig8.c7", "fig8-tcp-udp.c1", "fig8-tcp-udp.c5",
+    for cid in ["fig8.c1", "fig8.c2", "fig8.c3", "fig8.c4", "fig8.c5", "fig8.c6", "fig8.c7", "fig8-tcp-udp.c1", "fig8-tcp-udp.c5",
                 "credit-buffer.c1"]:
         assert f"morris-kung95.{cid}" in rows
     # Hard invariants hold in every run, whatever the grid.

@@ -449,10 +449,47 @@ def fig8(c: Ctx):
     c.claim("fig8", "c5", "with credit no cell is ever lost and no VC exceeds its 100 cells", "hard", "§V",
             {"cells_dropped": int(credit_runs.cells_dropped.sum()), "within_limits": bool(credit_runs.peak_per_vc_ok.all())},
             credit_runs.cells_dropped.sum() == 0 and credit_runs.peak_per_vc_ok.all(), "zero drops in every credit run; per-VC peak <= 100 cells")
+    fig8_competition(c)
     payload_155 = 353207.5 / 192 * 9140
     c.claim("fig8", "c7", "a 155 Mb/s link delivers about 17 MB/s of payload, a 53 Mb/s link about 5.7", "analytic", "17 / 5.7 MB/s (§V)",
             {"oc3_MBps": payload_155 / 1e6, "oc3_Mbps": payload_155 * 8 / 1e6, "link53_MBps": gm}, abs(payload_155 / 16.81e6 - 1) < 0.01 and abs(gm / 5.73 - 1) < 0.01,
             "353,207.5/192 x 9140 = 16.81 MB/s; 120,370.4/192 x 9140 = 5.73 MB/s")
+
+
+def fig8_competition(c: Ctx, bin_s=0.010):
+    """fig8.c6 from the port log of S1->S2 in config (b) without credit: how
+    often both VCs have cells there, and how long each TCP waits for a
+    retransmission timeout (from the last cell of its VC at the bottleneck
+    to the timeout)."""
+    from atmsim import portlog
+
+    res = c.runs([("b", ("trace.port=S1->S2",), s, True) for s in c.seeds])
+    both, waiting = [], {0: [], 1: []}
+    for s, tr in res:
+        end = s["end_time_s"]
+        log = pd.DataFrame({k: np.asarray(v) for k, v in tr["port"].items()})
+        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+        bins = np.arange(0, end + bin_s, bin_s)
+        active = []
+        for f in (0, 1):
+            occ = portlog.occupancy(log, vc=2 * f)  # VC 2f: flow f's data
+            hit = np.zeros(len(bins) - 1, bool)
+            if len(occ):
+                hit[np.clip(np.searchsorted(bins, occ.t.to_numpy(), side="right") - 1, 0, len(hit) - 1)] = True
+                hit |= portlog.value_at(occ, bins[:-1]) > 0  # cells left over from an earlier bin
+            active.append(hit)
+            t_log = occ.t.to_numpy()
+            to = ev[(ev.kind == "timeout") & (ev.flow == f)].t.to_numpy()
+            last = t_log[np.maximum(np.searchsorted(t_log, to) - 1, 0)] if len(t_log) else np.zeros(len(to))
+            waiting[f].append(float(np.sum(to - np.minimum(last, to))) / end)
+        both.append(float(np.mean(active[0] & active[1])))
+    b = float(np.median(both))
+    w = {f"tcp{f + 1}": float(np.median(v)) for f, v in waiting.items()}
+    c.claim("fig8", "c6", "the TCPs rarely compete; both spend most of their time in retransmit time-outs", "shape", "§IV last ¶",
+            {"share_of_10ms_bins_both_vcs_queued": b, "share_of_time_waiting_for_timeout": w},
+            b <= 0.2 and min(w.values()) >= 0.8,
+            "config (b) without credit: both VCs have cells at S1 in <= 20 % of 10 ms bins and each TCP waits for a "
+            "timeout >= 80 % of the time", "waiting = from the VC's last cell change at S1->S2 to the timeout that follows")
 
 
 def fig8_tcp_udp(c: Ctx):
