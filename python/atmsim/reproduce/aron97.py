@@ -24,7 +24,7 @@ from atmsim.runner import Job, run_jobs
 
 PAPER = "aron97"
 # `reproduce aron97` without --figure runs these, in this order (issue-4 figures included).
-FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig10", "fig11", "fig12", "segregation"]
+FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig10", "fig11", "fig12", "segregation", "fairness-sensitivity"]
 TEST_GRID = True  # reproduce() takes ks/seeds/duration (hidden CLI options, tests)
 SEG = 9168  # IP packet bytes (G1)
 MSS = 9128
@@ -67,6 +67,8 @@ class Spec:
     simultaneous: bool = False
     trace: bool = False
     duration: str = ""  # bulk runs only; "" = the scenario's 10 s (tests shorten it)
+    delayed_ack: bool = False  # fairness-sensitivity only
+    timer_phase: bool = True  # False: every host's timer ticks at 0 (seed_randomizes = "nothing")
 
     def job(self) -> Job:
         o = [f"switch.buffer={self.k * SEG}B"]
@@ -83,6 +85,10 @@ class Spec:
             o.append(f"duration={self.duration}")
         if self.simultaneous:
             o += [f"flow.f{i}.start=0ms" for i in range(1, 9)]
+        if self.delayed_ack:
+            o.append("tcp.delayed_ack=true")
+        if not self.timer_phase:
+            o.append("seed_randomizes=nothing")
         text = atmsim.load_scenario(f"aron97-topo{self.topo}-{self.net}")
         return Job(text, tuple(o), self.seed, self.trace)
 
@@ -753,10 +759,49 @@ def segregation(c: Ctx):
             "median JFI simultaneous < staggered at each point, and min JFI of simultaneous runs < 0.79")
 
 
+# --------------------------------------------------------------------------- fairness-sensitivity
+
+SENS_KS_FULL, SENS_KS_QUICK = [9, 21, 45], [21]
+
+
+def _sensitivity_specs(c: Ctx) -> list[Spec]:
+    ks = SENS_KS_QUICK if c.quick else SENS_KS_FULL
+    base = c.grid([1], ["atm", "packet"], ["lite"], ks=ks)
+    delack = c.grid([1], ["atm", "packet"], ["lite"], ks=ks, delayed_ack=True)
+    # Without timer phases every seed is the same run: one seed.
+    aligned = [s for s in c.grid([1], ["atm", "packet"], ["lite"], ks=ks, timer_phase=False) if s.seed == c.seeds[0]]
+    return base + delack + aligned
+
+
+def fairness_sensitivity(c: Ctx):
+    """Not a paper figure: how the fairness deviation (fig3.fair) moves with
+    two settings the paper does not state, delayed ACKs and the hosts'
+    timer phases. No claim is made; the csv and plot back the closing note."""
+    specs = _sensitivity_specs(c)
+    df = table(c.runs, specs)
+    df["setting"] = ["timers aligned" if not s.timer_phase else ("delayed ACK" if s.delayed_ack else "baseline") for s in specs]
+    pts = df.groupby(["setting", "network", "k"])[["fairness", "E", "timeouts"]].median().reset_index()
+    c.write("fairness-sensitivity", pts, df)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save
+
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for (setting, net), g in pts.groupby(["setting", "network"]):
+        ax.plot(g.k * SEG / 1000, g.fairness, "-" if net == "atm" else "--", marker="o", label=f"{setting}, {net}")
+    ax.axhline(0.79, color="k", lw=0.5, ls=":")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("effective switch buffer size (KB)")
+    ax.set_ylabel("Jain's fairness index (median)")
+    ax.set_title("topology 1, TCP-Lite: fairness sensitivity (not in the paper)", fontsize=9)
+    ax.legend(fontsize=7)
+    save(fig, c.out / "fairness-sensitivity.png")
+
+
 # --------------------------------------------------------------------------- entry point
 
 RUNNERS = {"fig3": fig3, "fig4": lambda c: fig4_5(c, "fig4"), "fig5": lambda c: fig4_5(c, "fig5"), "fig6": fig6,
-           "fig7": fig7, "fig8": fig8, "fig10": fig10, "fig11": fig11, "fig12": fig12, "segregation": segregation}
+           "fig7": fig7, "fig8": fig8, "fig10": fig10, "fig11": fig11, "fig12": fig12, "segregation": segregation,
+           "fairness-sensitivity": fairness_sensitivity}
 
 
 def reproduce(figures: list[str], quick: bool, out: Path, workers=None, cache_dir=None, progress=None,
@@ -792,6 +837,8 @@ def _all_specs(c: Ctx, figures):
             specs += c.grid([1], ["atm", "packet"], ["lite", "lite-afr"], tick="10ms")
             specs += c.grid([1], ["atm", "packet"], ["vegas-afr"], ks=ks4, tick="10ms")
             specs += c.grid([1], ["atm", "packet"], ["vegas-afr"], ks=ks4) + c.grid([1], ["atm"], ["lite"])
+        elif f == "fairness-sensitivity":
+            specs += _sensitivity_specs(c)
         elif f == "segregation":
             ks = [3, 9] if c.quick else [3, 6, 9]
             specs += c.grid([1], ["atm"], ["lite"], ks=ks, simultaneous=True) + c.grid([1], ["atm"], ["lite"], ks=ks)
