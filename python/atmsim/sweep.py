@@ -1,0 +1,72 @@
+"""Sweeps: a grid over any scenario keys x seeds, run over worker processes
+(runner.py: results identical for any worker count, resumable cache), as
+tables: one row per run, one row per flow of each run, medians per point.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Optional, Sequence
+
+import pandas as pd
+
+import atmsim
+from atmsim.runner import Job, run_jobs
+
+RUN_COLUMNS = ["effective_throughput", "effective_throughput_common", "fairness", "cell_loss_ratio", "dead_cell_share"]
+
+
+def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
+    """`key=v1,v2,...` strings into {key: [values]}; ValueError('key: problem') if malformed."""
+    grid: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        key = key.strip()
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not key or not vals:
+            raise ValueError(f"--vary: '{item}' is not key=value1,value2,...")
+        if key in grid:
+            raise ValueError(f"--vary: key '{key}' given twice")
+        grid[key] = vals
+    return grid
+
+
+def points(grid: dict[str, list[str]]) -> list[dict[str, str]]:
+    """Every combination of the grid's values, in the order given."""
+    keys = list(grid)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def jobs(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str], seeds: Sequence[Optional[int]]) -> list[Job]:
+    """One Job per grid point and seed. Every point is resolved first, so a
+    bad key or value fails before anything runs."""
+    text = atmsim.load_scenario(scenario)
+    out = []
+    for p in points(grid):
+        overrides = tuple(fixed) + tuple(f"{k}={v}" for k, v in p.items())
+        atmsim._core.resolve(text, list(overrides))
+        out += [Job(text, overrides, seed, tag=(tuple(p.items()), seed)) for seed in seeds]
+    return out
+
+
+def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), seeds: Sequence[Optional[int]] = (None,),
+        workers: Optional[int] = None, cache_dir=None, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Runs the sweep; returns (runs, flows) tables."""
+    js = jobs(scenario, grid, fixed, seeds)
+    results = run_jobs(js, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(js)} runs")
+    runs, flows = [], []
+    for j, s in zip(js, results):
+        point, seed = dict(j.tag[0]), s["seed"]
+        acc = s["accounting"]
+        runs.append({**point, "seed": seed, **{c: s[c] for c in RUN_COLUMNS},
+                     "bytes_delivered": acc["bytes_delivered"], "cells_dropped": acc["cells_dropped"],
+                     "timeouts": sum(f["timeouts"] for f in s["flows"]), "balanced": acc["balanced"]})
+        for f in s["flows"]:
+            flows.append({**point, "seed": seed, **{k: v for k, v in f.items() if not isinstance(v, (list, dict))}})
+    return pd.DataFrame(runs), pd.DataFrame(flows)
+
+
+def medians(runs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Median over seeds of every numeric column, per grid point."""
+    num = [c for c in runs.columns if c not in keys and c not in ("seed", "balanced")
+           and pd.api.types.is_numeric_dtype(runs[c])]
+    return runs.groupby(list(keys), sort=False)[num].median().reset_index() if keys else runs[num].median().to_frame().T
