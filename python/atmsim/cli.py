@@ -224,7 +224,7 @@ def _int_list(text):
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds (aron97).")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run (aron97).")
 def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
-    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json)."""
+    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html)."""
     from .reproduce import PAPERS, figures_of, supports_grid
 
     if paper != "all" and paper not in PAPERS:
@@ -253,8 +253,10 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, du
             figs = [figure] if figure else figures_of(p)
             rows += PAPERS[p].reproduce(figs, quick=quick, out=sub, workers=workers, cache_dir=cache_dir,
                                         progress=progress, **grid)
+    from .html_report import write as write_report
     from .report import print_claims
 
+    write_report(out)
     print_claims(rows)
     held = sum(r["holds"] for r in rows)
     click.echo(f"{held}/{len(rows)} claims hold; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
@@ -298,6 +300,19 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
     if not runs.balanced.all():
         click.echo("atmsim: error: accounting: identity violated in some run (a simulator bug)", err=True)
         return 1
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def report(directory):
+    """Write DIR/report.html: each reproduced figure beside the paper's numbers and its claims."""
+    from .html_report import write
+
+    try:
+        path = write(directory)
+    except FileNotFoundError as e:
+        raise InputError(f"directory: {e}") from None
+    click.echo(f"wrote {path}")
 
 
 @main.command()
