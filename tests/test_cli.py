@@ -116,3 +116,13 @@ def test_reproduce_writes_an_html_report_and_report_rebuilds_it(cli, tmp_path):
     assert (out / "report.html").exists()
     p = cli("report", str(tmp_path / "nothing"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1
+
+
+def test_plot_draws_a_run_with_its_port_log(cli, tmp_path):
+    d = tmp_path / "r"
+    cli("run", "morris-kung95-a", "--set", "duration=2s", "--set", "trace.port=S->B", "--out", str(d), check=True)
+    assert (d / "trace_port.csv").stat().st_size > 100
+    cli("plot", str(d), check=True)
+    assert (d / "run.png").stat().st_size > 10_000
+    p = cli("plot", str(tmp_path / "missing"))
+    assert p.returncode == 2 and "summary.json" in p.stderr

@@ -304,6 +304,17 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
 
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def plot(directory):
+    """Plot a run written by `atmsim run --out DIR` (windows, losses, queues) to DIR/run.png."""
+    if not (Path(directory) / "summary.json").exists():
+        raise InputError(f"directory: {directory} holds no summary.json (write one with `atmsim run SCENARIO --out DIR`)")
+    from .plotting import plot_run
+
+    click.echo(f"wrote {plot_run(directory)}")
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def report(directory):
     """Write DIR/report.html: each reproduced figure beside the paper's numbers and its claims."""
     from .html_report import write

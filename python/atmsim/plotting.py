@@ -55,3 +55,54 @@ def window_trace(ax, win, events, flow, title, t_end):
     ax.set_ylabel("KB")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=6, ncol=4, loc="lower right")
+
+
+def plot_run(d) -> "Path":
+    """One figure of a run written by `atmsim run --out DIR`: each flow's
+    congestion window with its losses and timeouts marked, the queues
+    sampled at trace.interval, and the logged port at every change (if
+    `trace.port` was set). Written to DIR/run.png."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+
+    d = Path(d)
+    s = json.loads((d / "summary.json").read_text())
+    read = lambda name: pd.read_csv(d / f"trace_{name}.csv") if (d / f"trace_{name}.csv").exists() else pd.DataFrame()
+    win, queue, events, port = read("window"), read("queue"), read("events"), read("port")
+    panels = 3 if len(port) else 2
+    fig, axes = plt.subplots(panels, 1, figsize=(9, 2.6 * panels), sharex=True)
+    ax = axes[0]
+    for f, g in win.groupby("flow") if len(win) else []:
+        line, = ax.step(g.t, g.cwnd / 1000, where="post", lw=0.8, label=s["flows"][f]["name"])
+        for kind, marker in (("timeout", "x"), ("fast_retransmit", "v")):
+            e = events[(events.flow == f) & (events.kind == kind)] if len(events) else events
+            if len(e):
+                y = np.interp(e.t, g.t, g.cwnd) / 1000
+                ax.plot(e.t, y, marker, color=line.get_color(), ms=5)
+    ax.set_ylabel("cwnd (KB)")
+    ax.set_title(f"{s['scenario']} seed {s['seed']}: E = {s['effective_throughput']:.3f}, fairness {s['fairness']:.3f} "
+                 "(x timeout, v fast retransmit)", fontsize=9)
+    if len(win) and win.flow.nunique() <= 10:
+        ax.legend(fontsize=6, ncol=5)
+    ax = axes[1]
+    names = [p["name"] for p in s["ports"]]
+    for i, g in queue.groupby("port") if len(queue) else []:
+        if g.occupancy.max() > 0:
+            ax.step(g.t, g.occupancy, where="post", lw=0.8, label=names[i])
+    ax.set_ylabel("queue (units)")
+    ax.legend(fontsize=6)
+    if len(port):
+        from atmsim import portlog
+
+        occ = portlog.occupancy(port)
+        axes[2].step(occ.t, occ.q, where="post", lw=0.6, color="k")
+        drops = occ[occ.change == "drop"]
+        axes[2].plot(drops.t, drops.q, ".", color="r", ms=3, label="drop")
+        axes[2].set_ylabel("logged port (units)")
+        axes[2].legend(fontsize=6)
+    axes[-1].set_xlabel("time (s)")
+    save(fig, d / "run.png")
+    return d / "run.png"
