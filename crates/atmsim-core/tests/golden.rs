@@ -1,0 +1,123 @@
+//! Golden outputs: every built-in scenario, seeds 1–3, must give exactly the
+//! summary it gave when the goldens were recorded (the wall time set to 0), and
+//! seed 1 with traces on the same traces (by digest). A refactoring of the
+//! core that changes any result, event count or trace fails here.
+//!
+//! Re-record after an intended change of behaviour with
+//! `ATMSIM_BLESS=1 cargo test --release -p atmsim-core --test golden`
+//! and say in the commit why the numbers moved.
+
+use std::path::{Path, PathBuf};
+
+const SEEDS: [u64; 3] = [1, 2, 3];
+
+fn scenarios() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/atmsim/scenarios");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("built-in scenarios")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+}
+
+/// FNV-1a over the serialized traces: a digest, not a security hash.
+fn digest(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
+fn check(file: &str, actual: &str) -> Option<String> {
+    let path = golden_path(file);
+    if std::env::var_os("ATMSIM_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return None;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden {}", path.display()));
+    (expected != actual).then(|| file.to_string())
+}
+
+fn one(name: &str, text: &str, seed: u64, trace: bool) -> Option<String> {
+    let (mut summary, traces) = atmsim_core::run_text(text, &[], Some(seed), trace).expect("built-in scenario runs");
+    summary.wall_s = 0.0;
+    let mut text_out = summary.to_json();
+    text_out.push('\n');
+    if trace {
+        let t = serde_json::to_vec(&traces.expect("traces on")).unwrap();
+        check(&format!("{name}.s{seed}.traces"), &format!("{}\n", digest(&t)))
+    } else {
+        check(&format!("{name}.s{seed}.json"), &text_out)
+    }
+}
+
+/// Variations that exercise every mechanism the built-in scenarios leave
+/// at their defaults: (scenario, golden name, overrides). Two simulated
+/// seconds each, seed 2, traces on.
+const MATRIX: &[(&str, &str, &[&str])] = &[
+    ("aron97-topo1-atm", "lite-afr", &["tcp.variant=lite-afr"]),
+    ("aron97-topo1-atm", "tahoe", &["tcp.variant=tahoe"]),
+    ("aron97-topo1-atm", "newreno", &["tcp.variant=newreno"]),
+    ("aron97-topo1-atm", "vegas-rm", &["tcp.variant=vegas-rm"]),
+    ("aron97-topo1-atm", "vegas-rm-afr", &["tcp.variant=vegas-rm-afr", "tcp.afr_predictor=hysteresis"]),
+    ("aron97-topo1-atm", "vegas", &["tcp.variant=vegas"]),
+    ("aron97-topo1-atm", "vegas-afr-10ms", &["tcp.variant=vegas-afr", "tcp.tick=10ms"]),
+    ("aron97-topo1-atm", "lite-orig", &["tcp.bp95=false", "tcp.delayed_ack=false"]),
+    ("aron97-topo1-atm", "ppd", &["switch.policy=ppd", "switch.buffer=48KB"]),
+    ("aron97-topo1-atm", "epd", &["switch.policy=epd", "switch.buffer=48KB", "atm.encapsulation=aal5-llc"]),
+    ("aron97-topo1-atm", "eom", &["switch.policy=eom-protect", "switch.buffer=48KB", "atm.encapsulation=aal5-vcmux"]),
+    ("aron97-topo1-atm", "per-vc", &["switch.queueing=per-vc", "switch.buffer=48KB"]),
+    ("aron97-topo2-packet", "vegas-afr", &["tcp.variant=vegas-afr", "switch.buffer=48KB"]),
+    ("aron97-topo2-packet", "newreno", &["tcp.variant=newreno", "tcp.tick=100ms"]),
+    ("aron97-topo1-packet", "tahoe-cells", &["tcp.variant=tahoe", "switch.buffer=21packets"]),
+    ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
+    ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
+];
+
+fn matrix_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> {
+    let text = scenarios().into_iter().find(|(n, _)| n == scenario).expect("built-in scenario").1;
+    let mut overrides: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    overrides.push("duration=2s".into());
+    let (mut summary, traces) = atmsim_core::run_text(&text, &overrides, Some(2), true).expect("variation runs");
+    summary.wall_s = 0.0;
+    let t = serde_json::to_vec(&traces.expect("traces on")).unwrap();
+    let mut out = summary.to_json();
+    out.push_str(&format!("\ntraces {}\n", digest(&t)));
+    check(&format!("matrix/{scenario}.{variation}.json"), &out)
+}
+
+#[test]
+fn variations_match_their_goldens() {
+    std::fs::create_dir_all(golden_path("matrix")).unwrap();
+    let diffs: Vec<String> = MATRIX.iter().filter_map(|(s, v, sets)| matrix_one(s, v, sets)).collect();
+    assert!(diffs.is_empty(), "outputs differ from their goldens: {diffs:?}");
+}
+
+#[test]
+fn built_in_scenarios_match_their_goldens() {
+    let jobs: Vec<(String, String, u64, bool)> = scenarios()
+        .into_iter()
+        .flat_map(|(n, t)| {
+            let mut v: Vec<_> = SEEDS.iter().map(|&s| (n.clone(), t.clone(), s, false)).collect();
+            v.push((n, t, 1, true));
+            v
+        })
+        .collect();
+    // Two threads: the scenarios are independent and the machine has two cores.
+    let mid = jobs.len() / 2;
+    let (a, b) = jobs.split_at(mid);
+    let (a, b) = (a.to_vec(), b.to_vec());
+    let h = std::thread::spawn(move || a.iter().filter_map(|(n, t, s, tr)| one(n, t, *s, *tr)).collect::<Vec<_>>());
+    let mut diffs: Vec<String> = b.iter().filter_map(|(n, t, s, tr)| one(n, t, *s, *tr)).collect();
+    diffs.extend(h.join().unwrap());
+    assert!(diffs.is_empty(), "outputs differ from their goldens: {diffs:?}");
+}

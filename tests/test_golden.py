@@ -1,0 +1,45 @@
+"""Golden outputs: the CLI gives exactly what it gave when they were recorded.
+
+`run --json` of every built-in scenario for seeds 1-3 must equal the core's
+goldens (crates/atmsim-core/tests/golden, wall time aside), and
+`reproduce all --quick` must write the same claims.json files and the same
+tables, byte for byte. A change of behaviour must re-record them and say why
+(ATMSIM_BLESS=1 python -m pytest tests/test_golden.py).
+"""
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE_GOLDEN = ROOT / "crates/atmsim-core/tests/golden"
+REPRO_GOLDEN = ROOT / "tests/golden/reproduce-all-quick"
+SCENARIOS = sorted(p.stem for p in (ROOT / "python/atmsim/scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_run_json_matches_core_golden(cli, scenario, seed):
+    r = cli("run", scenario, "--seed", str(seed), "--json", check=True)
+    got = json.loads(r.stdout)
+    got.pop("wall_s")
+    want = json.loads((CORE_GOLDEN / f"{scenario}.s{seed}.json").read_text())
+    want.pop("wall_s")
+    assert got == want
+
+
+def test_reproduce_all_quick_matches_golden(cli, tmp_path):
+    out = tmp_path / "all"
+    cli("reproduce", "all", "--quick", "--out", str(out), check=True)
+    tables = sorted(p for p in out.glob("*/*.csv"))
+    digests = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(out)}\n" for p in tables)
+    if os.environ.get("ATMSIM_BLESS"):
+        for paper in ("aron97", "morris-kung95"):
+            shutil.copy(out / paper / "claims.json", REPRO_GOLDEN / f"{paper}.claims.json")
+        (REPRO_GOLDEN / "tables.sha256").write_text(digests)
+    for paper in ("aron97", "morris-kung95"):
+        assert (out / paper / "claims.json").read_text() == (REPRO_GOLDEN / f"{paper}.claims.json").read_text(), paper
+    assert digests == (REPRO_GOLDEN / "tables.sha256").read_text()
