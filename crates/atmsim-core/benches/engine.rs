@@ -2,7 +2,7 @@
 //! aron97 topology-1 ATM run (events per second, events per cell-hop).
 use atmsim_core::engine::{Event, Scheduler};
 use atmsim_core::net::PortId;
-use atmsim_core::{scenario, Simulation};
+use atmsim_core::{scenario, World};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn scheduler(c: &mut Criterion) {
@@ -36,7 +36,7 @@ fn aron97_slice(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("1 s simulated", |b| {
         b.iter(|| {
-            let mut sim = Simulation::new(model.clone(), false);
+            let mut sim = World::new(model.clone(), false);
             sim.run();
             sim.events()
         })

@@ -1,41 +1,72 @@
 //! The event queue: a binary heap ordered by (time, insertion number).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
-//! the scenario and its seed. Events are a small plain enum; the heap stays
-//! small because a link has at most one pending event (the head of its pipe)
-//! and timers are per host, not per segment.
+//! the scenario and its seed. Events are small plain enums grouped by the
+//! component that owns them; the heap stays small because a link has at most
+//! one pending event (the head of its pipe) and timers are per host, not per
+//! segment.
 
 use crate::net::{FlowId, HostId, PortId, VcId};
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
+pub enum PortEvent {
     /// The unit at the head of a port's pipe reaches the node at the far end.
     PipeHead(PortId),
     /// A per-VC port's transmitter is free: start the next cell.
-    PortFree(PortId),
-    /// A credit cell for `vc` carrying the receiver's `fwd` count reaches
-    /// the sending side of `port`'s link.
-    Credit { port: PortId, vc: VcId, fwd: u64 },
+    Free(PortId),
+}
+
+/// Events of credit flow control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreditEvent {
+    /// A credit for `vc` carrying the receiver's `fwd` count reaches the
+    /// sending side of `port`'s link.
+    Arrive { port: PortId, vc: VcId, fwd: u64 },
     /// The receiver of `link` has processed a credit for `vc`: the in-band
     /// credit cell queues at the port of the reverse direction.
-    CreditEmit { link: PortId, vc: VcId, fwd: u64 },
+    Emit { link: PortId, vc: VcId, fwd: u64 },
+}
+
+/// Events of the host/adapter model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostEvent {
+    /// A host's transmit adapter has loaded a packet: cells go out.
+    AdapterLoaded(HostId),
+    /// The last cell of the packet in a host's transmit adapter has left.
+    AdapterFree(HostId),
+    /// A received packet reaches the transport after the bus and the CPU.
+    Deliver(HostId),
+}
+
+/// Events of transports (TCP timers and connection opening).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportEvent {
     /// A host's coarse TCP timer (BSD `tcp_slowtimo`).
     SlowTick(HostId),
     /// A host's delayed-ACK timer (BSD `tcp_fasttimo`, 200 ms).
     FastTick(HostId),
     /// A flow's application starts (SYN goes out).
-    FlowStart(FlowId),
-    /// A constant-rate source sends its next datagram.
-    CbrSend(FlowId),
-    /// A host's transmit adapter has loaded a packet: cells go out.
-    AdapterLoaded(HostId),
-    /// The last cell of the packet in a host's transmit adapter has left.
-    AdapterFree(HostId),
-    /// A received packet reaches TCP after the bus and the CPU.
-    HostDeliver(HostId),
+    Open(FlowId),
+}
+
+/// Events of traffic sources that are not transports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceEvent {
+    /// A datagram source sends its next datagram.
+    Send(FlowId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    Port(PortEvent),
+    Credit(CreditEvent),
+    Host(HostEvent),
+    Transport(TransportEvent),
+    Source(SourceEvent),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
 }
@@ -73,12 +104,14 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
         self.heap.push(Scheduled { at, seq: self.next_seq, event });
         self.next_seq += 1;
     }
 
     /// Pops the earliest event if it is due no later than `until`.
+    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
         if self.heap.peek()?.at > until {
             return None;
@@ -98,22 +131,19 @@ impl Scheduler {
 mod tests {
     use super::*;
 
+    fn open(f: u32) -> Event {
+        Event::Transport(TransportEvent::Open(FlowId(f)))
+    }
+
     #[test]
     fn earliest_first_and_ties_in_insertion_order() {
         let mut s = Scheduler::default();
-        s.schedule(5, Event::FlowStart(FlowId(2)));
-        s.schedule(3, Event::FlowStart(FlowId(0)));
-        s.schedule(5, Event::FlowStart(FlowId(3)));
-        s.schedule(3, Event::FlowStart(FlowId(1)));
-        let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10)).collect();
-        let flows: Vec<u32> = order
-            .iter()
-            .map(|(_, e)| match e {
-                Event::FlowStart(f) => f.0,
-                _ => unreachable!(),
-            })
-            .collect();
-        assert_eq!(flows, vec![0, 1, 2, 3]);
+        s.schedule(5, open(2));
+        s.schedule(3, open(0));
+        s.schedule(5, open(3));
+        s.schedule(3, open(1));
+        let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10)).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![open(0), open(1), open(2), open(3)]);
         assert_eq!(s.executed(), 4);
     }
 
@@ -123,5 +153,11 @@ mod tests {
         s.schedule(11, Event::TraceSample);
         assert!(s.pop_until(10).is_none());
         assert_eq!(s.executed(), 0);
+    }
+
+    #[test]
+    fn events_stay_small() {
+        // The heap moves events around on every push and pop.
+        assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
     }
 }

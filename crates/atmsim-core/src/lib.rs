@@ -11,30 +11,35 @@
 //! - [`ledger`]: the fate of every frame (accounting, losses);
 //! - [`stats`], [`trace`]: derived statistics and time series;
 //! - [`scenario`]: TOML schema, overrides, validation;
-//! - [`sim`]: the world that wires it all and runs it; [`summary`]: results.
+//! - [`source`]: traffic sources that are not transports (datagrams);
+//! - [`rng`]: random streams handed out from the run's seed;
+//! - [`world`]: the arenas and the event loop that wire it all and run it;
+//!   [`summary`]: results.
 
 pub mod atm;
 pub mod engine;
 pub mod host;
 pub mod ledger;
 pub mod net;
+pub mod rng;
 pub mod scenario;
-pub mod sim;
+pub mod source;
 pub mod stats;
 pub mod summary;
 pub mod time;
 pub mod trace;
 pub mod transport;
+pub mod world;
 
 pub use scenario::{Model, Scenario, ScenarioError};
-pub use sim::Simulation;
+pub use world::World;
 pub use summary::Summary;
 
 /// Parses, overrides and validates a scenario, then runs it.
 pub fn run_text(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<(Summary, Option<trace::Traces>), ScenarioError> {
     let scenario = scenario::parse(text, overrides)?;
     let model = scenario::validate(&scenario, seed)?;
-    let mut sim = Simulation::new(model, trace);
-    sim.run();
-    Ok(sim.finish())
+    let mut world = World::new(model, trace);
+    world.run();
+    Ok(world.finish())
 }

@@ -75,7 +75,7 @@ pub struct HostSummary {
 /// bytes sent = delivered + held out of order + duplicate + dropped in
 /// queues + discarded at reassembly + in flight; and per VC, cells sent =
 /// delivered + dropped + in flight.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Accounting {
     pub bytes_sent: u64,
     pub bytes_delivered: u64,

@@ -6,10 +6,15 @@
 //! a packet link it is a whole IP packet (a frame of one unit). Queues, links,
 //! drop policies and statistics see only units.
 
+pub mod admission;
+pub mod credit;
+pub mod fifo;
 pub mod pervc;
 pub mod port;
+pub mod vc;
 
-pub use port::{Limit, Port, PortStats};
+pub use port::{Discipline, Limit, Port, PortStats};
+pub use vc::{Vc, VcRole, VcTable};
 
 use crate::time::Time;
 
@@ -33,7 +38,8 @@ id!(/// A node (host, ATM switch or IP router).
     NodeId);
 id!(/// A host, the subset of nodes that run TCP.
     HostId);
-id!(/// One TCP connection (a sender, a receiver and two VCs).
+id!(/// One flow: a TCP connection (a sender, a receiver and two VCs) or a
+    /// one-way source.
     FlowId);
 id!(/// One direction of a connection: an ATM virtual circuit, or on the
     /// packet network the path its packets follow.
@@ -88,18 +94,6 @@ impl Unit {
     pub fn is_first(&self) -> bool {
         self.index == 0
     }
-}
-
-/// A VC's path: the output ports it crosses, in order, and the host at its end.
-#[derive(Clone, Debug)]
-pub struct Route {
-    pub ports: Vec<PortId>,
-    pub dst: HostId,
-    pub flow: FlowId,
-    /// True for the data direction, false for the ACK direction.
-    pub is_data: bool,
-    /// IP + transport header bytes of its datagrams.
-    pub header_bytes: u32,
 }
 
 /// Time a unit spends from entering a port's queue to reaching the far node.

@@ -1,6 +1,6 @@
 //! Per-VC queueing with round-robin service (the CreditNet switch, Morris &
-//! Kung §II; atm.md §7.2 rule 5), and the sending side of credit-based flow
-//! control (the N23 scheme in its counter form, credit.md §2).
+//! Kung 1995 §II), optionally under credit-based flow control (`credit.rs`),
+//! and the in-band credit cells this port sends for the opposite direction.
 //!
 //! Unlike the FIFO fast path, the next cell to leave is not known when a cell
 //! arrives (it depends on the other VCs and on credit), so a port with this
@@ -10,55 +10,10 @@
 //! holding credit. A VC with no credit leaves the ring and the link to the
 //! others (no head-of-line blocking across VCs); a credit cell puts it back.
 
-use crate::net::Unit;
+use crate::net::credit::Credit;
+use crate::net::{PortId, Unit, VcId};
 use crate::time::Time;
 use std::collections::VecDeque;
-
-/// Sender-side credit state of one link, per VC, and the receiver's
-/// forwarded-cell counter of the same link (kept here, indexed by the link,
-/// because the simulator owns both ends).
-#[derive(Clone, Debug)]
-pub struct Credit {
-    /// Buffer reserved per VC at the receiver (N2 + N3).
-    pub buf_alloc: u64,
-    /// Receiver sends one credit cell per `n2` cells it forwards.
-    pub n2: u64,
-    pub balance: Vec<i64>,
-    pub tx_cnt: Vec<u64>,
-    /// Receiver side: cells of the VC that left its buffer (`Fwd_Cnt`).
-    pub fwd_cnt: Vec<u64>,
-    pub credit_cells: u64,
-}
-
-impl Credit {
-    pub fn new(num_vcs: usize, buf_alloc: u64, n2: u64) -> Self {
-        Credit {
-            buf_alloc,
-            n2,
-            balance: vec![buf_alloc as i64; num_vcs],
-            tx_cnt: vec![0; num_vcs],
-            fwd_cnt: vec![0; num_vcs],
-            credit_cells: 0,
-        }
-    }
-
-    /// Receiver rule 4: a cell of `vc` left the receiver's buffer; returns
-    /// the value of a credit cell to send upstream, if one is due.
-    pub fn forwarded(&mut self, vc: usize) -> Option<u64> {
-        self.fwd_cnt[vc] += 1;
-        if self.fwd_cnt[vc] % self.n2 == 0 {
-            self.credit_cells += 1;
-            Some(self.fwd_cnt[vc])
-        } else {
-            None
-        }
-    }
-
-    /// Sender rule 2: a credit cell carrying `fwd` arrived.
-    pub fn update(&mut self, vc: usize, fwd: u64) {
-        self.balance[vc] = self.buf_alloc as i64 - (self.tx_cnt[vc] - fwd) as i64;
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct PerVc {
@@ -73,6 +28,20 @@ pub struct PerVc {
     pub queued: u64,
     /// Highest occupancy any single VC reached (cells, incl. in transmission).
     pub peak_per_vc: u64,
+    /// In-band credit cells for the opposite direction, sent before any
+    /// data cell (strict priority; our choice, as CreditNet carried credits
+    /// in band), and whether one is on the line now.
+    pub credit_out: VecDeque<CreditCell>,
+    pub credit_in_tx: bool,
+}
+
+/// A credit cell waiting to cross this port's line: for VC `vc` of `link`
+/// (the port in the other direction), carrying the receiver's `fwd` count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditCell {
+    pub link: PortId,
+    pub vc: VcId,
+    pub fwd: u64,
 }
 
 impl PerVc {
@@ -85,6 +54,8 @@ impl PerVc {
             credit,
             queued: 0,
             peak_per_vc: 0,
+            credit_out: VecDeque::new(),
+            credit_in_tx: false,
         }
     }
 
@@ -150,7 +121,7 @@ impl PerVc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::Segment;
 
     fn cell(vc: u32) -> Unit {
         Unit { vc: VcId(vc), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53, seg: Segment::default() }
@@ -195,25 +166,5 @@ mod tests {
         q.on_credit(1, 1);
         assert_eq!(q.next().map(|(_, u)| u.vc.0), Some(1));
         assert!(q.next().is_none());
-    }
-
-    #[test]
-    fn credit_update_is_exact_and_never_exceeds_buf_alloc() {
-        let mut c = Credit::new(1, 10, 2);
-        for _ in 0..10 {
-            c.balance[0] -= 1;
-            c.tx_cnt[0] += 1;
-        }
-        assert_eq!(c.balance[0], 0);
-        // A late credit (F = 2) after a newer one (F = 6) only delays credit.
-        c.update(0, 6);
-        assert_eq!(c.balance[0], 6);
-        c.update(0, 2);
-        assert_eq!(c.balance[0], 2);
-        c.update(0, 10);
-        assert_eq!(c.balance[0], 10);
-        assert!(c.balance[0] <= c.buf_alloc as i64);
-        assert_eq!(c.forwarded(0), None);
-        assert_eq!(c.forwarded(0), Some(2));
     }
 }

@@ -1,26 +1,29 @@
-//! An output port: a FIFO queue, a transmitter and the pipe of the link
-//! behind it (htsim's queue + pipe, fused).
+//! An output port: a queueing discipline, a transmitter and the pipe of the
+//! link behind it (htsim's queue + pipe, fused), with admission at the door.
 //!
-//! A work-conserving FIFO on a fixed-rate line knows, when a unit arrives,
-//! exactly when that unit's last bit will leave: the later of now and the end
-//! of the previous unit, plus its transmission time. So the port schedules no
-//! departure event at all: it records each queued unit's departure time in a
-//! ring (to know the occupancy at the next arrival) and puts the unit straight
-//! into the pipe with its arrival time at the far node. The pipe is a ring in
-//! arrival order; only its head has an event in the global queue. One
-//! scheduler event per unit-hop.
+//! The discipline decides the order of service:
+//! - [`Fifo`]: the fast path. A FIFO on a fixed-rate line knows each unit's
+//!   departure when it arrives, so the unit goes straight into the pipe with
+//!   its arrival time at the far node and the port schedules no departure
+//!   event: one scheduler event per unit-hop.
+//! - [`PerVc`]: per-VC queues served round robin, optionally under credit
+//!   flow control; the next cell is not known in advance, so each start of
+//!   transmission is an event ([`Port::start_next`]).
 //!
-//! A port may instead queue per VC with round-robin service and credit flow
-//! control ([`PerVc`]); then cells wait in per-VC queues and each start of
-//! transmission is an event ([`Port::start_next`]).
+//! A new discipline (a two-class priority port serving VBR before ABR, a
+//! push-out queue) is one more variant of [`Discipline`] in its own file.
+//! [`Admission`] decides whether an arriving unit may enter at all.
 //!
-//! Occupancy counts the unit in transmission (experiments.md §0, aron97 G7).
-//! The time-average occupancy comes from Little's law: the sum of every
-//! unit's time in the port divided by the observation time.
+//! Occupancy counts the unit in transmission (as Aron & Druschel's and
+//! Morris & Kung's buffer sizes do). The time-average occupancy comes from
+//! Little's law: the sum of every unit's time in the port divided by the
+//! observation time.
 
-use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
-use crate::net::pervc::PerVc;
-use crate::net::{InFlight, NodeId, PortId, Unit, VcId};
+use crate::atm::discard::{DiscardPolicy, DropReason};
+use crate::net::admission::Admission;
+use crate::net::fifo::Fifo;
+use crate::net::pervc::{CreditCell, PerVc};
+use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
 
@@ -46,11 +49,24 @@ pub struct PortStats {
     pub occupancy_integral: u128,
     /// Time the transmitter was busy.
     pub busy: Time,
-    /// Units forwarded that belong to a frame already doomed upstream
-    /// (atm.md §7.3 "wasted"/dead cells).
+    /// Units forwarded that belong to a frame already doomed upstream (the
+    /// "dead" cells that waste bandwidth, Romanow & Floyd 1995).
     pub dead_units: u64,
     /// In-band credit cells sent on this line.
     pub credit_cells: u64,
+}
+
+impl PortStats {
+    fn dropped(&mut self, reason: DropReason) {
+        self.units_dropped += 1;
+        self.dropped_by[reason as usize] += 1;
+    }
+}
+
+/// How a port orders the units it holds.
+pub enum Discipline {
+    Fifo(Fifo),
+    PerVc(PerVc),
 }
 
 pub struct Port {
@@ -59,23 +75,11 @@ pub struct Port {
     pub to: NodeId,
     pub delay: Time,
     pub limit: Limit,
-    pub policy: DiscardPolicy,
+    pub admission: Admission,
+    pub discipline: Discipline,
     ser: Serializer,
-    /// Per-VC frame-discard state, indexed by VC (empty for tail drop).
-    vc_discard: Vec<VcDiscard>,
-    /// Departure time and size of each unit still in the port.
-    queue: VecDeque<(Time, u32)>,
-    queued_bytes: u64,
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: VecDeque<InFlight>,
-    /// Per-VC queueing (and credit) instead of the FIFO; the limit is then
-    /// per VC.
-    pub per_vc: Option<PerVc>,
-    /// In-band credit cells for the opposite direction, sent before any
-    /// data cell (strict priority, credit.md §3), and whether one is on the
-    /// line now.
-    credit_out: VecDeque<CreditCell>,
-    credit_in_tx: bool,
     pub stats: PortStats,
 }
 
@@ -86,17 +90,8 @@ pub enum Started {
     /// A data cell, put into the pipe.
     Cell { unit: Unit, free_at: Time, arrive_at: Time, pipe_was_empty: bool },
     /// An in-band credit cell for the opposite direction's `link`: it
-    /// reaches that link's sender at `arrive_at` (credit.md §3).
+    /// reaches that link's sender at `arrive_at`.
     Credit { credit: CreditCell, free_at: Time, arrive_at: Time },
-}
-
-/// A credit cell waiting to cross this port's line: for VC `vc` of `link`
-/// (the port in the other direction), carrying the receiver's `fwd` count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CreditCell {
-    pub link: PortId,
-    pub vc: VcId,
-    pub fwd: u64,
 }
 
 /// Bytes of a credit cell on the wire.
@@ -113,8 +108,8 @@ pub enum Offer {
     Dropped(DropReason),
 }
 
-
 impl Port {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         from: NodeId,
@@ -124,24 +119,18 @@ impl Port {
         limit: Limit,
         policy: DiscardPolicy,
         num_vcs: usize,
+        discipline: Discipline,
     ) -> Port {
-        let vc_discard =
-            if policy.needs_vc_state() { vec![VcDiscard::default(); num_vcs] } else { Vec::new() };
         Port {
             name,
             from,
             to,
             delay,
             limit,
-            policy,
+            admission: Admission::new(limit, policy, num_vcs),
+            discipline,
             ser: Serializer::new(rate),
-            vc_discard,
-            queue: VecDeque::new(),
-            queued_bytes: 0,
             pipe: VecDeque::new(),
-            per_vc: None,
-            credit_out: VecDeque::new(),
-            credit_in_tx: false,
             stats: PortStats::default(),
         }
     }
@@ -150,78 +139,61 @@ impl Port {
         self.ser.rate()
     }
 
-    /// Forgets the units whose last bit has left by `now`.
-    #[inline]
-    fn drain(&mut self, now: Time) {
-        while let Some(&(end, bytes)) = self.queue.front() {
-            if end > now {
-                break;
-            }
-            self.queued_bytes -= bytes as u64;
-            self.queue.pop_front();
+    pub fn is_per_vc(&self) -> bool {
+        matches!(self.discipline, Discipline::PerVc(_))
+    }
+
+    pub fn per_vc(&self) -> Option<&PerVc> {
+        match &self.discipline {
+            Discipline::PerVc(pv) => Some(pv),
+            Discipline::Fifo(_) => None,
+        }
+    }
+
+    pub fn per_vc_mut(&mut self) -> Option<&mut PerVc> {
+        match &mut self.discipline {
+            Discipline::PerVc(pv) => Some(pv),
+            Discipline::Fifo(_) => None,
         }
     }
 
     /// Occupancy at `now` in the limit's measure (bytes for a byte limit,
     /// units otherwise).
     pub fn occupancy(&mut self, now: Time) -> u64 {
-        if let Some(pv) = &self.per_vc {
-            return pv.occupancy(now);
-        }
-        self.drain(now);
-        self.measure()
-    }
-
-    #[inline]
-    fn measure(&self) -> u64 {
-        match self.limit {
-            Limit::Bytes(_) => self.queued_bytes,
-            _ => self.queue.len() as u64,
+        let in_bytes = self.admission.counts_bytes();
+        match &mut self.discipline {
+            Discipline::PerVc(pv) => pv.occupancy(now),
+            Discipline::Fifo(f) => {
+                f.drain(now);
+                f.occupancy(in_bytes)
+            }
         }
     }
 
-    /// A unit arrives at the port at `now`: apply the discard policy, then
-    /// queue it and compute when it reaches the far node.
+    /// A unit arrives at the port at `now`: admit it or drop it, then queue
+    /// it (a FIFO computes at once when it reaches the far node).
     #[inline]
     pub fn offer(&mut self, now: Time, unit: &Unit) -> Offer {
-        if self.per_vc.is_some() {
+        if self.is_per_vc() {
             return self.offer_per_vc(now, unit);
         }
-        self.drain(now);
+        let in_bytes = self.admission.counts_bytes();
+        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
+        fifo.drain(now);
         self.stats.units_in += 1;
-        let q = self.measure();
-        let decision = match self.limit {
-            Limit::Unlimited => Ok(()),
-            Limit::Units(b) => {
-                let st = self.vc_discard.get_mut(unit.vc.ix());
-                self.policy.decide(st, unit, q, b)
-            }
-            Limit::Bytes(b) => {
-                if q + unit.wire_bytes as u64 <= b {
-                    Ok(())
-                } else {
-                    Err(DropReason::Tail)
-                }
-            }
-        };
-        if let Err(reason) = decision {
-            self.stats.units_dropped += 1;
-            self.stats.dropped_by[reason as usize] += 1;
+        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes)) {
+            self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         self.stats.busy += end - start;
-        self.queue.push_back((end, unit.wire_bytes));
-        self.queued_bytes += unit.wire_bytes as u64;
-        let occ = self.measure();
+        fifo.push(end, unit.wire_bytes);
+        let occ = fifo.occupancy(in_bytes);
         if occ > self.stats.peak_occupancy {
             self.stats.peak_occupancy = occ;
         }
-        let weight = match self.limit {
-            Limit::Bytes(_) => unit.wire_bytes as u128,
-            _ => 1,
-        };
+        let weight = if in_bytes { unit.wire_bytes as u128 } else { 1 };
         self.stats.occupancy_integral += weight * (end - now) as u128;
         let arrive_at = end + self.delay;
         let pipe_was_empty = self.pipe.is_empty();
@@ -229,18 +201,12 @@ impl Port {
         Offer::Accepted { arrive_at, pipe_was_empty }
     }
 
-    /// Per-VC path: the discard policy sees the VC's own queue and limit.
+    /// Per-VC path: admission sees the VC's own queue against the limit.
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
-        let pv = self.per_vc.as_mut().expect("per-VC port");
-        let q = pv.occupancy_of(unit.vc.ix(), now);
-        let decision = match self.limit {
-            Limit::Units(b) => self.policy.decide(self.vc_discard.get_mut(unit.vc.ix()), unit, q, b),
-            _ => Ok(()),
-        };
-        if let Err(reason) = decision {
-            self.stats.units_dropped += 1;
-            self.stats.dropped_by[reason as usize] += 1;
+        let Discipline::PerVc(pv) = &mut self.discipline else { unreachable!("per-VC port") };
+        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now)) {
+            self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }
         pv.enqueue(now, *unit);
@@ -256,14 +222,14 @@ impl Port {
     /// ([`Port::finish_tx`]), so two events at the same instant cannot start
     /// two transmissions.
     pub fn start_next(&mut self, now: Time) -> Option<Started> {
-        let pv = self.per_vc.as_mut()?;
-        if pv.in_tx.is_some() || self.credit_in_tx {
+        let Discipline::PerVc(pv) = &mut self.discipline else { return None };
+        if pv.in_tx.is_some() || pv.credit_in_tx {
             return None;
         }
-        if let Some(credit) = self.credit_out.pop_front() {
+        if let Some(credit) = pv.credit_out.pop_front() {
             let start = self.ser.free_at().max(now);
             let end = self.ser.send(now, CREDIT_CELL_BYTES);
-            self.credit_in_tx = true;
+            pv.credit_in_tx = true;
             self.stats.busy += end - start;
             self.stats.credit_cells += 1;
             return Some(Started::Credit { credit, free_at: end, arrive_at: end + self.delay });
@@ -284,9 +250,9 @@ impl Port {
     /// `PortFree` event); returns the data cell that left, whose buffer slot
     /// is free now, which is what credit reports upstream.
     pub fn finish_tx(&mut self, now: Time) -> Option<Unit> {
-        let pv = self.per_vc.as_mut()?;
-        if self.credit_in_tx {
-            self.credit_in_tx = false;
+        let pv = self.per_vc_mut()?;
+        if pv.credit_in_tx {
+            pv.credit_in_tx = false;
             return None;
         }
         match pv.in_tx {
@@ -300,13 +266,13 @@ impl Port {
 
     /// Per-VC path: a credit cell for `vc` carrying `fwd` arrived.
     pub fn on_credit(&mut self, now: Time, vc: usize, fwd: u64) -> Option<Started> {
-        self.per_vc.as_mut()?.on_credit(vc, fwd);
+        self.per_vc_mut()?.on_credit(vc, fwd);
         self.start_next(now)
     }
 
     /// Per-VC path: queue an in-band credit cell for the other direction.
     pub fn send_credit(&mut self, now: Time, credit: CreditCell) -> Option<Started> {
-        self.credit_out.push_back(credit);
+        self.per_vc_mut()?.credit_out.push_back(credit);
         self.start_next(now)
     }
 
@@ -317,7 +283,7 @@ impl Port {
 
     /// Cells waiting in per-VC queues (not yet in the pipe).
     pub fn queued_per_vc(&self) -> u64 {
-        self.per_vc.as_ref().map_or(0, |pv| pv.queued)
+        self.per_vc().map_or(0, |pv| pv.queued)
     }
 
     /// Time-average occupancy over [0, horizon], excluding the part of queued
@@ -327,14 +293,8 @@ impl Port {
             return 0.0;
         }
         let mut integral = self.stats.occupancy_integral;
-        for &(end, bytes) in &self.queue {
-            if end > horizon {
-                let w = match self.limit {
-                    Limit::Bytes(_) => bytes as u128,
-                    _ => 1,
-                };
-                integral -= w * (end - horizon) as u128;
-            }
+        if let Discipline::Fifo(f) = &self.discipline {
+            integral -= f.stay_beyond(horizon, self.admission.counts_bytes());
         }
         integral as f64 / horizon as f64
     }
@@ -345,9 +305,12 @@ impl Port {
         self.stats.busy.saturating_sub(beyond)
     }
 
-    /// Units queued at the port (not yet fully sent), for accounting.
+    /// Units queued at a FIFO port (not yet fully sent), for accounting.
     pub fn queued_units(&self) -> usize {
-        self.queue.len()
+        match &self.discipline {
+            Discipline::Fifo(f) => f.len(),
+            Discipline::PerVc(_) => 0,
+        }
     }
 }
 
@@ -371,7 +334,7 @@ mod tests {
 
     fn port(limit: Limit) -> Port {
         let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
-        Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1)
+        Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()))
     }
 
     #[test]

@@ -1,0 +1,109 @@
+//! Admission: whether a unit arriving at a port may enter its buffer.
+//!
+//! One enum of policies, each variant carrying its own per-port state, so a
+//! queueing discipline asks one question (`admit`) whatever the network:
+//! - ATM switch ports limit cells and apply a cell discard policy (tail,
+//!   PPD, EPD, EOM protection; see `atm::discard`), the frame-aware ones with
+//!   per-VC frame state;
+//! - IP router ports limit packets (tail drop) or bytes (a packet enters iff
+//!   it fits whole);
+//! - host adapters never drop (the host holds data rather than lose it).
+//!
+//! Policies that need randomness (RED, Floyd & Jacobson 1993) get a variant
+//! here with the port's own random stream (`crate::rng`).
+
+use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
+use crate::net::{Limit, Unit};
+
+#[derive(Clone, Debug)]
+pub enum Admission {
+    /// Host adapters: everything enters.
+    Unlimited,
+    /// At most `limit` units (cells, or packets on a router), under a cell
+    /// discard policy; `frames` is the per-VC frame state of the
+    /// frame-aware policies (empty for tail drop).
+    Units { limit: u64, policy: DiscardPolicy, frames: Vec<VcDiscard> },
+    /// At most `limit` bytes of queued packets: tail drop of routers whose
+    /// buffer is given in bytes.
+    Bytes { limit: u64 },
+}
+
+impl Admission {
+    pub fn new(limit: Limit, policy: DiscardPolicy, num_vcs: usize) -> Self {
+        match limit {
+            Limit::Unlimited => Admission::Unlimited,
+            Limit::Units(limit) => {
+                let frames = if policy.needs_vc_state() { vec![VcDiscard::default(); num_vcs] } else { Vec::new() };
+                Admission::Units { limit, policy, frames }
+            }
+            Limit::Bytes(limit) => Admission::Bytes { limit },
+        }
+    }
+
+    /// The buffer limit this admission enforces.
+    pub fn limit(&self) -> Limit {
+        match *self {
+            Admission::Unlimited => Limit::Unlimited,
+            Admission::Units { limit, .. } => Limit::Units(limit),
+            Admission::Bytes { limit } => Limit::Bytes(limit),
+        }
+    }
+
+    /// Is occupancy measured in bytes (rather than units)?
+    #[inline]
+    pub fn counts_bytes(&self) -> bool {
+        matches!(self, Admission::Bytes { .. })
+    }
+
+    /// Decides the fate of `unit` arriving to a buffer holding `q` (units,
+    /// or bytes for a byte limit; counting the unit in transmission).
+    #[inline]
+    pub fn admit(&mut self, unit: &Unit, q: u64) -> Result<(), DropReason> {
+        match self {
+            Admission::Unlimited => Ok(()),
+            Admission::Units { limit, policy, frames } => policy.decide(frames.get_mut(unit.vc.ix()), unit, q, *limit),
+            Admission::Bytes { limit } => {
+                if q + unit.wire_bytes as u64 <= *limit {
+                    Ok(())
+                } else {
+                    Err(DropReason::Tail)
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Segment, VcId};
+
+    fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u32) -> Unit {
+        Unit { vc: VcId(vc), hop: 0, index, ncells, frame: 0, wire_bytes, seg: Segment::default() }
+    }
+
+    #[test]
+    fn unlimited_admits_everything() {
+        let mut a = Admission::new(Limit::Unlimited, DiscardPolicy::Tail, 1);
+        assert!(a.admit(&unit(0, 0, 1, 53), u64::MAX - 1).is_ok());
+    }
+
+    #[test]
+    fn byte_limit_admits_whole_packets_only() {
+        let mut a = Admission::new(Limit::Bytes(1000), DiscardPolicy::Tail, 1);
+        assert!(a.admit(&unit(0, 0, 1, 600), 400).is_ok());
+        assert_eq!(a.admit(&unit(0, 0, 1, 601), 400), Err(DropReason::Tail));
+        assert!(a.counts_bytes());
+    }
+
+    #[test]
+    fn frame_state_is_per_vc() {
+        // PPD: VC 0 loses a middle cell and discards the rest of its frame;
+        // VC 1's frame at the same port is unaffected.
+        let mut a = Admission::new(Limit::Units(4), DiscardPolicy::Ppd, 2);
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 4), Err(DropReason::Tail));
+        assert!(a.admit(&unit(1, 1, 3, 53), 0).is_ok());
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 0), Err(DropReason::Ppd));
+        assert_eq!(a.limit(), Limit::Units(4));
+    }
+}

@@ -1,0 +1,116 @@
+//! The VC table: every virtual circuit (on a packet network, every one-way
+//! path) with its ends, its route and what it carries, as plain data.
+//!
+//! A connection-oriented transport opens two VCs, one for data and one for
+//! its replies (TCP's ACKs); a one-way source (a datagram stream, later a VBR
+//! background source) opens one. Nothing in the simulator derives one VC
+//! from another by arithmetic: the table says which VC answers which.
+
+use crate::net::{FlowId, HostId, PortId, VcId};
+
+/// What a VC carries for its flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VcRole {
+    /// The data direction of a two-way transport (TCP segments).
+    Data,
+    /// The reply direction of a two-way transport (TCP ACKs).
+    Reply,
+    /// A one-way stream with no reply VC (datagram sources).
+    Stream,
+}
+
+/// One VC: where it starts and ends, the output ports it crosses in order
+/// (its route, plain data), the flow it belongs to and its role.
+#[derive(Clone, Debug)]
+pub struct Vc {
+    pub src: HostId,
+    pub dst: HostId,
+    pub flow: FlowId,
+    pub role: VcRole,
+    pub ports: Vec<PortId>,
+    /// IP + transport header bytes of its datagrams.
+    pub header_bytes: u32,
+}
+
+impl Vc {
+    /// Does this VC carry a flow's payload (data or stream)?
+    #[inline]
+    pub fn carries_payload(&self) -> bool {
+        self.role != VcRole::Reply
+    }
+}
+
+/// All VCs of a run, and per flow its payload VC and, if any, its reply VC.
+#[derive(Clone, Debug, Default)]
+pub struct VcTable {
+    vcs: Vec<Vc>,
+    /// Per flow: (payload VC, reply VC).
+    of_flow: Vec<(VcId, Option<VcId>)>,
+}
+
+impl VcTable {
+    /// Opens the VCs of the next flow: a payload VC along `forward`, and a
+    /// reply VC along `backward` if given. Flows must be opened in order.
+    pub fn open(&mut self, flow: FlowId, src: HostId, dst: HostId, forward: (Vec<PortId>, u32), backward: Option<(Vec<PortId>, u32)>) {
+        assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
+        let role = if backward.is_some() { VcRole::Data } else { VcRole::Stream };
+        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1 });
+        let reply = backward.map(|(ports, header_bytes)| self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes }));
+        self.of_flow.push((data, reply));
+    }
+
+    fn push(&mut self, vc: Vc) -> VcId {
+        self.vcs.push(vc);
+        VcId(self.vcs.len() as u32 - 1)
+    }
+
+    #[inline]
+    pub fn get(&self, vc: VcId) -> &Vc {
+        &self.vcs[vc.ix()]
+    }
+
+    /// The VC that carries flow `f`'s payload.
+    #[inline]
+    pub fn payload_of(&self, f: FlowId) -> VcId {
+        self.of_flow[f.ix()].0
+    }
+
+    /// The VC that carries flow `f`'s replies (panics for one-way flows).
+    #[inline]
+    pub fn reply_of(&self, f: FlowId) -> VcId {
+        self.of_flow[f.ix()].1.expect("a two-way flow")
+    }
+
+    pub fn len(&self) -> usize {
+        self.vcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vcs.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Vc> {
+        self.vcs.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_way_and_one_way_flows_get_their_own_vcs() {
+        let mut t = VcTable::default();
+        t.open(FlowId(0), HostId(0), HostId(1), (vec![PortId(0), PortId(1)], 40), Some((vec![PortId(2), PortId(3)], 40)));
+        t.open(FlowId(1), HostId(2), HostId(1), (vec![PortId(4)], 28), None);
+        t.open(FlowId(2), HostId(1), HostId(0), (vec![PortId(2)], 40), Some((vec![PortId(1)], 40)));
+        assert_eq!(t.len(), 5);
+        assert_eq!(t.payload_of(FlowId(1)), VcId(2));
+        assert_eq!(t.get(VcId(2)).role, VcRole::Stream);
+        assert_eq!(t.payload_of(FlowId(2)), VcId(3));
+        assert_eq!(t.reply_of(FlowId(2)), VcId(4));
+        let reply = t.get(t.reply_of(FlowId(0)));
+        assert_eq!((reply.src, reply.dst, reply.role), (HostId(1), HostId(0), VcRole::Reply));
+        assert!(!reply.carries_payload());
+    }
+}

@@ -1,0 +1,129 @@
+//! Building the world from a resolved [`Model`].
+
+use super::{Endpoints, Flow, Host, World};
+use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
+use crate::host::HostPipeline;
+use crate::ledger::Ledger;
+use crate::net::credit::Credit;
+use crate::net::fifo::Fifo;
+use crate::net::pervc::PerVc;
+use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable};
+use crate::rng::{stream, Stream};
+use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
+use crate::source::DatagramSource;
+use crate::trace::Traces;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use rand::Rng;
+
+/// No frame is known to be doomed on the VC.
+pub(super) const NONE: u32 = u32::MAX;
+
+impl World {
+    pub fn new(model: Model, trace: bool) -> Self {
+        let host_of: Vec<Option<HostId>> = {
+            let mut n = 0;
+            model.is_host.iter().map(|&h| h.then(|| { n += 1; HostId(n - 1) })).collect()
+        };
+        let num_hosts = model.is_host.iter().filter(|&&h| h).count();
+        let mut hosts: Vec<Host> = (0..num_hosts)
+            .map(|_| Host { senders: Vec::new(), receivers: Vec::new(), pipe: model.host.as_ref().map(HostPipeline::new) })
+            .collect();
+        let mut vcs = VcTable::default();
+        let mut flows = Vec::with_capacity(model.flows.len());
+        for (i, f) in model.flows.iter().enumerate() {
+            let fid = FlowId(i as u32);
+            let src = host_of[f.src.ix()].expect("validated: src is a host");
+            let dst = host_of[f.dst.ix()].expect("validated: dst is a host");
+            let endpoints = match f.app {
+                App::Tcp => {
+                    hosts[src.ix()].senders.push(fid);
+                    hosts[dst.ix()].receivers.push(fid);
+                    let h = model.header_bytes;
+                    vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
+                    let rcv_buf = model.tcp.rcv_buf.min(u32::MAX as u64) as u32;
+                    Endpoints::Tcp {
+                        sender: TcpSender::new(&model.tcp, f.bytes),
+                        receiver: TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack),
+                    }
+                }
+                App::Cbr { payload, rate } => {
+                    vcs.open(fid, src, dst, (f.data_route.clone(), UDP_HEADER_BYTES), None);
+                    let script = f.send_at.iter().map(|&t| f.start + t).collect();
+                    Endpoints::Datagram(DatagramSource::new(payload, rate, script, f.bytes))
+                }
+            };
+            flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
+        }
+        let num_vcs = vcs.len();
+        let ports: Vec<Port> = model
+            .ports
+            .iter()
+            .map(|p| {
+                let discipline = if p.per_vc {
+                    let credit = p.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
+                    Discipline::PerVc(PerVc::new(num_vcs, credit))
+                } else {
+                    Discipline::Fifo(Fifo::default())
+                };
+                Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs, discipline)
+            })
+            .collect();
+        let reverse = model
+            .ports
+            .iter()
+            .map(|p| {
+                let r = model.ports.iter().position(|q| q.from == p.to && q.to == p.from);
+                PortId(r.expect("links are full duplex") as u32)
+            })
+            .collect();
+
+        let mut sched = Scheduler::default();
+        for (i, (f, flow)) in model.flows.iter().zip(&flows).enumerate() {
+            let fid = FlowId(i as u32);
+            match &flow.endpoints {
+                Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
+                Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
+            }
+        }
+        // Each host's coarse-timer phase is drawn uniformly in [0, tick): the
+        // run-to-run variation the papers average over (real hosts' timers
+        // are not synchronised).
+        let mut phases = stream(model.seed, Stream::TimerPhases);
+        for (h, host) in hosts.iter().enumerate() {
+            let phase = match model.seed_use {
+                SeedUse::TimerPhase => phases.gen_range(0..model.tick),
+                SeedUse::Nothing => 0,
+            };
+            if !host.senders.is_empty() {
+                sched.schedule(phase, Event::Transport(TransportEvent::SlowTick(HostId(h as u32))));
+            }
+            if model.tcp.delayed_ack && !host.receivers.is_empty() {
+                sched.schedule(phase % FAST_TICK, Event::Transport(TransportEvent::FastTick(HostId(h as u32))));
+            }
+        }
+        if trace {
+            sched.schedule(0, Event::TraceSample);
+        }
+        let bounded = flows.iter().filter(|c| c.bytes.is_some()).count();
+        World {
+            atm: model.network == Network::Atm,
+            sched,
+            now: 0,
+            ports,
+            reverse,
+            ledgers: vec![Ledger::default(); num_vcs],
+            reassembly: vec![Default::default(); num_vcs],
+            doomed: vec![NONE; num_vcs],
+            unfinished: if bounded == flows.len() { bounded } else { usize::MAX },
+            flows,
+            hosts,
+            vcs,
+            seg_buf: Vec::with_capacity(64),
+            traces: trace.then(Traces::default),
+            log_port: if trace { model.trace_port } else { None },
+            unit_hops: 0,
+            wall_s: 0.0,
+            model,
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Per-VC transmissions and credit flow control between the two ends of a
+//! link (Morris & Kung 1995 §II; the N23 scheme of Kung et al. 1994).
+//!
+//! A per-VC port takes one `PortEvent::Free` per transmission: when a data
+//! cell's last bit has left, its buffer slot is free, the receiving end's
+//! `Fwd_Cnt` advances and every N2 cells a credit is due upstream. In band
+//! (the default, as CreditNet did), after the receiver's processing delay a
+//! credit cell queues at the port of the reverse direction, goes before any
+//! data cell there, takes one cell slot and crosses the link delay; out of
+//! band it arrives one processing delay plus one link delay later.
+
+use super::World;
+use crate::engine::{CreditEvent, Event, PortEvent};
+use crate::net::pervc::CreditCell;
+use crate::net::port::Started;
+use crate::net::{PortId, VcId};
+use crate::scenario::CreditTransport;
+use crate::time::Time;
+use crate::trace::PortChange;
+
+impl World {
+    /// A per-VC port's transmission ended: credit the cell that left, then
+    /// start the next transmission.
+    pub(super) fn port_free(&mut self, p: PortId) {
+        let t = self.now;
+        if let Some(done) = self.ports[p.ix()].finish_tx(t) {
+            if self.log_port == Some(p) {
+                self.log(t, &done, PortChange::Depart);
+            }
+            if done.hop > 0 {
+                let upstream = self.vcs.get(done.vc).ports[done.hop as usize - 1];
+                self.forwarded(upstream, done.vc, t);
+            } else if done.is_eom() && self.model.host.is_some() {
+                // The packet has left the sending host's adapter.
+                let h = self.vcs.get(done.vc).src;
+                self.adapter_free(h);
+            }
+        }
+        if let Some(st) = self.ports[p.ix()].start_next(t) {
+            self.started(p, st);
+        }
+    }
+
+    /// A per-VC port started a transmission: schedule the port's next
+    /// departure, and the pipe, or the credit cell's arrival upstream.
+    pub(super) fn started(&mut self, p: PortId, st: Started) {
+        match st {
+            Started::Cell { unit, free_at, arrive_at, pipe_was_empty } => {
+                if self.doomed[unit.vc.ix()] == unit.frame {
+                    self.ports[p.ix()].stats.dead_units += 1;
+                }
+                self.sched.schedule(free_at, Event::Port(PortEvent::Free(p)));
+                if pipe_was_empty {
+                    self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
+                }
+            }
+            Started::Credit { credit, free_at, arrive_at } => {
+                self.sched.schedule(free_at, Event::Port(PortEvent::Free(p)));
+                let CreditCell { link, vc, fwd } = credit;
+                self.sched.schedule(arrive_at, Event::Credit(CreditEvent::Arrive { port: link, vc, fwd }));
+            }
+        }
+    }
+
+    /// A cell of `vc` that crossed `link` leaves the receiver's buffer at
+    /// `left` (now, or later for a host adapter that drains at a fixed
+    /// rate, in order): the receiver counts it and, every N2 cells, sends a
+    /// credit upstream after its processing delay.
+    pub(super) fn forwarded(&mut self, link: PortId, vc: VcId, left: Time) {
+        let port = &mut self.ports[link.ix()];
+        let Some(credit) = port.per_vc_mut().and_then(|pv| pv.credit.as_mut()) else {
+            return;
+        };
+        if let Some(fwd) = credit.forwarded(vc.ix()) {
+            let ready = left + self.model.ports[link.ix()].credit_delay;
+            match self.model.credit_transport {
+                CreditTransport::OutOfBand => {
+                    let at = ready + port.delay;
+                    self.sched.schedule(at, Event::Credit(CreditEvent::Arrive { port: link, vc, fwd }));
+                }
+                CreditTransport::InBand if ready == self.now => self.emit_credit(link, vc, fwd),
+                CreditTransport::InBand => self.sched.schedule(ready, Event::Credit(CreditEvent::Emit { link, vc, fwd })),
+            }
+        }
+    }
+
+    /// An in-band credit cell for `link` queues at the reverse port.
+    pub(super) fn emit_credit(&mut self, link: PortId, vc: VcId, fwd: u64) {
+        let rev = self.reverse[link.ix()];
+        if let Some(st) = self.ports[rev.ix()].send_credit(self.now, CreditCell { link, vc, fwd }) {
+            self.started(rev, st);
+        }
+    }
+
+    /// A credit reached the sending side of `port`'s link.
+    pub(super) fn credit_arrives(&mut self, port: PortId, vc: VcId, fwd: u64) {
+        if let Some(st) = self.ports[port.ix()].on_credit(self.now, vc.ix(), fwd) {
+            self.started(port, st);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Closing the books: per-flow and per-port results, and the accounting
+//! identity checked on every run (bytes sent = delivered + held out of
+//! order + duplicate + dropped in queues + discarded at reassembly + in
+//! flight; cells sent = delivered + dropped + in flight; every queue within
+//! its limit).
+
+use super::{Endpoints, Flow, World};
+use crate::atm::discard::DropReason;
+use crate::net::{Limit, Port};
+use crate::stats::{jain_fairness, loss_episodes};
+use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
+use crate::time::{secs, Time};
+use crate::trace::Traces;
+use crate::transport::tcp::{SenderState, TcpSender};
+
+/// Bytes a flow contributes to the identity.
+#[derive(Default)]
+struct FlowBytes {
+    sent: u64,
+    delivered: u64,
+    held_out_of_order: u64,
+    duplicate: u64,
+    /// Received by the transport (in order or not), for the cross-check
+    /// against the ledger's delivered frames.
+    received: u64,
+}
+
+/// A flow's summary row and its bytes. A datagram flow reports the TCP-only
+/// fields (window, RTT, AFR) of an idle sender, as it always has.
+fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, FlowBytes) {
+    let (s, b, kind, datagrams) = match &flow.endpoints {
+        Endpoints::Tcp { sender, receiver } => {
+            let r = &receiver.stats;
+            let bytes = FlowBytes {
+                sent: sender.stats.bytes_sent,
+                delivered: r.bytes_delivered,
+                held_out_of_order: receiver.held_out_of_order(),
+                duplicate: r.bytes_duplicate,
+                received: r.bytes_received,
+            };
+            (sender, bytes, "tcp", 0)
+        }
+        Endpoints::Datagram(d) => {
+            let bytes = FlowBytes { sent: d.bytes_sent, delivered: d.bytes_delivered, received: d.bytes_delivered, ..Default::default() };
+            (idle, bytes, "udp", d.datagrams_sent)
+        }
+    };
+    let afr = s.cc.afr.as_ref();
+    let mut fs = FlowSummary {
+        name: name.to_string(),
+        kind,
+        bytes_delivered: b.delivered,
+        segments_sent: s.stats.segments_sent + datagrams,
+        bytes_sent: b.sent,
+        segments_retransmitted: s.stats.segments_retransmitted,
+        bytes_retransmitted: s.stats.bytes_retransmitted,
+        timeouts: s.stats.timeouts,
+        fast_retransmits: s.stats.fast_retransmits,
+        segments_lost: flow.losses.len() as u64,
+        loss_episodes: 0,
+        single_loss_episodes: 0,
+        multiple_loss_episodes: 0,
+        consecutive_loss_episodes: 0,
+        loss_episode_sizes: [0; 8],
+        completion_time_s: flow.completed_at.map(secs),
+        srtt_s: secs(s.srtt_exact),
+        cwnd: s.cc.cwnd,
+        ssthresh: s.cc.ssthresh,
+        aborted: s.state == SenderState::Aborted,
+        afr_time_in_states_s: afr.map(|a| a.time_in.map(secs)),
+        afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),
+        afr_needless_extra: afr.map_or(0, |a| a.needless_extra),
+    };
+    fs.set_episodes(&loss_episodes(&flow.losses));
+    (fs, b)
+}
+
+fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
+    let units = if atm { "cells" } else { "packets" };
+    let (unit, limit) = match p.limit {
+        Limit::Unlimited => (units, None),
+        Limit::Units(n) => (units, Some(n)),
+        Limit::Bytes(b) => ("bytes", Some(b)),
+    };
+    let mut by = std::collections::BTreeMap::new();
+    for (k, name) in DropReason::NAMES.iter().enumerate() {
+        if p.stats.dropped_by[k] > 0 {
+            by.insert(*name, p.stats.dropped_by[k]);
+        }
+    }
+    PortSummary {
+        name: p.name.clone(),
+        unit,
+        limit,
+        units_in: p.stats.units_in,
+        units_dropped: p.stats.units_dropped,
+        drops_by_reason: by,
+        peak_occupancy: p.stats.peak_occupancy,
+        mean_occupancy: p.mean_occupancy(horizon),
+        dead_units: p.stats.dead_units,
+        busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
+        credit_cells: p.stats.credit_cells,
+    }
+}
+
+/// Did the port stay within its limit (per VC for a per-VC port)?
+fn within_limit(p: &Port) -> bool {
+    let limit = match p.limit {
+        Limit::Unlimited => return true,
+        Limit::Units(n) | Limit::Bytes(n) => n,
+    };
+    p.per_vc().map_or(p.stats.peak_occupancy, |pv| pv.peak_per_vc) <= limit
+}
+
+impl World {
+    /// Builds the summary (and hands over the traces).
+    pub fn finish(mut self) -> (Summary, Option<Traces>) {
+        let m = &self.model;
+        let horizon = self.now;
+        let mss = m.tcp.mss;
+        let bn = &self.ports[m.bottleneck.ix()];
+        let cap_bytes = bn.rate().bytes_in(m.duration);
+        // U_max: the payload the bottleneck could carry in full segments in
+        // the simulated time, on this network (Aron & Druschel's effective
+        // throughput is delivered bytes over U_max).
+        let u_max = cap_bytes / m.wire_bytes_of(mss) as f64 * mss as f64;
+        let u_common = cap_bytes / (mss + m.header_bytes) as f64 * mss as f64;
+
+        for flow in self.flows.iter_mut() {
+            if let Endpoints::Tcp { sender, .. } = &mut flow.endpoints {
+                if let Some(afr) = &mut sender.cc.afr {
+                    afr.finish(horizon);
+                }
+            }
+        }
+        let mut idle = TcpSender::new(&m.tcp, None);
+        if let Some(afr) = &mut idle.cc.afr {
+            afr.finish(horizon);
+        }
+        let mut acc = Accounting::default();
+        let (mut received, mut ledger_delivered) = (0u64, 0u64);
+        let mut flows = Vec::new();
+        for (i, flow) in self.flows.iter().enumerate() {
+            let (fs, b) = flow_summary(&m.flows[i].name, flow, &idle);
+            let led = &self.ledgers[self.vcs.payload_of(crate::net::FlowId(i as u32)).ix()];
+            acc.bytes_sent += b.sent;
+            acc.bytes_delivered += b.delivered;
+            acc.bytes_held_out_of_order += b.held_out_of_order;
+            acc.bytes_duplicate += b.duplicate;
+            acc.bytes_dropped_in_queues += led.bytes_dropped;
+            acc.bytes_discarded_at_reassembly += led.bytes_discarded;
+            acc.bytes_in_flight += led.bytes_in_flight();
+            received += b.received;
+            ledger_delivered += led.bytes_delivered;
+            flows.push(fs);
+        }
+        // Packets inside host pipelines: sent by TCP but not yet on the link,
+        // or off the link but not yet at TCP.
+        let (mut host_tx, mut host_rx) = (0, 0);
+        for p in self.hosts.iter().filter_map(|h| h.pipe.as_ref()) {
+            let (t, r) = p.data_payload();
+            host_tx += t;
+            host_rx += r;
+        }
+        acc.bytes_in_flight += host_tx + host_rx;
+        let received_ok = ledger_delivered == received + host_rx;
+        let mut frames_discarded = 0;
+        for l in &self.ledgers {
+            acc.cells_sent += l.cells_sent;
+            acc.cells_delivered += l.cells_arrived;
+            acc.cells_dropped += l.cells_dropped;
+            frames_discarded += l.frames_discarded;
+        }
+        acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64 + p.queued_per_vc()).sum();
+        acc.queues_within_limits = self.ports.iter().all(within_limit);
+        let port_drops: u64 = self.ports.iter().map(|p| p.stats.units_dropped).sum();
+        let ports: Vec<PortSummary> = self.ports.iter().map(|p| port_summary(p, horizon, self.atm)).collect();
+        let host_names = m.node_names.iter().zip(&m.is_host).filter(|(_, &h)| h).map(|(n, _)| n);
+        let hosts: Vec<HostSummary> = host_names
+            .zip(&self.hosts)
+            .filter_map(|(name, h)| {
+                let pipe = h.pipe.as_ref()?;
+                Some(HostSummary { name: name.clone(), mean_tx_backlog_bytes: pipe.mean_tx_backlog(horizon) })
+            })
+            .collect();
+        let bytes_sum = acc.bytes_delivered
+            + acc.bytes_held_out_of_order
+            + acc.bytes_duplicate
+            + acc.bytes_dropped_in_queues
+            + acc.bytes_discarded_at_reassembly
+            + acc.bytes_in_flight;
+        acc.balanced = acc.bytes_sent == bytes_sum
+            && received_ok
+            && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
+            && port_drops == acc.cells_dropped
+            && acc.queues_within_limits;
+        let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
+        let total: f64 = delivered.iter().sum();
+        let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / 53.0) } else { 0.0 };
+        let summary = Summary {
+            scenario: m.name.clone(),
+            seed: m.seed,
+            network: if self.atm { "atm" } else { "packet" },
+            duration_s: secs(m.duration),
+            end_time_s: secs(horizon),
+            events: self.sched.executed(),
+            unit_hops: self.unit_hops,
+            wall_s: self.wall_s,
+            effective_throughput: total / u_max,
+            effective_throughput_common: total / u_common,
+            u_max_bytes: u_max,
+            fairness: jain_fairness(&delivered),
+            bottleneck: bn.name.clone(),
+            dead_cell_share: dead_share,
+            cell_loss_ratio: if acc.cells_sent > 0 { acc.cells_dropped as f64 / acc.cells_sent as f64 } else { 0.0 },
+            frames_discarded_at_reassembly: frames_discarded,
+            flows,
+            ports,
+            hosts,
+            accounting: acc,
+        };
+        (summary, self.traces.take())
+    }
+}

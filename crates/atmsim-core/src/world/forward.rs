@@ -1,0 +1,184 @@
+//! The per-unit path, the hot path of every run: a unit leaves a pipe, is
+//! offered to the next port of its VC's route, or, at the end of the route,
+//! goes through AAL5 reassembly to its destination.
+
+use super::World;
+use crate::atm::aal5::Verdict;
+use crate::atm::discard::DropReason;
+use crate::engine::{Event, PortEvent};
+use crate::ledger::{Fate, Loss};
+use crate::net::port::Offer;
+use crate::net::{FlowId, Limit, PortId, Segment, Unit, VcId};
+use crate::time::{secs, Time};
+use crate::trace::{EventKind, PortChange};
+
+impl World {
+    #[inline]
+    pub(super) fn pipe_head(&mut self, p: PortId) {
+        let port = &mut self.ports[p.ix()];
+        let inflight = port.pipe.pop_front().expect("a pipe event has a unit");
+        if let Some(next) = port.pipe.front() {
+            self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
+        }
+        self.unit_hops += 1;
+        let mut unit = inflight.unit;
+        unit.hop += 1;
+        match self.vcs.get(unit.vc).ports.get(unit.hop as usize) {
+            Some(&next_port) => self.enter(next_port, unit),
+            None => self.receive(unit),
+        }
+    }
+
+    /// Offers a unit to a port; schedules the pipe if it was idle.
+    #[inline]
+    pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
+        let offer = self.ports[p.ix()].offer(self.now, &unit);
+        if self.log_port == Some(p) {
+            self.log_offer(p, &unit, offer);
+        }
+        match offer {
+            Offer::Accepted { arrive_at, pipe_was_empty } => {
+                if self.doomed[unit.vc.ix()] == unit.frame {
+                    self.ports[p.ix()].stats.dead_units += 1;
+                }
+                if pipe_was_empty {
+                    self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
+                }
+            }
+            Offer::Queued(started) => {
+                if let Some(st) = started {
+                    self.started(p, st);
+                }
+            }
+            Offer::Dropped(_) => self.unit_dropped(unit),
+        }
+    }
+
+    fn unit_dropped(&mut self, unit: Unit) {
+        let vc = unit.vc.ix();
+        // A lost EOM merges the next frame into this one at the receiver:
+        // that frame is doomed from its first cell.
+        self.doomed[vc] = if self.atm && unit.is_eom() { unit.frame + 1 } else { unit.frame };
+        if let Some(loss) = self.ledgers[vc].cell_dropped(unit.frame) {
+            self.record_loss(unit.vc, loss);
+        }
+    }
+
+    pub(super) fn record_loss(&mut self, vc: VcId, loss: Loss) {
+        let v = self.vcs.get(vc);
+        if v.carries_payload() {
+            let f = v.flow;
+            self.flows[f.ix()].losses.push(loss);
+            if let Some(tr) = &mut self.traces {
+                tr.event(secs(self.now), f.0, EventKind::Loss, loss.seq);
+            }
+        }
+    }
+
+    /// Is the data segment starting at `seq` one the scenario drops?
+    fn scripted_drop(&self, f: FlowId, seq: u64) -> bool {
+        let list = &self.model.flows[f.ix()].drop_segments;
+        !list.is_empty() && list.binary_search(&((seq - 1) / self.model.tcp.mss as u64)).is_ok()
+    }
+
+    /// Cuts a segment into units (cells, or one packet) and offers them to
+    /// the first port of the VC's route. Returns when the last unit leaves
+    /// that port, if the port knows it already (FIFO); a per-VC port reports
+    /// it with its `PortEvent::Free`.
+    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: Segment) -> Option<Time> {
+        let v = self.vcs.get(vc);
+        let ip_len = seg.len + v.header_bytes;
+        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
+        let srtt = match (v.carries_payload(), &self.flows[v.flow.ix()].endpoints) {
+            (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
+            _ => 0,
+        };
+        let (first_port, flow, payload) = (v.ports[0], v.flow, v.carries_payload());
+        let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
+        let frame = self.ledgers[vc.ix()].push(seg.seq, seg.len, ncells as u16, self.now, srtt);
+        if first_transmission && payload && self.scripted_drop(flow, seg.seq) {
+            for index in 0..ncells as u16 {
+                let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
+                let stats = &mut self.ports[first_port.ix()].stats;
+                stats.units_in += 1;
+                stats.units_dropped += 1;
+                stats.dropped_by[DropReason::Scripted as usize] += 1;
+                self.unit_dropped(unit);
+            }
+            return None;
+        }
+        for index in 0..ncells as u16 {
+            let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
+            self.enter(first_port, unit);
+        }
+        let port = &self.ports[first_port.ix()];
+        (!port.is_per_vc()).then(|| port.last_departure())
+    }
+
+    /// A unit reached the end of its route.
+    fn receive(&mut self, unit: Unit) {
+        let vc = unit.vc.ix();
+        self.ledgers[vc].cell_arrived(unit.frame);
+        // Credit for the last link: an ideal host consumes the cell at once;
+        // a modelled host's adapter moves cells to host memory at the host's
+        // rate, and credits them as they go (Morris & Kung §III).
+        let v = self.vcs.get(unit.vc);
+        let last = *v.ports.last().expect("routes are not empty");
+        let dst = v.dst;
+        let consumed = self.hosts[dst.ix()].pipe.as_mut().map_or(self.now, |p| p.consume_cell(self.now));
+        self.forwarded(last, unit.vc, consumed);
+        if self.atm {
+            match self.reassembly[vc].on_cell(&unit) {
+                Verdict::Pending => return,
+                Verdict::Deliver => {}
+                Verdict::Discard { first, last } => {
+                    let mut lost = Vec::new();
+                    self.ledgers[vc].discard_range(first, last, |l| lost.push(l));
+                    for l in lost {
+                        self.record_loss(unit.vc, l);
+                    }
+                    return;
+                }
+            }
+        }
+        self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
+        self.deliver(unit.vc, unit.seg);
+    }
+
+    /// Logs what `offer` did with a unit at the logged port.
+    #[cold]
+    fn log_offer(&mut self, p: PortId, unit: &Unit, offer: Offer) {
+        let now = self.now;
+        match offer {
+            Offer::Accepted { arrive_at, .. } => {
+                self.log(now, unit, PortChange::Arrive);
+                self.log(arrive_at - self.ports[p.ix()].delay, unit, PortChange::Depart);
+            }
+            Offer::Queued(_) => self.log(now, unit, PortChange::Arrive),
+            Offer::Dropped(_) => self.log(now, unit, PortChange::Drop),
+        }
+    }
+
+    #[cold]
+    pub(super) fn log(&mut self, t: Time, unit: &Unit, change: PortChange) {
+        if let Some(tr) = &mut self.traces {
+            tr.port.push(secs(t), unit.vc.0, unit.frame, unit.is_eom(), change);
+        }
+    }
+
+    /// Samples every bounded port's occupancy into the queue trace.
+    pub(super) fn sample_queues(&mut self) {
+        let t = secs(self.now);
+        if let Some(tr) = &mut self.traces {
+            for (i, p) in self.ports.iter_mut().enumerate() {
+                if p.limit != Limit::Unlimited {
+                    let occ = p.occupancy(self.now);
+                    tr.queue.t.push(t);
+                    tr.queue.port.push(i as u32);
+                    tr.queue.occupancy.push(occ);
+                }
+            }
+        }
+        self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
+    }
+}

@@ -1,0 +1,70 @@
+//! Handing segments between transports and links, through the Morris &
+//! Kung host/adapter model when the scenario models hosts (CPU at R_host per
+//! packet, a one-packet transmit adapter loaded over the bus, a
+//! store-and-forward receive adapter), or directly for ideal hosts.
+
+use super::World;
+use crate::engine::{Event, HostEvent};
+use crate::net::{HostId, Segment, VcId};
+
+impl World {
+    /// A host sends a segment on `vc`: straight onto the link, or through
+    /// its CPU and one-packet adapter when hosts are modelled.
+    pub(super) fn transmit(&mut self, vc: VcId, seg: Segment) {
+        let v = self.vcs.get(vc);
+        let (h, ip_len) = (v.src, seg.len + v.header_bytes);
+        match self.hosts[h.ix()].pipe.as_mut() {
+            None => {
+                self.segment_onto_link(vc, seg);
+            }
+            Some(pipe) => {
+                pipe.submit(self.now, vc, seg, ip_len);
+                if let Some(at) = pipe.load(self.now) {
+                    self.sched.schedule(at, Event::Host(HostEvent::AdapterLoaded(h)));
+                }
+            }
+        }
+    }
+
+    /// The transmit adapter has loaded a packet: its cells go out.
+    pub(super) fn adapter_loaded(&mut self, h: HostId) {
+        let (vc, seg) = self.hosts[h.ix()].pipe.as_mut().expect("host model").loaded(self.now);
+        if let Some(eom_leaves) = self.segment_onto_link(vc, seg) {
+            self.sched.schedule(eom_leaves, Event::Host(HostEvent::AdapterFree(h)));
+        }
+    }
+
+    /// The transmit adapter is empty again: load the next processed packet.
+    pub(super) fn adapter_free(&mut self, h: HostId) {
+        let pipe = self.hosts[h.ix()].pipe.as_mut().expect("host model");
+        pipe.adapter_busy = false;
+        if let Some(at) = pipe.load(self.now) {
+            self.sched.schedule(at, Event::Host(HostEvent::AdapterLoaded(h)));
+        }
+    }
+
+    /// An intact packet reaches the destination host: to the transport at
+    /// once, or after the adapter's bus transfer and the CPU.
+    pub(super) fn deliver(&mut self, vc: VcId, seg: Segment) {
+        let v = self.vcs.get(vc);
+        let (h, ip_len) = (v.dst, seg.len + v.header_bytes);
+        match self.hosts[h.ix()].pipe.as_mut() {
+            None => self.deliver_to_transport(vc, seg),
+            Some(pipe) => {
+                let (at, head) = pipe.receive(self.now, vc, seg, ip_len);
+                if head {
+                    self.sched.schedule(at, Event::Host(HostEvent::Deliver(h)));
+                }
+            }
+        }
+    }
+
+    /// The host's CPU has processed a received packet.
+    pub(super) fn host_delivers(&mut self, h: HostId) {
+        let ((vc, seg), next) = self.hosts[h.ix()].pipe.as_mut().expect("host model").deliver();
+        if let Some(at) = next {
+            self.sched.schedule(at, Event::Host(HostEvent::Deliver(h)));
+        }
+        self.deliver_to_transport(vc, seg);
+    }
+}

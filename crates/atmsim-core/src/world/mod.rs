@@ -1,0 +1,130 @@
+//! The world: ports, VCs, hosts and flows in arenas, and the event loop that
+//! runs them. Each event goes to the component that owns it:
+//!
+//! | file | what it wires |
+//! | --- | --- |
+//! | `build.rs` | the arenas from a [`Model`]: ports by discipline, the VC table, hosts, flows, first events |
+//! | `forward.rs` | the per-unit path (the hot path): pipe heads, ports, drops, reassembly |
+//! | `credit.rs` | per-VC transmissions and credit cells between the two ends of a link |
+//! | `hosts.rs` | handing segments to links and to transports, through the host/adapter model if any |
+//! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
+//! | `finish.rs` | the summary and the accounting identity at the end |
+//!
+//! Components (ports, TCP senders and receivers, credit counters, host
+//! pipelines, sources) are plain values that take an input and return what
+//! to do; only this module schedules events.
+
+mod build;
+mod credit;
+mod finish;
+mod forward;
+mod hosts;
+mod transport;
+
+use crate::atm::aal5::Reassembler;
+use crate::engine::{CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};
+use crate::host::HostPipeline;
+use crate::ledger::{Ledger, Loss};
+use crate::net::{FlowId, Port, PortId, Segment, VcTable};
+use crate::scenario::Model;
+use crate::source::DatagramSource;
+use crate::time::Time;
+use crate::trace::Traces;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use std::time::Instant;
+
+/// What moves a flow's data: a TCP connection, or a one-way datagram source.
+enum Endpoints {
+    Tcp { sender: TcpSender, receiver: TcpReceiver },
+    Datagram(DatagramSource),
+}
+
+struct Flow {
+    endpoints: Endpoints,
+    /// Payload bytes to deliver, if the transfer is bounded.
+    bytes: Option<u64>,
+    completed_at: Option<Time>,
+    /// Data units this flow has lost (for loss episodes).
+    losses: Vec<Loss>,
+}
+
+struct Host {
+    /// TCP flows this host sends and receives (for its timers).
+    senders: Vec<FlowId>,
+    receivers: Vec<FlowId>,
+    /// The Morris & Kung host/adapter pipeline, if the scenario models hosts.
+    pipe: Option<HostPipeline>,
+}
+
+pub struct World {
+    model: Model,
+    atm: bool,
+    sched: Scheduler,
+    now: Time,
+    ports: Vec<Port>,
+    vcs: VcTable,
+    /// Per port, the port of the same link in the other direction.
+    reverse: Vec<PortId>,
+    /// Per VC: the fate of its frames, its AAL5 reassembly, and the frame
+    /// known to be doomed (a cell dropped, or merged with a frame whose EOM
+    /// was dropped), for dead-cell counts.
+    ledgers: Vec<Ledger>,
+    reassembly: Vec<Reassembler>,
+    doomed: Vec<u32>,
+    flows: Vec<Flow>,
+    hosts: Vec<Host>,
+    seg_buf: Vec<Segment>,
+    traces: Option<Traces>,
+    /// The port whose changes are logged (`trace.port`, traces on).
+    log_port: Option<PortId>,
+    /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
+    /// so the run lasts its full duration).
+    unfinished: usize,
+    unit_hops: u64,
+    wall_s: f64,
+}
+
+impl World {
+    /// Runs until the scenario's duration, or until every finite transfer
+    /// has been delivered.
+    pub fn run(&mut self) {
+        let started = Instant::now();
+        while let Some((t, ev)) = self.sched.pop_until(self.model.duration) {
+            self.now = t;
+            match ev {
+                Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
+                Event::Port(PortEvent::Free(p)) => self.port_free(p),
+                Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => self.credit_arrives(port, vc, fwd),
+                Event::Credit(CreditEvent::Emit { link, vc, fwd }) => self.emit_credit(link, vc, fwd),
+                Event::Host(HostEvent::AdapterLoaded(h)) => self.adapter_loaded(h),
+                Event::Host(HostEvent::AdapterFree(h)) => self.adapter_free(h),
+                Event::Host(HostEvent::Deliver(h)) => self.host_delivers(h),
+                Event::Transport(TransportEvent::SlowTick(h)) => self.slow_tick(h),
+                Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
+                Event::Transport(TransportEvent::Open(f)) => self.open(f),
+                Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
+                Event::TraceSample => self.sample_queues(),
+            }
+            if self.unfinished == 0 {
+                break;
+            }
+        }
+        if self.unfinished != 0 {
+            self.now = self.model.duration;
+        }
+        self.wall_s = started.elapsed().as_secs_f64();
+    }
+
+    /// Events executed so far.
+    pub fn events(&self) -> u64 {
+        self.sched.executed()
+    }
+
+    /// A bounded flow has delivered everything.
+    fn completed(&mut self, f: FlowId) {
+        self.flows[f.ix()].completed_at = Some(self.now);
+        if self.unfinished != usize::MAX {
+            self.unfinished -= 1;
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Transports and sources at the ends of the network: TCP senders and
+//! receivers (plain values driven segment by segment, tick by tick), their
+//! per-host timers, and datagram sources.
+
+use super::{Endpoints, World};
+use crate::engine::{Event, SourceEvent, TransportEvent};
+use crate::net::{FlowId, HostId, Segment, VcId, VcRole};
+use crate::scenario::FAST_TICK;
+use crate::time::secs;
+use crate::trace::EventKind;
+use crate::transport::tcp::{Reply, SenderEvent, TcpSender};
+
+impl World {
+    fn sender(&self, f: FlowId) -> &TcpSender {
+        match &self.flows[f.ix()].endpoints {
+            Endpoints::Tcp { sender, .. } => sender,
+            Endpoints::Datagram(_) => unreachable!("a TCP flow"),
+        }
+    }
+
+    fn sender_mut(&mut self, f: FlowId) -> &mut TcpSender {
+        match &mut self.flows[f.ix()].endpoints {
+            Endpoints::Tcp { sender, .. } => sender,
+            Endpoints::Datagram(_) => unreachable!("a TCP flow"),
+        }
+    }
+
+    /// A TCP flow's application starts: the SYN goes out.
+    pub(super) fn open(&mut self, f: FlowId) {
+        let mut out = std::mem::take(&mut self.seg_buf);
+        let now = self.now;
+        self.sender_mut(f).open(now, &mut out);
+        self.after_sender(f, None, out);
+    }
+
+    /// A segment reached the transport at the end of `vc`.
+    pub(super) fn deliver_to_transport(&mut self, vc: VcId, seg: Segment) {
+        let v = self.vcs.get(vc);
+        let (f, role) = (v.flow, v.role);
+        let flow = &mut self.flows[f.ix()];
+        match (&mut flow.endpoints, role) {
+            (Endpoints::Datagram(source), _) => {
+                if source.delivered(seg.len) && flow.completed_at.is_none() {
+                    self.completed(f);
+                }
+            }
+            (Endpoints::Tcp { receiver, .. }, VcRole::Data | VcRole::Stream) => {
+                let reply = receiver.on_segment(&seg);
+                let done = flow.completed_at.is_none() && flow.bytes.is_some_and(|b| receiver.stats.bytes_delivered >= b);
+                let ack = (reply != Reply::Nothing).then(|| receiver.make_ack(reply));
+                if done {
+                    self.completed(f);
+                }
+                if let Some(ack) = ack {
+                    self.transmit(self.vcs.reply_of(f), ack);
+                }
+            }
+            (Endpoints::Tcp { sender, .. }, VcRole::Reply) => {
+                let mut out = std::mem::take(&mut self.seg_buf);
+                let ev = sender.on_ack(self.now, &seg, &mut out);
+                self.after_sender(f, ev, out);
+            }
+        }
+    }
+
+    /// Sends what a TCP sender produced and records traces.
+    fn after_sender(&mut self, f: FlowId, ev: Option<SenderEvent>, mut out: Vec<Segment>) {
+        let t = secs(self.now);
+        let data_vc = self.vcs.payload_of(f);
+        if let (Some(_), Some(ev)) = (&self.traces, ev) {
+            let kind = match ev {
+                SenderEvent::Timeout => EventKind::Timeout,
+                SenderEvent::FastRetransmit => EventKind::FastRetransmit,
+            };
+            let una = self.sender(f).snd_una;
+            self.traces.as_mut().unwrap().event(t, f.0, kind, una);
+        }
+        for seg in out.drain(..) {
+            if let Some(tr) = &mut self.traces {
+                if seg.len > 0 {
+                    let kind = if seg.seq < self.ledgers[data_vc.ix()].max_seq_sent { EventKind::Retransmit } else { EventKind::Send };
+                    tr.event(t, f.0, kind, seg.seq);
+                }
+            }
+            self.transmit(data_vc, seg);
+        }
+        self.seg_buf = out;
+        if self.traces.is_some() {
+            let s = self.sender(f);
+            let (cwnd, ssthresh, snd_wnd, unacked) = (s.cc.cwnd, s.cc.ssthresh, s.send_window(), s.unacked());
+            let w = &mut self.traces.as_mut().unwrap().window;
+            w.t.push(t);
+            w.flow.push(f.0);
+            w.cwnd.push(cwnd);
+            w.ssthresh.push(ssthresh);
+            w.snd_wnd.push(snd_wnd);
+            w.unacked.push(unacked);
+        }
+    }
+
+    /// A host's coarse timer: every TCP sender's retransmit timer
+    /// (`tcp_slowtimo`).
+    pub(super) fn slow_tick(&mut self, h: HostId) {
+        for k in 0..self.hosts[h.ix()].senders.len() {
+            let f = self.hosts[h.ix()].senders[k];
+            if let Some(tr) = &mut self.traces {
+                tr.event(secs(self.now), f.0, EventKind::Tick, 0);
+            }
+            let mut out = std::mem::take(&mut self.seg_buf);
+            let now = self.now;
+            let ev = self.sender_mut(f).on_slow_tick(now, &mut out);
+            self.after_sender(f, ev, out);
+        }
+        self.sched.schedule(self.now + self.model.tick, Event::Transport(TransportEvent::SlowTick(h)));
+    }
+
+    /// A host's delayed-ACK timer (`tcp_fasttimo`).
+    pub(super) fn fast_tick(&mut self, h: HostId) {
+        for k in 0..self.hosts[h.ix()].receivers.len() {
+            let f = self.hosts[h.ix()].receivers[k];
+            let Endpoints::Tcp { receiver, .. } = &mut self.flows[f.ix()].endpoints else { unreachable!("a TCP flow") };
+            if receiver.on_fast_tick() {
+                let ack = receiver.make_ack(Reply::Ack);
+                self.transmit(self.vcs.reply_of(f), ack);
+            }
+        }
+        self.sched.schedule(self.now + FAST_TICK, Event::Transport(TransportEvent::FastTick(h)));
+    }
+
+    /// A datagram source sends, and says when it sends next.
+    pub(super) fn datagram_send(&mut self, f: FlowId) {
+        let Endpoints::Datagram(source) = &mut self.flows[f.ix()].endpoints else { unreachable!("a datagram flow") };
+        let Some((seg, next)) = source.send(self.now) else { return };
+        if let Some(next) = next {
+            self.sched.schedule(next, Event::Source(SourceEvent::Send(f)));
+        }
+        self.transmit(self.vcs.payload_of(f), seg);
+    }
+}
