@@ -1,6 +1,6 @@
 //! Criterion benchmarks: the event engine alone, and a short slice of the
 //! aron97 topology-1 ATM run (events per second, events per cell-hop).
-use atmsim_core::engine::{Event, Scheduler};
+use atmsim_core::engine::{Event, PortEvent, Scheduler};
 use atmsim_core::net::PortId;
 use atmsim_core::{scenario, World};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -12,7 +12,7 @@ fn scheduler(c: &mut Criterion) {
         b.iter(|| {
             let mut s = Scheduler::default();
             for i in 0..32u64 {
-                s.schedule(i, Event::PipeHead(PortId(i as u32)));
+                s.schedule(i, Event::Port(PortEvent::PipeHead(PortId(i as u32))));
             }
             let mut n = 0u64;
             while let Some((t, ev)) = s.pop_until(u64::MAX) {
