@@ -1,5 +1,5 @@
 //! The fate of every frame (AAL5 PDU, or packet) a VC carries, for the
-//! accounting identity of DESIGN.md and for loss statistics.
+//! accounting identity (docs/metrics.md) and for loss statistics.
 //!
 //! A frame ends in exactly one way: delivered intact to TCP, dropped whole in
 //! queues (no cell reached the destination), discarded at reassembly (some

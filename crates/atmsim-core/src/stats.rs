@@ -27,7 +27,7 @@ pub struct EpisodeCounts {
 }
 
 /// Groups one connection's lost segments into loss episodes
-/// (experiments.md aron97 §1.1 [choice]): the segments whose transmissions
+/// (our reading of Aron & Druschel §5.2; docs/metrics.md): the segments whose transmissions
 /// fall within one smoothed RTT of the episode's first lost segment.
 pub fn loss_episodes(losses: &[Loss]) -> EpisodeCounts {
     let mut v: Vec<Loss> = losses.to_vec();

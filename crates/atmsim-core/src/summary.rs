@@ -1,4 +1,4 @@
-//! The result of one run, serialised as the `--json` summary (DESIGN.md).
+//! The result of one run, serialised as the `--json` summary.
 
 use crate::stats::EpisodeCounts;
 use serde::Serialize;
@@ -71,7 +71,7 @@ pub struct HostSummary {
     pub mean_tx_backlog_bytes: f64,
 }
 
-/// The terms of the accounting identity (DESIGN.md, Jain et al.):
+/// The terms of the accounting identity (docs/metrics.md):
 /// bytes sent = delivered + held out of order + duplicate + dropped in
 /// queues + discarded at reassembly + in flight; and per VC, cells sent =
 /// delivered + dropped + in flight.

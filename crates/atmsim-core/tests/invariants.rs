@@ -188,7 +188,7 @@ proptest! {
 /// A greedy source, a 100-cell credit buffer and a long second link: one
 /// credit round trip of RTT_cells cell times (credit cell + data cell + two
 /// propagation delays) lets through N2 + N3 cells per RTT_cells + N2 cell
-/// times (credit.md §1 and §7). In band, each credit cell takes a slot on
+/// times (Morris & Kung 1995 §II; Kung et al. 1994). In band, each credit cell takes a slot on
 /// the reverse line; one is sent per N2 cells forwarded.
 fn credit_bound_scenario(transport: &str) -> String {
     format!(

@@ -1,4 +1,4 @@
-//! AAL5 segmentation and reassembly (ITU-T I.363.5; atm.md §3–§5).
+//! AAL5 segmentation and reassembly (ITU-T I.363.5; RFC 2684 encapsulations).
 //!
 //! Segmentation: an IP datagram of L bytes becomes `ceil((L + E) / 48)` cells,
 //! E being the encapsulation overhead (LLC/SNAP prefix, AAL5 trailer); the last
@@ -24,7 +24,7 @@ pub const LLC_SNAP: u32 = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encapsulation {
     /// No trailer, no LLC; pad only to a whole cell (x-sim as read from
-    /// Aron & Druschel §3, experiments.md aron97 G2).
+    /// Aron & Druschel §3).
     Raw48,
     /// AAL5 trailer, VC-multiplexed (null encapsulation, RFC 2684).
     Aal5VcMux,
@@ -134,7 +134,7 @@ pub fn build_pdu(sdu: &[u8], uu: u8, cpi: u8) -> Vec<u8> {
     pdu
 }
 
-/// Byte-exact check of a reassembled buffer (atm.md §3 strict reassembly).
+/// Byte-exact check of a reassembled buffer (strict reassembly: I.363.5 length and CRC-32 checks).
 pub fn pdu_is_valid(buf: &[u8]) -> bool {
     let n = buf.len();
     if n < 48 || n % 48 != 0 {
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn cells_per_frame_and_padding() {
-        // atm.md §5 table.
+        // Cells per datagram: 8-byte trailer, padding to 48 (I.363.5); LLC/SNAP adds 8 (RFC 2684).
         assert_eq!(Encapsulation::Raw48.cells(9168), 191);
         assert_eq!(Encapsulation::Raw48.cells(40), 1);
         assert_eq!(Encapsulation::Aal5VcMux.cells(9168), 192);

@@ -1,4 +1,5 @@
-//! Cell discard policies of an ATM output queue (atm.md §7.2). All decisions
+//! Cell discard policies of an ATM output queue (Romanow & Floyd 1995;
+//! Jain et al. 1996 for EOM protection; docs/atm.md). All decisions
 //! are taken at cell arrival from the queue occupancy `q` (cells, including
 //! the one in transmission) and the limit `b`.
 //!
@@ -9,7 +10,7 @@
 
 use crate::net::Unit;
 
-/// Why a unit was dropped (per-port counters, atm.md §7.3).
+/// Why a unit was dropped (per-port counters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// No room (plain tail drop, or a router's byte/packet limit).
@@ -48,7 +49,7 @@ pub enum DiscardPolicy {
     EomProtect { reserve: u64, ppd: bool },
 }
 
-/// Frame-discard state of one VC at one port (atm.md §7.1).
+/// Frame-discard state of one VC at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VcDiscard {
     /// Drop the remaining cells of the current frame.
@@ -115,7 +116,7 @@ impl DiscardPolicy {
         if ppd {
             // A lost middle cell dooms the rest of its frame; a lost EOM dooms
             // the next frame (merged at reassembly), so discard it here
-            // (atm.md §7.2 [choice]).
+            // (our choice; Romanow & Floyd leave the lost-EOM case open).
             st.discarding = true;
         }
         Err(if !eom && reserve > 0 && q < b { DropReason::EomReserve } else { DropReason::Tail })

@@ -1,7 +1,7 @@
 //! Network plumbing shared by the ATM and packet networks: typed ids, the
 //! unit a link carries, routes as plain data, and output ports.
 //!
-//! One engine, two granularities (DESIGN.md): on an ATM link a [`Unit`] is a
+//! One engine, two granularities: on an ATM link a [`Unit`] is a
 //! 53-byte cell that knows its VC, its frame and whether it ends the frame; on
 //! a packet link it is a whole IP packet (a frame of one unit). Queues, links,
 //! drop policies and statistics see only units.
