@@ -1,5 +1,5 @@
-//! The host and adapter model of Morris & Kung (1995 §III, the hosts of
-//! their Figs. 8 and 9). Hosts are ideal (zero processing) unless a scenario
+//! The host and adapter model of Morris & Kung (1995: the OTTO adapters and
+//! host rates of their setup, and the discussion of Fig. 3). Hosts are ideal (zero processing) unless a scenario
 //! asks for this model.
 //!
 //! - Each host's TCP/IP processing takes L / R_host per packet sent or

@@ -121,7 +121,7 @@ impl World {
         self.ledgers[vc].cell_arrived(unit.frame);
         // Credit for the last link: an ideal host consumes the cell at once;
         // a modelled host's adapter moves cells to host memory at the host's
-        // rate, and credits them as they go (Morris & Kung §III).
+        // rate, and credits them as they go (Morris & Kung 1995, setup).
         let v = self.vcs.get(unit.vc);
         let last = *v.ports.last().expect("routes are not empty");
         let dst = v.dst;
