@@ -3,16 +3,9 @@
 //! [`super::Model`].
 
 use super::model::{CreditTransport, Network, SeedUse};
+use crate::atm::aal5::Encapsulation;
+use crate::transport::tcp::afr::Predictor;
 use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EncapName {
-    #[default]
-    Raw48,
-    Aal5Vcmux,
-    Aal5Llc,
-}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -48,23 +41,15 @@ pub enum VariantName {
     VegasAfr,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PredictorName {
-    #[default]
-    Saturating,
-    Hysteresis,
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AtmSection {
     /// raw48 (Aron & Druschel's x-sim), aal5-vcmux, aal5-llc.
-    pub encapsulation: EncapName,
+    pub encapsulation: Encapsulation,
 }
 impl Default for AtmSection {
     fn default() -> Self {
-        AtmSection { encapsulation: EncapName::Raw48 }
+        AtmSection { encapsulation: Encapsulation::Raw48 }
     }
 }
 
@@ -88,7 +73,7 @@ pub struct TcpSection {
     /// vegas; "-afr" adds adaptive fast retransmit (Aron & Druschel §5).
     pub variant: VariantName,
     /// AFR's 2-bit predictor (tcp.md §3).
-    pub afr_predictor: PredictorName,
+    pub afr_predictor: Predictor,
     /// Brakmo–Peterson fixes (the "Lite.4" of Aron & Druschel).
     pub bp95: bool,
     pub mss: String,
@@ -107,7 +92,7 @@ impl Default for TcpSection {
     fn default() -> Self {
         TcpSection {
             variant: VariantName::Lite,
-            afr_predictor: PredictorName::Saturating,
+            afr_predictor: Predictor::Saturating,
             bp95: true,
             mss: "9140B".into(),
             window: "64KiB".into(),
@@ -345,6 +330,20 @@ mod tests {
         assert_eq!(key_of(&["tcp.colour=5"]), "tcp.colour");
         let e = check(&["bogus=1"]).unwrap_err();
         assert!(e.problem.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn core_enums_read_their_kebab_case_names() {
+        use crate::atm::aal5::Encapsulation;
+        use crate::transport::tcp::afr::Predictor;
+        for (name, e) in [("raw48", Encapsulation::Raw48), ("aal5-vcmux", Encapsulation::Aal5VcMux), ("aal5-llc", Encapsulation::Aal5Llc)] {
+            assert_eq!(check(&["tcp.variant=lite-afr", &format!("atm.encapsulation={name}")]).unwrap().encap, e);
+        }
+        for (name, p) in [("saturating", Predictor::Saturating), ("hysteresis", Predictor::Hysteresis)] {
+            assert_eq!(check(&["tcp.variant=lite-afr", &format!("tcp.afr_predictor={name}")]).unwrap().tcp.afr, Some(p));
+        }
+        assert_eq!(key_of(&["atm.encapsulation=aal5-vc-mux"]), "atm.encapsulation");
+        assert_eq!(key_of(&["tcp.afr_predictor=Saturating"]), "tcp.afr_predictor");
     }
 
     #[test]

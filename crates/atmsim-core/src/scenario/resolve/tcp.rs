@@ -3,10 +3,9 @@
 
 use super::{err, positive_time, ScenarioError};
 use crate::atm::aal5::Encapsulation;
-use crate::scenario::schema::{EncapName, PredictorName, Scenario, VariantName};
+use crate::scenario::schema::{Scenario, VariantName};
 use crate::scenario::units::parse_bytes;
 use crate::time::Time;
-use crate::transport::tcp::afr::Predictor;
 use crate::transport::tcp::{TcpConfig, Variant};
 
 /// The sizes every section after `[tcp]` needs.
@@ -43,12 +42,7 @@ pub(super) fn sizes(s: &Scenario) -> Result<Sizes, ScenarioError> {
     if mss > 65495 {
         return err("tcp.mss", "larger than an AAL5 PDU can carry");
     }
-    let encap = match s.atm.encapsulation {
-        EncapName::Raw48 => Encapsulation::Raw48,
-        EncapName::Aal5Vcmux => Encapsulation::Aal5VcMux,
-        EncapName::Aal5Llc => Encapsulation::Aal5Llc,
-    };
-    Ok(Sizes { header_bytes, mtu, mss, encap })
+    Ok(Sizes { header_bytes, mtu, mss, encap: s.atm.encapsulation })
 }
 
 /// The rest of `[tcp]`: the configuration of every connection and the
@@ -82,10 +76,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     }
     let config = TcpConfig {
         variant,
-        afr: afr.then_some(match s.tcp.afr_predictor {
-            PredictorName::Saturating => Predictor::Saturating,
-            PredictorName::Hysteresis => Predictor::Hysteresis,
-        }),
+        afr: afr.then_some(s.tcp.afr_predictor),
         bp95: s.tcp.bp95,
         mss: mss as u32,
         snd_buf: window,
