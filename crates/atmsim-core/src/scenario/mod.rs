@@ -80,4 +80,33 @@ mod tests {
         assert_eq!(to_toml(&again), text);
         assert!(text.contains("delayed_ack"), "defaults are filled in");
     }
+
+    #[test]
+    fn show_of_a_packet_scenario_round_trips() {
+        let o: Vec<String> = ["network=packet", "switch.buffer=21packets", "atm.encapsulation=aal5-vcmux"].map(String::from).to_vec();
+        let text = to_toml(&parse(BASE, &o).unwrap());
+        assert!(text.contains("[router]\npolicy = \"tail\""), "{text}");
+        assert!(text.contains("encapsulation = \"aal5-vcmux\""), "{text}");
+        let again = parse(&text, &[]).unwrap();
+        assert_eq!(to_toml(&again), text);
+        validate(&again, None).unwrap();
+    }
+
+    #[test]
+    fn show_of_every_built_in_scenario_round_trips() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/atmsim/scenarios");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let file = std::fs::read_to_string(&path).unwrap();
+            // Aron & Druschel's scenarios also run with the network flipped.
+            let nets: &[&str] = if name.starts_with("aron97") { &["atm", "packet"] } else { &[] };
+            for o in std::iter::once(None).chain(nets.iter().map(|n| Some(format!("network={n}")))) {
+                let s = parse(&file, &o.iter().cloned().collect::<Vec<_>>()).unwrap();
+                let text = to_toml(&s);
+                assert_eq!(to_toml(&parse(&text, &[]).unwrap()), text, "{name} {o:?}");
+                validate(&s, None).unwrap_or_else(|e| panic!("{name} {o:?}: {e}"));
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! `[credit]`, `[switch]` and `[[link]]`: the output ports of the network,
-//! two per link, with their buffer limits and discard policies.
+//! `[credit]`, `[switch]`, `[router]` and `[[link]]`: the output ports of
+//! the network, two per link, with their buffer limits and discard policies.
 
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
@@ -7,7 +7,7 @@ use crate::atm::discard::DiscardPolicy;
 use crate::net::Limit;
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
-use crate::scenario::schema::{PolicyName, QueueingName, Scenario};
+use crate::scenario::schema::{PolicyName, QueueingName, RouterPolicyName, Scenario};
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
 use crate::time::Time;
 
@@ -46,6 +46,7 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
     if s.switch.queueing == QueueingName::PerVc && s.network != Network::Atm {
         return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
     }
+    let switching = switching(s)?;
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
     for l in &s.links {
@@ -70,7 +71,7 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                     Some(b) => (format!("{lkey}.buffer"), b.as_str()),
                     None => ("switch.buffer".to_string(), s.switch.buffer.as_str()),
                 };
-                switch_limit(s, &key, text, sizes, num_vcs)?
+                switch_limit(s, &switching, &key, text, sizes, num_vcs)?
             };
             let limit = match (credit.config, sender_is_host) {
                 // With credit a switch's VC queue is the receiver buffer of
@@ -96,57 +97,93 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
     Ok(ports)
 }
 
-/// The buffer limit and discard policy of a switch (or router) output port.
-fn switch_limit(s: &Scenario, key: &str, text: &str, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
-    let size = parse_buffer(text).or_else(|p| err(key, p))?;
-    let max_ip = sizes.max_ip();
+/// What the output ports of switching nodes do, before their buffers are
+/// known: ATM switches or IP routers.
+enum Switching {
+    Atm,
+    Packet(RouterPolicyName),
+}
+
+/// `[switch]` and `[router]` keys that do not depend on the port: the frame
+/// discard keys of `[switch]` are refused on a packet network.
+fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
     match s.network {
-        Network::Atm => {
-            let cells = match size {
-                // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
-                BufferSize::Bytes(b) => b / 48,
-                BufferSize::Cells(c) => c,
-                BufferSize::Packets(_) => return err(key, "an ATM switch buffer is given in bytes or cells, not packets"),
-            };
-            if cells == 0 {
-                return err(key, format!("'{text}' is smaller than one cell (48 payload bytes)"));
-            }
-            let frame_cells = sizes.encap.cells(max_ip) as u64;
-            let policy = match s.switch.policy {
-                PolicyName::Tail => DiscardPolicy::Tail,
-                PolicyName::Ppd => DiscardPolicy::Ppd,
-                PolicyName::Epd => {
-                    let t = s.switch.epd_threshold.unwrap_or_else(|| cells.saturating_sub(frame_cells).max(cells / 2));
-                    if t == 0 || t > cells {
-                        return err("switch.epd_threshold", format!("must be in 1..={cells} (the buffer in cells)"));
-                    }
-                    DiscardPolicy::Epd { threshold: t }
-                }
-                PolicyName::EomProtect => {
-                    let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
-                    if r >= cells {
-                        return err("switch.eom_reserve", "must be smaller than the buffer");
-                    }
-                    DiscardPolicy::EomProtect { reserve: r, ppd: false }
-                }
-            };
-            Ok((Limit::Units(cells), policy))
-        }
+        Network::Atm => match s.router.policy {
+            // Routers are not used on ATM; a router policy other than tail
+            // will have to be refused here.
+            RouterPolicyName::Tail => Ok(Switching::Atm),
+        },
         Network::Packet => {
-            if s.switch.policy != PolicyName::Tail {
-                return err("switch.policy", "frame discard policies need network = \"atm\"");
+            let atm_only = [
+                ("switch.policy", s.switch.policy != PolicyName::Tail),
+                ("switch.epd_threshold", s.switch.epd_threshold.is_some()),
+                ("switch.eom_reserve", s.switch.eom_reserve.is_some()),
+            ];
+            if let Some((key, _)) = atm_only.iter().find(|(_, set)| *set) {
+                return err(*key, "frame discard policies need network = \"atm\"");
             }
-            match size {
-                BufferSize::Bytes(b) if b < max_ip as u64 => {
-                    err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"))
-                }
-                BufferSize::Bytes(b) => Ok((Limit::Bytes(b), DiscardPolicy::Tail)),
-                BufferSize::Packets(0) => err(key, "must hold at least one packet"),
-                BufferSize::Packets(n) => Ok((Limit::Units(n), DiscardPolicy::Tail)),
-                BufferSize::Cells(_) => err(key, "a router buffer is given in bytes or packets, not cells"),
-            }
+            Ok(Switching::Packet(s.router.policy))
         }
     }
+}
+
+/// The buffer limit and discard policy of a switch (or router) output port.
+fn switch_limit(s: &Scenario, sw: &Switching, key: &str, text: &str, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let size = parse_buffer(text).or_else(|p| err(key, p))?;
+    match sw {
+        Switching::Atm => atm_limit(s, key, text, size, sizes, num_vcs),
+        Switching::Packet(policy) => router_limit(*policy, key, text, size, sizes.max_ip()),
+    }
+}
+
+/// An ATM switch port: a limit in cells and a cell discard policy.
+fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let cells = match size {
+        // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
+        BufferSize::Bytes(b) => b / 48,
+        BufferSize::Cells(c) => c,
+        BufferSize::Packets(_) => return err(key, "an ATM switch buffer is given in bytes or cells, not packets"),
+    };
+    if cells == 0 {
+        return err(key, format!("'{text}' is smaller than one cell (48 payload bytes)"));
+    }
+    let frame_cells = sizes.encap.cells(sizes.max_ip()) as u64;
+    let policy = match s.switch.policy {
+        PolicyName::Tail => DiscardPolicy::Tail,
+        PolicyName::Ppd => DiscardPolicy::Ppd,
+        PolicyName::Epd => {
+            let t = s.switch.epd_threshold.unwrap_or_else(|| cells.saturating_sub(frame_cells).max(cells / 2));
+            if t == 0 || t > cells {
+                return err("switch.epd_threshold", format!("must be in 1..={cells} (the buffer in cells)"));
+            }
+            DiscardPolicy::Epd { threshold: t }
+        }
+        PolicyName::EomProtect => {
+            let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
+            if r >= cells {
+                return err("switch.eom_reserve", "must be smaller than the buffer");
+            }
+            DiscardPolicy::EomProtect { reserve: r, ppd: false }
+        }
+    };
+    Ok((Limit::Units(cells), policy))
+}
+
+/// An IP router port: a limit in bytes or packets, at least one full packet.
+fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let limit = match size {
+        BufferSize::Bytes(b) if b < max_ip as u64 => {
+            return err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"));
+        }
+        BufferSize::Bytes(b) => Limit::Bytes(b),
+        BufferSize::Packets(0) => return err(key, "must hold at least one packet"),
+        BufferSize::Packets(n) => Limit::Units(n),
+        BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
+    };
+    let policy = match policy {
+        RouterPolicyName::Tail => DiscardPolicy::Tail,
+    };
+    Ok((limit, policy))
 }
 
 #[cfg(test)]
@@ -174,6 +211,27 @@ mod tests {
         assert_eq!(m.ports[1].limit, Limit::Bytes(192_528));
         assert_eq!(key_of(&["network=packet", "switch.buffer=100cells"]), "switch.buffer");
         assert_eq!(key_of(&["network=packet", "switch.buffer=1000B"]), "switch.buffer");
+    }
+
+    #[test]
+    fn atm_only_keys_are_refused_on_a_packet_network() {
+        let packet = |o: &str| key_of(&["network=packet", "switch.buffer=192528B", o]);
+        assert_eq!(packet("switch.policy=ppd"), "switch.policy");
+        assert_eq!(packet("switch.epd_threshold=100"), "switch.epd_threshold");
+        assert_eq!(packet("switch.eom_reserve=4"), "switch.eom_reserve");
+        assert_eq!(packet("switch.queueing=per-vc"), "switch.queueing");
+        assert!(check(&["network=packet", "switch.buffer=192528B", "switch.policy=tail", "router.policy=tail"]).is_ok());
+        assert_eq!(key_of(&["router.policy=red"]), "router.policy");
+        assert_eq!(key_of(&["router.limit=5"]), "router.limit");
+    }
+
+    #[test]
+    fn one_buffer_key_for_both_networks() {
+        // Aron & Druschel's flip: the same scenario with network = "packet".
+        let atm = check(&["switch.buffer=192528B"]).unwrap();
+        let packet = check(&["switch.buffer=192528B", "network=packet"]).unwrap();
+        assert_eq!((atm.ports[1].limit, packet.ports[1].limit), (Limit::Units(4011), Limit::Bytes(192_528)));
+        assert_eq!(packet.ports[1].policy, crate::atm::discard::DiscardPolicy::Tail);
     }
 
     #[test]
