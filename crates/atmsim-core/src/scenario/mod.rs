@@ -5,8 +5,8 @@
 //! (`link[R1-R2].rate: rate '0Mbps' must be positive`) before anything runs.
 //!
 //! - [`schema`]: the file as written ([`Scenario`]);
-//! - [`overrides`]: `--set key=value`, applied before deserialising;
-//! - [`resolve`]: [`validate`], one function per section, into a [`Model`];
+//! - `overrides`: `--set key=value`, applied before deserialising;
+//! - `resolve`: [`validate`], one function per section, into a [`Model`];
 //! - [`routing`]: the topology graph and the routes over it;
 //! - [`model`]: the resolved [`Model`] the simulator reads;
 //! - [`units`]: quantities with units ("30ms", "192.5KB", "3us/cell").

@@ -10,37 +10,54 @@ use crate::time::{Rate, Time, PS_PER_MS};
 use crate::transport::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
+/// What the switching nodes are (`network` in a scenario file).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Network {
+    /// ATM switches: packets travel as cells, forwarded one by one by
+    /// output-buffered switches (Aron & Druschel 1997, §3).
     #[default]
     Atm,
+    /// The same nodes as IP routers: store-and-forward, whole packets.
     Packet,
 }
 
+/// What the seed of a run randomises (`seed_randomizes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeedUse {
-    /// Each host's coarse-timer phase is drawn uniformly in [0, tick)
-    /// (tcp.md §1.1): the run-to-run variation the papers average over.
+    /// Each host's coarse-timer phase is drawn uniformly in [0, tick), and
+    /// nothing else. The BSD slow timer is a free-running per-host clock, so
+    /// its phase against the traffic is the natural run-to-run variation;
+    /// the papers average over seeds (Aron & Druschel §4: medians of 5 runs)
+    /// without saying what they vary.
     #[default]
     TimerPhase,
     /// Fully deterministic: every host ticks at phase 0.
     Nothing,
 }
 
+/// How credit cells reach the upstream sender (`credit.transport`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CreditTransport {
+    /// As CreditNet, which carried credits as cells (Morris & Kung 1995):
+    /// after the receiver's processing delay a 53-byte credit cell
+    /// queues at the port of the reverse direction, is sent before any data
+    /// cell there (strict priority), takes one cell slot, and reaches the
+    /// sender after the link's propagation delay.
     #[default]
     InBand,
+    /// An idealised side channel, for comparison: the credit reaches the
+    /// sender one processing delay plus one propagation delay after it is
+    /// due and takes no slot.
     OutOfBand,
 }
 
 /// IP + UDP header bytes.
 pub const UDP_HEADER_BYTES: u32 = 28;
 
-/// The default coarse tick and fast (delayed-ACK) tick of BSD.
+/// The BSD fast timer period (PR_FASTHZ = 5), on which delayed ACKs go out.
 pub const FAST_TICK: Time = 200 * PS_PER_MS;
 
 /// What drives a flow.
