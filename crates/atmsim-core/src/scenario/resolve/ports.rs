@@ -43,9 +43,6 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
 /// The output ports, two per link (`A->B`, then `B->A`), in link order.
 pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
     let credit = credit(s)?;
-    if s.switch.queueing == QueueingName::PerVc && s.network != Network::Atm {
-        return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
-    }
     let switching = switching(s)?;
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
@@ -104,8 +101,8 @@ enum Switching {
     Packet(RouterPolicyName),
 }
 
-/// `[switch]` and `[router]` keys that do not depend on the port: the frame
-/// discard keys of `[switch]` are refused on a packet network.
+/// `[switch]` and `[router]` keys that do not depend on the port: the
+/// ATM-only keys of `[switch]` are refused on a packet network.
 fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
     match s.network {
         Network::Atm => match s.router.policy {
@@ -114,6 +111,9 @@ fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
             RouterPolicyName::Tail => Ok(Switching::Atm),
         },
         Network::Packet => {
+            if s.switch.queueing == QueueingName::PerVc {
+                return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
+            }
             let atm_only = [
                 ("switch.policy", s.switch.policy != PolicyName::Tail),
                 ("switch.epd_threshold", s.switch.epd_threshold.is_some()),
