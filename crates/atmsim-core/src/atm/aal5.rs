@@ -21,12 +21,14 @@ pub const AAL5_TRAILER: u32 = 8;
 pub const LLC_SNAP: u32 = 8;
 
 /// How IP datagrams are put into AAL5 frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Encapsulation {
     /// No trailer, no LLC; pad only to a whole cell (x-sim as read from
     /// Aron & Druschel §3).
     Raw48,
     /// AAL5 trailer, VC-multiplexed (null encapsulation, RFC 2684).
+    #[serde(rename = "aal5-vcmux")]
     Aal5VcMux,
     /// AAL5 trailer with the 8-byte LLC/SNAP prefix (RFC 1483/2684, RFC 1577).
     Aal5Llc,

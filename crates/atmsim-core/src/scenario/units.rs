@@ -1,7 +1,10 @@
 //! Quantities with units in scenario files: times (`"30ms"`), sizes
 //! (`"192.5KB"`, `"512KiB"`), buffers (`"512cells"`, `"21packets"`) and
 //! rates (`"141.33Mbps"`, `"3us/cell"`). Decimals are parsed exactly; k, M,
-//! G are powers of 1000 and Ki, Mi, Gi powers of 1024 (experiments.md §0).
+//! G are powers of 1000 and Ki, Mi, Gi powers of 1024 (IEC 60027-2), b is a
+//! bit and B a byte. The papers mix the conventions (Aron & Druschel's
+//! "192.5K" buffer is decimal, their "512KB" window binary), so a scenario
+//! spells out which it means.
 
 use crate::time::{Rate, Time, PS_PER_S};
 

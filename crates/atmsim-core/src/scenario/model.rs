@@ -1,0 +1,140 @@
+//! The resolved scenario: every quantity in simulator units, every name
+//! turned into an id, every route computed. The simulator is built from a
+//! [`Model`] and never sees the TOML.
+
+use crate::atm::aal5::Encapsulation;
+use crate::atm::discard::DiscardPolicy;
+use crate::host::HostModel;
+use crate::net::{Limit, NodeId, PortId};
+use crate::time::{Rate, Time, PS_PER_MS};
+use crate::transport::tcp::TcpConfig;
+use serde::{Deserialize, Serialize};
+
+/// What the switching nodes are (`network` in a scenario file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// ATM switches: packets travel as cells, forwarded one by one by
+    /// output-buffered switches (Aron & Druschel 1997, §3).
+    #[default]
+    Atm,
+    /// The same nodes as IP routers: store-and-forward, whole packets.
+    Packet,
+}
+
+/// What the seed of a run randomises (`seed_randomizes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedUse {
+    /// Each host's coarse-timer phase is drawn uniformly in [0, tick), and
+    /// nothing else. The BSD slow timer is a free-running per-host clock, so
+    /// its phase against the traffic is the natural run-to-run variation;
+    /// the papers average over seeds (Aron & Druschel §4: medians of 5 runs)
+    /// without saying what they vary.
+    #[default]
+    TimerPhase,
+    /// Fully deterministic: every host ticks at phase 0.
+    Nothing,
+}
+
+/// How credit cells reach the upstream sender (`credit.transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditTransport {
+    /// As CreditNet, which carried credits as cells (Morris & Kung 1995):
+    /// after the receiver's processing delay a 53-byte credit cell
+    /// queues at the port of the reverse direction, is sent before any data
+    /// cell there (strict priority), takes one cell slot, and reaches the
+    /// sender after the link's propagation delay.
+    #[default]
+    InBand,
+    /// An idealised side channel, for comparison: the credit reaches the
+    /// sender one processing delay plus one propagation delay after it is
+    /// due and takes no slot.
+    OutOfBand,
+}
+
+/// IP + UDP header bytes.
+pub const UDP_HEADER_BYTES: u32 = 28;
+
+/// The BSD fast timer period (PR_FASTHZ = 5), on which delayed ACKs go out.
+pub const FAST_TICK: Time = 200 * PS_PER_MS;
+
+/// What drives a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// A TCP bulk transfer (of `FlowModel::bytes`, or unbounded).
+    Tcp,
+    /// Datagrams of `payload` bytes at a constant payload `rate`, or, when
+    /// `rate` is None, one at each time of `FlowModel::send_at`.
+    Cbr { payload: u32, rate: Option<Rate> },
+}
+
+/// One output port of the built network.
+#[derive(Clone, Debug)]
+pub struct PortModel {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Time,
+    pub limit: Limit,
+    pub policy: DiscardPolicy,
+    pub per_vc: bool,
+    /// Credit flow control on this link: (N2 + N3, N2).
+    pub credit: Option<(u64, u64)>,
+    /// Credit processing delay at the receiving end of this link.
+    pub credit_delay: Time,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowModel {
+    pub name: String,
+    pub app: App,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: Time,
+    pub bytes: Option<u64>,
+    /// Sorted indices of data segments whose first transmission is dropped.
+    pub drop_segments: Vec<u64>,
+    /// Scripted datagram source: send times after `start`, ascending.
+    pub send_at: Vec<Time>,
+    pub data_route: Vec<PortId>,
+    pub ack_route: Vec<PortId>,
+}
+
+/// A validated scenario with every quantity in simulator units.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub network: Network,
+    pub duration: Time,
+    pub seed: u64,
+    pub seed_use: SeedUse,
+    pub encap: Encapsulation,
+    pub header_bytes: u32,
+    pub tcp: TcpConfig,
+    pub tick: Time,
+    pub node_names: Vec<String>,
+    pub is_host: Vec<bool>,
+    pub ports: Vec<PortModel>,
+    pub flows: Vec<FlowModel>,
+    pub bottleneck: PortId,
+    pub trace_interval: Time,
+    /// The port whose occupancy changes are logged (`trace.port`).
+    pub trace_port: Option<PortId>,
+    pub credit_transport: CreditTransport,
+    pub host: Option<HostModel>,
+}
+
+impl Model {
+    /// Units of a full-size data segment on the wire (cells or 1 packet) and
+    /// its wire bytes.
+    pub fn wire_bytes_of(&self, payload: u32) -> u64 {
+        let ip = payload + self.header_bytes;
+        match self.network {
+            Network::Atm => self.encap.cells(ip) as u64 * 53,
+            Network::Packet => ip as u64,
+        }
+    }
+}

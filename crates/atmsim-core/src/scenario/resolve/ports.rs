@@ -1,0 +1,242 @@
+//! `[credit]`, `[switch]`, `[router]` and `[[link]]`: the output ports of
+//! the network, two per link, with their buffer limits and discard policies.
+
+use super::tcp::Sizes;
+use super::{err, time, ScenarioError};
+use crate::atm::discard::DiscardPolicy;
+use crate::net::Limit;
+use crate::scenario::model::{Network, PortModel};
+use crate::scenario::routing::Nodes;
+use crate::scenario::schema::{PolicyName, QueueingName, RouterPolicyName, Scenario};
+use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
+use crate::time::Time;
+
+/// Credit flow control as every link applies it.
+struct Credit {
+    /// (N2 + N3, N2) when enabled.
+    config: Option<(u64, u64)>,
+    switch_delay: Time,
+    host_delay: Time,
+}
+
+/// `[credit]`: N23 needs ATM and a switch that never drops.
+fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
+    let config = if s.credit.enabled {
+        if s.network != Network::Atm {
+            return err("credit.enabled", "credit flow control needs network = \"atm\"");
+        }
+        if s.credit.n2 == 0 {
+            return err("credit.n2", "must be at least 1");
+        }
+        if s.switch.policy != PolicyName::Tail {
+            return err("switch.policy", "credit-controlled VCs never drop; use \"tail\"");
+        }
+        Some((s.credit.n2 + s.credit.n3, s.credit.n2))
+    } else {
+        None
+    };
+    let switch_delay = time("credit.switch_delay", &s.credit.switch_delay)?;
+    let host_delay = time("credit.host_delay", &s.credit.host_delay)?;
+    Ok(Credit { config, switch_delay, host_delay })
+}
+
+/// The output ports, two per link (`A->B`, then `B->A`), in link order.
+pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
+    let credit = credit(s)?;
+    let switching = switching(s)?;
+    let num_vcs = 2 * s.flows.len();
+    let mut ports: Vec<PortModel> = Vec::new();
+    for l in &s.links {
+        let lkey = format!("link[{}-{}]", l.ends[0], l.ends[1]);
+        let a = nodes.id(&format!("{lkey}.ends"), &l.ends[0])?;
+        let b = nodes.id(&format!("{lkey}.ends"), &l.ends[1])?;
+        if a == b {
+            return err(format!("{lkey}.ends"), "a link needs two different nodes");
+        }
+        let rate = parse_rate(&l.rate).or_else(|p| err(format!("{lkey}.rate"), p))?;
+        let delay = time(&format!("{lkey}.delay"), &l.delay)?;
+        for (from, to) in [(a, b), (b, a)] {
+            let name = format!("{}->{}", nodes.name(from), nodes.name(to));
+            if ports.iter().any(|p| p.name == name) {
+                return err(format!("{lkey}.ends"), format!("duplicate link {name}"));
+            }
+            let sender_is_host = nodes.is_host(from);
+            let (limit, policy) = if sender_is_host {
+                (Limit::Unlimited, DiscardPolicy::Tail)
+            } else {
+                let (key, text) = match &l.buffer {
+                    Some(b) => (format!("{lkey}.buffer"), b.as_str()),
+                    None => ("switch.buffer".to_string(), s.switch.buffer.as_str()),
+                };
+                switch_limit(s, &switching, &key, text, sizes, num_vcs)?
+            };
+            let limit = match (credit.config, sender_is_host) {
+                // With credit a switch's VC queue is the receiver buffer of
+                // the upstream link: N2 + N3 cells, never overrun.
+                (Some((b, _)), false) => Limit::Units(b),
+                _ => limit,
+            };
+            let credit_delay = if nodes.is_host(to) { credit.host_delay } else { credit.switch_delay };
+            ports.push(PortModel {
+                name,
+                from,
+                to,
+                rate,
+                delay,
+                limit,
+                policy,
+                per_vc: credit.config.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
+                credit: credit.config,
+                credit_delay,
+            });
+        }
+    }
+    Ok(ports)
+}
+
+/// What the output ports of switching nodes do, before their buffers are
+/// known: ATM switches or IP routers.
+enum Switching {
+    Atm,
+    Packet(RouterPolicyName),
+}
+
+/// `[switch]` and `[router]` keys that do not depend on the port: the
+/// ATM-only keys of `[switch]` are refused on a packet network.
+fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
+    match s.network {
+        Network::Atm => match s.router.policy {
+            // Routers are not used on ATM; a router policy other than tail
+            // will have to be refused here.
+            RouterPolicyName::Tail => Ok(Switching::Atm),
+        },
+        Network::Packet => {
+            if s.switch.queueing == QueueingName::PerVc {
+                return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
+            }
+            let atm_only = [
+                ("switch.policy", s.switch.policy != PolicyName::Tail),
+                ("switch.epd_threshold", s.switch.epd_threshold.is_some()),
+                ("switch.eom_reserve", s.switch.eom_reserve.is_some()),
+            ];
+            if let Some((key, _)) = atm_only.iter().find(|(_, set)| *set) {
+                return err(*key, "frame discard policies need network = \"atm\"");
+            }
+            Ok(Switching::Packet(s.router.policy))
+        }
+    }
+}
+
+/// The buffer limit and discard policy of a switch (or router) output port.
+fn switch_limit(s: &Scenario, sw: &Switching, key: &str, text: &str, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let size = parse_buffer(text).or_else(|p| err(key, p))?;
+    match sw {
+        Switching::Atm => atm_limit(s, key, text, size, sizes, num_vcs),
+        Switching::Packet(policy) => router_limit(*policy, key, text, size, sizes.max_ip()),
+    }
+}
+
+/// An ATM switch port: a limit in cells and a cell discard policy.
+fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let cells = match size {
+        // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
+        BufferSize::Bytes(b) => b / 48,
+        BufferSize::Cells(c) => c,
+        BufferSize::Packets(_) => return err(key, "an ATM switch buffer is given in bytes or cells, not packets"),
+    };
+    if cells == 0 {
+        return err(key, format!("'{text}' is smaller than one cell (48 payload bytes)"));
+    }
+    let frame_cells = sizes.encap.cells(sizes.max_ip()) as u64;
+    let policy = match s.switch.policy {
+        PolicyName::Tail => DiscardPolicy::Tail,
+        PolicyName::Ppd => DiscardPolicy::Ppd,
+        PolicyName::Epd => {
+            let t = s.switch.epd_threshold.unwrap_or_else(|| cells.saturating_sub(frame_cells).max(cells / 2));
+            if t == 0 || t > cells {
+                return err("switch.epd_threshold", format!("must be in 1..={cells} (the buffer in cells)"));
+            }
+            DiscardPolicy::Epd { threshold: t }
+        }
+        PolicyName::EomProtect => {
+            let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
+            if r >= cells {
+                return err("switch.eom_reserve", "must be smaller than the buffer");
+            }
+            DiscardPolicy::EomProtect { reserve: r, ppd: false }
+        }
+    };
+    Ok((Limit::Units(cells), policy))
+}
+
+/// An IP router port: a limit in bytes or packets, at least one full packet.
+fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    let limit = match size {
+        BufferSize::Bytes(b) if b < max_ip as u64 => {
+            return err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"));
+        }
+        BufferSize::Bytes(b) => Limit::Bytes(b),
+        BufferSize::Packets(0) => return err(key, "must hold at least one packet"),
+        BufferSize::Packets(n) => Limit::Units(n),
+        BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
+    };
+    let policy = match policy {
+        RouterPolicyName::Tail => DiscardPolicy::Tail,
+    };
+    Ok((limit, policy))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::net::Limit;
+    use crate::scenario::test_support::{check, key_of};
+
+    #[test]
+    fn unit_typo_is_named() {
+        let e = check(&["switch.buffer=12XB"]).unwrap_err();
+        assert_eq!(e.key, "switch.buffer");
+        assert!(e.problem.contains("12XB"), "{e}");
+    }
+
+    #[test]
+    fn buffer_smaller_than_a_cell() {
+        let e = check(&["switch.buffer=40B"]).unwrap_err();
+        assert_eq!(e.key, "switch.buffer");
+        assert!(e.problem.contains("smaller than one cell"), "{e}");
+    }
+
+    #[test]
+    fn packet_network_limits() {
+        let m = check(&["network=packet", "switch.buffer=192528B"]).unwrap();
+        assert_eq!(m.ports[1].limit, Limit::Bytes(192_528));
+        assert_eq!(key_of(&["network=packet", "switch.buffer=100cells"]), "switch.buffer");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=1000B"]), "switch.buffer");
+    }
+
+    #[test]
+    fn atm_only_keys_are_refused_on_a_packet_network() {
+        let packet = |o: &str| key_of(&["network=packet", "switch.buffer=192528B", o]);
+        assert_eq!(packet("switch.policy=ppd"), "switch.policy");
+        assert_eq!(packet("switch.epd_threshold=100"), "switch.epd_threshold");
+        assert_eq!(packet("switch.eom_reserve=4"), "switch.eom_reserve");
+        assert_eq!(packet("switch.queueing=per-vc"), "switch.queueing");
+        assert!(check(&["network=packet", "switch.buffer=192528B", "switch.policy=tail", "router.policy=tail"]).is_ok());
+        assert_eq!(key_of(&["router.policy=red"]), "router.policy");
+        assert_eq!(key_of(&["router.limit=5"]), "router.limit");
+    }
+
+    #[test]
+    fn one_buffer_key_for_both_networks() {
+        // Aron & Druschel's flip: the same scenario with network = "packet".
+        let atm = check(&["switch.buffer=192528B"]).unwrap();
+        let packet = check(&["switch.buffer=192528B", "network=packet"]).unwrap();
+        assert_eq!((atm.ports[1].limit, packet.ports[1].limit), (Limit::Units(4011), Limit::Bytes(192_528)));
+        assert_eq!(packet.ports[1].policy, crate::atm::discard::DiscardPolicy::Tail);
+    }
+
+    #[test]
+    fn effective_buffer_is_payload_bytes() {
+        let m = check(&["switch.buffer=192528B"]).unwrap();
+        assert_eq!(m.ports[1].limit, Limit::Units(21 * 191));
+    }
+}

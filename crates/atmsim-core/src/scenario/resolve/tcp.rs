@@ -1,0 +1,102 @@
+//! `[atm]`, `[ip]` and `[tcp]`: packet sizes on the wire and the TCP
+//! configuration.
+
+use super::{err, positive_time, ScenarioError};
+use crate::atm::aal5::Encapsulation;
+use crate::scenario::schema::{Scenario, VariantName};
+use crate::scenario::units::parse_bytes;
+use crate::time::Time;
+use crate::transport::tcp::{TcpConfig, Variant};
+
+/// The sizes every section after `[tcp]` needs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sizes {
+    /// IP + TCP header bytes per segment.
+    pub header_bytes: u32,
+    pub mtu: u64,
+    pub mss: u64,
+    pub encap: Encapsulation,
+}
+
+impl Sizes {
+    /// The largest IP packet: a full segment with its headers.
+    pub fn max_ip(&self) -> u32 {
+        self.mss as u32 + self.header_bytes
+    }
+}
+
+/// `ip.header_bytes`, `ip.mtu`, `tcp.mss` and `atm.encapsulation`.
+pub(super) fn sizes(s: &Scenario) -> Result<Sizes, ScenarioError> {
+    let header_bytes = s.ip.header_bytes;
+    if header_bytes < 40 {
+        return err("ip.header_bytes", "must be at least 40 (IP and TCP headers)");
+    }
+    let mtu = parse_bytes(&s.ip.mtu).or_else(|p| err("ip.mtu", p))?;
+    let mss = parse_bytes(&s.tcp.mss).or_else(|p| err("tcp.mss", p))?;
+    if mss == 0 {
+        return err("tcp.mss", "must be positive");
+    }
+    if mss + header_bytes as u64 > mtu {
+        return err("tcp.mss", format!("{mss} + {header_bytes} header bytes exceeds ip.mtu {mtu}"));
+    }
+    if mss > 65495 {
+        return err("tcp.mss", "larger than an AAL5 PDU can carry");
+    }
+    Ok(Sizes { header_bytes, mtu, mss, encap: s.atm.encapsulation })
+}
+
+/// The rest of `[tcp]`: the configuration of every connection and the
+/// coarse timer tick.
+pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), ScenarioError> {
+    let mss = sizes.mss;
+    let window = parse_bytes(&s.tcp.window).or_else(|p| err("tcp.window", p))?;
+    if window < mss {
+        return err("tcp.window", "smaller than one segment");
+    }
+    if window > 1 << 30 {
+        return err("tcp.window", "larger than RFC 1323 window scaling allows (1 GiB)");
+    }
+    let tick = positive_time("tcp.tick", &s.tcp.tick)?;
+    let (variant, afr) = match s.tcp.variant {
+        VariantName::Lite => (Variant::Lite, false),
+        VariantName::LiteAfr => (Variant::Lite, true),
+        VariantName::Tahoe => (Variant::Tahoe, false),
+        VariantName::Newreno => (Variant::NewReno, false),
+        VariantName::VegasRm => (Variant::VegasRm, false),
+        VariantName::VegasRmAfr => (Variant::VegasRm, true),
+        VariantName::Vegas => (Variant::Vegas, false),
+        VariantName::VegasAfr => (Variant::Vegas, true),
+    };
+    let initial_window = s.tcp.initial_window.unwrap_or(variant.default_initial_window());
+    if initial_window == 0 {
+        return err("tcp.initial_window", "must be at least one segment");
+    }
+    if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
+        return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
+    }
+    let config = TcpConfig {
+        variant,
+        afr: afr.then_some(s.tcp.afr_predictor),
+        bp95: s.tcp.bp95,
+        mss: mss as u32,
+        snd_buf: window,
+        rcv_buf: window,
+        initial_window,
+        delayed_ack: s.tcp.delayed_ack,
+        rttmin_ticks: s.tcp.rttmin_ticks,
+        rxtmax_ticks: s.tcp.rxtmax_ticks,
+    };
+    Ok((config, tick))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::test_support::check;
+
+    #[test]
+    fn mss_larger_than_mtu_allows() {
+        let e = check(&["tcp.mss=9141B"]).unwrap_err();
+        assert_eq!(e.key, "tcp.mss");
+        assert!(e.problem.contains("mtu"), "{e}");
+    }
+}

@@ -1,0 +1,494 @@
+//! The TOML schema of a scenario file, as written: every quantity is still a
+//! string with its unit (see [`super::units`]); [`super::validate`] checks
+//! them and resolves the file into a [`super::Model`].
+//!
+//! Every section but `[topology]`, `[[link]]` and `[[flow]]` may be left out
+//! and every key has a default; unknown keys are errors. `atmsim show` prints
+//! a file with all defaults filled in ([`super::to_toml`]), which reads back
+//! to the same scenario.
+//!
+//! Sources cited: Aron & Druschel, "End-to-End TCP Congestion Control over
+//! ATM Networks", Rice TR97-273, 1997; Morris & Kung, "Impact of ATM
+//! Switching and Flow Control on TCP Performance: Measurements on an
+//! Experimental Switch", GLOBECOM 1995; ITU-T I.363.5 (AAL5); RFC 1483 and
+//! its successor RFC 2684 (IP over AAL5); ATM Forum Traffic Management 4.0.
+//!
+//! Where the core type a key selects carries no parameters (`network`,
+//! `atm.encapsulation`, `tcp.afr_predictor`, `credit.transport`) the file
+//! names that type directly; the `*Name` enums here exist only where the core
+//! type carries parameters the resolver computes, each saying why.
+
+use super::model::{CreditTransport, Network, SeedUse};
+use crate::atm::aal5::Encapsulation;
+use crate::transport::tcp::afr::Predictor;
+use serde::{Deserialize, Serialize};
+
+/// `switch.policy`: what an ATM switch port drops when it fills. Frame
+/// discard is what ATM Forum TM 4.0 allows a network to apply to UBR
+/// traffic. A name enum because the core's `DiscardPolicy` carries the EPD
+/// threshold and the EOM reserve, which depend on each port's buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyName {
+    /// Plain tail drop: a cell is accepted iff the queue is below its limit
+    /// ("drop-tail", Aron & Druschel §3).
+    #[default]
+    Tail,
+    /// Partial Packet Discard (Armitage & Adams 1993; Romanow & Floyd 1995):
+    /// once a cell of a frame is dropped, drop the rest of the frame but keep
+    /// its last cell (EOM) if there is room, so the next frame reassembles.
+    Ppd,
+    /// Early Packet Discard (Romanow & Floyd 1995): refuse a whole frame when
+    /// its first cell finds at least `switch.epd_threshold` cells queued.
+    Epd,
+    /// "Intelligent tail drop" (Jain et al., ATM Forum 96-0177): non-EOM
+    /// cells may use the buffer up to `switch.eom_reserve` cells short of the
+    /// limit, EOM cells the whole buffer.
+    EomProtect,
+}
+
+/// `switch.queueing`: how an ATM switch port queues cells (maps to the
+/// port's per-VC flag).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueingName {
+    /// One FIFO per output port (Aron & Druschel §3: "FCFS output-buffered
+    /// switches").
+    #[default]
+    Fifo,
+    /// One queue per VC, served round robin one cell at a time, as in
+    /// CreditNet (Morris & Kung §II); the buffer limit is per VC.
+    PerVc,
+}
+
+/// `tcp.variant`: a congestion control, optionally with Adaptive Fast
+/// Retransmit. A name enum because the core keeps the two apart
+/// (`TcpConfig::variant` and `TcpConfig::afr`), while the papers name the
+/// combinations (Aron & Druschel §5: "Vegas-AFR").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VariantName {
+    /// 4.4BSD-Lite: slow start, congestion avoidance, Reno fast retransmit
+    /// and fast recovery.
+    #[default]
+    Lite,
+    LiteAfr,
+    /// 4.3BSD-Tahoe: fast retransmit without fast recovery.
+    Tahoe,
+    /// Lite with NewReno partial-ACK recovery (RFC 6582), for comparison.
+    Newreno,
+    /// Lite with Vegas's retransmission mechanism only (Aron & Druschel §5).
+    VegasRm,
+    VegasRmAfr,
+    /// TCP Vegas (Brakmo & Peterson 1995): its slow start, congestion
+    /// avoidance and retransmission mechanism.
+    Vegas,
+    VegasAfr,
+}
+
+/// `[atm]`: how IP packets become cells (only used on `network = "atm"`,
+/// accepted on both so a scenario can flip networks).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AtmSection {
+    /// "raw48": no AAL5 trailer, only padding to whole cells, as Aron &
+    /// Druschel's simulator (§3: a 9168-byte packet is 191 cells);
+    /// "aal5-vcmux": the 8-byte AAL5 CPCS trailer (ITU-T I.363.5) with
+    /// VC-based multiplexing (RFC 2684 §6, RFC 1483 §5);
+    /// "aal5-llc": the trailer and the 8-byte LLC/SNAP header (RFC 2684 §5,
+    /// RFC 1483 §4), classical IP over ATM (RFC 1577) as Morris & Kung's hosts.
+    pub encapsulation: Encapsulation,
+}
+impl Default for AtmSection {
+    fn default() -> Self {
+        AtmSection { encapsulation: Encapsulation::Raw48 }
+    }
+}
+
+/// `[ip]`: packet sizes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IpSection {
+    /// IP + TCP header bytes per segment (40: 20 + 20, no options).
+    pub header_bytes: u32,
+    /// Largest IP packet; 9180 bytes is the default MTU of IP over AAL5
+    /// (RFC 1626, kept by RFC 1577).
+    pub mtu: String,
+}
+impl Default for IpSection {
+    fn default() -> Self {
+        IpSection { header_bytes: 40, mtu: "9180B".into() }
+    }
+}
+
+/// `[tcp]`: every connection's TCP, a BSD implementation with 4.4BSD-Lite's
+/// timers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpSection {
+    /// lite, tahoe, newreno, vegas-rm, vegas; "-afr" (lite-afr, vegas-rm-afr,
+    /// vegas-afr) adds Adaptive Fast Retransmit (Aron & Druschel §5.1.1).
+    pub variant: VariantName,
+    /// AFR's 2-bit state (used by "-afr" variants only). "saturating": a
+    /// saturating counter, two consecutive-loss episodes to switch to
+    /// retransmitting two segments and two single-loss ones to switch back
+    /// (Aron & Druschel §5.1.1); "hysteresis": the textbook 2-bit branch
+    /// predictor, a contrary outcome in a weak state jumps to the opposite
+    /// strong one.
+    pub afr_predictor: Predictor,
+    /// The fixes of Brakmo & Peterson, "Performance Problems in BSD4.4 TCP"
+    /// (1995): the "TCP-Lite" of Aron & Druschel (footnote 2).
+    pub bp95: bool,
+    /// Maximum segment size (TCP payload); default MTU 9180 − 40.
+    pub mss: String,
+    /// Send buffer and receive window; above 64 KiB it assumes RFC 1323
+    /// window scaling (at most 1 GiB).
+    pub window: String,
+    /// Initial window in segments (default: 2 for vegas, as Aron & Druschel
+    /// §5.3, 1 otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    /// BSD delayed ACKs: one ACK per two segments, or at the 200 ms fast timer.
+    pub delayed_ack: bool,
+    /// Coarse (slow) timer tick: 500 ms in BSD; Aron & Druschel §5.4 also
+    /// run 10 ms.
+    pub tick: String,
+    /// Smallest retransmission timeout, in ticks (BSD t_rttmin).
+    pub rttmin_ticks: u32,
+    /// Largest retransmission timeout, in ticks (BSD TCPTV_REXMTMAX).
+    pub rxtmax_ticks: u32,
+}
+impl Default for TcpSection {
+    fn default() -> Self {
+        TcpSection {
+            variant: VariantName::Lite,
+            afr_predictor: Predictor::Saturating,
+            bp95: true,
+            mss: "9140B".into(),
+            window: "64KiB".into(),
+            initial_window: None,
+            delayed_ack: true,
+            tick: "500ms".into(),
+            rttmin_ticks: 2,
+            rxtmax_ticks: 128,
+        }
+    }
+}
+
+/// `[switch]`: the output ports of every switching node. `buffer` applies to
+/// ATM switches and IP routers alike; the other keys are ATM-only and a
+/// packet network refuses them unless they are left at their defaults.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchSection {
+    /// Output buffer of every switch/router port (`link.buffer` overrides it
+    /// per link), counting the unit in transmission: "N cells" (ATM),
+    /// "N packets" (routers), or bytes. Bytes are payload bytes on ATM, 48
+    /// per cell: Aron & Druschel's "effective switch buffer size" (§4), which
+    /// "does not include the space needed for the cell headers", and Morris &
+    /// Kung's "memory used by the 48-byte payloads"; on a router they are
+    /// IP bytes. So one value compares both networks at the same buffer.
+    pub buffer: String,
+    /// "fifo" or "per-vc" (ATM only; the limit is then per VC).
+    pub queueing: QueueingName,
+    /// "tail", "ppd", "epd" or "eom-protect" (ATM only; see [`PolicyName`]).
+    pub policy: PolicyName,
+    /// EPD threshold in cells (default: the buffer minus the cells of a full
+    /// frame, at least half the buffer; Romanow & Floyd give the mechanism,
+    /// not a threshold).
+    pub epd_threshold: Option<u64>,
+    /// EOM-protection reserve in cells (default: the number of VCs in the
+    /// scenario, two per flow).
+    pub eom_reserve: Option<u64>,
+}
+impl Default for SwitchSection {
+    fn default() -> Self {
+        SwitchSection {
+            buffer: "512cells".into(),
+            queueing: QueueingName::Fifo,
+            policy: PolicyName::Tail,
+            epd_threshold: None,
+            eom_reserve: None,
+        }
+    }
+}
+
+/// `[router]`: what only the IP routers of `network = "packet"` have.
+///
+/// The buffer of a router port stays `switch.buffer` (bytes or packets), so
+/// that one scenario runs on both networks by flipping `network` alone:
+/// Aron & Druschel (§4, Fig. 3) compare ATM and packet networks at the same
+/// "effective buffer size" in payload bytes (`switch.buffer = "192528B"` is
+/// B/48 cells on ATM and B bytes on a router). Only keys whose meaning
+/// differs between cells and packets are split: the frame discard keys stay
+/// in `[switch]` and are refused on a packet network.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterSection {
+    /// What a full router port does with an arriving packet.
+    pub policy: RouterPolicyName,
+}
+
+/// `router.policy`. A name enum rather than the core's `DiscardPolicy`
+/// because the policies to come (random drop, RED) carry parameters, which
+/// will be keys of `[router]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouterPolicyName {
+    /// Drop the arriving packet if it does not fit in the buffer (bytes or
+    /// packets, counting the packet in transmission).
+    #[default]
+    Tail,
+}
+
+/// `[credit]`: credit-based hop-by-hop flow control, N23 of Kung, Blackwell
+/// & Chapman (SIGCOMM 1994), as in CreditNet (Morris & Kung §II, §V), on
+/// every link of every VC, host links included. ATM only; the switch then
+/// never drops, so `switch.policy` must stay "tail", and each VC's queue at
+/// a switch is the receive buffer of its upstream link: n2 + n3 cells.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CreditSection {
+    pub enabled: bool,
+    /// The receiver of a link sends one credit per `n2` cells forwarded.
+    pub n2: u64,
+    /// Cells covering the credit round trip; each VC reserves n2 + n3 cells
+    /// at every receiver (Morris & Kung §V: 100 cells per VC).
+    pub n3: u64,
+    /// Credit processing delay in switches.
+    pub switch_delay: String,
+    /// Credit processing delay in host adapters (Morris & Kung §III: credit
+    /// handled "partially in software").
+    pub host_delay: String,
+    /// How credits travel: "in-band" cells or an "out-of-band" side channel.
+    pub transport: CreditTransport,
+}
+
+impl Default for CreditSection {
+    fn default() -> Self {
+        CreditSection {
+            enabled: false,
+            n2: 10,
+            n3: 90,
+            switch_delay: "0us".into(),
+            host_delay: "5us".into(),
+            transport: CreditTransport::InBand,
+        }
+    }
+}
+
+/// `host.model`. A name enum because the core's host model carries the rates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostKind {
+    /// Zero processing time, cut-through adapters (Aron & Druschel §3).
+    #[default]
+    Ideal,
+    /// Morris & Kung's hosts (§III): TCP processing at `tcp_rate` per
+    /// packet, and adapters that hold one packet on board in each direction,
+    /// moved across the host bus at `bus_rate`.
+    Adapter,
+}
+
+/// `[host]`: the hosts' processing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostSection {
+    pub model: HostKind,
+    /// TCP throughput of a host's CPU (Morris & Kung §III: "about 15
+    /// megabytes per second").
+    pub tcp_rate: String,
+    /// Host bus between memory and adapter.
+    pub bus_rate: String,
+}
+impl Default for HostSection {
+    fn default() -> Self {
+        HostSection { model: HostKind::Ideal, tcp_rate: "15MB/s".into(), bus_rate: "100MB/s".into() }
+    }
+}
+
+/// `[report]`: how results are normalised.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportSection {
+    /// The port whose capacity normalises effective throughput, "A->B"
+    /// (Aron & Druschel §4: useful data over what "could have been
+    /// transferred over the bottleneck link"). Default: the switch port
+    /// crossed by most flows.
+    pub bottleneck: Option<String>,
+}
+
+/// `[trace]`: time series recorded when traces are on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceSection {
+    /// Sampling interval of queue occupancy traces.
+    pub interval: String,
+    /// A port ("A->B") whose every occupancy change (arrival, departure,
+    /// drop) is logged, per cell or packet, when traces are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+}
+impl Default for TraceSection {
+    fn default() -> Self {
+        TraceSection { interval: "10ms".into(), port: None }
+    }
+}
+
+/// `[topology]`: node names, unique, without "->".
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// End systems: they run TCP and never forward.
+    pub hosts: Vec<String>,
+    /// ATM switches, or IP routers on `network = "packet"`.
+    pub switches: Vec<String>,
+}
+
+/// `[[link]]`, named `A-B` by its ends in errors and overrides
+/// (`--set link.A-B.delay=5ms`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// The two ends; a link is full duplex (one port each way).
+    pub ends: [String; 2],
+    /// Line rate of each direction, e.g. "155.52Mbps" or "3us/cell".
+    pub rate: String,
+    /// One-way propagation delay.
+    pub delay: String,
+    /// Overrides `switch.buffer` for the switch ends of this link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+}
+
+/// `[[flow]]`, named by `name` in errors and overrides (`--set flow.f1.bytes=1MB`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    /// Sending host.
+    pub src: String,
+    /// Receiving host; the route is the shortest path in hops.
+    pub dst: String,
+    #[serde(default = "zero_time")]
+    pub start: String,
+    /// Bytes to transfer, or "unbounded".
+    #[serde(default = "unbounded")]
+    pub bytes: String,
+    /// Scripted losses: the first transmissions of these data segments
+    /// (0 = the first segment after the handshake) are dropped whole at the
+    /// sender's adapter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_segments: Vec<u64>,
+    /// "tcp" (default), or "udp": a datagram source (Morris & Kung §V run
+    /// one TCP against one UDP).
+    #[serde(default)]
+    pub kind: FlowKind,
+    /// UDP: payload rate, e.g. "18.3Mbps".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// UDP: payload bytes per datagram (default: tcp.mss + 12, the IP size
+    /// of a full TCP segment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datagram: Option<String>,
+    /// UDP, instead of `rate`: a scripted source that hands one datagram to
+    /// its host's adapter at each of these times after `start` (ascending).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub send_at: Vec<String>,
+}
+
+/// `flow.kind`. A name enum because the core's `App` carries the UDP rate
+/// and datagram size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowKind {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+fn zero_time() -> String {
+    "0s".into()
+}
+fn unbounded() -> String {
+    "unbounded".into()
+}
+fn one() -> u64 {
+    1
+}
+
+/// A scenario file, as written (all quantities still strings with units).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// "atm" (cells) or "packet" (IP routers).
+    pub network: Network,
+    /// Simulated time; the run also ends when every finite transfer is done.
+    pub duration: String,
+    /// The run's seed (`--seed` overrides it).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// What the seed randomises: "timer-phase" or "nothing".
+    #[serde(default)]
+    pub seed_randomizes: SeedUse,
+    #[serde(default)]
+    pub atm: AtmSection,
+    #[serde(default)]
+    pub ip: IpSection,
+    #[serde(default)]
+    pub tcp: TcpSection,
+    #[serde(default)]
+    pub switch: SwitchSection,
+    #[serde(default)]
+    pub router: RouterSection,
+    #[serde(default)]
+    pub credit: CreditSection,
+    #[serde(default)]
+    pub host: HostSection,
+    #[serde(default)]
+    pub report: ReportSection,
+    #[serde(default)]
+    pub trace: TraceSection,
+    pub topology: Topology,
+    #[serde(rename = "link")]
+    pub links: Vec<LinkSpec>,
+    #[serde(rename = "flow")]
+    pub flows: Vec<FlowSpec>,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::test_support::{check, key_of};
+
+    #[test]
+    fn unknown_key_is_named() {
+        assert_eq!(key_of(&["tcp.colour=5"]), "tcp.colour");
+        let e = check(&["bogus=1"]).unwrap_err();
+        assert!(e.problem.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn core_enums_read_their_kebab_case_names() {
+        use crate::atm::aal5::Encapsulation;
+        use crate::transport::tcp::afr::Predictor;
+        for (name, e) in [("raw48", Encapsulation::Raw48), ("aal5-vcmux", Encapsulation::Aal5VcMux), ("aal5-llc", Encapsulation::Aal5Llc)] {
+            assert_eq!(check(&["tcp.variant=lite-afr", &format!("atm.encapsulation={name}")]).unwrap().encap, e);
+        }
+        for (name, p) in [("saturating", Predictor::Saturating), ("hysteresis", Predictor::Hysteresis)] {
+            assert_eq!(check(&["tcp.variant=lite-afr", &format!("tcp.afr_predictor={name}")]).unwrap().tcp.afr, Some(p));
+        }
+        assert_eq!(key_of(&["atm.encapsulation=aal5-vc-mux"]), "atm.encapsulation");
+        assert_eq!(key_of(&["tcp.afr_predictor=Saturating"]), "tcp.afr_predictor");
+    }
+
+    #[test]
+    fn bad_enum_value_and_bad_types() {
+        assert_eq!(key_of(&["network=frame-relay"]), "network");
+        assert_eq!(key_of(&["tcp.initial_window=\"two\""]), "tcp.initial_window");
+        assert_eq!(key_of(&["flow.f1.start=5 parsecs"]), "flow[f1].start");
+        assert_eq!(key_of(&["flow.f9.start=5ms"]), "flow.f9");
+    }
+}
