@@ -57,7 +57,8 @@ impl Admission {
 
     /// Decides the fate of `unit` arriving to a buffer holding `q` (units,
     /// or bytes for a byte limit; counting the unit in transmission).
-    #[inline]
+    /// Called for every unit at every port: always inlined.
+    #[inline(always)]
     pub fn admit(&mut self, unit: &Unit, q: u64) -> Result<(), DropReason> {
         match self {
             Admission::Unlimited => Ok(()),

@@ -91,19 +91,10 @@ impl World {
         let started = Instant::now();
         while let Some((t, ev)) = self.sched.pop_until(self.model.duration) {
             self.now = t;
+            // A pipe head is nearly every event of a run: test for it first.
             match ev {
                 Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
-                Event::Port(PortEvent::Free(p)) => self.port_free(p),
-                Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => self.credit_arrives(port, vc, fwd),
-                Event::Credit(CreditEvent::Emit { link, vc, fwd }) => self.emit_credit(link, vc, fwd),
-                Event::Host(HostEvent::AdapterLoaded(h)) => self.adapter_loaded(h),
-                Event::Host(HostEvent::AdapterFree(h)) => self.adapter_free(h),
-                Event::Host(HostEvent::Deliver(h)) => self.host_delivers(h),
-                Event::Transport(TransportEvent::SlowTick(h)) => self.slow_tick(h),
-                Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
-                Event::Transport(TransportEvent::Open(f)) => self.open(f),
-                Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
-                Event::TraceSample => self.sample_queues(),
+                _ => self.dispatch(ev),
             }
             if self.unfinished == 0 {
                 break;
@@ -113,6 +104,24 @@ impl World {
             self.now = self.model.duration;
         }
         self.wall_s = started.elapsed().as_secs_f64();
+    }
+
+    /// Hands every other event to the component that owns it.
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
+            Event::Port(PortEvent::Free(p)) => self.port_free(p),
+            Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => self.credit_arrives(port, vc, fwd),
+            Event::Credit(CreditEvent::Emit { link, vc, fwd }) => self.emit_credit(link, vc, fwd),
+            Event::Host(HostEvent::AdapterLoaded(h)) => self.adapter_loaded(h),
+            Event::Host(HostEvent::AdapterFree(h)) => self.adapter_free(h),
+            Event::Host(HostEvent::Deliver(h)) => self.host_delivers(h),
+            Event::Transport(TransportEvent::SlowTick(h)) => self.slow_tick(h),
+            Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
+            Event::Transport(TransportEvent::Open(f)) => self.open(f),
+            Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
+            Event::TraceSample => self.sample_queues(),
+        }
     }
 
     /// Events executed so far.
