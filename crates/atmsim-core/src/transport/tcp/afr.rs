@@ -20,7 +20,8 @@
 
 use crate::time::Time;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Predictor {
     /// consecutive → s + 1, single → s − 1, clamped to 0..=3 (default).
     Saturating,
