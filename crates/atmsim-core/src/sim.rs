@@ -533,8 +533,8 @@ impl Simulation {
             let w = &mut tr.window;
             w.t.push(t);
             w.flow.push(f.0);
-            w.cwnd.push(s.cc.cwnd);
-            w.ssthresh.push(s.cc.ssthresh);
+            w.cwnd.push(s.cc.cwnd());
+            w.ssthresh.push(s.cc.ssthresh());
             w.snd_wnd.push(s.send_window());
             w.unacked.push(s.unacked());
         }
@@ -701,13 +701,13 @@ impl Simulation {
         };
         let (mut received_by_tcp, mut ledger_delivered) = (0u64, 0u64);
         for c in self.conns.iter_mut() {
-            if let Some(afr) = &mut c.sender.cc.afr {
+            if let Some(afr) = c.sender.cc.afr_mut() {
                 afr.finish(horizon);
             }
         }
         for (i, c) in self.conns.iter().enumerate() {
             let s = &c.sender;
-            let afr = s.cc.afr.as_ref();
+            let afr = s.cc.afr();
             let r = &c.receiver;
             let led = &self.ledgers[2 * i];
             let (udp_sent, udp_delivered) = c.cbr.as_ref().map_or((0, 0), |u| (u.bytes_sent, u.bytes_delivered));
@@ -738,8 +738,8 @@ impl Simulation {
                 loss_episode_sizes: [0; 8],
                 completion_time_s: c.completed_at.map(secs),
                 srtt_s: secs(s.srtt_exact),
-                cwnd: s.cc.cwnd,
-                ssthresh: s.cc.ssthresh,
+                cwnd: s.cc.cwnd(),
+                ssthresh: s.cc.ssthresh(),
                 aborted: s.state == SenderState::Aborted,
                 afr_time_in_states_s: afr.map(|a| a.time_in.map(secs)),
                 afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),

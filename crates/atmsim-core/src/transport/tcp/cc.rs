@@ -156,6 +156,25 @@ impl CongestionControl {
         self.in_recovery
     }
 
+    /// Congestion window (bytes).
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    /// Slow-start threshold (bytes).
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    /// Adaptive fast retransmit, if enabled.
+    pub fn afr(&self) -> Option<&Afr> {
+        self.afr.as_ref()
+    }
+
+    pub fn afr_mut(&mut self) -> Option<&mut Afr> {
+        self.afr.as_mut()
+    }
+
     /// A fast retransmission of the segment at `snd_una`, doubled when AFR
     /// is in a double state and the successor has been sent.
     fn fast_retransmit(&mut self, c: &AckCtx, restore_snd_nxt: bool) -> DupAckAction {

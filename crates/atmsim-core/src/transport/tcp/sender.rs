@@ -192,7 +192,7 @@ impl TcpSender {
             return;
         }
         loop {
-            let win = self.send_window().min(self.cc.cwnd);
+            let win = self.send_window().min(self.cc.cwnd());
             let off = self.snd_nxt - self.snd_una;
             if win <= off || self.snd_nxt >= self.app_end {
                 break;
