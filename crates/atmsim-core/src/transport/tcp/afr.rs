@@ -1,4 +1,4 @@
-//! Adaptive Fast Retransmit (Aron & Druschel §5.1.1; tcp.md §3).
+//! Adaptive Fast Retransmit (Aron & Druschel §5.1.1, Fig. 9).
 //!
 //! A 2-bit saturating predictor learns whether a connection's losses come as
 //! pairs of consecutive segments (the ATM pattern: one congested instant
@@ -10,13 +10,16 @@
 //! is classified by the first later ACK that advances snd_una: consecutive
 //! if it stops exactly at u + len while X's successor had been sent before
 //! the retransmission, single otherwise. Timeouts do not update the state.
+//! These episode rules are our choice: the paper describes the predictor
+//! (two consecutive-loss episodes before doubling, two single ones before
+//! reverting) but not how an episode is delimited.
 //!
-//! [choice, refining tcp.md §3] The fast retransmission that later repairs
-//! the successor of a consecutive episode belongs to that episode and opens
-//! none of its own. Read literally, tcp.md §3 would classify it as a new,
-//! single episode, so every two-segment loss would count once consecutive and
-//! once single and the predictor could never leave states 0–1 — contradicting
-//! the paper's "mostly in state 3 on ATM networks" (§5.1.1).
+//! Also our choice: the fast retransmission that later repairs the successor
+//! of a consecutive episode belongs to that episode and opens none of its
+//! own. Counted as a new, single episode, every two-segment loss would count
+//! once consecutive and once single and the predictor could never leave
+//! states 0–1 — contradicting the paper's "mostly in state 3 on ATM
+//! networks" (§5.1.1).
 
 use crate::time::Time;
 
