@@ -72,7 +72,7 @@ impl Vegas {
     /// since `begseq` was recorded.
     pub fn once_per_rtt(&mut self, w: &mut Window, now: Time, outstanding: f64, sent_since: f64, snd_nxt: u64) {
         let mss = w.mss;
-        let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt } else { now - self.begtime };
+        let rtt = self.sum_rtt.checked_div(self.cnt_rtt).unwrap_or_else(|| now - self.begtime);
         self.sum_rtt = 0;
         self.cnt_rtt = 0;
         if rtt > 0 {
