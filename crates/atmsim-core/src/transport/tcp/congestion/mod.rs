@@ -24,10 +24,15 @@
 //!
 //! # Adding a variant
 //! - A loss recovery (e.g. SACK): a file `recovery/sack.rs` with a struct
-//!   implementing [`LossRecovery`]; an arm in [`Recovery`] and its line in
-//!   that file's `dispatch!` macro; an arm in [`Variant`] naming the
-//!   combination (and its name in the scenario's variant list).
+//!   implementing [`LossRecovery`], tests beside it; in `recovery/mod.rs`
+//!   its `pub mod`, an arm in [`Recovery`] and one line in the `dispatch!`
+//!   macro. To offer it by name, a [`Variant`] arm (in `name`, `growth`,
+//!   `recovery`) and its name in the scenario's variant list.
 //! - A window growth: the same in `growth/`, with [`WindowGrowth`].
+//! - Nothing else changes: the controller calls the parts only through the
+//!   two traits, in a fixed order — on a duplicate ACK the recovery, then
+//!   the growth's hook and AFR; on a new ACK AFR's verdict, the recovery,
+//!   then the growth.
 //! - A new transport (a rate-based ARB sender, TCP Boston's partial ACKs)
 //!   edits none of these files: it drives a [`CongestionControl`] from its
 //!   own sender as `sender.rs` does (TCP Boston counts a partial ACK as a
@@ -145,8 +150,9 @@ pub enum NewAckAction {
     /// Vegas-RM's check of the first two ACKs after a retransmission).
     RetransmitFirst,
     /// NewReno partial ACK after the first of a recovery: retransmit, but
-    /// leave the retransmit timer running (RFC 6582 §3.2 step 5 and §4,
-    /// the "Impatient" variant: only the first partial ACK resets it).
+    /// leave the retransmit timer running (RFC 6582 §3.2 step 3 and §4,
+    /// RFC 3782's "Impatient" variant: only the first partial ACK resets
+    /// it).
     RetransmitFirstKeepTimer,
 }
 
