@@ -45,7 +45,7 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             (idle, bytes, "udp", d.datagrams_sent)
         }
     };
-    let afr = s.cc.afr.as_ref();
+    let afr = s.cc.afr();
     let mut fs = FlowSummary {
         name: name.to_string(),
         kind,
@@ -64,8 +64,8 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         loss_episode_sizes: [0; 8],
         completion_time_s: flow.completed_at.map(secs),
         srtt_s: secs(s.srtt_exact),
-        cwnd: s.cc.cwnd,
-        ssthresh: s.cc.ssthresh,
+        cwnd: s.cc.cwnd(),
+        ssthresh: s.cc.ssthresh(),
         aborted: s.state == SenderState::Aborted,
         afr_time_in_states_s: afr.map(|a| a.time_in.map(secs)),
         afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),
@@ -128,13 +128,13 @@ impl World {
 
         for flow in self.flows.iter_mut() {
             if let Endpoints::Tcp { sender, .. } = &mut flow.endpoints {
-                if let Some(afr) = &mut sender.cc.afr {
+                if let Some(afr) = sender.cc.afr_mut() {
                     afr.finish(horizon);
                 }
             }
         }
         let mut idle = TcpSender::new(&m.tcp, None);
-        if let Some(afr) = &mut idle.cc.afr {
+        if let Some(afr) = idle.cc.afr_mut() {
             afr.finish(horizon);
         }
         let mut acc = Accounting::default();

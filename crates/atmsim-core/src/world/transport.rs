@@ -87,7 +87,7 @@ impl World {
         self.seg_buf = out;
         if self.traces.is_some() {
             let s = self.sender(f);
-            let (cwnd, ssthresh, snd_wnd, unacked) = (s.cc.cwnd, s.cc.ssthresh, s.send_window(), s.unacked());
+            let (cwnd, ssthresh, snd_wnd, unacked) = (s.cc.cwnd(), s.cc.ssthresh(), s.send_window(), s.unacked());
             let w = &mut self.traces.as_mut().unwrap().window;
             w.t.push(t);
             w.flow.push(f.0);

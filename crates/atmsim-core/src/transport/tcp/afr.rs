@@ -1,4 +1,4 @@
-//! Adaptive Fast Retransmit (Aron & Druschel §5.1.1; tcp.md §3).
+//! Adaptive Fast Retransmit (Aron & Druschel §5.1.1, Fig. 9).
 //!
 //! A 2-bit saturating predictor learns whether a connection's losses come as
 //! pairs of consecutive segments (the ATM pattern: one congested instant
@@ -10,13 +10,16 @@
 //! is classified by the first later ACK that advances snd_una: consecutive
 //! if it stops exactly at u + len while X's successor had been sent before
 //! the retransmission, single otherwise. Timeouts do not update the state.
+//! These episode rules are our choice: the paper describes the predictor
+//! (two consecutive-loss episodes before doubling, two single ones before
+//! reverting) but not how an episode is delimited.
 //!
-//! [choice, refining tcp.md §3] The fast retransmission that later repairs
-//! the successor of a consecutive episode belongs to that episode and opens
-//! none of its own. Read literally, tcp.md §3 would classify it as a new,
-//! single episode, so every two-segment loss would count once consecutive and
-//! once single and the predictor could never leave states 0–1 — contradicting
-//! the paper's "mostly in state 3 on ATM networks" (§5.1.1).
+//! Also our choice: the fast retransmission that later repairs the successor
+//! of a consecutive episode belongs to that episode and opens none of its
+//! own. Counted as a new, single episode, every two-segment loss would count
+//! once consecutive and once single and the predictor could never leave
+//! states 0–1 — contradicting the paper's "mostly in state 3 on ATM
+//! networks" (§5.1.1).
 
 use crate::time::Time;
 
@@ -73,6 +76,23 @@ impl Afr {
     /// In a "double" state?
     pub fn doubles(&self) -> bool {
         self.state >= 2
+    }
+
+    /// A fast retransmission of the segment at `snd_una` is due, whichever
+    /// recovery decided on it: open an episode and answer how many segments
+    /// to send — 2 (the segment and its successor) in a double state when
+    /// the successor has been sent, else 1. The window reduction is the
+    /// recovery's, made once as for a single retransmission.
+    pub fn fast_retransmit(&mut self, snd_una: u64, snd_max: u64, mss: u64) -> u8 {
+        let end = (snd_una + mss).min(snd_max);
+        let successor_sent = snd_max > end;
+        let double = self.doubles() && successor_sent;
+        self.open_episode(snd_una, end, successor_sent, double);
+        if double {
+            2
+        } else {
+            1
+        }
     }
 
     /// A fast retransmission of [u, end) was made; `successor_sent` tells
@@ -209,6 +229,21 @@ mod tests {
         a.open_episode(100, 200, false, false);
         a.on_advance(200, 20);
         assert_eq!(a.state, 1, "successor never sent: not consecutive");
+    }
+
+    #[test]
+    fn fast_retransmit_doubles_only_in_double_states_with_the_successor_sent() {
+        let mut a = Afr::new(Predictor::Saturating);
+        assert_eq!(a.fast_retransmit(100, 1000, 100), 1, "state 0");
+        a.on_advance(200, 0); // consecutive: 1
+        a.open_episode(500, 600, true, false);
+        a.on_advance(600, 0); // consecutive: 2
+        assert!(a.doubles());
+        assert_eq!(a.fast_retransmit(1000, 1100, 100), 1, "nothing sent after the segment");
+        a.on_advance(1100, 0); // single: back to 1
+        a.state = 3;
+        assert_eq!(a.fast_retransmit(2000, 2150, 100), 2, "a partial successor counts");
+        assert_eq!(a.extra_retransmits, 1);
     }
 
     #[test]

@@ -1,12 +1,13 @@
-//! One BSD-style TCP (4.4BSD-Lite and its variants, tcp.md §1).
+//! One BSD-style TCP: 4.4BSD-Lite (as described in Wright & Stevens, TCP/IP
+//! Illustrated vol. 2) and its variants. Reliable delivery is `sender.rs`
+//! and `receiver.rs`; the window rules are `congestion`.
 pub mod afr;
-pub mod cc;
+pub mod congestion;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
-pub mod vegas;
 
-pub use cc::{CongestionControl, Variant};
+pub use congestion::{CongestionControl, Variant};
 pub use receiver::{Reply, TcpReceiver};
 pub use sender::{SenderEvent, SenderState, TcpSender};
 
@@ -16,7 +17,9 @@ pub struct TcpConfig {
     pub variant: Variant,
     /// Adaptive fast retransmit and its predictor, if enabled.
     pub afr: Option<afr::Predictor>,
-    /// Brakmo–Peterson fixes ("Lite.4", tcp.md §1.8).
+    /// Brakmo & Peterson's 1995 fixes (Aron & Druschel's "Lite.4"): no
+    /// MSS/8 in congestion avoidance, finer RTT estimates, RTO ≥ RTT + 2
+    /// ticks.
     pub bp95: bool,
     pub mss: u32,
     /// Sender buffer and receiver window (bytes).

@@ -1,5 +1,5 @@
-//! The receiving side of the BSD TCP (`tcp_input` with `TCP_REASS`;
-//! tcp.md §1.7).
+//! The receiving side of the BSD TCP (4.4BSD-Lite `tcp_input.c` with
+//! `TCP_REASS`, `tcp_output.c`; delayed ACKs as RFC 1122 §4.2.3.2).
 //!
 //! In-order data is delivered to the application at once (it reads
 //! immediately, so the advertised window is the whole receive buffer).

@@ -1,5 +1,6 @@
 //! The BSD round-trip estimator and retransmission timer value
-//! (`tcp_xmit_timer`, 4.4BSD-Lite; tcp.md §1.4–§1.5).
+//! (4.4BSD-Lite `tcp_input.c` `tcp_xmit_timer`, `tcp_timer.c`; Jacobson
+//! 1988; Karn & Partridge 1987).
 //!
 //! Time is counted in coarse ticks. One segment is timed at a time: `t_rtt`
 //! is 0 when nothing is timed, else 1 + the ticks elapsed since the timed
@@ -7,9 +8,9 @@
 //! zeroed on timeout and fast retransmit, so retransmitted data never gives
 //! a sample.
 //!
-//! `srtt` is kept ×8 and `rttvar` ×4 as in BSD; with the Brakmo–Peterson
-//! fixes ("Lite.4", tcp.md §1.8) both keep `extra_bits` = 2 more fraction
-//! bits and the RTO is floored at the last sample + 2 ticks.
+//! `srtt` is kept ×8 and `rttvar` ×4 as in BSD; with Brakmo & Peterson's
+//! 1995 fixes (Aron & Druschel's "Lite.4") both keep `extra_bits` = 2 more
+//! fraction bits and the RTO is floored at the last sample + 2 ticks.
 
 /// Backoff multipliers of BSD `tcp_backoff[]`.
 pub const BACKOFF: [u32; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];

@@ -5,7 +5,7 @@
 //! Sequence space: the SYN is byte 0, data starts at 1; numbers never wrap.
 
 use super::afr::Afr;
-use super::cc::{AckCtx, CongestionControl, DupAckAction, NewAckAction};
+use super::congestion::{AckCtx, CongestionControl, DupAckAction, NewAckAction};
 use super::rtt::{RttEstimator, MAX_RXTSHIFT};
 use super::TcpConfig;
 use crate::net::{flags, Segment};
@@ -192,7 +192,7 @@ impl TcpSender {
             return;
         }
         loop {
-            let win = self.send_window().min(self.cc.cwnd);
+            let win = self.send_window().min(self.cc.cwnd());
             let off = self.snd_nxt - self.snd_una;
             if win <= off || self.snd_nxt >= self.app_end {
                 break;
@@ -262,7 +262,7 @@ impl TcpSender {
                 && self.rexmt != 0
                 && self.snd_max > self.snd_una;
             if !dup {
-                self.cc.dupacks = 0;
+                self.cc.reset_dupacks();
                 self.snd_wnd = seg.wnd as u64;
                 self.output(now, out);
                 return None;

@@ -63,7 +63,7 @@ fn slow_start_sends_two_segments_per_ack() {
 fn window_limit_bounds_outstanding_data() {
     let (mut s, _) = established(Variant::Lite);
     grow(&mut s, 200);
-    assert!(s.cc.cwnd >= 64 * MSS);
+    assert!(s.cc.cwnd() >= 64 * MSS);
     assert_eq!(s.snd_max - s.snd_una, 64 * MSS, "send buffer/receiver window caps the flight");
 }
 
@@ -110,7 +110,7 @@ fn timeout_backs_off_exponentially_and_goes_back_n() {
             fired.push(tick);
             let seg = out.last().unwrap();
             assert_eq!(seg.seq, s.snd_una, "go-back-N from snd_una");
-            assert_eq!(s.cc.cwnd, MSS);
+            assert_eq!(s.cc.cwnd(), MSS);
         }
     }
     assert_eq!(s.stats.timeouts, 4);

@@ -1,0 +1,316 @@
+//! Congestion control: the window rules, apart from reliable delivery.
+//!
+//! The sender (`sender.rs`) owns sequence numbers, the retransmit timer, the
+//! RTT estimator and the per-segment send log. It tells the controller what
+//! happened (a duplicate ACK, a new ACK, a timeout) in an [`AckCtx`] and
+//! carries out the answer ([`DupAckAction`], [`NewAckAction`]).
+//!
+//! The controller is three independent parts, after Aron & Druschel's own
+//! factoring of Vegas into SS, RM and CA (§5) and ns-3's split of
+//! `TcpCongestionOps` from `TcpRecoveryOps`:
+//! - [`growth`]: how new ACKs open the window (slow start and congestion
+//!   avoidance) and where it restarts after a timeout — BSD/Lite, or
+//!   Vegas-SS/CA;
+//! - [`recovery`]: what duplicate ACKs and the ACKs that end a loss do —
+//!   Lite, Tahoe, NewReno, or Vegas-RM;
+//! - AFR ([`Afr`], Aron & Druschel §5.1.1): how many segments a fast
+//!   retransmission sends, whichever recovery decided on it.
+//!
+//! They share one [`Window`] (BSD tcpcb's `snd_cwnd`, `snd_ssthresh`,
+//! `t_dupacks`). Growth and recovery are each an enum of per-variant structs,
+//! as smoltcp's `congestion` module: dispatch is a `match`, with no trait
+//! object and no allocation per ACK. The traits [`WindowGrowth`] and
+//! [`LossRecovery`] state what a variant must provide.
+//!
+//! # Adding a variant
+//! - A loss recovery (e.g. SACK): a file `recovery/sack.rs` with a struct
+//!   implementing [`LossRecovery`], tests beside it; in `recovery/mod.rs`
+//!   its `pub mod`, an arm in [`Recovery`] and one line in the `dispatch!`
+//!   macro. To offer it by name, a [`Variant`] arm (in `name`, `growth`,
+//!   `recovery`) and its name in the scenario's variant list.
+//! - A window growth: the same in `growth/`, with [`WindowGrowth`].
+//! - Nothing else changes: the controller calls the parts only through the
+//!   two traits, in a fixed order — on a duplicate ACK the recovery, then
+//!   the growth's hook and AFR; on a new ACK AFR's verdict, the recovery,
+//!   then the growth.
+//! - A new transport (a rate-based ARB sender, TCP Boston's partial ACKs)
+//!   edits none of these files: it drives a [`CongestionControl`] from its
+//!   own sender as `sender.rs` does (TCP Boston counts a partial ACK as a
+//!   duplicate ACK), builds one from any parts with
+//!   [`CongestionControl::with_parts`], or uses none at all.
+
+pub mod growth;
+pub mod recovery;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testutil;
+
+use super::afr::Afr;
+use crate::time::Time;
+pub use growth::{Growth, WindowGrowth};
+pub use recovery::{LossRecovery, Recovery};
+
+/// What the window rules may look at when an ACK arrives or a timer fires.
+/// For a new ACK, `snd_una` is already the acknowledged point and the
+/// oldest-segment fields describe the oldest segment still unacknowledged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckCtx {
+    pub now: Time,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// Peer's advertised window.
+    pub snd_wnd: u64,
+    /// Bytes newly acknowledged (new ACKs).
+    pub acked: u64,
+    /// Last send time and transmissions of the oldest unacknowledged segment.
+    pub oldest_sent_at: Time,
+    pub oldest_transmissions: u32,
+    /// Exact RTT of the newest segment this ACK covers, if it was sent once.
+    pub rtt_sample: Option<Time>,
+}
+
+/// The variants of the papers: each names a growth and a recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// 4.4BSD-Lite: Lite growth, Lite fast retransmit and fast recovery.
+    Lite,
+    /// Lite growth, Tahoe fast retransmit (cwnd = 1 MSS, go-back-N).
+    Tahoe,
+    /// Lite growth, RFC 6582 recovery (comparison runs).
+    NewReno,
+    /// Aron & Druschel's "Vegas-RM": Lite's SS/CA, Vegas's retransmission.
+    VegasRm,
+    /// Vegas-SS/CA + Vegas-RM (Brakmo & Peterson 1995).
+    Vegas,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Lite => "lite",
+            Variant::Tahoe => "tahoe",
+            Variant::NewReno => "newreno",
+            Variant::VegasRm => "vegas-rm",
+            Variant::Vegas => "vegas",
+        }
+    }
+
+    /// Initial window in segments: Vegas starts with 2 (Aron & Druschel
+    /// §5.3), the BSD variants with 1.
+    pub fn default_initial_window(self) -> u32 {
+        if self == Variant::Vegas {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The window growth of this variant; `bp95` selects Brakmo & Peterson's
+    /// congestion avoidance increment for the BSD growth.
+    pub fn growth(self, bp95: bool) -> Growth {
+        match self {
+            Variant::Vegas => Growth::Vegas(growth::vegas::Vegas::new()),
+            Variant::Lite | Variant::Tahoe | Variant::NewReno | Variant::VegasRm => {
+                Growth::Lite(growth::lite::Lite::new(bp95))
+            }
+        }
+    }
+
+    /// The loss recovery of this variant.
+    pub fn recovery(self) -> Recovery {
+        match self {
+            Variant::Lite => Recovery::Lite(recovery::lite::Lite),
+            Variant::Tahoe => Recovery::Tahoe(recovery::tahoe::Tahoe::default()),
+            Variant::NewReno => Recovery::NewReno(recovery::newreno::NewReno::default()),
+            Variant::VegasRm | Variant::Vegas => Recovery::VegasRm(recovery::vegas_rm::VegasRm::default()),
+        }
+    }
+}
+
+/// The controller's answer to a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAckAction {
+    Nothing,
+    /// Retransmit `segments` (1, or 2 with AFR) starting at `snd_una`.
+    /// `restore_snd_nxt`: afterwards continue where the sender was (BSD);
+    /// else continue after the retransmission (go-back-N).
+    FastRetransmit { segments: u8, restore_snd_nxt: bool },
+    /// The window grew (recovery inflation): try to send.
+    Send,
+}
+
+/// The controller's answer to an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewAckAction {
+    Nothing,
+    /// Retransmit the segment now at `snd_una` (NewReno partial ACK, or
+    /// Vegas-RM's check of the first two ACKs after a retransmission).
+    RetransmitFirst,
+    /// NewReno partial ACK after the first of a recovery: retransmit, but
+    /// leave the retransmit timer running (RFC 6582 §3.2 step 3 and §4,
+    /// RFC 3782's "Impatient" variant: only the first partial ACK resets
+    /// it).
+    RetransmitFirstKeepTimer,
+}
+
+/// The window state all parts share (bytes).
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// `snd_cwnd`.
+    pub cwnd: u64,
+    /// `snd_ssthresh`.
+    pub ssthresh: u64,
+    /// `t_maxseg`.
+    pub mss: u64,
+    /// `TCP_MAXWIN << snd_scale`: cwnd never grows beyond it.
+    pub max_cwnd: u64,
+    /// Consecutive duplicate ACKs (`t_dupacks`).
+    pub dupacks: u32,
+}
+
+impl Window {
+    pub fn new(mss: u64, initial_window: u64, max_cwnd: u64) -> Self {
+        Window {
+            cwnd: initial_window * mss,
+            // 65535 << 14, as `tcp_newtcpcb` (4.4BSD-Lite tcp_subr.c):
+            // effectively unlimited, so the first loss ends slow start.
+            ssthresh: 65535 << 14,
+            mss,
+            max_cwnd,
+            dupacks: 0,
+        }
+    }
+
+    /// BSD's halving on a loss (`tcp_timers`, `tcp_input.c`): max(2,
+    /// min(wnd, cwnd) / 2 / MSS) segments, in whole segments — RFC 5681
+    /// eq. 4 with min(wnd, cwnd) standing for the flight size.
+    pub fn half(&self, snd_wnd: u64) -> u64 {
+        (snd_wnd.min(self.cwnd) / 2 / self.mss).max(2) * self.mss
+    }
+
+    /// One more MSS during fast recovery, for a segment that left the
+    /// network (Jacobson's window inflation, RFC 5681 §3.2 step 4).
+    pub fn inflate(&mut self) {
+        self.cwnd = (self.cwnd + self.mss).min(self.max_cwnd);
+    }
+}
+
+/// Window growth + loss recovery + optional AFR, behind the narrow
+/// interface the sender uses.
+#[derive(Clone, Debug)]
+pub struct CongestionControl {
+    w: Window,
+    growth: Growth,
+    recovery: Recovery,
+    afr: Option<Afr>,
+}
+
+impl CongestionControl {
+    pub fn new(variant: Variant, mss: u64, initial_window: u64, max_cwnd: u64, bp95: bool, afr: Option<Afr>) -> Self {
+        Self::with_parts(Window::new(mss, initial_window, max_cwnd), variant.growth(bp95), variant.recovery(), afr)
+    }
+
+    /// Any growth with any recovery (combinations no [`Variant`] names).
+    pub fn with_parts(window: Window, growth: Growth, recovery: Recovery, afr: Option<Afr>) -> Self {
+        CongestionControl { w: window, growth, recovery, afr }
+    }
+
+    /// Congestion window (bytes).
+    pub fn cwnd(&self) -> u64 {
+        self.w.cwnd
+    }
+
+    /// Slow-start threshold (bytes).
+    pub fn ssthresh(&self) -> u64 {
+        self.w.ssthresh
+    }
+
+    /// Consecutive duplicate ACKs.
+    pub fn dupacks(&self) -> u32 {
+        self.w.dupacks
+    }
+
+    /// In an RFC 6582 recovery (NewReno; the BSD recoveries keep no such
+    /// state, theirs is `t_dupacks > 3`).
+    pub fn in_recovery(&self) -> bool {
+        self.recovery.in_recovery()
+    }
+
+    pub fn window(&self) -> &Window {
+        &self.w
+    }
+
+    pub fn growth(&self) -> &Growth {
+        &self.growth
+    }
+
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// Adaptive fast retransmit, if enabled.
+    pub fn afr(&self) -> Option<&Afr> {
+        self.afr.as_ref()
+    }
+
+    pub fn afr_mut(&mut self) -> Option<&mut Afr> {
+        self.afr.as_mut()
+    }
+
+    /// An ACK that is neither a duplicate nor new (a window update, data):
+    /// BSD `tcp_input.c` zeroes `t_dupacks`.
+    pub fn reset_dupacks(&mut self) {
+        self.w.dupacks = 0;
+    }
+
+    /// A duplicate ACK arrived.
+    pub fn on_dup_ack(&mut self, c: &AckCtx) -> DupAckAction {
+        self.w.dupacks += 1;
+        match self.recovery.on_dup_ack(&mut self.w, c) {
+            recovery::DupOutcome::Nothing => DupAckAction::Nothing,
+            recovery::DupOutcome::Send => DupAckAction::Send,
+            recovery::DupOutcome::FastRetransmit { restore_snd_nxt, cut_to } => {
+                if let Some(newcwnd) = cut_to {
+                    self.growth.on_window_cut(&mut self.w, newcwnd);
+                }
+                let segments = match &mut self.afr {
+                    Some(afr) => afr.fast_retransmit(c.snd_una, c.snd_max, self.w.mss),
+                    None => 1,
+                };
+                DupAckAction::FastRetransmit { segments, restore_snd_nxt }
+            }
+        }
+    }
+
+    /// An ACK for new data arrived (`c.acked` bytes, now at `c.snd_una`).
+    pub fn on_new_ack(&mut self, c: &AckCtx) -> NewAckAction {
+        let dupacks = std::mem::take(&mut self.w.dupacks);
+        if let Some(afr) = &mut self.afr {
+            afr.on_advance(c.snd_una, c.now);
+        }
+        let out = self.recovery.on_new_ack(&mut self.w, c, dupacks);
+        if out.left_recovery {
+            self.growth.on_recovery_exit(&mut self.w);
+        }
+        if out.grow {
+            self.growth.on_ack(&mut self.w, c);
+        }
+        out.action
+    }
+
+    /// Retransmission timeout (4.4BSD-Lite `tcp_timers`; Jacobson 1988;
+    /// RFC 5681 §3.1 eq. 4): remember half the window, restart slow start
+    /// from the growth's restart window.
+    pub fn on_timeout(&mut self, c: &AckCtx) {
+        self.w.ssthresh = self.w.half(c.snd_wnd);
+        self.w.cwnd = self.growth.restart_window(self.w.mss);
+        self.w.dupacks = 0;
+        if let Some(afr) = &mut self.afr {
+            afr.on_timeout();
+        }
+        self.recovery.on_timeout(c);
+    }
+}
