@@ -21,7 +21,7 @@ import pandas as pd
 from . import _core
 from ._core import ScenarioError
 
-__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "resolve", "run", "version"]
+__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "model_facts", "resolve", "run", "version"]
 
 
 def version() -> str:
@@ -62,6 +62,16 @@ def load_scenario(name_or_path: str) -> str:
 def resolve(scenario: str, set: Iterable[str] = ()) -> str:
     """The fully resolved scenario (defaults filled in) as TOML text."""
     return _core.resolve(load_scenario(scenario), list(set))
+
+
+def model_facts(scenario: str, set: Iterable[str] = ()) -> dict:
+    """What the core derives from a scenario without running it: network,
+    encapsulation, duration_s, mss, header_bytes, segment_ip_bytes,
+    segment_cells (AAL5 cells of a full segment), segment_wire_bytes,
+    cell_bytes, cell_payload, bottleneck (port name), ports ({name: rate_bits,
+    rate_ps (exact: bits per ps picoseconds), rate_bps}) and u_max_bytes (the
+    summary's U_max for the scenario's duration)."""
+    return _core.model_facts(load_scenario(scenario), list(set))
 
 
 @dataclass
