@@ -1,10 +1,13 @@
 """The reproduction harness: each figure declares its runs once, the union of
-the selected figures' runs is computed once; the registry."""
+the selected figures' runs is computed once; the registry; sweeps on the
+same road."""
 import dataclasses
 import json
 
+import pandas as pd
 import pytest
 
+from atmsim import sweep
 from atmsim.errors import InputError
 from atmsim.reproduce import harness, names, paper
 from atmsim.runner import Job
@@ -117,3 +120,12 @@ def test_registry_names_and_errors():
     assert paper("aron97").figure_ids()[0] == "fig3"
     with pytest.raises(InputError, match="^paper: unknown paper 'x'"):
         paper("x")
+
+
+def test_sweep_takes_the_harness_road_to_medians():
+    assert sweep.medians is harness.medians
+    assert sweep.points({"a": [1, 2], "b": ["x"]}) == harness.product({"a": [1, 2], "b": ["x"]})
+    df = pd.DataFrame({"k": [1, 1, 2], "seed": [1, 2, 1], "E": [0.1, 0.3, 0.5], "ok": [True, False, True], "s": "x"})
+    m = harness.medians(df, ["k"])
+    assert list(m.columns) == ["k", "E"] and m["E"].tolist() == pytest.approx([0.2, 0.5])
+    assert harness.medians(df, [])["E"].tolist() == pytest.approx([0.3])

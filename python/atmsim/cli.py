@@ -276,7 +276,7 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
     except ValueError:
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
-    sw.jobs(scenario, grid, fixed, [None])  # every point validated before any output
+    sw.plan(scenario, grid, fixed, [None])  # every point validated before any output
     t0 = time.perf_counter()
     runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
                          cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress)
