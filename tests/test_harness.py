@@ -1,8 +1,10 @@
 """The reproduction harness: each figure declares its runs once, the union of
 the selected figures' runs is computed once; the registry; sweeps on the
-same road."""
+same road; the light CLI commands stay light."""
 import dataclasses
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -129,3 +131,13 @@ def test_sweep_takes_the_harness_road_to_medians():
     m = harness.medians(df, ["k"])
     assert list(m.columns) == ["k", "E"] and m["E"].tolist() == pytest.approx([0.2, 0.5])
     assert harness.medians(df, [])["E"].tolist() == pytest.approx([0.3])
+
+
+@pytest.mark.parametrize("args", [["list"], ["validate", "aron97-topo1-atm"], ["show", "aron97-topo1-atm"],
+                                  ["run", "aron97-topo1-packet", "--set", "duration=100ms", "--json"]])
+def test_light_commands_import_no_heavy_module(args):
+    code = ("import sys\nfrom atmsim import cli\ntry:\n    cli.main(%r)\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in ('numpy', 'pandas', 'matplotlib', 'rich', 'pyarrow', 'multiprocessing') if m in sys.modules)\n"
+            "print('HEAVY', heavy, file=sys.stderr)" % (args,))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "HEAVY []" in p.stderr, p.stderr

@@ -5,21 +5,24 @@ The Python API is a thin layer over the Rust core (`atmsim._core`):
     import atmsim
     r = atmsim.run("aron97-topo1-atm", set=["switch.buffer=96KB"], seed=2, trace=True)
     r.effective_throughput, r.flows (pandas), r.traces["window"] (pandas, numpy columns)
+
+numpy and pandas are imported when a table is first asked for, so that
+`import atmsim` (and the CLI's list, validate, show and run) starts fast.
 """
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Iterable, Optional
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from . import _core
 from ._core import ScenarioError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "model_facts", "resolve", "run", "version"]
 
@@ -28,8 +31,9 @@ def version() -> str:
     return _core.version()
 
 
-def _scenario_dir():
-    return resources.files("atmsim") / "scenarios"
+def _scenario_dir() -> Path:
+    # The package's own data directory (cheaper to find than through importlib.resources).
+    return Path(__file__).with_name("scenarios")
 
 
 def list_scenarios() -> list[str]:
@@ -91,10 +95,14 @@ class Result:
 
     @property
     def flows(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(self.summary["flows"])
 
     @property
     def ports(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(self.summary["ports"])
 
     def trace_array(self, table: str, column: str) -> np.ndarray:
@@ -111,6 +119,9 @@ class Result:
 
 
 def _trace_frames(raw: dict) -> dict:
+    import numpy as np
+    import pandas as pd
+
     return {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()}) for name, cols in raw.items()}
 
 

@@ -10,7 +10,10 @@ and are moved into place at the end, so a failed command leaves no
 half-written output (the run cache of `reproduce`, `DIR/runs/`, is the one
 deliberate exception: it is what lets an interrupted sweep resume).
 
-`reproduce` knows the papers only through the registry (atmsim.reproduce).
+The commands that need no tables (list, validate, show, run) import neither
+numpy, pandas, matplotlib nor rich's tables before they need them, so they
+start fast; `reproduce` knows the papers only through the registry
+(atmsim.reproduce).
 """
 from __future__ import annotations
 
