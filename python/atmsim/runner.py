@@ -3,7 +3,7 @@
 Why it looks like this:
 - Each run depends only on its scenario text, overrides and seed, and results
   are put back in job order, so a sweep's output is identical for any worker
-  count (DESIGN.md "Determinism ... whatever the number of worker processes").
+  count.
 - Workers are started with the `spawn` method: the parent may hold threads
   (rich's progress refresher), and forking a threaded process can deadlock.
   The job function is a module-level function of plain data, so it pickles.
