@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import atmsim
+from atmsim import _core
 from atmsim.runner import Job, run_jobs
 
 
@@ -100,3 +101,15 @@ def test_atomic_dir_leaves_nothing_on_failure(tmp_path):
     assert (target / "keep.txt").read_text() == "new"
     assert sorted(p.name for p in (target / "sub").iterdir()) == ["a", "b"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_model_facts_are_the_cores():
+    f = atmsim.model_facts("aron97-topo1-atm", ["duration=1s"])
+    s = atmsim.run("aron97-topo1-atm", ["duration=1s"]).summary
+    assert f["u_max_bytes"] == s["u_max_bytes"] and f["bottleneck"] == s["bottleneck"]
+    assert (f["segment_ip_bytes"], f["segment_cells"], f["segment_wire_bytes"]) == (9168, 191, 191 * 53)
+    assert f["ports"]["R1->R2"]["rate_bits"] * 10**12 / f["ports"]["R1->R2"]["rate_ps"] == f["ports"]["R1->R2"]["rate_bps"]
+    assert _core.aal5_cells(9180, "aal5-llc") == 192 and _core.aal5_cells(9168, "raw48") == 191
+    assert _core.aal5_cells(9168, "aal5-vcmux") == 192 and _core.aal5_cells(40, "raw48") == 1
+    with pytest.raises(atmsim.ScenarioError, match="^encapsulation: "):
+        _core.aal5_cells(100, "aal7")

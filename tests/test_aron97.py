@@ -5,8 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from atmsim.claims import merge_write
-from atmsim.reproduce import aron97
+from atmsim.reproduce import aron97, harness
 
 EXPECTED = {
     "fig3": [f"c{i}" for i in range(1, 10)] + ["fair"],
@@ -19,12 +18,9 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("aron97")
-    c = aron97.Ctx(quick=True, out=out, workers=2)
-    c.ks, c.seeds = [9, 30], [1]
-    for f in ["fig3", "fig6", "fig7", "fig8", "fig4", "fig5"]:
-        aron97.RUNNERS[f](c)
-    rows = merge_write(out / "claims.json", c.claims)
-    return out, rows, c
+    plan = harness.plan(aron97.PAPER, ["fig3", "fig6", "fig7", "fig8", "fig4", "fig5"], quick=True, ks=[9, 30], seeds=[1])
+    rows = harness.execute(plan, out, workers=2)
+    return out, rows, plan
 
 
 def test_every_claim_id_is_written_with_the_contract_keys(tiny):
@@ -41,7 +37,7 @@ def test_every_claim_id_is_written_with_the_contract_keys(tiny):
 
 
 def test_figure_files_and_points(tiny):
-    out, _, c = tiny
+    out, _, _ = tiny
     for f in ["fig3", "fig4", "fig5", "fig6", "fig7", "fig8"]:
         assert (out / f"{f}.png").stat().st_size > 5000
         assert (out / f"{f}.csv").exists()
@@ -52,9 +48,12 @@ def test_figure_files_and_points(tiny):
 
 
 def test_shared_runs_are_computed_once(tiny):
-    _, _, c = tiny
-    lite_t1 = [s for s in c.runs.done if s.variant == "lite" and s.topo == 1 and not s.trace]
-    assert len(lite_t1) == len(set(lite_t1)) == 2 * 2  # two networks x two buffers, one seed
+    _, _, plan = tiny
+    union = plan.union()
+    assert len(union) == len(set(union))
+    lite_t1 = [s for s in union if s.variant == "lite" and s.topo == 1 and not s.trace]
+    assert len(lite_t1) == 2 * 2  # two networks x two buffers, one seed (fig3, fig7 and fig8 share them)
+    assert sum(s.trace for s in union) == 2  # fig4 and fig5 share the ATM trace run
 
 
 @settings(deadline=None)

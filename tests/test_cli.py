@@ -1,4 +1,4 @@
-"""The CLI contract of DESIGN.md: exit codes, one-line errors, --json."""
+"""The CLI contract: exit codes, one-line errors, --json."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""aron97 fig3 claim logic (experiments.md §1.2) on synthetic run tables.
+"""aron97 fig3 claim logic (Aron & Druschel §4, Fig. 3) on synthetic run tables.
 
 The acceptance rules are checked against data whose answer is known by
 construction, so a wrong rule shows up without running the simulator."""
@@ -29,7 +29,7 @@ def synth(ks, seeds, pkt_e, gap, dead=0.01, fair=0.97, to_atm=5, to_pkt=1, eps=(
                         fairness=fair(t, k) if callable(fair) else fair, timeouts=to_atm if atm else to_pkt,
                         retx_bytes_mean=300e3 if atm else 50e3, episodes=eps[0], consecutive=eps[1] if atm else eps[3],
                         single=eps[2] if atm else eps[4], multiple=eps[0] - (eps[2] if atm else eps[4]),
-                        dead_cell_share=dead if atm else 0.0, u_max_bytes=(aron97.u_max_atm() if atm else aron97.u_max_packet()),
+                        dead_cell_share=dead if atm else 0.0, u_max_bytes=(aron97.U_MAX_ATM if atm else aron97.U_MAX_PACKET),
                         duration_s=10.0))
     return pd.DataFrame(rows)
 

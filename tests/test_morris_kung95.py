@@ -1,16 +1,16 @@
 """morris-kung95 on a tiny grid: credit flow control, UDP, claim rows."""
 import pandas as pd
 
-from atmsim.claims import merge_write
+from atmsim.reproduce import harness
 from atmsim.reproduce import morris_kung95 as mk
 
 
+def reproduce(figures, out):
+    return {r["id"]: r for r in harness.reproduce(mk.PAPER, figures, quick=True, out=out, workers=2, duration="3s")}
+
+
 def test_credit_runs_and_claims(tmp_path):
-    c = mk.Ctx(quick=True, out=tmp_path, workers=2)
-    c.duration = "3s"
-    for f in ["fig8", "fig8-tcp-udp", "credit-buffer"]:
-        mk.RUNNERS[f](c)
-    rows = {r["id"]: r for r in merge_write(tmp_path / "claims.json", c.claims)}
+    rows = reproduce(["fig8", "fig8-tcp-udp", "credit-buffer"], tmp_path)
     for cid in ["fig8.c1", "fig8.c2", "fig8.c3", "fig8.c4", "fig8.c5", "fig8.c6", "fig8.c7", "fig8-tcp-udp.c1", "fig8-tcp-udp.c5",
                 "credit-buffer.c1"]:
         assert f"morris-kung95.{cid}" in rows
@@ -29,11 +29,7 @@ def test_g_max_arithmetic():
 
 
 def test_trace_figures_emit_their_claims(tmp_path):
-    c = mk.Ctx(quick=True, out=tmp_path, workers=2)
-    c.duration = "3s"
-    for f in ["fig5", "fig6", "fig9"]:
-        mk.RUNNERS[f](c)
-    rows = {r["id"]: r for r in merge_write(tmp_path / "claims.json", c.claims)}
+    rows = reproduce(["fig5", "fig6", "fig9"], tmp_path)
     for cid in ["fig5.c1", "fig5.c2", "fig5.c3", "fig5.c4", "fig9.c1", "fig9.c2", "fig9.c3", "fig9.c4"]:
         assert f"morris-kung95.{cid}" in rows
     # Fig. 6 is the paper's own calculation: the fluid model and the cell run must both reproduce it.

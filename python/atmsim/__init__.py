@@ -5,31 +5,35 @@ The Python API is a thin layer over the Rust core (`atmsim._core`):
     import atmsim
     r = atmsim.run("aron97-topo1-atm", set=["switch.buffer=96KB"], seed=2, trace=True)
     r.effective_throughput, r.flows (pandas), r.traces["window"] (pandas, numpy columns)
+
+numpy and pandas are imported when a table is first asked for, so that
+`import atmsim` (and the CLI's list, validate, show and run) starts fast.
 """
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Iterable, Optional
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from . import _core
 from ._core import ScenarioError
 
-__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "resolve", "run", "version"]
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "model_facts", "resolve", "run", "version"]
 
 
 def version() -> str:
     return _core.version()
 
 
-def _scenario_dir():
-    return resources.files("atmsim") / "scenarios"
+def _scenario_dir() -> Path:
+    # The package's own data directory (cheaper to find than through importlib.resources).
+    return Path(__file__).with_name("scenarios")
 
 
 def list_scenarios() -> list[str]:
@@ -64,6 +68,16 @@ def resolve(scenario: str, set: Iterable[str] = ()) -> str:
     return _core.resolve(load_scenario(scenario), list(set))
 
 
+def model_facts(scenario: str, set: Iterable[str] = ()) -> dict:
+    """What the core derives from a scenario without running it: network,
+    encapsulation, duration_s, mss, header_bytes, segment_ip_bytes,
+    segment_cells (AAL5 cells of a full segment), segment_wire_bytes,
+    cell_bytes, cell_payload, bottleneck (port name), ports ({name: rate_bits,
+    rate_ps (exact: bits per ps picoseconds), rate_bps}) and u_max_bytes (the
+    summary's U_max for the scenario's duration)."""
+    return _core.model_facts(load_scenario(scenario), list(set))
+
+
 @dataclass
 class Result:
     """One run: the summary, tables of flows and ports, and traces."""
@@ -81,10 +95,14 @@ class Result:
 
     @property
     def flows(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(self.summary["flows"])
 
     @property
     def ports(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(self.summary["ports"])
 
     def trace_array(self, table: str, column: str) -> np.ndarray:
@@ -101,6 +119,9 @@ class Result:
 
 
 def _trace_frames(raw: dict) -> dict:
+    import numpy as np
+    import pandas as pd
+
     return {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()}) for name, cols in raw.items()}
 
 

@@ -1,4 +1,6 @@
-"""Claim rows of claims.json (DESIGN.md contract; experiments.md §0)."""
+"""Claim rows of claims.json: one per claim ID `PAPER.FIGURE.cN`, with the
+paper's value and where the paper states it, ours, whether it holds by the
+acceptance rule written beside it, and a note on any deviation."""
 from __future__ import annotations
 
 import json
@@ -27,6 +29,11 @@ class Claim:
         d["holds"] = bool(self.holds)
         d["ours"] = _clean(self.ours)
         return {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "id", "kind", "rule", "note")}
+
+
+def make(paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note="") -> Claim:
+    """The claim `paper.figure.cid`; kind is analytic, value, shape, trace or hard."""
+    return Claim(paper, figure, f"{paper}.{figure}.{cid}", statement, kind, paper_value, ours, bool(holds), rule, note)
 
 
 def _clean(v):

@@ -1,4 +1,4 @@
-"""The `atmsim` command line (DESIGN.md contract).
+"""The `atmsim` command line.
 
 Exit codes: 0 success, 2 invalid input, 1 anything else. Every invalid input
 (a ScenarioError from the core, an unknown built-in, bad `--set` syntax, an
@@ -9,16 +9,18 @@ anything is written; outputs go to a temporary directory beside the target
 and are moved into place at the end, so a failed command leaves no
 half-written output (the run cache of `reproduce`, `DIR/runs/`, is the one
 deliberate exception: it is what lets an interrupted sweep resume).
+
+The commands that need no tables (list, validate, show, run) import neither
+numpy, pandas, matplotlib nor rich's tables before they need them, so they
+start fast; `reproduce` knows the papers only through the registry
+(atmsim.reproduce).
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import resource
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,12 +28,9 @@ import click
 
 import atmsim
 from atmsim import ScenarioError
+from atmsim.errors import InputError
 
 CACHE_SUBDIR = "runs"
-
-
-class InputError(Exception):
-    """Invalid input found by the Python layer: 'key: problem'."""
 
 
 def fail(msg: str, code: int = 2):
@@ -95,6 +94,8 @@ def _overrides(values) -> list[str]:
 
 def _merge_move(src: Path, dst: Path) -> None:
     """Moves the tree `src` into `dst`, replacing files of the same name."""
+    import shutil
+
     dst.mkdir(parents=True, exist_ok=True)
     for f in src.iterdir():
         t = dst / f.name
@@ -115,6 +116,9 @@ def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
     claims.json. On any exception the staging directory is removed and
     `target` is left as it was.
     """
+    import shutil
+    import tempfile
+
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -220,39 +224,29 @@ def _int_list(text):
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted reproduction resumes.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
-@click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k (aron97).")
-@click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds (aron97).")
-@click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run (aron97).")
+@click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k.")
+@click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
+@click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
 def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html)."""
-    from .reproduce import PAPERS, figures_of, supports_grid
+    from . import reproduce as registry
+    from .reproduce import harness
 
-    if paper != "all" and paper not in PAPERS:
-        raise InputError(f"paper: unknown paper '{paper}' (implemented: {', '.join(sorted(PAPERS))}, all)")
-    papers = sorted(PAPERS) if paper == "all" else [paper]
-    if figure is not None:
-        if paper == "all":
-            raise InputError("--figure: give a paper, not 'all', with --figure")
-        if figure not in figures_of(paper):
-            raise InputError(f"--figure: paper {paper} has no figure '{figure}' (implemented: {', '.join(figures_of(paper))})")
+    papers = registry.select(paper, figure)
     try:
-        grid = {k: v for k, v in {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}.items() if v}
+        test = {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}
     except ValueError:
         raise InputError("--ks/--seeds: expected comma-separated integers") from None
-    if grid and not all(supports_grid(p) for p in papers):
-        raise InputError(f"--ks/--seeds/--duration: not supported for paper {paper}")
-    if duration:
-        atmsim.resolve("aron97-topo1-atm", [f"duration={duration}"])
+    # Every figure's runs are declared (and every input checked) before any output.
+    plans = [harness.plan(p, [figure] if figure else None, quick, **test) for p in papers]
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
     with atomic_dir(out) as d:
-        for p in papers:
-            sub = d / p if paper == "all" else d
+        for plan in plans:
+            sub = d / plan.paper.id if paper == "all" else d
             sub.mkdir(exist_ok=True)
-            figs = [figure] if figure else figures_of(p)
-            rows += PAPERS[p].reproduce(figs, quick=quick, out=sub, workers=workers, cache_dir=cache_dir,
-                                        progress=progress, **grid)
+            rows += harness.execute(plan, sub, workers=workers, cache_dir=cache_dir, progress=progress)
     from .html_report import write as write_report
     from .report import print_claims
 
@@ -285,7 +279,7 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
     except ValueError:
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
-    sw.jobs(scenario, grid, fixed, [None])  # every point validated before any output
+    sw.plan(scenario, grid, fixed, [None])  # every point validated before any output
     t0 = time.perf_counter()
     runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
                          cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress)
@@ -339,6 +333,8 @@ def bench(scenario, sets, repeat, as_json):
     for _ in range(repeat):
         s = atmsim.run(scenario, sets).summary
         walls.append(s["wall_s"])
+    import resource
+
     wall = sorted(walls)[len(walls) // 2]
     simulated = s.get("end_time_s", s["duration_s"])
     # ru_maxrss is KiB on Linux, bytes on macOS.

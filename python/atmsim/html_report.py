@@ -1,4 +1,4 @@
-"""The offline HTML report (DESIGN.md): every reproduced figure beside the
+"""The offline HTML report: every reproduced figure beside the
 paper's numbers and the verdict of each claim it tests.
 
 It reads what `atmsim reproduce` wrote (claims.json and <figure>.png, in DIR

@@ -45,7 +45,7 @@ def compact(v, width: int = 60) -> str:
 
 
 def print_claims(rows: list[dict]) -> None:
-    """The claims of a reproduction, one row each (ids of experiments.md)."""
+    """The claims of a reproduction, one row each (claim IDs PAPER.FIGURE.cN)."""
     c = Console(stderr=False)
     t = Table("claim", "paper", "ours", "holds")
     t.columns[0].no_wrap = True

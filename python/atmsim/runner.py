@@ -3,7 +3,7 @@
 Why it looks like this:
 - Each run depends only on its scenario text, overrides and seed, and results
   are put back in job order, so a sweep's output is identical for any worker
-  count (DESIGN.md "Determinism ... whatever the number of worker processes").
+  count.
 - Workers are started with the `spawn` method: the parent may hold threads
   (rich's progress refresher), and forking a threaded process can deadlock.
   The job function is a module-level function of plain data, so it pickles.
@@ -18,10 +18,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -125,6 +123,9 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
         else:
             results[i] = hit
     show = sys.stderr.isatty() if progress is None else progress
+
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

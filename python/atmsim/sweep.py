@@ -1,16 +1,21 @@
-"""Sweeps: a grid over any scenario keys x seeds, run over worker processes
-(runner.py: results identical for any worker count, resumable cache), as
-tables: one row per run, one row per flow of each run, medians per point.
+"""Sweeps: a grid over any scenario keys x seeds, as tables: one row per
+run, one row per flow of each run, medians per point.
+
+A sweep takes the reproduction harness's road from a grid to medians
+(reproduce/harness.py): `product` expands the grid, `run_all` runs each
+distinct run once over worker processes (results identical for any worker
+count, resumable cache), `medians` reduces each point's seeds.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Optional, Sequence
 
 import pandas as pd
 
 import atmsim
-from atmsim.runner import Job, run_jobs
+from atmsim.reproduce.harness import Run, medians, product, run_all
+
+__all__ = ["RUN_COLUMNS", "medians", "parse_vary", "plan", "points", "run"]
 
 RUN_COLUMNS = ["effective_throughput", "effective_throughput_common", "fairness", "cell_loss_ratio", "dead_cell_share"]
 
@@ -32,30 +37,30 @@ def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
 
 def points(grid: dict[str, list[str]]) -> list[dict[str, str]]:
     """Every combination of the grid's values, in the order given."""
-    keys = list(grid)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
+    return product(grid)
 
 
-def jobs(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str], seeds: Sequence[Optional[int]]) -> list[Job]:
-    """One Job per grid point and seed. Every point is resolved first, so a
-    bad key or value fails before anything runs."""
+def plan(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str], seeds: Sequence[Optional[int]]) -> list[Run]:
+    """One Run per grid point and seed, tagged with its point. Every point is
+    resolved first, so a bad key or value fails before anything runs."""
     text = atmsim.load_scenario(scenario)
     out = []
     for p in points(grid):
         overrides = tuple(fixed) + tuple(f"{k}={v}" for k, v in p.items())
         atmsim._core.resolve(text, list(overrides))
-        out += [Job(text, overrides, seed, tag=(tuple(p.items()), seed)) for seed in seeds]
+        out += [Run(scenario, overrides, seed, tag=p) for seed in seeds]
     return out
 
 
 def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), seeds: Sequence[Optional[int]] = (None,),
         workers: Optional[int] = None, cache_dir=None, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Runs the sweep; returns (runs, flows) tables."""
-    js = jobs(scenario, grid, fixed, seeds)
-    results = run_jobs(js, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(js)} runs")
+    rs = plan(scenario, grid, fixed, seeds)
+    results = run_all(rs, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(rs)} runs")
     runs, flows = [], []
-    for j, s in zip(js, results):
-        point, seed = dict(j.tag[0]), s["seed"]
+    for r in rs:
+        s = results[r]
+        point, seed = r.tag, s["seed"]
         acc = s["accounting"]
         runs.append({**point, "seed": seed, **{c: s[c] for c in RUN_COLUMNS},
                      "bytes_delivered": acc["bytes_delivered"], "cells_dropped": acc["cells_dropped"],
@@ -63,10 +68,3 @@ def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), se
         for f in s["flows"]:
             flows.append({**point, "seed": seed, **{k: v for k, v in f.items() if not isinstance(v, (list, dict))}})
     return pd.DataFrame(runs), pd.DataFrame(flows)
-
-
-def medians(runs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """Median over seeds of every numeric column, per grid point."""
-    num = [c for c in runs.columns if c not in keys and c not in ("seed", "balanced")
-           and pd.api.types.is_numeric_dtype(runs[c])]
-    return runs.groupby(list(keys), sort=False)[num].median().reset_index() if keys else runs[num].median().to_frame().T

@@ -2,7 +2,8 @@
 //! parses, validates and runs a scenario, and hands back the JSON summary
 //! and the traces as plain columns (the Python side makes numpy arrays).
 
-use atmsim_core::{scenario, trace::Traces, ScenarioError};
+use atmsim_core::atm::aal5::{Encapsulation, CELL_BYTES, CELL_PAYLOAD};
+use atmsim_core::{scenario, trace::Traces, ScenarioError, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -71,6 +72,57 @@ fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u6
     Ok((summary.to_json(), tr))
 }
 
+const ENCAPSULATIONS: [Encapsulation; 3] = [Encapsulation::Raw48, Encapsulation::Aal5VcMux, Encapsulation::Aal5Llc];
+
+/// Cells of one AAL5 frame carrying an IP datagram of `ip_len` bytes under
+/// `encapsulation` ("raw48", "aal5-vcmux" or "aal5-llc"), as the simulator
+/// segments it.
+#[pyfunction]
+fn aal5_cells(ip_len: u32, encapsulation: &str) -> PyResult<u32> {
+    ENCAPSULATIONS
+        .iter()
+        .find(|e| e.name() == encapsulation)
+        .map(|e| e.cells(ip_len))
+        .ok_or_else(|| PyScenarioError::new_err(format!("encapsulation: unknown '{encapsulation}' (raw48, aal5-vcmux, aal5-llc)")))
+}
+
+/// What the simulator derives from a scenario before running it: segment
+/// sizes on the wire, cells per segment, exact link rates (`bits` per `ps`
+/// picoseconds) and U_max, the payload the bottleneck carries in full
+/// segments in the simulated time (the summary's `u_max_bytes`).
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new()))]
+fn model_facts<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let s = scenario::parse(text, &overrides).map_err(to_py)?;
+    let m = scenario::validate(&s, None).map_err(to_py)?;
+    let out = PyDict::new_bound(py);
+    let ip = m.tcp.mss + m.header_bytes;
+    out.set_item("network", if m.network == scenario::Network::Atm { "atm" } else { "packet" })?;
+    out.set_item("encapsulation", m.encap.name())?;
+    out.set_item("duration_s", atmsim_core::time::secs(m.duration))?;
+    out.set_item("cell_bytes", CELL_BYTES)?;
+    out.set_item("cell_payload", CELL_PAYLOAD)?;
+    out.set_item("mss", m.tcp.mss)?;
+    out.set_item("header_bytes", m.header_bytes)?;
+    out.set_item("segment_ip_bytes", ip)?;
+    out.set_item("segment_cells", m.encap.cells(ip))?;
+    out.set_item("segment_wire_bytes", m.wire_bytes_of(m.tcp.mss))?;
+    out.set_item("bottleneck", &m.ports[m.bottleneck.ix()].name)?;
+    let ports = PyDict::new_bound(py);
+    for p in &m.ports {
+        let d = PyDict::new_bound(py);
+        d.set_item("rate_bits", p.rate.bits)?;
+        d.set_item("rate_ps", p.rate.ps)?;
+        d.set_item("rate_bps", p.rate.bits_per_second())?;
+        ports.set_item(&p.name, d)?;
+    }
+    out.set_item("ports", ports)?;
+    // The summary of a run that never started: its normalisers are those of a full run.
+    let (summary, _) = Simulation::new(m, false).finish();
+    out.set_item("u_max_bytes", summary.u_max_bytes)?;
+    Ok(out)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -82,5 +134,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(aal5_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(model_facts, m)?)?;
     Ok(())
 }

@@ -1,24 +1,48 @@
-"""Paper reproductions: one module per paper, each with its grid, its claims
-(experiments.md IDs) and its figures.
+"""Paper reproductions: the registry.
 
-The registry maps the paper ID of experiments.md §0 to its module. A module
-provides `FIGURES` (the figure IDs implemented so far, in the order `reproduce
-PAPER` without --figure runs them) and `reproduce(figures, quick, out,
-workers=None, cache_dir=None, progress=None, **grid)`, which writes
-`<figure>.csv`, `<figure>.png`, merges `claims.json` and returns the claim
-rows. A paper whose module accepts a test grid (ks, seeds, duration) sets
-`TEST_GRID = True`. Adding a figure is adding a function to the module's
-figure registry; adding a paper is adding a line here.
+Each paper is one module (or package) defining `PAPER`, a `harness.Paper`:
+its figures (runs declared once per figure, tables, plots, claims) and its
+grid. The harness (harness.py) does everything else. Adding a paper is
+adding its module and one line to `PAPERS`; the CLI asks this registry for
+the names, figures and grids and knows nothing else about a paper.
+Importing this registry is cheap: a paper's module (numpy, pandas) is
+imported when the paper is asked for.
 """
-from . import aron97, morris_kung95
+from __future__ import annotations
 
-PAPERS = {"aron97": aron97, "morris-kung95": morris_kung95}
+import importlib
+
+from atmsim.errors import InputError
+
+# Paper ID (its claim IDs are PAPER.FIGURE.cN) -> the module that defines PAPER.
+PAPERS = {
+    "aron97": "atmsim.reproduce.aron97",
+    "morris-kung95": "atmsim.reproduce.morris_kung95",
+}
 
 
-def figures_of(paper: str) -> list[str]:
-    return list(PAPERS[paper].FIGURES)
+def names() -> list[str]:
+    return sorted(PAPERS)
 
 
-def supports_grid(paper: str) -> bool:
-    """Whether the paper's reproduce() takes the hidden test-grid options."""
-    return bool(getattr(PAPERS[paper], "TEST_GRID", False))
+def paper(name: str):
+    """The `harness.Paper` registered as `name`; InputError if there is none."""
+    if name not in PAPERS:
+        raise InputError(f"paper: unknown paper '{name}' (implemented: {', '.join(names())}, all)")
+    return importlib.import_module(PAPERS[name]).PAPER
+
+
+def select(name: str, figure: str | None = None) -> list:
+    """The papers `reproduce NAME [--figure FIGURE]` covers ("all": every paper), checked."""
+    if name != "all":
+        p = paper(name)
+        if figure is not None:
+            p.figure(figure)
+        return [p]
+    if figure is not None:
+        raise InputError("--figure: give a paper, not 'all', with --figure")
+    return [paper(n) for n in names()]
+
+
+def figures_of(name: str) -> list[str]:
+    return paper(name).figure_ids()

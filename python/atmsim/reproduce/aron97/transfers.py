@@ -1,0 +1,93 @@
+"""aron97 Figs. 10 and 11: short transfers (§5.3).
+
+Each sender makes one transfer of S bytes on topology 1 with the paper's
+192.5K buffer; a run ends when all 8 transfers are delivered (at most 60 s).
+"""
+from __future__ import annotations
+
+import math
+
+from atmsim.claims import frac
+from atmsim.reproduce.harness import figure
+
+from .common import MSS, Spec, table
+
+
+def _short_runs(g, nets, variants, sizes) -> list[Spec]:
+    """One transfer of S bytes per sender (SYN at its staggered start), topology 1, the paper's 192.5K buffer (§5.3)."""
+    return [Spec(1, n, v, 21, s, size=S) for n in nets for v in variants for S in sizes for s in g.seeds]
+
+
+def _short(runs):
+    df = table(runs)
+    # E = 8 S / (U_max rate x (t_last - t_first SYN)): §4's definition with "the time of the simulation" read as
+    # the time the transfers took; the first SYN leaves at t = 0.
+    df["E"] = 8 * df["size"] / (df["u_max_bytes"] / df["duration_s"] * df["t_last"])
+    pts = df.groupby(["network", "variant", "size"], sort=False)[["E", "t_last", "timeouts"]].median().reset_index()
+    return df, pts
+
+
+def _plot_sizes(c, pts, key, name, title):
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import MARKERS, STYLE, save
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for k, g in pts.groupby(key, sort=False):
+        k = k if isinstance(k, tuple) else (k,)
+        d = dict(zip(key, k))
+        ax.semilogx(g["size"] / 1000, g["E"], STYLE.get(d.get("network"), "-"), marker=MARKERS.get(d.get("variant"), "o"),
+                    label=", ".join(map(str, k)))
+    ax.set_xlabel("transfer size per sender (KB)")
+    ax.set_ylabel("effective throughput")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    save(fig, c.out / f"{name}.png")
+
+
+def _sizes10(g) -> list[int]:
+    return [100_000, 1_000_000, 10_000_000] if g.quick else [100_000, 300_000, 1_000_000, 3_000_000, 10_000_000]
+
+
+def _sizes11(g) -> list[int]:
+    return [2_000, 13_000, 50_000, 100_000] if g.quick else [1_000, 2_000, 5_000, 10_000, 13_000, 20_000, 50_000, 100_000]
+
+
+@figure("fig10", runs=lambda g: _short_runs(g, ["atm", "packet"], ["vegas-afr"], _sizes10(g)))
+def fig10(c, runs):
+    """Vegas-AFR against transfer size, ATM and packet network (§5.3, Fig. 10)."""
+    df, pts = _short(runs)
+    c.write("fig10", pts, df)
+    _plot_sizes(c, pts, ["network", "variant"], "fig10", "Vegas-AFR, topology 1, 192.5K buffers")
+    a = pts[pts.network == "atm"].set_index("size")["E"]
+    p = pts[pts.network == "packet"].set_index("size")["E"]
+    d = a - p
+    c.claim("fig10", "c1", "Vegas-AFR performs better over ATM than packet networks over the whole range of transfer sizes", "shape",
+            "§5.3", {"share_atm_ge_pkt_minus_0.01": frac(d >= -0.01), "worst_diff": float(d.min())},
+            frac(d >= -0.01) >= 0.8 and d.min() >= -0.03, "E_atm >= E_pkt - 0.01 at >= 80 % of sizes, never below by more than 0.03",
+            "" if df["all_done"].all() else "some transfers did not finish within 60 s")
+
+
+@figure("fig11", runs=lambda g: _short_runs(g, ["atm"], ["vegas-afr", "lite", "lite-iw2"], _sizes11(g)))
+def fig11(c, runs):
+    """Vegas-AFR against Lite for short transfers over ATM, and Lite with an initial window of 2, the paper's
+    hypothetical (§5.3, Fig. 11)."""
+    sizes = _sizes11(c.grid)
+    df, pts = _short(runs)
+    c.write("fig11", pts, df)
+    _plot_sizes(c, pts, ["variant"], "fig11", "short transfers over ATM, topology 1")
+    E = {v: pts[pts.variant == v].set_index("size")["E"] for v in ["vegas-afr", "lite", "lite-iw2"]}
+    o1 = frac(E["vegas-afr"] > E["lite"])
+    one_segment = [S for S in sizes if S <= MSS]
+    c.claim("fig11", "c1", "Vegas-AFR remains better than Lite for all transfer sizes up to 100K", "shape", "§5.3", o1, o1 == 1.0,
+            "E(vegas-afr) > E(lite) at every size",
+            f"sizes {one_segment} fit in one {MSS}-byte segment, so every variant sends the same single segment and E ties there"
+            if one_segment else "")
+    below = [s for s in sizes if s < 100_000]
+    o2 = frac(E["lite-iw2"][below] >= E["vegas-afr"][below])
+    c.claim("fig11", "c2", "Lite with an initial window of 2 would beat Vegas-AFR for transfers shorter than about 100K", "shape",
+            "§5.3 (prediction)", o2, o2 >= 0.75, "E(lite-iw2) >= E(vegas-afr) at >= 75 % of sizes < 100K")
+    segs = math.ceil(13_000 / MSS)
+    c.claim("fig11", "c3", "a mean HTTP transfer of 13K is two 9128-byte segments: one RTT with an initial window of 2", "analytic",
+            "13K, one RTT (§5.3)", {"segments": segs, "rtts_iw2": math.ceil(segs / 2), "rtts_iw1": 2}, segs == 2,
+            "ceil(13000 / 9128) = 2")

@@ -1,0 +1,217 @@
+"""aron97 Figs. 6, 7, 8 and 12: the TCP variants against the switch buffer
+(§5, §5.1, §5.1.1, §5.2, §5.4).
+
+Variants (§5): Lite, Lite with adaptive fast retransmit (AFR), Vegas's
+retransmission mechanism alone (Vegas-RM), with AFR, Vegas, and Vegas-AFR.
+Figs. 7 and 8 share their runs (the six variants on topology 1, both
+networks); each writes its own csv, png and claims.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from atmsim.claims import frac
+from atmsim.reproduce.harness import figure
+
+from .common import LINK_BYTES_10S, SEG, VARIANTS, fairness_claim, medians, series, table
+
+@figure("fig6", runs=lambda g: g.specs([1, 2], ["atm", "packet"], ["vegas-afr", "lite"]))
+def fig6(c, runs):
+    """Vegas-AFR over ATM and packet networks against the buffer, both topologies (§5 ¶1-2, Fig. 6)."""
+    df = table(runs)
+    pts = medians(df, ["topology", "network", "variant", "k"])
+    c.write("fig6", pts, df)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save, throughput_vs_buffer
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, t in zip(axes, [1, 2]):
+        throughput_vs_buffer(ax, pts[pts.topology == t], ["network", "variant"], lambda d: f"{d['variant']}, {d['network']}")
+        ax.set_title(f"Topology {t}")
+    save(fig, c.out / "fig6.png")
+    o1, o2, o3, o4 = {}, {}, {}, {}
+    for t in [1, 2]:
+        va, vp = series(pts, topology=t, network="atm", variant="vegas-afr"), series(pts, topology=t, network="packet", variant="vegas-afr")
+        lp = series(pts, topology=t, network="packet", variant="lite")
+        gap = 1 - va / vp
+        o1[t] = frac(gap[gap.index >= 21] <= 0.05)
+        o2[t] = float(gap.abs().max())
+        o3[t] = frac(va >= lp - 0.02)
+        o4[t] = frac(vp > lp)
+    c.claim("fig6", "c1", "Vegas-AFR performs on plain ATM almost equally well as on packet networks for modest to large buffers",
+            "value", "almost equally (§5 ¶1)", {f"topo{t}": v for t, v in o1.items()}, all(v >= 0.8 for v in o1.values()),
+            "gap <= 0.05 at >= 80 % of points with k >= 21, each topology")
+    c.claim("fig6", "c2", "...across a wide range of switch buffer sizes, and on both topologies", "shape", "§5 ¶2",
+            {f"topo{t}": v for t, v in o2.items()}, all(v <= 0.12 for v in o2.values()), "|gap| <= 0.12 at every point")
+    c.claim("fig6", "c3", "on ATM Vegas-AFR does nearly as well as or better than Lite on packet networks", "shape", "abstract, §1",
+            {f"topo{t}": v for t, v in o3.items()}, all(v >= 0.8 for v in o3.values()),
+            "E_atm(vegas-afr) >= E_pkt(lite) - 0.02 at >= 80 % of points, each topology")
+    c.claim("fig6", "c4", "Vegas-AFR has a throughput advantage on packet networks over TCP-Lite", "shape", "§5 ¶1",
+            {f"topo{t}": v for t, v in o4.items()}, all(v >= 0.8 for v in o4.values()),
+            "E_pkt(vegas-afr) > E_pkt(lite) at >= 80 % of points, each topology")
+    c.claims.append(fairness_claim("fig6", df[df.variant == "vegas-afr"]))
+
+
+# --------------------------------------------------------------------------- fig7, fig8
+
+def _six_runs(g):
+    return g.specs([1], ["atm", "packet"], VARIANTS)
+
+
+def _six(runs):
+    df = table(runs)
+    return df, medians(df, ["topology", "network", "variant", "k"])
+
+
+def _plot_six(c, pts, net, name):
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save, throughput_vs_buffer
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    throughput_vs_buffer(ax, pts[pts.network == net], ["variant"], lambda d: d["variant"])
+    ax.set_title(f"Topology 1, {'ATM' if net == 'atm' else 'packet network'}")
+    save(fig, c.out / f"{name}.png")
+
+
+def afr_overhead(df: pd.DataFrame, net: str) -> pd.Series:
+    """AFR's extra retransmissions as a share of the bottleneck's 10 s, per buffer and seed: for each
+    AFR variant and its base at the same buffer and seed, max(0, R(v-afr) - R(v)) segments, R counting
+    all 8 senders' retransmissions (§5.1.1 last ¶ counts them all, "only a part" being wrong guesses)."""
+    out = []
+    for afr, base in [("lite-afr", "lite"), ("vegas-rm-afr", "vegas-rm"), ("vegas-afr", "vegas")]:
+        a = df[(df.network == net) & (df.variant == afr)].set_index(["k", "seed"])["retx_segments"]
+        b = df[(df.network == net) & (df.variant == base)].set_index(["k", "seed"])["retx_segments"]
+        out.append(((a - b).clip(lower=0) * SEG / LINK_BYTES_10S).rename(afr))
+    return pd.concat(out)
+
+
+def _six_figure(c, runs, net: str, name: str):
+    """The six variants on one network: writes csv and png; returns runs, points and E per variant."""
+    df, pts = _six(runs)
+    c.write(name, pts[pts.network == net], df[df.network == net])
+    _plot_six(c, pts, net, name)
+    return df, pts, {v: series(pts, network=net, variant=v) for v in VARIANTS}
+
+
+@figure("fig7", runs=_six_runs)
+def fig7(c, runs):
+    """The six variants over ATM, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 7)."""
+    df, pts, E = _six_figure(c, runs, "atm", "fig7")
+    Ep = {v: series(pts, network="packet", variant=v) for v in VARIANTS}
+    best_other = pd.concat([E[v] for v in VARIANTS if v != "vegas-afr"], axis=1).max(axis=1)
+    o1 = frac(E["vegas-afr"] >= best_other - 0.01)
+    c.claim("fig7", "c1", "Vegas-AFR surpasses or matches all other versions on ATM across nearly all buffer sizes", "shape",
+            "§5 ¶ after Fig. 8", o1, o1 >= 0.85, "E(vegas-afr) >= max(other five) - 0.01 at >= 85 % of points")
+    num, den = (E["vegas-rm"] - E["lite"]).sum(), (E["vegas-afr"] - E["lite"]).sum()
+    r = num / den if den else float("nan")
+    c.claim("fig7", "c2", "on ATM Vegas-RM alone achieves about two thirds of the gains of Vegas-AFR", "value", "≈ 2/3 (§5.1 last ¶)",
+            r, 0.45 <= r <= 0.85, "sum_B(E_vrm - E_lite) / sum_B(E_vafr - E_lite) in [0.45, 0.85]",
+            f"denominator {den:.3f}")
+    o3 = frac(E["vegas-rm"] > E["lite"])
+    c.claim("fig7", "c3", "Vegas-RM alone affords a significant advantage over Lite on ATM", "shape", "§5.1 last ¶", o3, o3 >= 0.8,
+            "E_vrm > E_lite at >= 80 % of points")
+    a, b = frac(E["lite-afr"] > E["lite"]), frac(E["vegas-rm-afr"] > E["vegas-rm"])
+    c.claim("fig7", "c4", "over ATM AFR raises throughput with Vegas-RM and with Lite", "shape", "§5.1.1",
+            {"lite": a, "vegas-rm": b}, a >= 0.7 and b >= 0.7, "E(x-afr) > E(x) at >= 70 % of points for x = lite, vegas-rm")
+    o5 = frac(E["vegas-rm-afr"] >= 0.90 * Ep["lite"])
+    c.claim("fig7", "c5", "Vegas-RM with AFR brings ATM within 10 % of TCP-Lite over a packet network", "value", "within 10% (§5.2 ¶1)",
+            o5, o5 >= 0.8, "E_atm(vegas-rm-afr) >= 0.90 x E_pkt(lite) at >= 80 % of points")
+    small = [k for k in E["vegas"].index if k <= 18]
+    gv = float((1 - E["vegas"][small] / Ep["vegas"][small]).median())
+    ga = float((1 - E["vegas-afr"][small] / Ep["vegas-afr"][small]).median())
+    c.claim("fig7", "c6", "below 180K Vegas stays 5-10 % below packet-TCP; AFR removes most of the difference", "value",
+            "5–10 % (§5.2 ¶3)", {"median_gap_vegas": gv, "median_gap_vegas_afr": ga},
+            0.03 <= gv <= 0.15 and ga <= 0.5 * gv, "median gap(vegas) over k <= 18 in [0.03, 0.15] and median gap(vegas-afr) <= 0.5 x it",
+            "'packet-TCP' read as Vegas on the packet network [choice]")
+    ov = afr_overhead(df, "atm")
+    needless = int(df[(df.network == "atm")]["afr_needless"].sum())
+    c.claim("fig7", "c7", "AFR's extra retransmissions never take more than 0.62% of the link bandwidth, about 0.1% on average",
+            "value", "<= 0.62 %, ≈ 0.1 % (§5.1.1)", {"max": float(ov.max()), "mean": float(ov.mean()), "needless_successor_retransmits": needless},
+            ov.max() <= 0.0062 and ov.mean() <= 0.003, "over ATM pairs x buffers x seeds: max <= 0.62 % and mean <= 0.3 %")
+    afr_runs = df[(df.network == "atm") & df.variant.str.endswith("afr")]
+    share = afr_runs["afr_double_conns"].sum() / afr_runs["afr_conns"].sum()
+    c.claim("fig7", "c8", "on ATM AFR is mostly in state 3", "shape", "§5.1.1", share, share >= 0.5,
+            ">= 50 % of AFR-enabled ATM connections spend more time in states 2-3 than in 0-1")
+    c.claims.append(fairness_claim("fig7", df[df.network == "atm"]))
+
+
+@figure("fig8", runs=_six_runs)
+def fig8(c, runs):
+    """The six variants over the packet network, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 8)."""
+    df, pts, E = _six_figure(c, runs, "packet", "fig8")
+    pkt = pts[pts.network == "packet"]
+    rel = E["vegas"] / E["lite"] - 1
+    c.claim("fig8", "c1", "Vegas achieves 5-15% higher throughput than TCP Lite on packet networks", "value", "5–15 % (§5)",
+            {"median": float(rel.median()), "share_positive": frac(rel > 0)}, 0.03 <= rel.median() <= 0.20 and frac(rel > 0) >= 0.8,
+            "median_B(E_vegas / E_lite - 1) in [0.03, 0.20] and > 0 at >= 80 % of points")
+    o2 = frac((E["vegas-afr"] - E["vegas"]).abs() <= 0.02)
+    c.claim("fig8", "c2", "Vegas-AFR matches the throughput of Vegas on packet networks", "shape", "§5", o2, o2 >= 0.8,
+            "|E_vafr - E_vegas| <= 0.02 at >= 80 % of points")
+    o3 = {x: frac((E[f"{x}-afr"] - E[x]).abs() <= 0.02) for x in ["lite", "vegas-rm", "vegas"]}
+    c.claim("fig8", "c3", "little or no change on packet networks with and without AFR", "shape", "§5.1.1", o3,
+            all(v >= 0.8 for v in o3.values()), "|E(x-afr) - E(x)| <= 0.02 at >= 80 % of points, x = lite, vegas-rm, vegas")
+    den = (E["vegas"] - E["lite"]).sum()
+    r = (E["vegas-rm"] - E["lite"]).sum() / den if den else float("nan")
+    o4 = frac(E["vegas-rm"] > E["lite"])
+    c.claim("fig8", "c4", "Vegas-RM alone accounts for a large fraction of Vegas's gains over Lite on packet networks", "shape",
+            "§5.1 last ¶", {"share_above_lite": o4, "gain_ratio": r}, o4 >= 0.8 and r >= 0.5,
+            "E_vrm > E_lite at >= 80 % of points and sum(E_vrm - E_lite) / sum(E_vegas - E_lite) >= 0.5")
+    afr_runs = df[(df.network == "packet") & df.variant.str.endswith("afr")]
+    single = 1 - afr_runs["afr_double_conns"].sum() / afr_runs["afr_conns"].sum()
+    c.claim("fig8", "c5", "on packet networks AFR mostly remains in state 0", "shape", "§5.1.1", single, single >= 0.9,
+            ">= 90 % of AFR-enabled packet connections spend more time in states 0-1 than in 2-3")
+    occ = pkt.set_index(["variant", "k"])["occupancy_share"]
+    ks = [k for k in E["lite"].index if k >= 21]
+    ok = all(occ["lite", k] >= 0.5 and occ["vegas", k] <= 0.5 * occ["lite", k] for k in ks)
+    c.claim("fig8", "c6", "Lite keeps the bottleneck buffer nearly filled whatever its size, Vegas only a fixed amount", "shape",
+            "§5.2 last ¶", {f"k{k}": {"lite": float(occ["lite", k]), "vegas": float(occ["vegas", k])} for k in ks}, ok,
+            "at every k >= 21: mean occupancy / B >= 0.5 for lite and <= 0.5 x lite's for vegas (packet network)")
+    c.claims.append(fairness_claim("fig8", df[df.network == "packet"]))
+
+
+# --------------------------------------------------------------------------- fig12
+
+def _fig12_runs(g):
+    """Lite and Lite-AFR with 10 ms ticks on the fig3 grid; Vegas-AFR with 10 ms and 500 ms ticks at
+    four buffers (c4); Lite over ATM with 500 ms ticks as the baseline of c3."""
+    ks4 = [9, 30] if g.quick else [3, 9, 21, 45]
+    return (g.specs([1], ["atm", "packet"], ["lite", "lite-afr"], tick="10ms")
+            + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4, tick="10ms") + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4)
+            + g.specs([1], ["atm"], ["lite"]))
+
+
+@figure("fig12", runs=_fig12_runs)
+def fig12(c, runs):
+    """Fine-grained (10 ms) timers, topology 1 (§5.4, Fig. 12)."""
+    df = table(runs)
+    pts = medians(df, ["topology", "network", "variant", "tick", "k"])
+    c.write("fig12", pts, df)
+    import matplotlib.pyplot as plt
+    from atmsim.plotting import save, throughput_vs_buffer
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    throughput_vs_buffer(ax, pts[pts.variant.isin(["lite", "lite-afr"])], ["network", "variant", "tick"],
+                         lambda d: f"{d['variant']} {d['tick']}, {d['network']}")
+    ax.set_title("Topology 1, fine-grained (10 ms) timers")
+    save(fig, c.out / "fig12.png")
+    la = series(pts, network="atm", variant="lite", tick="10ms")
+    lp = series(pts, network="packet", variant="lite", tick="10ms")
+    lfa = series(pts, network="atm", variant="lite-afr", tick="10ms")
+    l500 = series(pts, network="atm", variant="lite", tick="500ms")
+    g1 = float((1 - la / lp).median())
+    c.claim("fig12", "c1", "without AFR, Lite with 10 ms timers stays about 15% below the packet network over ATM", "value",
+            "about 15 % (§5.4)", g1, 0.08 <= g1 <= 0.25, "median_B(1 - E_atm(lite,10ms) / E_pkt(lite,10ms)) in [0.08, 0.25]")
+    g2 = 1 - lfa / lp
+    c.claim("fig12", "c2", "with AFR the difference narrows down to below 10%", "value", "< 10 % (§5.4)",
+            {"share_below_0.10": frac(g2 < 0.10), "median": float(g2.median())}, frac(g2 < 0.10) >= 0.75 and g2.median() < 0.10,
+            "1 - E_atm(lite-afr,10ms) / E_pkt(lite,10ms) < 0.10 at >= 75 % of points and median < 0.10")
+    o3 = frac(la >= l500)
+    c.claim("fig12", "c3", "fine-grained timers improve TCP-Lite's throughput over ATM", "shape", "§5.4", o3, o3 >= 0.8,
+            "E_atm(lite,10ms) >= E_atm(lite,500ms) at >= 80 % of points")
+    diffs = []
+    for net in ["atm", "packet"]:
+        d = series(pts, network=net, variant="vegas-afr", tick="10ms") - series(pts, network=net, variant="vegas-afr", tick="500ms")
+        diffs += list(d.abs())
+    c.claim("fig12", "c4", "Vegas-AFR is not significantly affected by fine-grained timeouts", "shape", "§5.4 (data not shown)",
+            max(diffs), max(diffs) <= 0.03, "|E(vegas-afr,10ms) - E(vegas-afr,500ms)| <= 0.03 at every evaluated point, both networks")
+    c.claims.append(fairness_claim("fig12", df[(df.tick == "10ms") & df.variant.isin(["lite", "lite-afr"])]))

@@ -1,0 +1,202 @@
+"""The reproduction harness: from the runs each figure declares to its
+tables, plots and claims.
+
+A paper is a `Paper`: its ID, its figures in order, and its grid (full,
+`--quick`, or a test grid given by hidden options). A `Figure` declares the
+runs it needs once, as a function of the grid, and a body that turns their
+results into csv, png and claims. `plan` asks every selected figure for its
+runs (all input errors surface here, before anything is written);
+`execute` runs the union of those runs once, in one process pool with the
+runner's resumable cache (results do not depend on the number of workers),
+checks the accounting identity of every run, and calls each figure's body
+with its own runs and their results. A body has no way to start a
+simulation: what it did not declare, it does not get.
+
+`atmsim sweep` takes the same road: `product` expands a grid, `run_all`
+runs the union through the same runner and cache, `medians` reduces the
+seeds of each point.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence, Union
+
+import atmsim
+from atmsim import claims
+from atmsim.errors import InputError
+from atmsim.runner import Job, run_jobs
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation: a built-in scenario name (or TOML file), `--set`
+    overrides, seed (None: the scenario's), traces or not. `tag` carries
+    what the figure wants to know about the run (series, grid point) and is
+    not part of its identity: two figures declaring the same run share it."""
+
+    scenario: str
+    overrides: tuple = ()
+    seed: Optional[int] = None
+    trace: bool = False
+    tag: Any = field(default=None, compare=False)
+
+    def job(self) -> Job:
+        return Job(atmsim.load_scenario(self.scenario), tuple(self.overrides), self.seed, self.trace)
+
+
+Declared = Union[list, dict]  # a figure's runs: a list of specs, or named groups of them
+Pairs = Union[list, dict]  # the same shape with (spec, result) pairs
+
+
+def _no_runs(grid) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure ID of `--figure`: `runs(grid)` declares its simulations
+    (any hashable specs with a `job()` method, as a list or a dict of named
+    lists); `make(ctx, pairs)` gets them back as (spec, result) pairs in the
+    same shape, a result being the summary dict, or (summary, traces) for a
+    traced run."""
+
+    id: str
+    make: Callable
+    runs: Callable = _no_runs
+
+
+def figure(id: str, runs: Callable = _no_runs):
+    """Decorator: the function below is the body of figure `id`, whose runs `runs(grid)` declares."""
+    return lambda make: Figure(id, make, runs)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A reproduced paper: ID (its claims are `ID.FIGURE.cN`), figures in the
+    order `reproduce ID` runs them, `grid(quick, **test)` building the grid,
+    and the names of the test-grid options `grid` accepts."""
+
+    id: str
+    figures: tuple
+    grid: Callable
+    test_options: tuple = ()
+
+    def figure_ids(self) -> list[str]:
+        return [f.id for f in self.figures]
+
+    def figure(self, id: str) -> Figure:
+        for f in self.figures:
+            if f.id == id:
+                return f
+        raise InputError(f"--figure: paper {self.id} has no figure '{id}' (implemented: {', '.join(self.figure_ids())})")
+
+
+class Ctx:
+    """What a figure body sees: the grid, the output directory, and the claims so far."""
+
+    def __init__(self, paper: str, grid, out: Path):
+        self.paper = paper
+        self.grid = grid
+        self.quick = getattr(grid, "quick", False)
+        self.out = Path(out)
+        self.claims: list[claims.Claim] = []
+
+    def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note=""):
+        self.claims.append(claims.make(self.paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note))
+
+    def write(self, name: str, points, runs=None) -> None:
+        """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run)."""
+        points.to_csv(self.out / f"{name}.csv", index=False)
+        if runs is not None:
+            runs.to_csv(self.out / f"{name}_runs.csv", index=False)
+
+
+def _specs(declared: Declared) -> list:
+    return [s for group in declared.values() for s in group] if isinstance(declared, dict) else list(declared)
+
+
+def _bind(declared: Declared, results: dict) -> Pairs:
+    if isinstance(declared, dict):
+        return {k: [(s, results[s]) for s in group] for k, group in declared.items()}
+    return [(s, results[s]) for s in declared]
+
+
+@dataclass
+class Plan:
+    """The selected figures of one paper and the runs each declared."""
+
+    paper: Paper
+    grid: Any
+    figures: list
+    declared: dict = field(default_factory=dict)  # figure ID -> its declared runs
+
+    def union(self) -> list:
+        """Every run of the selected figures once, in order of first declaration."""
+        return list(dict.fromkeys(s for f in self.figures for s in _specs(self.declared[f])))
+
+
+def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = False, **test) -> Plan:
+    """Checks the figure IDs and test-grid options, builds the grid and asks
+    each figure for its runs (once). Raises InputError or ScenarioError."""
+    figures = list(figures) if figures else paper.figure_ids()
+    for f in figures:
+        paper.figure(f)
+    extra = [k for k, v in test.items() if v is not None and k not in paper.test_options]
+    if extra:
+        raise InputError(f"--{extra[0]}: not supported for paper {paper.id}")
+    grid = paper.grid(quick, **{k: v for k, v in test.items() if v is not None})
+    return Plan(paper, grid, figures, {f: paper.figure(f).runs(grid) for f in figures})
+
+
+def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating") -> dict:
+    """Runs each distinct spec once (runner.run_jobs: worker pool, run cache); returns {spec: result}."""
+    union = list(dict.fromkeys(specs))
+    return dict(zip(union, run_jobs([s.job() for s in union], workers=workers, progress=progress,
+                                    cache_dir=cache_dir, label=label)))
+
+
+def summary_of(result) -> dict:
+    """The summary of a result: untraced runs are the summary, traced ones (summary, traces)."""
+    return result[0] if isinstance(result, tuple) else result
+
+
+def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None) -> list[dict]:
+    """Runs the union of the plan's runs, then each figure into `out`; merges
+    their claims into out/claims.json and returns all its rows."""
+    union = p.union()
+    results = run_all(union, workers, cache_dir, progress, label=f"{p.paper.id}: {len(union)} runs")
+    unbalanced = [s for s, r in results.items() if not summary_of(r)["accounting"]["balanced"]]
+    if unbalanced:
+        raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
+    ctx = Ctx(p.paper.id, p.grid, out)
+    for f in p.figures:
+        p.paper.figure(f).make(ctx, _bind(p.declared[f], results))
+    return claims.merge_write(ctx.out / "claims.json", ctx.claims)
+
+
+def reproduce(paper: Paper, figures=None, quick=False, out: Path = Path("out"), workers=None, cache_dir=None,
+              progress=None, **test) -> list[dict]:
+    """plan + execute."""
+    return execute(plan(paper, figures, quick, **test), out, workers, cache_dir, progress)
+
+
+# --------------------------------------------------------------------------- grids and medians
+
+def product(axes: dict) -> list[dict]:
+    """Every combination of the axes' values ({name: [values]}), the first axis varying slowest."""
+    keys = list(axes)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(axes[k] for k in keys))]
+
+
+def medians(df, by: Sequence[str]):
+    """Per point (the columns `by`), the median over seeds of every numeric
+    column; booleans and `seed` are left out. The papers' aggregation: a
+    point's value is the median over its seeds."""
+    by = list(by)
+    num = df.select_dtypes("number").drop(columns=["seed"], errors="ignore")
+    keep = [c for c in num.columns if c not in by]
+    if not by:
+        return df[keep].median().to_frame().T
+    return df[by + keep].groupby(by, sort=False).median().reset_index()

@@ -1,0 +1,143 @@
+"""The reproduction harness: each figure declares its runs once, the union of
+the selected figures' runs is computed once; the registry; sweeps on the
+same road; the light CLI commands stay light."""
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from atmsim import sweep
+from atmsim.errors import InputError
+from atmsim.reproduce import harness, names, paper
+from atmsim.runner import Job
+
+
+@dataclasses.dataclass(frozen=True)
+class FakeSpec:
+    name: str
+
+    def job(self):
+        return Job(f"# {self.name}", (), None)
+
+
+def fake_paper(calls, balanced=True):
+    """Two figures sharing run "b"; figure two declares named groups."""
+
+    def declare(fig, runs):
+        def runs_of(grid):
+            calls.setdefault(("declared", fig), 0)
+            calls[("declared", fig)] += 1
+            return runs
+        return runs_of
+
+    def body(fig):
+        def make(c, pairs):
+            calls[("made", fig)] = pairs
+            c.claim(fig, "c1", "a statement", "shape", "§1", len(pairs), True, "rule")
+        return make
+
+    one = harness.Figure("one", body("one"), declare("one", [FakeSpec("a"), FakeSpec("b")]))
+    two = harness.Figure("two", body("two"), declare("two", {"x": [FakeSpec("b")], "y": [FakeSpec("c"), FakeSpec("a")]}))
+    return harness.Paper("fake", (one, two), lambda quick, **test: ("grid", quick, test), test_options=("seeds",))
+
+
+class FakeRunner:
+    """Stands in for runner.run_jobs: records each call's jobs; run "c" is unbalanced if told so."""
+
+    def __init__(self):
+        self.calls, self.balanced = [], True
+
+    def __call__(self, jobs, **kw):
+        self.calls.append([j.scenario for j in jobs])
+        return [{"name": j.scenario[2:], "accounting": {"balanced": self.balanced or j.scenario != "# c"}} for j in jobs]
+
+
+@pytest.fixture
+def fake_runner(monkeypatch):
+    fake = FakeRunner()
+    monkeypatch.setattr(harness, "run_jobs", fake)
+    return fake
+
+
+def test_union_of_runs_is_computed_once_and_each_figure_gets_its_own(fake_runner, tmp_path):
+    calls = {}
+    rows = harness.reproduce(fake_paper(calls), None, quick=True, out=tmp_path, seeds=[1])
+    assert fake_runner.calls == [["# a", "# b", "# c"]], "one pool, every distinct run once"
+    assert calls[("declared", "one")] == calls[("declared", "two")] == 1, "each figure declares its runs once"
+    assert [(s.name, r["name"]) for s, r in calls[("made", "one")]] == [("a", "a"), ("b", "b")]
+    two = calls[("made", "two")]
+    assert {k: [(s.name, r["name"]) for s, r in v] for k, v in two.items()} == {"x": [("b", "b")], "y": [("c", "c"), ("a", "a")]}
+    assert [r["id"] for r in rows] == ["fake.one.c1", "fake.two.c1"]
+    assert json.loads((tmp_path / "claims.json").read_text()) == rows
+
+
+def test_selected_figures_only_and_bad_input_before_any_run(fake_runner, tmp_path):
+    calls = {}
+    p = fake_paper(calls)
+    harness.reproduce(p, ["two"], out=tmp_path)
+    assert fake_runner.calls == [["# b", "# c", "# a"]] and ("declared", "one") not in calls
+    with pytest.raises(InputError, match="^--figure: paper fake has no figure 'three'"):
+        harness.plan(p, ["three"])
+    with pytest.raises(InputError, match="^--ks: not supported for paper fake"):
+        harness.plan(p, None, ks=[3])
+    assert len(fake_runner.calls) == 1
+
+
+def test_an_unbalanced_run_stops_the_reproduction(fake_runner, tmp_path):
+    fake_runner.balanced = False
+    with pytest.raises(RuntimeError, match="accounting identity violated in 1 runs"):
+        harness.reproduce(fake_paper({}), None, out=tmp_path)
+    assert not (tmp_path / "claims.json").exists()
+
+
+@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("quick", [True, False])
+def test_every_registered_figure_declares_its_runs_once(name, quick):
+    real = paper(name)
+    counted = {}
+
+    def counting(f):
+        def runs(grid):
+            counted[f.id] = counted.get(f.id, 0) + 1
+            return f.runs(grid)
+        return dataclasses.replace(f, runs=runs)
+
+    p = dataclasses.replace(real, figures=tuple(counting(f) for f in real.figures))
+    plan = harness.plan(p, None, quick)
+    assert counted == {f: 1 for f in real.figure_ids()}
+    union = plan.union()
+    assert len(union) == len(set(union)) > 0
+    for f in real.figure_ids():
+        declared = plan.declared[f]
+        specs = [s for g in declared.values() for s in g] if isinstance(declared, dict) else declared
+        assert specs and all(s in set(union) for s in specs), f
+        assert all(isinstance(s.job(), Job) for s in specs[:3])
+
+
+def test_registry_names_and_errors():
+    assert names() == ["aron97", "morris-kung95"]
+    assert paper("aron97").figure_ids()[0] == "fig3"
+    with pytest.raises(InputError, match="^paper: unknown paper 'x'"):
+        paper("x")
+
+
+def test_sweep_takes_the_harness_road_to_medians():
+    assert sweep.medians is harness.medians
+    assert sweep.points({"a": [1, 2], "b": ["x"]}) == harness.product({"a": [1, 2], "b": ["x"]})
+    df = pd.DataFrame({"k": [1, 1, 2], "seed": [1, 2, 1], "E": [0.1, 0.3, 0.5], "ok": [True, False, True], "s": "x"})
+    m = harness.medians(df, ["k"])
+    assert list(m.columns) == ["k", "E"] and m["E"].tolist() == pytest.approx([0.2, 0.5])
+    assert harness.medians(df, [])["E"].tolist() == pytest.approx([0.3])
+
+
+@pytest.mark.parametrize("args", [["list"], ["validate", "aron97-topo1-atm"], ["show", "aron97-topo1-atm"],
+                                  ["run", "aron97-topo1-packet", "--set", "duration=100ms", "--json"]])
+def test_light_commands_import_no_heavy_module(args):
+    code = ("import sys\nfrom atmsim import cli\ntry:\n    cli.main(%r)\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in ('numpy', 'pandas', 'matplotlib', 'rich', 'pyarrow', 'multiprocessing') if m in sys.modules)\n"
+            "print('HEAVY', heavy, file=sys.stderr)" % (args,))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "HEAVY []" in p.stderr, p.stderr
