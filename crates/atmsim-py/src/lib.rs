@@ -3,7 +3,7 @@
 //! and the traces as plain columns (the Python side makes numpy arrays).
 
 use atmsim_core::atm::aal5::{Encapsulation, CELL_BYTES, CELL_PAYLOAD};
-use atmsim_core::{scenario, trace::Traces, ScenarioError, Simulation};
+use atmsim_core::{scenario, trace::Traces, ScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -117,9 +117,7 @@ fn model_facts<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyRe
         ports.set_item(&p.name, d)?;
     }
     out.set_item("ports", ports)?;
-    // The summary of a run that never started: its normalisers are those of a full run.
-    let (summary, _) = Simulation::new(m, false).finish();
-    out.set_item("u_max_bytes", summary.u_max_bytes)?;
+    out.set_item("u_max_bytes", m.u_max_bytes())?;
     Ok(out)
 }
 

@@ -137,4 +137,23 @@ impl Model {
             Network::Packet => ip as u64,
         }
     }
+
+    /// Payload bytes the bottleneck can carry in the scenario's duration.
+    pub fn bottleneck_capacity_bytes(&self) -> f64 {
+        self.ports[self.bottleneck.ix()].rate.bytes_in(self.duration)
+    }
+
+    /// U_max: the payload the bottleneck could carry in full segments in the
+    /// simulated time, on this network (Aron & Druschel §4: effective
+    /// throughput is delivered payload over U_max).
+    pub fn u_max_bytes(&self) -> f64 {
+        let mss = self.tcp.mss;
+        self.bottleneck_capacity_bytes() / self.wire_bytes_of(mss) as f64 * mss as f64
+    }
+
+    /// The same with IP packets on both networks: U_max of the packet network.
+    pub fn u_max_common_bytes(&self) -> f64 {
+        let mss = self.tcp.mss;
+        self.bottleneck_capacity_bytes() / (mss + self.header_bytes) as f64 * mss as f64
+    }
 }

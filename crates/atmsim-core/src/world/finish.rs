@@ -117,14 +117,9 @@ impl World {
     pub fn finish(mut self) -> (Summary, Option<Traces>) {
         let m = &self.model;
         let horizon = self.now;
-        let mss = m.tcp.mss;
         let bn = &self.ports[m.bottleneck.ix()];
-        let cap_bytes = bn.rate().bytes_in(m.duration);
-        // U_max: the payload the bottleneck could carry in full segments in
-        // the simulated time, on this network (Aron & Druschel's effective
-        // throughput is delivered bytes over U_max).
-        let u_max = cap_bytes / m.wire_bytes_of(mss) as f64 * mss as f64;
-        let u_common = cap_bytes / (mss + m.header_bytes) as f64 * mss as f64;
+        let cap_bytes = m.bottleneck_capacity_bytes();
+        let (u_max, u_common) = (m.u_max_bytes(), m.u_max_common_bytes());
 
         for flow in self.flows.iter_mut() {
             if let Endpoints::Tcp { sender, .. } = &mut flow.endpoints {

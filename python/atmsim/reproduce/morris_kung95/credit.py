@@ -236,7 +236,7 @@ def credit_buffer(c, runs):
             {"goodput_MBps": {str(b): float(v) for b, v in med.items()},
              "needed_cells_n2_10": {k: v["buf_alloc_needed"] for k, v in need.items()}}, ok,
             "goodput >= 0.99 G_max for every Buf_Alloc >= 36 cells",
-            "needed = C x RTT_link + N2 (credit.md §1) per link of config (a), in-band credit, N2 = 10")
+            "needed = C x RTT_link + N2 (Kung et al. 1994; docs/credit.md) per link of config (a), in-band credit, N2 = 10")
 
 
 def credit_buffer_needed(n2=10, prop=1e-6, host_proc=5e-6, host_rate=13e6):
