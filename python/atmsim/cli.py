@@ -196,9 +196,15 @@ def main():
 
 @main.command("list")
 def list_cmd():
-    """List the built-in scenarios."""
+    """List the built-in scenarios, each with its description."""
+    import re
+    import textwrap
+
     for name in atmsim.list_scenarios():
+        m = re.search(r'^description\s*=\s*"(.*)"\s*$', atmsim.load_scenario(name), re.M)
         click.echo(name)
+        if m:
+            click.echo(textwrap.fill(m.group(1), width=78, initial_indent="    ", subsequent_indent="    "))
 
 
 @main.command()
@@ -262,7 +268,13 @@ def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
-@main.command()
+def _papers_epilog() -> str:
+    from .reproduce import names
+
+    return "Papers: " + ", ".join(names()) + ", all."
+
+
+@main.command(epilog=_papers_epilog())
 @click.argument("paper")
 @click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
@@ -275,7 +287,11 @@ def _int_list(text):
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
 def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
-    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html)."""
+    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html).
+
+    PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
+    unknown ID lists the paper's figures).
+    """
     from . import reproduce as registry
     from .reproduce import harness
 
