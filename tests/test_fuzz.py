@@ -27,7 +27,7 @@ KEYS = [
     "tcp.delayed_ack", "tcp.tick", "tcp.rttmin_ticks", "tcp.rxtmax_ticks",
     "switch.buffer", "switch.queueing", "switch.policy", "switch.epd_threshold", "switch.eom_reserve",
     "router.policy", "credit.enabled", "credit.n2", "credit.n3", "credit.switch_delay", "credit.host_delay",
-    "credit.transport", "host.model", "host.tcp_rate", "host.bus_rate", "trace.interval", "trace.port",
+    "credit.transport", "host.model", "host.tcp_rate", "host.bus_rate", "host.send_jitter", "trace.interval", "trace.port",
     "report.bottleneck", "link.S1-R1.rate", "link.R1-R2.delay", "link.R1-R2.buffer", "link.H1-S.rate",
     "flow.f1.start", "flow.f1.bytes", "flow.f1.kind", "flow.f1.rate", "flow.f1.datagram",
     "flow.f1.send_at", "flow.f1.drop_segments", "flow.u.datagram", "flow.u.rate",

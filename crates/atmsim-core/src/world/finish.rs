@@ -158,6 +158,8 @@ impl World {
             host_tx += t;
             host_rx += r;
         }
+        // Packets waiting out a host's random processing time.
+        host_tx += self.hosts.iter().filter_map(|h| h.jitter.as_ref()).map(|j| j.waiting_payload()).sum::<u64>();
         acc.bytes_in_flight += host_tx + host_rx;
         let received_ok = ledger_delivered == received + host_rx;
         let mut frames_discarded = 0;

@@ -35,8 +35,13 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     };
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
+    let send_jitter = time("host.send_jitter", &s.host.send_jitter)?;
+    if send_jitter > 0 && host.is_some() {
+        return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
+    }
     Ok(Model {
         host,
+        send_jitter,
         name: s.name.clone(),
         network: s.network,
         duration,
