@@ -68,6 +68,13 @@ def _sets(set) -> list:
     return [set] if isinstance(set, str) else list(set)
 
 
+def read(directory) -> dict:
+    """The tables of a sweep, run or reproduction folder as pandas DataFrames, by name."""
+    from .tables import read as _read
+
+    return _read(directory)
+
+
 def resolve(scenario: str, set: Iterable[str] = ()) -> str:
     """The fully resolved scenario (defaults filled in) as TOML text."""
     return _core.resolve(load_scenario(scenario), _sets(set))

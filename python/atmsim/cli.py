@@ -349,10 +349,12 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
     runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
                          cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress)
     pts = sw.medians(runs, list(grid))
+    from . import tables
+
     with atomic_dir(out) as d:
-        runs.to_csv(d / "runs.csv", index=False)
-        flows.to_csv(d / "flows.csv", index=False)
-        pts.to_csv(d / "points.csv", index=False)
+        tables.write(runs, d / "runs")
+        tables.write(flows, d / "flows")
+        tables.write(pts, d / "points")
     with __import__("pandas").option_context("display.width", 160, "display.max_columns", 12):
         click.echo(pts.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     click.echo(f"{len(runs)} runs; wrote {out}/ in {time.perf_counter() - t0:.1f} s")

@@ -107,10 +107,17 @@ class Ctx:
         self.claims.append(claims.make(self.paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note))
 
     def write(self, name: str, points, runs=None) -> None:
-        """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run)."""
-        points.to_csv(self.out / f"{name}.csv", index=False)
+        """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run),
+        each with a Parquet twin (`atmsim.tables`)."""
+        self.table(points, name)
         if runs is not None:
-            runs.to_csv(self.out / f"{name}_runs.csv", index=False)
+            self.table(runs, f"{name}_runs")
+
+    def table(self, df, name: str) -> None:
+        """Any table of the figure: `<name>.csv` and its Parquet twin."""
+        from atmsim import tables
+
+        tables.write(df, self.out / name)
 
 
 def _specs(declared: Declared) -> list:

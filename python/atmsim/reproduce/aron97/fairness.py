@@ -19,8 +19,8 @@ def segregation(c, runs):
     df = table(runs)
     pts = df.groupby(["simultaneous", "k"])["fairness"].median().unstack(0)
     pts.columns = ["staggered" if not s else "simultaneous" for s in pts.columns]
-    pts.reset_index().to_csv(c.out / "segregation.csv", index=False)
-    df.to_csv(c.out / "segregation_runs.csv", index=False)
+    pts.reset_index().pipe(c.table, "segregation")
+    df.pipe(c.table, "segregation_runs")
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
 

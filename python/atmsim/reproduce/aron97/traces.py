@@ -56,9 +56,9 @@ def _window_figure(c, which: str, runs):
     per_flow = pd.DataFrame(s["flows"])
     per_flow["flow"] = range(len(per_flow))
     per_flow[["flow", "name", "bytes_delivered", "timeouts", "fast_retransmits", "loss_episodes", "single_loss_episodes",
-              "consecutive_loss_episodes"]].to_csv(c.out / f"{which}.csv", index=False)
-    win[win.flow == typ].to_csv(c.out / f"{which}_window.csv", index=False)
-    ev[ev.flow == typ].to_csv(c.out / f"{which}_events.csv", index=False)
+              "consecutive_loss_episodes"]].pipe(c.table, f"{which}")
+    win[win.flow == typ].pipe(c.table, f"{which}_window")
+    ev[ev.flow == typ].pipe(c.table, f"{which}_events")
     rtt = 0.0625
     f = s["flows"][typ]
     if which == "fig4":

@@ -51,8 +51,8 @@ def fig3(c, runs):
     df = pd.DataFrame(rows)
     pts = df.groupby(["series", "L", "B_kib"], sort=False)[["goodput_MBps", "g_max_MBps", "timeouts"]].median().reset_index()
     pts["share"] = pts.goodput_MBps / pts.g_max_MBps
-    pts.to_csv(c.out / "fig3.csv", index=False)
-    df.to_csv(c.out / "fig3_runs.csv", index=False)
+    pts.pipe(c.table, "fig3")
+    df.pipe(c.table, "fig3_runs")
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
 
@@ -158,7 +158,7 @@ def fig4(c, runs):
                 long_after_timeout += 1
         rows.append({"seed": seed, "goodput_MBps": goodput(s) / 1e6, "timeouts": s["flows"][0]["timeouts"],
                      "pauses": len(p), "median_pause_s": float(np.median(p)) if p else None})
-    pd.DataFrame(rows).to_csv(c.out / "fig4.csv", index=False)
+    pd.DataFrame(rows).pipe(c.table, "fig4")
     s, tr = runs[0][1]
     ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
     import matplotlib.pyplot as plt
@@ -238,7 +238,7 @@ def fig5(c, runs):
             if j >= 0 and occ.t.iloc[k] - tt[j] < PACKET_TIME_53:
                 rises.append(int(q[k] - q[tro[j]]))
     ep = pd.DataFrame(eps)
-    ep.to_csv(c.out / "fig5_episodes.csv", index=False)
+    ep.pipe(c.table, "fig5_episodes")
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
 

@@ -35,7 +35,7 @@ def fig8(c, runs):
                      "fairness": r["fairness"], "cells_dropped": r["accounting"]["cells_dropped"],
                      "peak_per_vc_ok": r["accounting"]["queues_within_limits"], "timeouts": sum(f["timeouts"] for f in r["flows"])})
     df = pd.DataFrame(rows)
-    df.to_csv(c.out / "fig8.csv", index=False)
+    df.pipe(c.table, "fig8")
     med = df.groupby(["config", "credit"])[["total_MBps", "fairness"]].median()
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
@@ -132,7 +132,7 @@ def fig8_tcp_udp(c, runs):
                      "tcp_MBps": goodput(r, 0) / 1e6, "udp_MBps": goodput(r, 1) / 1e6,
                      "cells_dropped": r["accounting"]["cells_dropped"]})
     df = pd.DataFrame(rows)
-    df.to_csv(c.out / "fig8-tcp-udp.csv", index=False)
+    df.pipe(c.table, "fig8-tcp-udp")
     main = df[df.udp_share == 0.4].groupby("credit")[["tcp_MBps", "udp_MBps", "cells_dropped"]].median()
     src = 0.4 * gm / 1e6
     u, t = main.loc[True, "udp_MBps"], main.loc[True, "tcp_MBps"]
@@ -164,7 +164,7 @@ def fig9(c, runs):
     [(_, (_, tr))] = runs["trace"]
     occ = portlog.occupancy(tr["port"], vc=0)
     occ = occ[occ.t >= 1.0].reset_index(drop=True)
-    occ[["t", "change", "eom", "q"]].to_csv(c.out / "fig9.csv", index=False)
+    occ[["t", "change", "eom", "q"]].pipe(c.table, "fig9")
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
 
@@ -226,11 +226,11 @@ def credit_buffer(c, runs):
     """How much credit buffer a LAN VC needs (§V last ¶; an extension of the paper)."""
     df = pd.DataFrame([{"buf_alloc": run.tag, "seed": run.seed, "goodput_MBps": goodput(r) / 1e6,
                         "cells_dropped": r["accounting"]["cells_dropped"]} for run, r in runs])
-    df.to_csv(c.out / "credit-buffer.csv", index=False)
+    df.pipe(c.table, "credit-buffer")
     med = df.groupby("buf_alloc")["goodput_MBps"].median()
     gm = g_max(MTU) / 1e6
     need = credit_buffer_needed()
-    pd.DataFrame([{"link": k, **v} for k, v in need.items()]).to_csv(c.out / "credit-buffer-needed.csv", index=False)
+    pd.DataFrame([{"link": k, **v} for k, v in need.items()]).pipe(c.table, "credit-buffer-needed")
     ok = all(med[b] >= 0.99 * gm for b in med.index if b >= 36)
     c.claim("credit-buffer", "c1", "in a LAN a few dozen cells per VC suffice", "shape", "§V last ¶",
             {"goodput_MBps": {str(b): float(v) for b, v in med.items()},

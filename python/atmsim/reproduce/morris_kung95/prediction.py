@@ -47,7 +47,7 @@ def fig6(c, runs):
             rows.append({"policy": pol, "packet": k, "t_paper": float(t0), "cells_lost": int(lost[k]),
                          "fluid_lost_cells": float(fl[pol].lost[k] * PACKET_CELLS)})
     df = pd.DataFrame(rows)
-    df.to_csv(c.out / "fig6.csv", index=False)
+    df.pipe(c.table, "fig6")
     import matplotlib.pyplot as plt
     from atmsim.plotting import save
 

@@ -1,0 +1,63 @@
+"""Result tables on disk: every table atmsim writes (a reproduction's points
+and runs, a sweep's runs/flows/points, a run's traces) goes out as csv and,
+beside it, as Parquet (pyarrow) carrying the atmsim version and the hash of
+the compiled core as file metadata; `read(DIR)` loads them back.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+PARQUET_META = ("atmsim_version", "atmsim_core")
+
+
+def write(df, path: Path) -> None:
+    """`path`.csv and `path`.parquet of the DataFrame `df` (`path` without suffix)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from atmsim import version
+    from atmsim.runner import core_fingerprint
+
+    path = Path(path)
+    df.to_csv(path.with_suffix(".csv"), index=False)
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        # A column mixing types (numbers and words): as text, as in the csv.
+        mixed = {c: df[c].astype(str) for c in df.columns if df[c].dtype == object}
+        table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta.update({b"atmsim_version": version().encode(), b"atmsim_core": core_fingerprint().encode()})
+    pq.write_table(table.replace_schema_metadata(meta), path.with_suffix(".parquet"))
+
+
+def metadata(path: Path) -> dict:
+    """The atmsim metadata of a Parquet table written by `write`."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    return {k: meta[k.encode()].decode() for k in PARQUET_META if k.encode() in meta}
+
+
+def read(directory) -> dict:
+    """Every table of a sweep, a run or a reproduction in `directory`, as
+    DataFrames keyed by name (`fig3`, `fig3_runs`, `points`, `trace_window`;
+    after `reproduce all`, `PAPER/fig3`). Parquet where present, else csv."""
+    import pandas as pd
+
+    from atmsim.errors import InputError
+
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputError(f"directory: {root} is not a directory")
+    out = {}
+    for f in sorted(root.rglob("*.csv")) + sorted(root.rglob("*.parquet")):
+        rel = f.relative_to(root)
+        if rel.parts[0] == "runs" or any(p.startswith(".") for p in rel.parts):
+            continue  # the run cache and staging folders
+        key = rel.with_suffix("").as_posix()
+        if f.suffix == ".parquet":
+            out[key] = pd.read_parquet(f)
+        elif key not in out and not f.with_suffix(".parquet").exists():
+            out[key] = pd.read_csv(f)
+    return out
