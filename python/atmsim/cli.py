@@ -283,10 +283,12 @@ def _papers_epilog() -> str:
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted reproduction resumes.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run on a dask.distributed cluster: its scheduler's address, or local:N to start one.")
 @click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k.")
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
-def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
+def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html).
 
     PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
@@ -310,7 +312,7 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, du
         for plan in plans:
             sub = d / plan.paper.id if paper == "all" else d
             sub.mkdir(exist_ok=True)
-            rows += harness.execute(plan, sub, workers=workers, cache_dir=cache_dir, progress=progress)
+            rows += harness.execute(plan, sub, workers=workers, cache_dir=cache_dir, progress=progress, scheduler=scheduler)
     from .html_report import write as write_report
     from .report import print_claims
 
@@ -330,7 +332,9 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, du
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted sweep resumes.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
-def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run on a dask.distributed cluster: its scheduler's address, or local:N to start one.")
+def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler):
     """Run a scenario over a grid of key values x seeds (writes runs.csv, flows.csv, points.csv)."""
     from . import sweep as sw
 
@@ -347,7 +351,7 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
     check_out(out)
     t0 = time.perf_counter()
     runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
-                         cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress)
+                         cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress, scheduler=scheduler)
     pts = sw.medians(runs, list(grid))
     from . import tables
 

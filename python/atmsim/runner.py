@@ -103,10 +103,14 @@ class _Cache:
 
 
 def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optional[bool] = None,
-             cache_dir: Optional[Path] = None, label: str = "simulating") -> list:
+             cache_dir: Optional[Path] = None, label: str = "simulating", scheduler: Optional[str] = None) -> list:
     """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs) in job order.
 
     workers: processes (default os.cpu_count()); 1 runs inline in this process.
+    scheduler: instead of local processes, the address of a running
+    dask.distributed scheduler ("tcp://host:8786"), or "local:N" for a
+    LocalCluster of N worker processes (with its dashboard). Results are the
+    same whatever runs them.
     progress: rich progress bar on stderr; default only when stderr is a terminal.
     cache_dir: if given, finished runs are stored there and reused on the next call.
     """
@@ -145,7 +149,9 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                   TextColumn("eta"), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task(label, total=len(todo))
-        if workers == 1 or len(todo) <= 1:
+        if scheduler is not None:
+            _run_on_dask(scheduler, jobs, todo, done, lambda: bar.advance(task))
+        elif workers == 1 or len(todo) <= 1:
             for i in todo:
                 done(i, _run_one(jobs[i]))
                 bar.advance(task)
@@ -166,6 +172,46 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                         fut.cancel()
                     raise
     return results
+
+
+def _dask_client(scheduler: str):
+    """A dask.distributed client for `scheduler` (an address, or local:N), and
+    the LocalCluster to close after, if one was started."""
+    from atmsim.errors import InputError
+
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--scheduler: needs dask.distributed (pip install distributed)") from None
+    if scheduler.startswith("local:"):
+        n = scheduler.split(":", 1)[1]
+        if not n.isdigit() or not 1 <= int(n) <= 1024:
+            raise InputError(f"--scheduler: '{scheduler}' needs 1..1024 workers, as local:N")
+        cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True)
+        print(f"atmsim: Dask dashboard at {cluster.dashboard_link}", file=sys.stderr, flush=True)
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout="10s"), None
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InputError(f"--scheduler: cannot reach '{scheduler}' ({' '.join(str(e).split())})") from None
+
+
+def _run_on_dask(scheduler: str, jobs, todo, done, advance) -> None:
+    """Runs jobs[i] for i in todo on a Dask cluster; results go back by index,
+    so the order of completion does not matter."""
+    from distributed import as_completed
+
+    client, cluster = _dask_client(scheduler)
+    try:
+        order = sorted(todo, key=lambda i: -_cost(jobs[i]))
+        futures = {client.submit(_run_one, jobs[i], pure=False): i for i in order}
+        for fut in as_completed(futures):
+            done(futures[fut], fut.result())
+            advance()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 class _PlainProgress:

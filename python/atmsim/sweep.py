@@ -53,10 +53,11 @@ def plan(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str], seeds:
 
 
 def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), seeds: Sequence[Optional[int]] = (None,),
-        workers: Optional[int] = None, cache_dir=None, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        workers: Optional[int] = None, cache_dir=None, progress=None, scheduler=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Runs the sweep; returns (runs, flows) tables."""
     rs = plan(scenario, grid, fixed, seeds)
-    results = run_all(rs, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(rs)} runs")
+    results = run_all(rs, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(rs)} runs",
+                      scheduler=scheduler)
     runs, flows = [], []
     for r in rs:
         s = results[r]

@@ -157,11 +157,11 @@ def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = Fa
     return Plan(paper, grid, figures, {f: paper.figure(f).runs(grid) for f in figures})
 
 
-def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating") -> dict:
-    """Runs each distinct spec once (runner.run_jobs: worker pool, run cache); returns {spec: result}."""
+def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating", scheduler=None) -> dict:
+    """Runs each distinct spec once (runner.run_jobs: worker pool or Dask cluster, run cache); returns {spec: result}."""
     union = list(dict.fromkeys(specs))
     return dict(zip(union, run_jobs([s.job() for s in union], workers=workers, progress=progress,
-                                    cache_dir=cache_dir, label=label)))
+                                    cache_dir=cache_dir, label=label, scheduler=scheduler)))
 
 
 def summary_of(result) -> dict:
@@ -169,11 +169,11 @@ def summary_of(result) -> dict:
     return result[0] if isinstance(result, tuple) else result
 
 
-def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None) -> list[dict]:
+def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, scheduler=None) -> list[dict]:
     """Runs the union of the plan's runs, then each figure into `out`; merges
     their claims into out/claims.json and returns all its rows."""
     union = p.union()
-    results = run_all(union, workers, cache_dir, progress, label=f"{p.paper.id}: {len(union)} runs")
+    results = run_all(union, workers, cache_dir, progress, label=f"{p.paper.id}: {len(union)} runs", scheduler=scheduler)
     unbalanced = [s for s, r in results.items() if not summary_of(r)["accounting"]["balanced"]]
     if unbalanced:
         raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
