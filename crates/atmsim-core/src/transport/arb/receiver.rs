@@ -1,0 +1,186 @@
+//! ARB's receiver (Chang, Huynh & Gray §2): it measures the rate at which a
+//! connection's data arrives between two rate requests (Rr over Mr), lowers
+//! it when it sees queueing accumulate along the path, and answers each
+//! request with a reply carrying Rr. The application reads at once, so Rr is
+//! the network rate.
+//!
+//! Queueing-accumulation detection is described only in words ("the
+//! receiver accumulates the changes of delay ... and forces the sender down");
+//! our rule: at each request add the change of the packet's one-way delay
+//! since the previous request to an accumulator A (never below zero); when
+//! A exceeds `k_acc` packet times at the measured rate, report
+//! Rr·(1 − A/Mr), removing the rate that built the excess queue, and clear
+//! A. Only differences of delay are used, so sender and receiver clocks
+//! need not agree.
+//!
+//! Reliability (our choice): in-order delivery with go-back-N; a packet
+//! beyond a gap is discarded (counted with duplicates: the sender sends it
+//! again) and the first one answers at once with a NAK (a reply with the
+//! LOSS flag and id 0); replies to requests carry LOSS while the gap lasts.
+
+use super::{flags, ArbConfig};
+use crate::net::Segment;
+use crate::time::{secs, Time};
+
+#[derive(Clone, Debug, Default)]
+pub struct ArbReceiverStats {
+    pub bytes_received: u64,
+    pub bytes_delivered: u64,
+    /// Data received again, or beyond a gap (discarded).
+    pub bytes_duplicate: u64,
+    pub replies: u64,
+    pub naks: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ArbReceiver {
+    cfg: ArbConfig,
+    /// Next byte expected in order.
+    pub expected: u64,
+    /// The byte a NAK was last sent for (one NAK per gap).
+    nak_for: u64,
+    /// One past the highest byte seen: a gap lasts while it exceeds `expected`.
+    highest: u64,
+    bits_since_request: f64,
+    /// When the previous request (or the first packet) arrived.
+    last_request_at: Option<Time>,
+    /// One-way delay of the previous request, and the accumulator A (seconds).
+    prev_delay: Option<f64>,
+    accumulated: f64,
+    pub last_rr: f64,
+    pub stats: ArbReceiverStats,
+}
+
+impl ArbReceiver {
+    pub fn new(cfg: &ArbConfig) -> Self {
+        ArbReceiver {
+            cfg: *cfg,
+            expected: 1,
+            nak_for: 0,
+            highest: 1,
+            bits_since_request: 0.0,
+            last_request_at: None,
+            prev_delay: None,
+            accumulated: 0.0,
+            last_rr: 0.0,
+            stats: ArbReceiverStats::default(),
+        }
+    }
+
+    /// A data packet arrives at `now`; returns the reply or NAK to send, if any.
+    pub fn on_data(&mut self, now: Time, seg: &Segment) -> Option<Segment> {
+        self.stats.bytes_received += seg.len as u64;
+        let gap_seen = seg.seq > self.expected;
+        self.highest = self.highest.max(seg.seq + seg.len as u64);
+        if seg.seq == self.expected {
+            self.expected += seg.len as u64;
+            self.stats.bytes_delivered += seg.len as u64;
+        } else {
+            self.stats.bytes_duplicate += seg.len as u64;
+        }
+        let bits = 8.0 * (seg.len + self.cfg.header_bytes) as f64;
+        let Some(since) = self.last_request_at else {
+            self.last_request_at = Some(now);
+            self.bits_since_request = bits;
+            return self.nak(gap_seen);
+        };
+        if seg.flags & flags::REQUEST == 0 {
+            self.bits_since_request += bits;
+            return self.nak(gap_seen);
+        }
+        let mr = secs(now - since);
+        let rr_net = if mr > 0.0 { self.bits_since_request / mr } else { self.last_rr };
+        let rr = self.accumulation(secs(now - seg.ack), rr_net, mr);
+        self.last_request_at = Some(now);
+        self.bits_since_request = bits;
+        self.last_rr = rr;
+        self.stats.replies += 1;
+        if gap_seen {
+            self.nak_for = self.expected;
+        }
+        Some(self.reply(seg.wnd, self.highest > self.expected))
+    }
+
+    /// The queueing-accumulation rule (module comment): the rate to report.
+    fn accumulation(&mut self, delay: f64, rr_net: f64, mr: f64) -> f64 {
+        let Some(prev) = self.prev_delay.replace(delay) else { return rr_net };
+        self.accumulated = (self.accumulated + delay - prev).max(0.0);
+        if rr_net <= 0.0 {
+            return rr_net;
+        }
+        let threshold = self.cfg.k_acc * self.cfg.packet_bits() / rr_net;
+        if self.accumulated > threshold {
+            let rr = rr_net * (1.0 - self.accumulated / mr).max(0.0);
+            self.accumulated = 0.0;
+            return rr;
+        }
+        rr_net
+    }
+
+    fn nak(&mut self, gap_seen: bool) -> Option<Segment> {
+        if !gap_seen || self.nak_for == self.expected {
+            return None;
+        }
+        self.nak_for = self.expected;
+        self.stats.naks += 1;
+        Some(self.reply(0, true))
+    }
+
+    fn reply(&self, id: u32, loss: bool) -> Segment {
+        let f = flags::REPLY | if loss { flags::LOSS } else { 0 };
+        Segment { seq: self.expected, ack: self.last_rr.round() as u64, len: 0, wnd: id, flags: f }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::PS_PER_MS;
+    use crate::transport::arb::test_config;
+
+    const S: Time = 1000 * PS_PER_MS;
+
+    fn data(seq: u64, sent: Time, request: u32) -> Segment {
+        Segment { seq, ack: sent, len: 450, wnd: request, flags: if request > 0 { flags::REQUEST } else { 0 } }
+    }
+
+    #[test]
+    fn reports_the_rate_received_between_requests() {
+        let mut r = ArbReceiver::new(&test_config());
+        // One 4000-bit packet per second, constant delay 100 ms.
+        for k in 0..4u64 {
+            let req = if k == 2 { 7 } else { 0 };
+            let out = r.on_data(k * S + S / 10, &data(1 + 450 * k, k * S, req));
+            assert_eq!(out.is_some(), k == 2);
+            if let Some(rep) = out {
+                assert_eq!((rep.wnd, rep.ack, rep.seq, rep.flags), (7, 4000, 1351, flags::REPLY));
+            }
+        }
+        assert_eq!(r.stats.bytes_delivered, 1800);
+    }
+
+    #[test]
+    fn growing_delay_lowers_the_reported_rate() {
+        let mut r = ArbReceiver::new(&test_config());
+        r.on_data(0, &data(1, 0, 0));
+        // Requests 2 s apart; the second's delay grew by 4 s of queueing,
+        // far above 3 packet times (3 s at 4000 b/s).
+        r.on_data(2 * S, &data(451, 2 * S - S / 10, 1));
+        let rep = r.on_data(4 * S + 3 * S, &data(901, 4 * S - S / 10, 2)).unwrap();
+        assert!((rep.ack as f64) < 2000.0, "{}", rep.ack);
+    }
+
+    #[test]
+    fn a_gap_is_naked_once_and_later_data_is_discarded() {
+        let mut r = ArbReceiver::new(&test_config());
+        r.on_data(0, &data(1, 0, 0));
+        let nak = r.on_data(S, &data(901, S, 0)).unwrap();
+        assert_eq!((nak.seq, nak.wnd, nak.flags), (451, 0, flags::REPLY | flags::LOSS));
+        assert!(r.on_data(2 * S, &data(1351, 2 * S, 0)).is_none());
+        // A request during the gap: its reply carries LOSS again.
+        let rep = r.on_data(3 * S, &data(1801, 3 * S, 3)).unwrap();
+        assert_eq!(rep.flags, flags::REPLY | flags::LOSS);
+        r.on_data(4 * S, &data(451, 4 * S, 0));
+        assert_eq!((r.expected, r.stats.bytes_duplicate, r.stats.bytes_received), (901, 1350, 2250));
+    }
+}
