@@ -61,13 +61,16 @@ pub const UDP_HEADER_BYTES: u32 = 28;
 pub const FAST_TICK: Time = 200 * PS_PER_MS;
 
 /// What drives a flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum App {
     /// A TCP bulk transfer (of `FlowModel::bytes`, or unbounded).
     Tcp,
     /// Datagrams of `payload` bytes at a constant payload `rate`, or, when
     /// `rate` is None, one at each time of `FlowModel::send_at`.
     Cbr { payload: u32, rate: Option<Rate> },
+    /// An ARB rate-based connection (Chang, Huynh & Gray), unbounded or of
+    /// `FlowModel::bytes`.
+    Arb(crate::transport::arb::ArbConfig),
 }
 
 /// One output port of the built network.

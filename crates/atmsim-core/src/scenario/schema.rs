@@ -405,6 +405,8 @@ pub enum FlowKind {
     #[default]
     Tcp,
     Udp,
+    /// An ARB rate-based connection (Chang, Huynh & Gray), parameters in `[arb]`.
+    Arb,
 }
 
 fn zero_time() -> String {
@@ -452,6 +454,8 @@ pub struct Scenario {
     pub report: ReportSection,
     #[serde(default)]
     pub trace: TraceSection,
+    #[serde(default, skip_serializing_if = "crate::scenario::schema_arb::ArbSection::is_default")]
+    pub arb: crate::scenario::schema_arb::ArbSection,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -12,6 +12,7 @@ use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::source::DatagramSource;
 use crate::trace::Traces;
+use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
@@ -51,6 +52,11 @@ impl World {
                     let script = f.send_at.iter().map(|&t| f.start + t).collect();
                     Endpoints::Datagram(DatagramSource::new(payload, rate, script, f.bytes))
                 }
+                App::Arb(cfg) => {
+                    let h = model.header_bytes;
+                    vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
+                    Endpoints::Arb { sender: ArbSender::new(&cfg, f.bytes, f.start), receiver: ArbReceiver::new(&cfg) }
+                }
             };
             flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
         }
@@ -78,11 +84,16 @@ impl World {
             .collect();
 
         let mut sched = Scheduler::default();
-        for (i, (f, flow)) in model.flows.iter().zip(&flows).enumerate() {
+        for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
             let fid = FlowId(i as u32);
-            match &flow.endpoints {
+            match &mut flow.endpoints {
                 Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
                 Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
+                Endpoints::Arb { sender, .. } => {
+                    if let Some(at) = sender.wake_needed() {
+                        sched.schedule(at, Event::Transport(TransportEvent::ArbWake(fid)));
+                    }
+                }
             }
         }
         // Each host's coarse-timer phase is drawn uniformly in [0, tick): the

@@ -16,7 +16,7 @@
 //! ARB packets reuse the simulator's `Segment` header (no new unit type on
 //! the hot path): a data packet carries its send time in `ack` and, when it
 //! is a rate request, the request id in `wnd`; a reply carries Rr in bits/s
-//! in `ack`, the request id in `wnd` (0 for a NAK sent on a gap) and the
+//! in `ack` (in units of [`RR_UNIT`] b/s), the request id in `wnd` (0 for a NAK sent on a gap) and the
 //! receiver's next expected byte in `seq`.
 
 pub mod rate;
@@ -28,6 +28,11 @@ pub use receiver::ArbReceiver;
 pub use sender::ArbSender;
 
 use crate::time::Time;
+
+/// Resolution of the rate field of a reply: 0.001 b/s. Comparisons of
+/// Rr with Ra forgive this rounding (a receiver that saw exactly what was
+/// sent reports Rr = Ra).
+pub const RR_UNIT: f64 = 1e-3;
 
 /// ARB header flags, beside TCP's SYN and ACK bits (`net::flags`).
 pub mod flags {

@@ -7,7 +7,7 @@
 //!
 //! A plain value: each call takes what happened and updates Rs.
 
-use super::{ArbConfig, CompareWith};
+use super::{ArbConfig, CompareWith, RR_UNIT};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Region {
@@ -56,7 +56,8 @@ impl RateControl {
             }
             return;
         }
-        if rr >= reference && self.region == Region::R1 {
+        // Rr equal to the reference up to the reply's resolution keeps up.
+        if rr + RR_UNIT >= reference && self.region == Region::R1 {
             let raised = match self.cfg.compare_with {
                 CompareWith::Ra => self.rs.max(ra + self.rinc),
                 CompareWith::Rs => self.rs + self.rinc,

@@ -18,7 +18,7 @@
 //! again) and the first one answers at once with a NAK (a reply with the
 //! LOSS flag and id 0); replies to requests carry LOSS while the gap lasts.
 
-use super::{flags, ArbConfig};
+use super::{flags, ArbConfig, RR_UNIT};
 use crate::net::Segment;
 use crate::time::{secs, Time};
 
@@ -128,7 +128,7 @@ impl ArbReceiver {
 
     fn reply(&self, id: u32, loss: bool) -> Segment {
         let f = flags::REPLY | if loss { flags::LOSS } else { 0 };
-        Segment { seq: self.expected, ack: self.last_rr.round() as u64, len: 0, wnd: id, flags: f }
+        Segment { seq: self.expected, ack: (self.last_rr / RR_UNIT).round() as u64, len: 0, wnd: id, flags: f }
     }
 }
 
@@ -153,7 +153,7 @@ mod tests {
             let out = r.on_data(k * S + S / 10, &data(1 + 450 * k, k * S, req));
             assert_eq!(out.is_some(), k == 2);
             if let Some(rep) = out {
-                assert_eq!((rep.wnd, rep.ack, rep.seq, rep.flags), (7, 4000, 1351, flags::REPLY));
+                assert_eq!((rep.wnd, rep.ack, rep.seq, rep.flags), (7, 4_000_000, 1351, flags::REPLY));
             }
         }
         assert_eq!(r.stats.bytes_delivered, 1800);
@@ -167,7 +167,7 @@ mod tests {
         // far above 3 packet times (3 s at 4000 b/s).
         r.on_data(2 * S, &data(451, 2 * S - S / 10, 1));
         let rep = r.on_data(4 * S + 3 * S, &data(901, 4 * S - S / 10, 2)).unwrap();
-        assert!((rep.ack as f64) < 2000.0, "{}", rep.ack);
+        assert!((rep.ack as f64) < 2_000_000.0, "{}", rep.ack);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! before the rewind still arrive out of order and are NAKed again).
 
 use super::rate::RateControl;
-use super::{flags, ps, ArbConfig};
+use super::{flags, ps, ArbConfig, RR_UNIT};
 use crate::net::Segment;
 use crate::time::Time;
 use std::collections::VecDeque;
@@ -180,7 +180,7 @@ impl ArbSender {
 
     /// A reply (or NAK) from the receiver.
     pub fn on_reply(&mut self, now: Time, seg: &Segment) -> ReplyOutcome {
-        let rr = seg.ack as f64;
+        let rr = seg.ack as f64 * RR_UNIT;
         self.snd_una = self.snd_una.max(seg.seq);
         let id = seg.wnd;
         let mut ra = None;
@@ -225,7 +225,7 @@ mod tests {
     const S: Time = 1000 * PS_PER_MS;
 
     fn reply(id: u32, rr: u64, expected: u64, loss: bool) -> Segment {
-        Segment { seq: expected, ack: rr, len: 0, wnd: id, flags: flags::REPLY | if loss { flags::LOSS } else { 0 } }
+        Segment { seq: expected, ack: rr * 1000, len: 0, wnd: id, flags: flags::REPLY | if loss { flags::LOSS } else { 0 } }
     }
 
     #[test]
