@@ -88,6 +88,16 @@ impl Serializer {
         self.busy_scaled.div_ceil(self.rate.bits as u128) as Time
     }
 
+    /// Takes back a queued unit of `bytes` that has not started: every
+    /// later unit (and the end of the busy period) moves up by its
+    /// transmission time, which it returns (exact on lines whose rate
+    /// divides into whole picoseconds per bit; else truncated by < 1 ps).
+    pub fn unsend(&mut self, bytes: u64) -> Time {
+        let scaled = bytes as u128 * 8 * self.rate.ps as u128;
+        self.busy_scaled -= scaled;
+        (scaled / self.rate.bits as u128) as Time
+    }
+
     /// Starts sending `bytes` at `now` or, if the line is busy, right after the
     /// current unit; returns the time its last bit leaves.
     pub fn send(&mut self, now: Time, bytes: u64) -> Time {

@@ -88,6 +88,8 @@ pub struct PortModel {
     pub credit: Option<(u64, u64)>,
     /// Credit processing delay at the receiving end of this link.
     pub credit_delay: Time,
+    /// Random drop on overflow, with whether the arrival is a candidate.
+    pub random_drop: Option<bool>,
 }
 
 #[derive(Clone, Debug)]

@@ -7,6 +7,7 @@ use crate::ledger::Ledger;
 use crate::net::credit::Credit;
 use crate::net::fifo::Fifo;
 use crate::net::pervc::PerVc;
+use crate::net::pushout::RandomDrop;
 use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
@@ -72,6 +73,12 @@ impl World {
                     Discipline::Fifo(Fifo::default())
                 };
                 Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs, discipline)
+            })
+            .enumerate()
+            .map(|(i, mut port)| {
+                let include_arrival = model.ports[i].random_drop;
+                port.random_drop = include_arrival.map(|inc| RandomDrop::new(model.seed, PortId(i as u32), inc));
+                port
             })
             .collect();
         let reverse = model

@@ -3,7 +3,7 @@
 
 use super::{err, positive_time, ScenarioError};
 use crate::scenario::model::PortModel;
-use crate::scenario::schema_arb::ArbSection;
+use crate::scenario::schema_packet::ArbSection;
 use crate::scenario::units::parse_rate;
 use crate::net::{Limit, PortId};
 use crate::time::{secs, Time};

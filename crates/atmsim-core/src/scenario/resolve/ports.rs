@@ -88,6 +88,7 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 per_vc: credit.config.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
                 credit: credit.config,
                 credit_delay,
+                random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop))).then_some(s.router.include_arrival),
             });
         }
     }
@@ -106,9 +107,9 @@ enum Switching {
 fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
     match s.network {
         Network::Atm => match s.router.policy {
-            // Routers are not used on ATM; a router policy other than tail
-            // will have to be refused here.
+            // Routers are not used on ATM.
             RouterPolicyName::Tail => Ok(Switching::Atm),
+            RouterPolicyName::RandomDrop => err("router.policy", "random drop needs network = \"packet\""),
         },
         Network::Packet => {
             if s.switch.queueing == QueueingName::PerVc {
@@ -180,8 +181,12 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
         BufferSize::Packets(n) => Limit::Units(n),
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
+    if policy == RouterPolicyName::RandomDrop && !matches!(limit, Limit::Units(_)) {
+        return err(key, "random drop needs a buffer in packets");
+    }
+    // Random drop admits like tail drop; the port then evicts (`net/pushout.rs`).
     let policy = match policy {
-        RouterPolicyName::Tail => DiscardPolicy::Tail,
+        RouterPolicyName::Tail | RouterPolicyName::RandomDrop => DiscardPolicy::Tail,
     };
     Ok((limit, policy))
 }
@@ -222,6 +227,10 @@ mod tests {
         assert_eq!(packet("switch.queueing=per-vc"), "switch.queueing");
         assert!(check(&["network=packet", "switch.buffer=192528B", "switch.policy=tail", "router.policy=tail"]).is_ok());
         assert_eq!(key_of(&["router.policy=red"]), "router.policy");
+        assert_eq!(key_of(&["router.policy=random-drop"]), "router.policy");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=random-drop"]), "switch.buffer");
+        let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
+        assert_eq!(m.ports.iter().map(|p| p.random_drop).collect::<Vec<_>>(), vec![None, Some(false), Some(false), None]);
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
     }
 
