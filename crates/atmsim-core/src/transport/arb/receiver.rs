@@ -6,12 +6,14 @@
 //!
 //! Queueing-accumulation detection is described only in words ("the
 //! receiver accumulates the changes of delay ... and forces the sender down");
-//! our rule: at each request add the change of the packet's one-way delay
-//! since the previous request to an accumulator A (never below zero); when
-//! A exceeds `k_acc` packet times at the measured rate, report
-//! Rr·(1 − A/Mr), removing the rate that built the excess queue, and clear
-//! A. Only differences of delay are used, so sender and receiver clocks
-//! need not agree.
+//! our rule: the accumulated change of one-way delay since the emptiest
+//! moment seen, A = d - d_min (the queueing the connection's packets now
+//! meet along the path), is checked at each request; when A exceeds `k_acc`
+//! packet times at the measured rate, the reply reports Rr·(1 − A/Mr),
+//! removing the rate that built the standing queue. Only differences of
+//! delay are used, so sender and receiver clocks need not agree. (A running
+//! sum reset after each cut, which we tried first, loses the standing queue
+//! it leaves behind: the queue then creeps up to the buffer size.)
 //!
 //! Reliability (our choice): in-order delivery with go-back-N; a packet
 //! beyond a gap is discarded (counted with duplicates: the sender sends it
@@ -44,9 +46,8 @@ pub struct ArbReceiver {
     bits_since_request: f64,
     /// When the previous request (or the first packet) arrived.
     last_request_at: Option<Time>,
-    /// One-way delay of the previous request, and the accumulator A (seconds).
-    prev_delay: Option<f64>,
-    accumulated: f64,
+    /// The smallest one-way delay seen (seconds): the path without queueing.
+    min_delay: f64,
     pub last_rr: f64,
     pub stats: ArbReceiverStats,
 }
@@ -60,8 +61,7 @@ impl ArbReceiver {
             highest: 1,
             bits_since_request: 0.0,
             last_request_at: None,
-            prev_delay: None,
-            accumulated: 0.0,
+            min_delay: f64::INFINITY,
             last_rr: 0.0,
             stats: ArbReceiverStats::default(),
         }
@@ -79,6 +79,7 @@ impl ArbReceiver {
             self.stats.bytes_duplicate += seg.len as u64;
         }
         let bits = 8.0 * (seg.len + self.cfg.header_bytes) as f64;
+        self.min_delay = self.min_delay.min(secs(now - seg.ack));
         let Some(since) = self.last_request_at else {
             self.last_request_at = Some(now);
             self.bits_since_request = bits;
@@ -103,16 +104,13 @@ impl ArbReceiver {
 
     /// The queueing-accumulation rule (module comment): the rate to report.
     fn accumulation(&mut self, delay: f64, rr_net: f64, mr: f64) -> f64 {
-        let Some(prev) = self.prev_delay.replace(delay) else { return rr_net };
-        self.accumulated = (self.accumulated + delay - prev).max(0.0);
-        if rr_net <= 0.0 {
+        let accumulated = delay - self.min_delay;
+        if rr_net <= 0.0 || mr <= 0.0 {
             return rr_net;
         }
         let threshold = self.cfg.k_acc * self.cfg.packet_bits() / rr_net;
-        if self.accumulated > threshold {
-            let rr = rr_net * (1.0 - self.accumulated / mr).max(0.0);
-            self.accumulated = 0.0;
-            return rr;
+        if accumulated > threshold {
+            return rr_net * (1.0 - accumulated / mr).max(0.0);
         }
         rr_net
     }
@@ -161,13 +159,19 @@ mod tests {
 
     #[test]
     fn growing_delay_lowers_the_reported_rate() {
-        let mut r = ArbReceiver::new(&test_config());
+        let mut cfg = test_config();
+        cfg.k_acc = 0.5;
+        let mut r = ArbReceiver::new(&cfg);
+        // The first packet meets an empty path (delay 0).
         r.on_data(0, &data(1, 0, 0));
-        // Requests 2 s apart; the second's delay grew by 4 s of queueing,
-        // far above 3 packet times (3 s at 4000 b/s).
-        r.on_data(2 * S, &data(451, 2 * S - S / 10, 1));
-        let rep = r.on_data(4 * S + 3 * S, &data(901, 4 * S - S / 10, 2)).unwrap();
-        assert!((rep.ack as f64) < 2_000_000.0, "{}", rep.ack);
+        // A request 1 s of queueing later, over Mr = 2 s: 2000 b/s, and the
+        // threshold is half a packet time at that rate (1 s): no cut.
+        let rep = r.on_data(2 * S, &data(451, S, 1)).unwrap();
+        assert_eq!(rep.ack, 2_000_000);
+        // The next request meets 4 s of queueing over Mr = 4 s (1000 b/s,
+        // threshold 2 s): Rr (1 - 4/4) = 0.
+        let rep = r.on_data(6 * S, &data(901, 2 * S, 2)).unwrap();
+        assert_eq!(rep.ack, 0);
     }
 
     #[test]
