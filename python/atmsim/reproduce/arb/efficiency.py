@@ -10,6 +10,14 @@ from atmsim.reproduce.harness import figure
 
 from .common import drops, frame, loss_epochs, packets_sent, queue_series, queue_stats, rate_means, reply_arrivals, useful_utilisation
 
+# Why ARB's queue sits higher than the paper's (docs/arb.md, "Deviations"): the receiver's
+# accumulation threshold is 3 packet times at the connection's own rate, so N connections
+# sharing a queue let it grow to about 3N packets before any cut, and the literal ΔR (two
+# packets per queue per interval: 8 kb/s here) is half a connection's fair share, so region
+# R2 almost never triggers; the receivers then see the same queue and cut together.
+QUEUE_NOTE = ("per-connection accumulation threshold (3 of its own packet times = ~3N packets of shared queue) and a literal "
+              "ΔR of half the fair share: the queue drifts up to ~3N packets, then the N receivers cut together")
+
 FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
 ACK_PORT = "trace.port=switch-1->host-1"  # the last hop of host-1's ACKs and replies
 LINE_BPS, DATA_B, PAYLOAD_B = 50e3, 500, 450
@@ -179,15 +187,16 @@ def fig7(c, runs):
             "" if d == 0 else "losses come from the overshoot after each additive increase: replies arrive one M + RTT (~4 s) late, so "
             "the receivers' accumulation rule (3 of a connection's own packet times) fires only when the shared queue holds ~9 packets")
     u = _med(st, "utilisation")
-    c.claim("fig7", "c2", "ARB link utilisation 0.98", "value", "0.98 (§3.2)", u, u >= 0.95, "median busy fraction over [100 s, 1000 s] >= 0.95")
+    c.claim("fig7", "c2", "ARB link utilisation 0.98", "value", "0.98 (§3.2)", u, u >= 0.95, "median busy fraction over [100 s, 1000 s] >= 0.95",
+            "" if u >= 0.95 else "the synchronised cuts empty the line: " + QUEUE_NOTE)
     m = _med(st, "mean")
     c.claim("fig7", "c3", "mean queue length 2.72 packets", "value", "2.72 packets (§3.2)", m, 1.36 <= m <= 5.44, "in [1.36, 5.44]",
-            "" if 1.36 <= m <= 5.44 else "our accumulation threshold is per connection (3 of its own packet times), i.e. ~9 packets of shared queue with 3 connections")
+            "" if 1.36 <= m <= 5.44 else QUEUE_NOTE)
     v = _med(st, "var")
-    c.claim("fig7", "c4", "queue variance 1.6", "value", "1.6 (§3.2)", v, 0.4 <= v <= 6.4, "in [0.4, 6.4]")
+    c.claim("fig7", "c4", "queue variance 1.6", "value", "1.6 (§3.2)", v, 0.4 <= v <= 6.4, "in [0.4, 6.4]", "" if v <= 6.4 else QUEUE_NOTE)
     pk, mx = int(st.peak.max()), float(st.max_after_warmup.max())
     c.claim("fig7", "c5", "maximum queue 11 packets, at the initial transient", "value", "11 packets (§3.2)", {"peak": pk, "max_after_100s": mx},
-            pk <= 15 and mx <= 8, "peak <= 15 including the transient and <= 8 after 100 s")
+            pk <= 15 and mx <= 8, "peak <= 15 including the transient and <= 8 after 100 s", "" if mx <= 8 else QUEUE_NOTE)
     rc = [col for col in st.columns if col.startswith("rate_kbps_")]
     per = st[rc].median()
     j = float(per.sum() ** 2 / (len(per) * (per ** 2).sum()))
@@ -199,7 +208,7 @@ def fig7(c, runs):
             "ARB's useful (first-delivery) utilisation >= TCP-SS's + 0.03 (whole runs)")
     vt = _med(st_tcp, "var")
     c.claim("fig7", "c8", "TCP-SS's queue variance is much larger than ARB's", "shape", "§3.2", {"tcp": vt, "arb": v}, vt >= 5 * v,
-            "TCP-SS variance >= 5 x ARB's")
+            "TCP-SS variance >= 5 x ARB's", "" if vt >= 5 * v else "ARB's variance is inflated by its slow drift: " + QUEUE_NOTE)
 
 
 @figure("fig8", runs=_eff_runs)
@@ -228,7 +237,9 @@ def fig9(c, runs):
     c.write("fig9", st)
     _plot_queue_and_rates(c, "fig9", runs["short-tcp"], (FWD, REV), "TCP-SS two-way, 0.01 s pipe, five connections each way", windows=False)
     u = _med(st, "utilisation")
-    c.claim("fig9", "c1", "small pipeline two-way utilisation 70 %", "value", "70% (§3.3)", u, 0.55 <= u <= 0.85, "mean of both directions in [0.55, 0.85]")
+    c.claim("fig9", "c1", "small pipeline two-way utilisation 70 %", "value", "70% (§3.3)", u, 0.55 <= u <= 0.85, "mean of both directions in [0.55, 0.85]",
+            "" if u <= 0.85 else "ten Tahoe windows keep the short pipe's queue above 15 packets most of the time (mean ~17 of 30): ACK "
+            "compression causes losses (c2) but rarely a common idle period, so our line idles less than in Zhang, Shenker & Clark's runs")
     amps = st.groupby("port").amplitude.median()
     c.claim("fig9", "c2", "queue fluctuates over roughly 30 packets", "shape", "30 packets (§3.3)", amps.to_dict(), bool((amps >= 22.5).all()),
             "amplitude >= 0.75 x 30 in both directions")
@@ -254,7 +265,8 @@ def fig10(c, runs):
     c.claim("fig10", "c1", "no packet losses", "value", "no loss (§3.3)", d, d == 0, "zero drops in every run",
             "" if d == 0 else "overshoot after additive increases: feedback one M + RTT late (see docs/arb.md)")
     u = _med(st, "utilisation")
-    c.claim("fig10", "c2", "ARB two-way utilisation 0.99", "value", "0.99 (§3.3)", u, u >= 0.95, "mean of both directions >= 0.95")
+    c.claim("fig10", "c2", "ARB two-way utilisation 0.99", "value", "0.99 (§3.3)", u, u >= 0.95, "mean of both directions >= 0.95",
+            "" if u >= 0.95 else "each cut of Rr(1 - A/Mr) acts one interval plus a round trip late (~4 s) and empties the queue briefly")
     m, sd, pk = _med(st, "mean"), _med(st, "sd"), int(st.peak.max())
     c.claim("fig10", "c3", "mean queue 1.95, standard deviation 0.93, maximum 7", "value", "1.95, 0.93, 7 (§3.3)", {"mean": m, "sd": sd, "max": pk},
             0.98 <= m <= 3.9 and 0.47 <= sd <= 1.86 and pk <= 10, "mean in [0.98, 3.9], sd in [0.47, 1.86], max <= 10")
@@ -264,7 +276,7 @@ def fig10(c, runs):
             "ARB amplitude <= 0.3 x TCP-SS's (fig8)")
     ab = _med(st, "time_above_3")
     c.claim("fig10", "c5", "senders cut back when the queue exceeds 3 packets", "shape", "§3.3", ab, ab <= 0.2,
-            "queue > 3 packets in <= 20 % of the time")
+            "queue > 3 packets in <= 20 % of the time", "" if ab <= 0.2 else "the cut is decided at a request and acts ~4 s later (M + RTT), so the queue overshoots 3")
 
 
 @figure("fig11", runs=_eff_runs)
@@ -280,7 +292,8 @@ def fig11(c, runs):
     a = float(st.amplitude.median())
     at = float(_stats(runs["short-tcp"], (FWD, REV)).amplitude.median())
     c.claim("fig11", "c2", "amplitude reduced from 30 packets to 5", "shape", "30 -> 5 packets (§3.3)", {"arb": a, "tcp": at}, a <= 0.3 * at,
-            "ARB amplitude <= 0.3 x TCP-SS's (fig9)")
+            "ARB amplitude <= 0.3 x TCP-SS's (fig9)", "" if a <= 0.3 * at else "five connections per queue: " + QUEUE_NOTE)
     u, u10 = _med(st, "utilisation"), _med(_stats(runs["twoway-arb"], (FWD, REV)), "utilisation")
     c.claim("fig11", "c3", "the performance of ARB is not a function of pipe size", "shape", "§3.3", {"short": u, "long": u10},
-            u >= 0.95 and abs(u - u10) <= 0.03, "utilisation >= 0.95 and within 0.03 of fig10's")
+            u >= 0.95 and abs(u - u10) <= 0.03, "utilisation >= 0.95 and within 0.03 of fig10's",
+            "" if u >= 0.95 else "not a function of pipe size indeed (within 0.03), but both below 0.95: synchronised cuts, " + QUEUE_NOTE)
