@@ -35,10 +35,10 @@ pub(super) fn arb_config(a: &ArbSection, ports: &[PortModel], data: &[PortId], r
     } else {
         positive_time("arb.timeout", &a.timeout)?
     };
-    if !(a.theta > 0.0 && a.theta <= 1.0) {
+    if !(0.0..=1.0).contains(&a.theta) || a.theta == 0.0 {
         return err("arb.theta", "must be in (0, 1]");
     }
-    if !(a.k_acc > 0.0) {
+    if a.k_acc.is_nan() || a.k_acc <= 0.0 {
         return err("arb.k_acc", "must be positive");
     }
     if r_min > r_init || r_init > rmax {

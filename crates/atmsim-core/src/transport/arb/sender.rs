@@ -99,7 +99,7 @@ impl ArbSender {
     }
 
     fn has_data(&self) -> bool {
-        self.limit.map_or(true, |b| self.snd_nxt <= b)
+        self.limit.is_none_or(|b| self.snd_nxt <= b)
     }
 
     /// The time a new wake-up event is needed at, if any: when the next
