@@ -58,7 +58,7 @@ def _plot_queue_and_rates(c, name, pairs, ports, title, rates=False, windows=Fal
     from atmsim.plotting import save
 
     s, tr = pairs[0][1]
-    n = 1 + rates + windows
+    n = 2 + rates + windows
     fig, axes = plt.subplots(n, 1, figsize=(9, 2.6 * n), sharex=True, squeeze=False)
     ax = axes[0][0]
     for p in ports:
@@ -84,6 +84,15 @@ def _plot_queue_and_rates(c, name, pairs, ports, title, rates=False, windows=Fal
         axes[k][0].plot(loss.t, np.full(len(loss), 0.5), "k|", ms=6, label="losses")
         axes[k][0].set_ylabel("cwnd (packets)")
         axes[k][0].legend(fontsize=7, loc="upper right")
+    # Per-connection throughput over time: data packets sent (new and again) in 10 s bins.
+    ev = frame(tr, "events")
+    sends = ev[ev.kind.isin(["send", "retransmit"])]
+    bins = np.arange(0, s["end_time_s"] + 10, 10.0)
+    for f, g in sends.groupby("flow"):
+        h, _ = np.histogram(g.t, bins=bins)
+        axes[-1][0].step(bins[:-1], h * DATA_B * 8 / 10.0 / 1e3, where="post", lw=0.6, label=s["flows"][int(f)]["name"])
+    axes[-1][0].set_ylabel("sent (kb/s, 10 s)")
+    axes[-1][0].legend(fontsize=6, loc="upper right", ncol=2)
     axes[-1][0].set_xlabel("time (s)")
     save(fig, c.out / f"{name}.png")
 
