@@ -27,11 +27,13 @@ pub enum DropReason {
     /// Random drop (push-out): a packet chosen at random when the buffer
     /// overflowed (Mankin 1990; RFC 1254).
     RandomDrop = 5,
+    /// An early drop by RED (Floyd & Jacobson 1993).
+    Red = 6,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 6;
-    pub const NAMES: [&'static str; 6] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop"];
+    pub const COUNT: usize = 7;
+    pub const NAMES: [&'static str; 7] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red"];
 }
 
 /// The discard policy of one port.

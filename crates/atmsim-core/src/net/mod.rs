@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod pervc;
 pub mod port;
 pub mod pushout;
+pub mod red;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};

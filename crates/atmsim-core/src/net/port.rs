@@ -191,7 +191,7 @@ impl Port {
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         fifo.drain(now);
         self.stats.units_in += 1;
-        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes)) {
+        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
             if self.random_drop.is_some() {
                 return self.push_out(now, unit);
             }
@@ -226,7 +226,7 @@ impl Port {
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::PerVc(pv) = &mut self.discipline else { unreachable!("per-VC port") };
-        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now)) {
+        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser) {
             self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }

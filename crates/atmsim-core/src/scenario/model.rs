@@ -90,6 +90,8 @@ pub struct PortModel {
     pub credit_delay: Time,
     /// Random drop on overflow, with whether the arrival is a candidate.
     pub random_drop: Option<bool>,
+    /// RED's parameters, on a RED router port.
+    pub red: Option<crate::net::red::RedConfig>,
 }
 
 #[derive(Clone, Debug)]

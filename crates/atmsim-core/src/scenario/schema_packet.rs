@@ -24,11 +24,36 @@ pub struct RouterSection {
     /// waiting ones (default), or only waiting packets?
     #[serde(skip_serializing_if = "is_true")]
     pub include_arrival: bool,
+    #[serde(skip_serializing_if = "RedSection::is_default")]
+    pub red: RedSection,
+}
+
+/// `[router.red]`: RED's thresholds (packets), maximum drop probability and
+/// queue weight; Floyd & Jacobson's (1993) values by default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedSection {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+}
+
+impl Default for RedSection {
+    fn default() -> Self {
+        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002 }
+    }
+}
+
+impl RedSection {
+    pub fn is_default(&self) -> bool {
+        *self == RedSection::default()
+    }
 }
 
 impl Default for RouterSection {
     fn default() -> Self {
-        RouterSection { policy: RouterPolicyName::Tail, include_arrival: true }
+        RouterSection { policy: RouterPolicyName::Tail, include_arrival: true, red: RedSection::default() }
     }
 }
 
@@ -45,6 +70,9 @@ pub enum RouterPolicyName {
     /// Random drop (Mankin 1990; RFC 1254; Chang, Huynh & Gray §4.2): a
     /// full port discards a packet chosen at random (`net/pushout.rs`).
     RandomDrop,
+    /// RED (Floyd & Jacobson 1993): early random drops from the average
+    /// queue, parameters in `[router.red]` (`net/red.rs`).
+    Red,
 }
 
 fn is_true(b: &bool) -> bool {

@@ -7,8 +7,10 @@ use crate::ledger::Ledger;
 use crate::net::credit::Credit;
 use crate::net::fifo::Fifo;
 use crate::net::pervc::PerVc;
+use crate::net::admission::Admission;
 use crate::net::pushout::RandomDrop;
-use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable};
+use crate::net::red::Red;
+use crate::net::{Discipline, FlowId, HostId, Limit, Port, PortId, VcTable};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::source::DatagramSource;
@@ -78,6 +80,10 @@ impl World {
             .map(|(i, mut port)| {
                 let include_arrival = model.ports[i].random_drop;
                 port.random_drop = include_arrival.map(|inc| RandomDrop::new(model.seed, PortId(i as u32), inc));
+                if let (Some(cfg), Limit::Units(limit)) = (model.ports[i].red, model.ports[i].limit) {
+                    let packet_time = model.ports[i].rate.tx_time(model.wire_bytes_of(model.tcp.mss));
+                    port.admission = Admission::Red(Red::new(cfg, limit, packet_time, model.seed, PortId(i as u32)));
+                }
                 port
             })
             .collect();

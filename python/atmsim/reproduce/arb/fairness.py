@@ -96,10 +96,11 @@ def _valley_centres(g: pd.DataFrame, low=0.3) -> list[float]:
     return centres
 
 
-@figure("fig12", runs=lambda g: _periodic_runs(g, "tcp", ("tail", "random-drop")))
+# RED (Floyd & Jacobson 1993) runs beside the paper's two gateways as the modern reference: plotted, no claim.
+@figure("fig12", runs=lambda g: _periodic_runs(g, "tcp", ("tail", "random-drop", "red")))
 def fig12(c, runs):
     """TCP-SS bias in periodic traffic (§4.2, Fig. 12), drop tail and random drop."""
-    df = pd.concat([_shares(runs[gw], 20, 120) for gw in ("tail", "random-drop")], ignore_index=True)
+    df = pd.concat([_shares(runs[gw], 20, 120) for gw in ("tail", "random-drop", "red")], ignore_index=True)
     c.write("fig12", df)
     _plot_shares(c, "fig12", df, "TCP-SS, two connections, 15-packet gateway (last 100 s of 120 s)")
     dt = df[df.gateway == "tail"].sort_values("ratio")

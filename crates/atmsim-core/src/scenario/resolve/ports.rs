@@ -4,6 +4,7 @@
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
 use crate::atm::discard::DiscardPolicy;
+use crate::net::red::RedConfig;
 use crate::net::Limit;
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
@@ -44,6 +45,7 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
 pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
     let credit = credit(s)?;
     let switching = switching(s)?;
+    let red = red(s);
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
     for l in &s.links {
@@ -89,6 +91,7 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 credit: credit.config,
                 credit_delay,
                 random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop))).then_some(s.router.include_arrival),
+                red: if !sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::Red)) { Some(red.clone()?) } else { None },
             });
         }
     }
@@ -109,7 +112,7 @@ fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
         Network::Atm => match s.router.policy {
             // Routers are not used on ATM.
             RouterPolicyName::Tail => Ok(Switching::Atm),
-            RouterPolicyName::RandomDrop => err("router.policy", "random drop needs network = \"packet\""),
+            RouterPolicyName::RandomDrop | RouterPolicyName::Red => err("router.policy", "random drop and RED need network = \"packet\""),
         },
         Network::Packet => {
             if s.switch.queueing == QueueingName::PerVc {
@@ -170,6 +173,21 @@ fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Size
     Ok((Limit::Units(cells), policy))
 }
 
+/// `[router.red]`: 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1.
+fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
+    let r = &s.router.red;
+    if !(r.min_th > 0.0 && r.min_th < r.max_th) {
+        return err("router.red.min_th", "need 0 < min_th < max_th");
+    }
+    if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+        return err("router.red.max_p", "must be in (0, 1]");
+    }
+    if !(r.w_q > 0.0 && r.w_q <= 1.0) {
+        return err("router.red.w_q", "must be in (0, 1]");
+    }
+    Ok(RedConfig { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, w_q: r.w_q })
+}
+
 /// An IP router port: a limit in bytes or packets, at least one full packet.
 fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<(Limit, DiscardPolicy), ScenarioError> {
     let limit = match size {
@@ -181,12 +199,12 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
         BufferSize::Packets(n) => Limit::Units(n),
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
-    if policy == RouterPolicyName::RandomDrop && !matches!(limit, Limit::Units(_)) {
-        return err(key, "random drop needs a buffer in packets");
+    if policy != RouterPolicyName::Tail && !matches!(limit, Limit::Units(_)) {
+        return err(key, "random drop and RED need a buffer in packets");
     }
     // Random drop admits like tail drop; the port then evicts (`net/pushout.rs`).
     let policy = match policy {
-        RouterPolicyName::Tail | RouterPolicyName::RandomDrop => DiscardPolicy::Tail,
+        RouterPolicyName::Tail | RouterPolicyName::RandomDrop | RouterPolicyName::Red => DiscardPolicy::Tail,
     };
     Ok((limit, policy))
 }
@@ -231,6 +249,9 @@ mod tests {
         assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=random-drop"]), "switch.buffer");
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
         assert_eq!(m.ports.iter().map(|p| p.random_drop).collect::<Vec<_>>(), vec![None, Some(false), Some(false), None]);
+        let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.max_th=12"]).unwrap();
+        assert_eq!(m.ports.iter().map(|p| p.red.map(|r| r.max_th)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
+        assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]), "router.red.min_th");
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
     }
 
