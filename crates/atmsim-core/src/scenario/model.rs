@@ -106,6 +106,8 @@ pub struct FlowModel {
     pub drop_segments: Vec<u64>,
     /// Scripted datagram source: send times after `start`, ascending.
     pub send_at: Vec<Time>,
+    /// A TCP window of its own (bytes), instead of `tcp.window`.
+    pub window: Option<u64>,
     pub data_route: Vec<PortId>,
     pub ack_route: Vec<PortId>,
 }

@@ -365,6 +365,10 @@ pub struct FlowSpec {
     /// of a full TCP segment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datagram: Option<String>,
+    /// TCP: this connection's window (send and receive buffers) instead of
+    /// `tcp.window` (Chang et al. §4.3 give each source its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     /// UDP, instead of `rate`: a scripted source that hands one datagram to
     /// its host's adapter at each of these times after `start` (ascending).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -44,9 +44,13 @@ impl World {
                     hosts[dst.ix()].receivers.push(fid);
                     let h = model.header_bytes;
                     vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
-                    let rcv_buf = model.tcp.rcv_buf.min(u32::MAX as u64) as u32;
+                    let mut tcp = model.tcp.clone();
+                    if let Some(w) = f.window {
+                        (tcp.snd_buf, tcp.rcv_buf) = (w, w);
+                    }
+                    let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
                     Endpoints::Tcp {
-                        sender: TcpSender::new(&model.tcp, f.bytes),
+                        sender: TcpSender::new(&tcp, f.bytes),
                         receiver: TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack),
                     }
                 }

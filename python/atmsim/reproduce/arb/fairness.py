@@ -172,9 +172,9 @@ def _long_rtt_runs(g, kind):
     for gw in gateways:
         runs = []
         for ratio in ratios:
-            # "The maximum window size of each source is equal to the delay-bandwidth product" (§4.3): one
-            # tcp.window for both connections, node 2's (22 x ratio packets), as windows are not per flow.
-            win = (f"tcp.window={round(22 * ratio) * PAYLOAD_B}B",)
+            # "The maximum window size of each source is equal to the delay-bandwidth product" (§4.3):
+            # 22 packets for node 1, 22 x ratio for node 2.
+            win = (f"flow.f1.window={22 * PAYLOAD_B}B", f"flow.f2.window={round(22 * ratio) * PAYLOAD_B}B") if kind == "tcp" else ()
             for off in offsets:
                 d = d23_of(ratio) + off
                 runs += _pair(g, kind, d, gw, 100, 500, win, tag={"ratio": ratio, "offset_ms": off, "gateway": gw})
@@ -215,7 +215,7 @@ def fig14(c, runs):
     below = bool(all((g[g.ratio >= 2].share2 < g[g.ratio >= 2].share1).all() for _, g in cl.groupby("gateway")))
     c.claim("fig14", "c1", "a strong bias against the longer-RTT connection, both gateways", "shape", "§4.3, Fig. 14",
             {gw: dict(zip(g.ratio, (g.share2 / g.share1).round(3))) for gw, g in cl.groupby("gateway")}, below,
-            "node 2 < node 1 at every ratio >= 2, both gateways", "one tcp.window for both nodes (node 2's delay-bandwidth product)")
+            "node 2 < node 1 at every ratio >= 2, both gateways")
     sp = {}
     for gw, g in cl.groupby("gateway"):
         r = pd.Series(g.ratio.to_numpy()).rank().to_numpy()

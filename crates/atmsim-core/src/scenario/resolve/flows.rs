@@ -57,7 +57,17 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
         let mut drop_segments = f.drop_segments.clone();
         drop_segments.sort_unstable();
         drop_segments.dedup();
-        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route });
+        let window = match &f.window {
+            None => None,
+            Some(w) => {
+                let b = parse_bytes(w).or_else(|p| err(format!("{fkey}.window"), p))?;
+                if f.kind != FlowKind::Tcp || b < sizes.mss || b > 1 << 30 {
+                    return err(format!("{fkey}.window"), "a TCP flow's window, one segment to 1 GiB");
+                }
+                Some(b)
+            }
+        };
+        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route, window });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");
@@ -116,5 +126,13 @@ mod tests {
         let e = validate(&parse(&text, &[]).unwrap(), None).unwrap_err();
         assert_eq!(e.key, "flow[f1].dst");
         assert!(e.problem.contains("unreachable"), "{e}");
+    }
+
+    #[test]
+    fn a_flow_window_of_its_own() {
+        use crate::scenario::test_support::{check, key_of};
+        assert_eq!(check(&["flow.f1.window=64KB"]).unwrap().flows[0].window, Some(64_000));
+        assert_eq!(check(&[]).unwrap().flows[0].window, None);
+        assert_eq!(key_of(&["flow.f1.window=1KB"]), "flow[f1].window");
     }
 }
