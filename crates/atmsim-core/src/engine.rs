@@ -53,6 +53,8 @@ pub enum TransportEvent {
     FastTick(HostId),
     /// A flow's application starts (SYN goes out).
     Open(FlowId),
+    /// An ARB sender's pacing timer: the next burst is due (Chang et al. §2).
+    ArbWake(FlowId),
 }
 
 /// Events of traffic sources that are not transports.

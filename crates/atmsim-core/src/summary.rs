@@ -32,6 +32,9 @@ pub struct FlowSummary {
     pub afr_time_in_states_s: Option<[f64; 4]>,
     pub afr_extra_retransmits: u64,
     pub afr_needless_extra: u64,
+    /// An ARB flow's allowed rate Rs at the end, in bits/s (ARB flows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arb_rate_bps: Option<f64>,
 }
 
 impl FlowSummary {

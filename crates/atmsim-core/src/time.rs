@@ -104,6 +104,16 @@ impl Serializer {
         self.free_at
     }
 
+    /// Takes back a queued unit of `bytes` that has not started: every
+    /// later unit (and the end of the busy period) moves up by its
+    /// transmission time, which it returns (exact on lines whose rate
+    /// divides into whole picoseconds per bit; else truncated by < 1 ps).
+    pub fn unsend(&mut self, bytes: u64) -> Time {
+        let scaled = bytes as u128 * 8 * self.rate.ps as u128;
+        self.busy_scaled -= scaled;
+        (scaled / self.rate.bits as u128) as Time
+    }
+
     /// Starts sending `bytes` at `now` or, if the line is busy, right after the
     /// current unit; returns the time its last bit leaves.
     #[inline]

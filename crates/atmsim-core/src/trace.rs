@@ -13,6 +13,25 @@ pub struct WindowTrace {
     pub unacked: Vec<u64>,
 }
 
+/// ARB senders' rates (Chang, Huynh & Gray Figs. 7, 10, 11): one row per
+/// reply, timeout or NAK.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RateTrace {
+    pub t: Vec<f64>,
+    pub flow: Vec<u32>,
+    /// The allowed rate Rs after the change, in bits/s.
+    pub rate_bps: Vec<f64>,
+    /// The operating region (1, 2 or 3).
+    pub region: Vec<u32>,
+    pub rinc_bps: Vec<f64>,
+}
+
+impl RateTrace {
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct QueueTrace {
     pub t: Vec<f64>,
@@ -108,6 +127,9 @@ pub struct Traces {
     pub queue: QueueTrace,
     pub events: EventTrace,
     pub port: PortLog,
+    /// Absent from the serialised traces when no flow is ARB.
+    #[serde(skip_serializing_if = "RateTrace::is_empty")]
+    pub rate: RateTrace,
 }
 
 impl Traces {

@@ -54,6 +54,16 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
     let changes: Vec<&str> = t.port.change.iter().map(|c| c.name()).collect();
     p.set_item("change", changes)?;
     out.set_item("port", p)?;
+    if !t.rate.is_empty() {
+        // ARB senders' rates (Chang, Huynh & Gray): only when a flow is ARB.
+        let r = PyDict::new_bound(py);
+        r.set_item("t", &t.rate.t)?;
+        r.set_item("flow", &t.rate.flow)?;
+        r.set_item("rate_bps", &t.rate.rate_bps)?;
+        r.set_item("region", &t.rate.region)?;
+        r.set_item("rinc_bps", &t.rate.rinc_bps)?;
+        out.set_item("rate", r)?;
+    }
     Ok(out)
 }
 

@@ -24,11 +24,16 @@ pub enum DropReason {
     /// A loss the scenario scripts (`flow.drop_segments`), for tests and
     /// teaching: the whole frame is dropped at the sender's adapter.
     Scripted = 4,
+    /// Random drop (push-out): a packet chosen at random when the buffer
+    /// overflowed (Mankin 1990; RFC 1254).
+    RandomDrop = 5,
+    /// An early drop by RED (Floyd & Jacobson 1993).
+    Red = 6,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 5;
-    pub const NAMES: [&'static str; 5] = ["tail", "ppd", "epd", "eom_reserve", "scripted"];
+    pub const COUNT: usize = 7;
+    pub const NAMES: [&'static str; 7] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red"];
 }
 
 /// The discard policy of one port.

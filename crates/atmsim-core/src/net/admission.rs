@@ -9,11 +9,14 @@
 //!   it fits whole);
 //! - host adapters never drop (the host holds data rather than lose it).
 //!
-//! Policies that need randomness (RED, Floyd & Jacobson 1993) get a variant
-//! here with the port's own random stream (`crate::rng`).
+//! - RED router ports (Floyd & Jacobson 1993, `net/red.rs`) drop early with
+//!   a probability from their average queue, drawn from the port's own
+//!   random stream (`crate::rng`).
 
 use crate::atm::discard::{DiscardPolicy, DropReason, VcDiscard};
+use crate::net::red::Red;
 use crate::net::{Limit, Unit};
+use crate::time::{Serializer, Time};
 
 #[derive(Clone, Debug)]
 pub enum Admission {
@@ -26,6 +29,8 @@ pub enum Admission {
     /// At most `limit` bytes of queued packets: tail drop of routers whose
     /// buffer is given in bytes.
     Bytes { limit: u64 },
+    /// RED on a packet limit.
+    Red(Red),
 }
 
 impl Admission {
@@ -46,6 +51,7 @@ impl Admission {
             Admission::Unlimited => Limit::Unlimited,
             Admission::Units { limit, .. } => Limit::Units(limit),
             Admission::Bytes { limit } => Limit::Bytes(limit),
+            Admission::Red(ref r) => Limit::Units(r.limit()),
         }
     }
 
@@ -55,11 +61,12 @@ impl Admission {
         matches!(self, Admission::Bytes { .. })
     }
 
-    /// Decides the fate of `unit` arriving to a buffer holding `q` (units,
-    /// or bytes for a byte limit; counting the unit in transmission).
+    /// Decides the fate of `unit` arriving at `now` to a buffer holding `q`
+    /// (units, or bytes for a byte limit; counting the unit in transmission);
+    /// the port's transmitter tells RED since when an empty queue is idle.
     /// Called for every unit at every port: always inlined.
     #[inline(always)]
-    pub fn admit(&mut self, unit: &Unit, q: u64) -> Result<(), DropReason> {
+    pub fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Result<(), DropReason> {
         match self {
             Admission::Unlimited => Ok(()),
             Admission::Units { limit, policy, frames } => policy.decide(frames.get_mut(unit.vc.ix()), unit, q, *limit),
@@ -70,6 +77,7 @@ impl Admission {
                     Err(DropReason::Tail)
                 }
             }
+            Admission::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
         }
     }
 }
@@ -79,6 +87,10 @@ mod tests {
     use super::*;
     use crate::net::{Segment, VcId};
 
+    fn line() -> Serializer {
+        Serializer::new(crate::time::Rate::new(1, 1).unwrap())
+    }
+
     fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u32) -> Unit {
         Unit { vc: VcId(vc), hop: 0, index, ncells, frame: 0, wire_bytes, seg: Segment::default() }
     }
@@ -86,14 +98,14 @@ mod tests {
     #[test]
     fn unlimited_admits_everything() {
         let mut a = Admission::new(Limit::Unlimited, DiscardPolicy::Tail, 1);
-        assert!(a.admit(&unit(0, 0, 1, 53), u64::MAX - 1).is_ok());
+        assert!(a.admit(&unit(0, 0, 1, 53), u64::MAX - 1, 0, &line()).is_ok());
     }
 
     #[test]
     fn byte_limit_admits_whole_packets_only() {
         let mut a = Admission::new(Limit::Bytes(1000), DiscardPolicy::Tail, 1);
-        assert!(a.admit(&unit(0, 0, 1, 600), 400).is_ok());
-        assert_eq!(a.admit(&unit(0, 0, 1, 601), 400), Err(DropReason::Tail));
+        assert!(a.admit(&unit(0, 0, 1, 600), 400, 0, &line()).is_ok());
+        assert_eq!(a.admit(&unit(0, 0, 1, 601), 400, 0, &line()), Err(DropReason::Tail));
         assert!(a.counts_bytes());
     }
 
@@ -102,9 +114,9 @@ mod tests {
         // PPD: VC 0 loses a middle cell and discards the rest of its frame;
         // VC 1's frame at the same port is unaffected.
         let mut a = Admission::new(Limit::Units(4), DiscardPolicy::Ppd, 2);
-        assert_eq!(a.admit(&unit(0, 1, 3, 53), 4), Err(DropReason::Tail));
-        assert!(a.admit(&unit(1, 1, 3, 53), 0).is_ok());
-        assert_eq!(a.admit(&unit(0, 1, 3, 53), 0), Err(DropReason::Ppd));
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 4, 0, &line()), Err(DropReason::Tail));
+        assert!(a.admit(&unit(1, 1, 3, 53), 0, 0, &line()).is_ok());
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 0, 0, &line()), Err(DropReason::Ppd));
         assert_eq!(a.limit(), Limit::Units(4));
     }
 }

@@ -47,6 +47,18 @@ impl Fifo {
         self.queued_bytes += bytes as u64;
     }
 
+    /// Removes the unit at position `ix` (0 is the one in transmission, so
+    /// `ix >= 1`); the units behind it leave `shift` earlier. Returns its
+    /// departure time and size.
+    pub fn remove(&mut self, ix: usize, shift: Time) -> (Time, u32) {
+        let (end, bytes) = self.departures.remove(ix).expect("a queued unit");
+        for d in self.departures.range_mut(ix..) {
+            d.0 -= shift;
+        }
+        self.queued_bytes -= bytes as u64;
+        (end, bytes)
+    }
+
     /// Units still queued (not yet fully sent).
     pub fn len(&self) -> usize {
         self.departures.len()

@@ -11,6 +11,8 @@ pub mod credit;
 pub mod fifo;
 pub mod pervc;
 pub mod port;
+pub mod pushout;
+pub mod red;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};

@@ -22,6 +22,7 @@
 use crate::atm::discard::{DiscardPolicy, DropReason};
 use crate::net::admission::Admission;
 use crate::net::fifo::Fifo;
+use crate::net::pushout::RandomDrop;
 use crate::net::pervc::{CreditCell, PerVc};
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
@@ -77,7 +78,11 @@ pub struct Port {
     pub limit: Limit,
     pub admission: Admission,
     pub discipline: Discipline,
-    ser: Serializer,
+    pub(super) ser: Serializer,
+    /// Random drop (push-out) on overflow instead of dropping the arrival.
+    pub random_drop: Option<RandomDrop>,
+    /// The unit a push-out just evicted (see [`Offer::PushedOut`]).
+    pub evicted: Option<Unit>,
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: VecDeque<InFlight>,
     pub stats: PortStats,
@@ -106,6 +111,9 @@ pub enum Offer {
     /// Queued at a per-VC port; it may have started transmission at once.
     Queued(Option<Started>),
     Dropped(DropReason),
+    /// Accepted into a full random-drop port by evicting a queued unit,
+    /// left in `Port::evicted`; the pipe was not empty.
+    PushedOut { arrive_at: Time },
 }
 
 impl Port {
@@ -130,6 +138,8 @@ impl Port {
             admission: Admission::new(limit, policy, num_vcs),
             discipline,
             ser: Serializer::new(rate),
+            random_drop: None,
+            evicted: None,
             pipe: VecDeque::new(),
             stats: PortStats::default(),
         }
@@ -181,10 +191,21 @@ impl Port {
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         fifo.drain(now);
         self.stats.units_in += 1;
-        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes)) {
+        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
+            if self.random_drop.is_some() {
+                return self.push_out(now, unit);
+            }
             self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }
+        self.accept(now, unit)
+    }
+
+    /// Queues an admitted unit at a FIFO port.
+    #[inline]
+    pub(super) fn accept(&mut self, now: Time, unit: &Unit) -> Offer {
+        let in_bytes = self.admission.counts_bytes();
+        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         self.stats.busy += end - start;
@@ -205,7 +226,7 @@ impl Port {
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::PerVc(pv) = &mut self.discipline else { unreachable!("per-VC port") };
-        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now)) {
+        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser) {
             self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }

@@ -16,6 +16,7 @@ mod overrides;
 mod resolve;
 pub mod routing;
 pub mod schema;
+pub mod schema_packet;
 pub mod units;
 
 pub use model::*;

@@ -61,13 +61,16 @@ pub const UDP_HEADER_BYTES: u32 = 28;
 pub const FAST_TICK: Time = 200 * PS_PER_MS;
 
 /// What drives a flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum App {
     /// A TCP bulk transfer (of `FlowModel::bytes`, or unbounded).
     Tcp,
     /// Datagrams of `payload` bytes at a constant payload `rate`, or, when
     /// `rate` is None, one at each time of `FlowModel::send_at`.
     Cbr { payload: u32, rate: Option<Rate> },
+    /// An ARB rate-based connection (Chang, Huynh & Gray), unbounded or of
+    /// `FlowModel::bytes`.
+    Arb(crate::transport::arb::ArbConfig),
 }
 
 /// One output port of the built network.
@@ -85,6 +88,10 @@ pub struct PortModel {
     pub credit: Option<(u64, u64)>,
     /// Credit processing delay at the receiving end of this link.
     pub credit_delay: Time,
+    /// Random drop on overflow, with whether the arrival is a candidate.
+    pub random_drop: Option<bool>,
+    /// RED's parameters, on a RED router port.
+    pub red: Option<crate::net::red::RedConfig>,
 }
 
 #[derive(Clone, Debug)]
@@ -99,6 +106,8 @@ pub struct FlowModel {
     pub drop_segments: Vec<u64>,
     /// Scripted datagram source: send times after `start`, ascending.
     pub send_at: Vec<Time>,
+    /// A TCP window of its own (bytes), instead of `tcp.window`.
+    pub window: Option<u64>,
     pub data_route: Vec<PortId>,
     pub ack_route: Vec<PortId>,
 }

@@ -213,33 +213,7 @@ impl Default for SwitchSection {
     }
 }
 
-/// `[router]`: what only the IP routers of `network = "packet"` have.
-///
-/// The buffer of a router port stays `switch.buffer` (bytes or packets), so
-/// that one scenario runs on both networks by flipping `network` alone:
-/// Aron & Druschel (§4, Fig. 3) compare ATM and packet networks at the same
-/// "effective buffer size" in payload bytes (`switch.buffer = "192528B"` is
-/// B/48 cells on ATM and B bytes on a router). Only keys whose meaning
-/// differs between cells and packets are split: the frame discard keys stay
-/// in `[switch]` and are refused on a packet network.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RouterSection {
-    /// What a full router port does with an arriving packet.
-    pub policy: RouterPolicyName,
-}
-
-/// `router.policy`. A name enum rather than the core's `DiscardPolicy`
-/// because the policies to come (random drop, RED) carry parameters, which
-/// will be keys of `[router]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RouterPolicyName {
-    /// Drop the arriving packet if it does not fit in the buffer (bytes or
-    /// packets, counting the packet in transmission).
-    #[default]
-    Tail,
-}
+pub use super::schema_packet::{RouterPolicyName, RouterSection};
 
 /// `[credit]`: credit-based hop-by-hop flow control, N23 of Kung, Blackwell
 /// & Chapman (SIGCOMM 1994), as in CreditNet (Morris & Kung §II, §V), on
@@ -399,6 +373,10 @@ pub struct FlowSpec {
     /// of a full TCP segment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datagram: Option<String>,
+    /// TCP: this connection's window (send and receive buffers) instead of
+    /// `tcp.window` (Chang et al. §4.3 give each source its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     /// UDP, instead of `rate`: a scripted source that hands one datagram to
     /// its host's adapter at each of these times after `start` (ascending).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -413,6 +391,8 @@ pub enum FlowKind {
     #[default]
     Tcp,
     Udp,
+    /// An ARB rate-based connection (Chang, Huynh & Gray), parameters in `[arb]`.
+    Arb,
 }
 
 fn zero_time() -> String {
@@ -460,6 +440,8 @@ pub struct Scenario {
     pub report: ReportSection,
     #[serde(default)]
     pub trace: TraceSection,
+    #[serde(default, skip_serializing_if = "crate::scenario::schema_packet::ArbSection::is_default")]
+    pub arb: crate::scenario::schema_packet::ArbSection,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -7,12 +7,16 @@ use crate::ledger::Ledger;
 use crate::net::credit::Credit;
 use crate::net::fifo::Fifo;
 use crate::net::pervc::PerVc;
-use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable};
+use crate::net::admission::Admission;
+use crate::net::pushout::RandomDrop;
+use crate::net::red::Red;
+use crate::net::{Discipline, FlowId, HostId, Limit, Port, PortId, VcTable};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::trace::Traces;
+use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
@@ -47,9 +51,13 @@ impl World {
                     hosts[dst.ix()].receivers.push(fid);
                     let h = model.header_bytes;
                     vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
-                    let rcv_buf = model.tcp.rcv_buf.min(u32::MAX as u64) as u32;
+                    let mut tcp = model.tcp.clone();
+                    if let Some(w) = f.window {
+                        (tcp.snd_buf, tcp.rcv_buf) = (w, w);
+                    }
+                    let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
                     Endpoints::Tcp {
-                        sender: TcpSender::new(&model.tcp, f.bytes),
+                        sender: TcpSender::new(&tcp, f.bytes),
                         receiver: TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack),
                     }
                 }
@@ -57,6 +65,11 @@ impl World {
                     vcs.open(fid, src, dst, (f.data_route.clone(), UDP_HEADER_BYTES), None);
                     let script = f.send_at.iter().map(|&t| f.start + t).collect();
                     Endpoints::Datagram(DatagramSource::new(payload, rate, script, f.bytes))
+                }
+                App::Arb(cfg) => {
+                    let h = model.header_bytes;
+                    vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
+                    Endpoints::Arb { sender: ArbSender::new(&cfg, f.bytes, f.start), receiver: ArbReceiver::new(&cfg) }
                 }
             };
             flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
@@ -74,6 +87,16 @@ impl World {
                 };
                 Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs, discipline)
             })
+            .enumerate()
+            .map(|(i, mut port)| {
+                let include_arrival = model.ports[i].random_drop;
+                port.random_drop = include_arrival.map(|inc| RandomDrop::new(model.seed, PortId(i as u32), inc));
+                if let (Some(cfg), Limit::Units(limit)) = (model.ports[i].red, model.ports[i].limit) {
+                    let packet_time = model.ports[i].rate.tx_time(model.wire_bytes_of(model.tcp.mss));
+                    port.admission = Admission::Red(Red::new(cfg, limit, packet_time, model.seed, PortId(i as u32)));
+                }
+                port
+            })
             .collect();
         let reverse = model
             .ports
@@ -85,11 +108,16 @@ impl World {
             .collect();
 
         let mut sched = Scheduler::default();
-        for (i, (f, flow)) in model.flows.iter().zip(&flows).enumerate() {
+        for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
             let fid = FlowId(i as u32);
-            match &flow.endpoints {
+            match &mut flow.endpoints {
                 Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
                 Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
+                Endpoints::Arb { sender, .. } => {
+                    if let Some(at) = sender.wake_needed() {
+                        sched.schedule(at, Event::Transport(TransportEvent::ArbWake(fid)));
+                    }
+                }
             }
         }
         // Each host's coarse-timer phase is drawn uniformly in [0, tick): the

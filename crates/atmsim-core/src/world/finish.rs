@@ -12,6 +12,7 @@ use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Time};
 use crate::trace::Traces;
+use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{SenderState, TcpSender};
 
 /// Bytes a flow contributes to the identity.
@@ -45,6 +46,7 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             let bytes = FlowBytes { sent: d.bytes_sent, delivered: d.bytes_delivered, received: d.bytes_delivered, ..Default::default() };
             (idle, bytes, "udp", d.datagrams_sent)
         }
+        Endpoints::Arb { sender, receiver } => (idle, arb_bytes(sender, receiver), "arb", 0),
     };
     let afr = s.cc.afr();
     let mut fs = FlowSummary {
@@ -71,9 +73,32 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         afr_time_in_states_s: afr.map(|a| a.time_in.map(secs)),
         afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),
         afr_needless_extra: afr.map_or(0, |a| a.needless_extra),
+        arb_rate_bps: None,
     };
+    if let Endpoints::Arb { sender, .. } = &flow.endpoints {
+        arb_counts(&mut fs, sender);
+    }
     fs.set_episodes(&loss_episodes(&flow.losses));
     (fs, b)
+}
+
+/// An ARB flow's bytes. Data discarded beyond a gap by the go-back-N
+/// receiver is counted with duplicates: the sender sends it again.
+fn arb_bytes(s: &ArbSender, r: &ArbReceiver) -> FlowBytes {
+    let rs = &r.stats;
+    FlowBytes { sent: s.stats.bytes_sent, delivered: rs.bytes_delivered, held_out_of_order: 0, duplicate: rs.bytes_duplicate, received: rs.bytes_received }
+}
+
+/// An ARB flow's counts in the flow row (the TCP-only fields stay those of
+/// an idle sender); NAK go-backs are reported as fast retransmits.
+fn arb_counts(fs: &mut FlowSummary, s: &ArbSender) {
+    let st = &s.stats;
+    fs.segments_sent = st.segments_sent;
+    fs.segments_retransmitted = st.segments_retransmitted;
+    fs.bytes_retransmitted = st.bytes_retransmitted;
+    fs.timeouts = st.timeouts;
+    fs.fast_retransmits = st.naks;
+    fs.arb_rate_bps = Some(s.rc.rs);
 }
 
 fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {

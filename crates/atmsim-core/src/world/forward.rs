@@ -51,7 +51,18 @@ impl World {
                 }
             }
             Offer::Dropped(_) => self.unit_dropped(unit),
+            Offer::PushedOut { .. } => self.pushed_out(p, unit),
         }
+    }
+
+    /// A random-drop port accepted `unit` by evicting a queued one.
+    #[cold]
+    fn pushed_out(&mut self, p: PortId, unit: Unit) {
+        if self.doomed[unit.vc.ix()] == unit.frame {
+            self.ports[p.ix()].stats.dead_units += 1;
+        }
+        let victim = self.ports[p.ix()].evicted.take().expect("an evicted unit");
+        self.unit_dropped(victim);
     }
 
     fn unit_dropped(&mut self, unit: Unit) {
@@ -156,6 +167,9 @@ impl World {
             }
             Offer::Queued(_) => self.log(now, unit, PortChange::Arrive),
             Offer::Dropped(_) => self.log(now, unit, PortChange::Drop),
+            // The port log does not follow evictions: the departures logged
+            // for the units behind the victim are no longer true.
+            Offer::PushedOut { .. } => self.log(now, unit, PortChange::Arrive),
         }
     }
 

@@ -8,12 +8,14 @@
 //! | `credit.rs` | per-VC transmissions and credit cells between the two ends of a link |
 //! | `hosts.rs` | handing segments to links and to transports, through the host/adapter model if any |
 //! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
+//! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
 //! pipelines, sources) are plain values that take an input and return what
 //! to do; only this module schedules events.
 
+mod arb;
 mod build;
 mod credit;
 mod finish;
@@ -31,6 +33,7 @@ use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::time::Time;
 use crate::trace::Traces;
+use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use std::time::Instant;
 
@@ -38,6 +41,7 @@ use std::time::Instant;
 enum Endpoints {
     Tcp { sender: TcpSender, receiver: TcpReceiver },
     Datagram(DatagramSource),
+    Arb { sender: ArbSender, receiver: ArbReceiver },
 }
 
 struct Flow {
@@ -123,6 +127,7 @@ impl World {
             Event::Transport(TransportEvent::SlowTick(h)) => self.slow_tick(h),
             Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
+            Event::Transport(TransportEvent::ArbWake(f)) => self.arb_wake(f),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::TraceSample => self.sample_queues(),
         }

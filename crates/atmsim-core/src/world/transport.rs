@@ -14,14 +14,14 @@ impl World {
     fn sender(&self, f: FlowId) -> &TcpSender {
         match &self.flows[f.ix()].endpoints {
             Endpoints::Tcp { sender, .. } => sender,
-            Endpoints::Datagram(_) => unreachable!("a TCP flow"),
+            _ => unreachable!("a TCP flow"),
         }
     }
 
     fn sender_mut(&mut self, f: FlowId) -> &mut TcpSender {
         match &mut self.flows[f.ix()].endpoints {
             Endpoints::Tcp { sender, .. } => sender,
-            Endpoints::Datagram(_) => unreachable!("a TCP flow"),
+            _ => unreachable!("a TCP flow"),
         }
     }
 
@@ -37,6 +37,9 @@ impl World {
     pub(super) fn deliver_to_transport(&mut self, vc: VcId, seg: Segment) {
         let v = self.vcs.get(vc);
         let (f, role) = (v.flow, v.role);
+        if matches!(self.flows[f.ix()].endpoints, Endpoints::Arb { .. }) {
+            return self.arb_deliver(f, role, seg);
+        }
         let flow = &mut self.flows[f.ix()];
         match (&mut flow.endpoints, role) {
             (Endpoints::Datagram(source), _) => {
@@ -60,6 +63,7 @@ impl World {
                 let ev = sender.on_ack(self.now, &seg, &mut out);
                 self.after_sender(f, ev, out);
             }
+            (Endpoints::Arb { .. }, _) => unreachable!("handled by arb_deliver"),
         }
     }
 

@@ -1,6 +1,8 @@
 //! `[[flow]]`: what each flow sends, from where to where, and its routes.
 
+use super::arb::arb_config;
 use super::tcp::Sizes;
+use crate::scenario::Network;
 use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::routing::{shortest_path, Nodes};
@@ -39,11 +41,33 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
         let ack_route = shortest_path(&arcs, &nodes.is_host, dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
-        let (app, send_at) = app(f, &fkey, sizes)?;
+        let (app, send_at) = match f.kind {
+            FlowKind::Arb => {
+                if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() {
+                    return err(format!("{fkey}.rate"), "rate, datagram and send_at are for kind = \"udp\"");
+                }
+                if s.network != Network::Packet {
+                    return err(format!("{fkey}.kind"), "ARB flows need network = \"packet\"");
+                }
+                let mss = sizes.mss as u32;
+                (App::Arb(arb_config(&s.arb, ports, &data_route, &ack_route, mss, sizes.header_bytes)?), Vec::new())
+            }
+            _ => app(f, &fkey, sizes)?,
+        };
         let mut drop_segments = f.drop_segments.clone();
         drop_segments.sort_unstable();
         drop_segments.dedup();
-        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route });
+        let window = match &f.window {
+            None => None,
+            Some(w) => {
+                let b = parse_bytes(w).or_else(|p| err(format!("{fkey}.window"), p))?;
+                if f.kind != FlowKind::Tcp || b < sizes.mss || b > 1 << 30 {
+                    return err(format!("{fkey}.window"), "a TCP flow's window, one segment to 1 GiB");
+                }
+                Some(b)
+            }
+        };
+        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route, window });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");
@@ -86,6 +110,7 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
             }
             App::Cbr { payload: payload as u32, rate }
         }
+        FlowKind::Arb => unreachable!("resolved by flows()"),
     };
     Ok((app, send_at))
 }
@@ -110,5 +135,13 @@ mod tests {
         let e = validate(&parse(&text, &[]).unwrap(), None).unwrap_err();
         assert_eq!(e.key, "flow[f1].dst");
         assert!(e.problem.contains("unreachable"), "{e}");
+    }
+
+    #[test]
+    fn a_flow_window_of_its_own() {
+        use crate::scenario::test_support::{check, key_of};
+        assert_eq!(check(&["flow.f1.window=64KB"]).unwrap().flows[0].window, Some(64_000));
+        assert_eq!(check(&[]).unwrap().flows[0].window, None);
+        assert_eq!(key_of(&["flow.f1.window=1KB"]), "flow[f1].window");
     }
 }

@@ -5,6 +5,7 @@
 //! report, hosts), so a scenario with several problems always reports the
 //! same one first.
 
+mod arb;
 mod flows;
 mod ports;
 mod tcp;

@@ -4,6 +4,7 @@
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
 use crate::atm::discard::DiscardPolicy;
+use crate::net::red::RedConfig;
 use crate::net::Limit;
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
@@ -52,6 +53,7 @@ const MAX_CREDIT_BUFFER: u64 = 1 << 32;
 pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
     let credit = credit(s)?;
     let switching = switching(s)?;
+    let red = red(s);
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
     for l in &s.links {
@@ -96,6 +98,8 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 per_vc: credit.config.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
                 credit: credit.config,
                 credit_delay,
+                random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop))).then_some(s.router.include_arrival),
+                red: if !sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::Red)) { Some(red.clone()?) } else { None },
             });
         }
     }
@@ -114,9 +118,9 @@ enum Switching {
 fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
     match s.network {
         Network::Atm => match s.router.policy {
-            // Routers are not used on ATM; a router policy other than tail
-            // will have to be refused here.
+            // Routers are not used on ATM.
             RouterPolicyName::Tail => Ok(Switching::Atm),
+            RouterPolicyName::RandomDrop | RouterPolicyName::Red => err("router.policy", "random drop and RED need network = \"packet\""),
         },
         Network::Packet => {
             if s.switch.queueing == QueueingName::PerVc {
@@ -177,6 +181,21 @@ fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Size
     Ok((Limit::Units(cells), policy))
 }
 
+/// `[router.red]`: 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1.
+fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
+    let r = &s.router.red;
+    if !(r.min_th > 0.0 && r.min_th < r.max_th) {
+        return err("router.red.min_th", "need 0 < min_th < max_th");
+    }
+    if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+        return err("router.red.max_p", "must be in (0, 1]");
+    }
+    if !(r.w_q > 0.0 && r.w_q <= 1.0) {
+        return err("router.red.w_q", "must be in (0, 1]");
+    }
+    Ok(RedConfig { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, w_q: r.w_q })
+}
+
 /// An IP router port: a limit in bytes or packets, at least one full packet.
 fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<(Limit, DiscardPolicy), ScenarioError> {
     let limit = match size {
@@ -188,8 +207,12 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
         BufferSize::Packets(n) => Limit::Units(n),
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
+    if policy != RouterPolicyName::Tail && !matches!(limit, Limit::Units(_)) {
+        return err(key, "random drop and RED need a buffer in packets");
+    }
+    // Random drop admits like tail drop; the port then evicts (`net/pushout.rs`).
     let policy = match policy {
-        RouterPolicyName::Tail => DiscardPolicy::Tail,
+        RouterPolicyName::Tail | RouterPolicyName::RandomDrop | RouterPolicyName::Red => DiscardPolicy::Tail,
     };
     Ok((limit, policy))
 }
@@ -237,6 +260,13 @@ mod tests {
         assert_eq!(packet("switch.queueing=per-vc"), "switch.queueing");
         assert!(check(&["network=packet", "switch.buffer=192528B", "switch.policy=tail", "router.policy=tail"]).is_ok());
         assert_eq!(key_of(&["router.policy=red"]), "router.policy");
+        assert_eq!(key_of(&["router.policy=random-drop"]), "router.policy");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=random-drop"]), "switch.buffer");
+        let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
+        assert_eq!(m.ports.iter().map(|p| p.random_drop).collect::<Vec<_>>(), vec![None, Some(false), Some(false), None]);
+        let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.max_th=12"]).unwrap();
+        assert_eq!(m.ports.iter().map(|p| p.red.map(|r| r.max_th)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
+        assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]), "router.red.min_th");
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
     }
 

@@ -1,0 +1,116 @@
+//! ARB, the Adaptive Rate-Based transport of Chang, Huynh & Gray ("Adaptive
+//! rate-based congestion control versus TCP-SS", §2): a sender that paces
+//! one burst of Bs bits every Bt = Bs/Rs, marks a data packet as a rate
+//! request every measurement interval M, and adapts Rs to the rate Rr that
+//! the receiver reports back (additive increase Rinc, reduction to θ·Rr,
+//! halving on a timeout or a loss). The paper's reference [7], which holds
+//! the details, was never published; every rule the paper does not state is
+//! marked "our choice" here and in `docs/arb.md`.
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `rate.rs` | the three operating regions: a plain value fed with replies, timeouts and losses |
+//! | `sender.rs` | pacing, requests, outstanding-request timeouts, go-back on a NAK |
+//! | `receiver.rs` | in-order delivery, the measured rate Rr, queueing-accumulation detection, NAKs |
+//!
+//! ARB packets reuse the simulator's `Segment` header (no new unit type on
+//! the hot path): a data packet carries its send time in `ack` and, when it
+//! is a rate request, the request id in `wnd`; a reply carries Rr in bits/s
+//! in `ack` (in units of [`RR_UNIT`] b/s), the request id in `wnd` (0 for a NAK sent on a gap) and the
+//! receiver's next expected byte in `seq`.
+
+pub mod rate;
+pub mod receiver;
+pub mod sender;
+
+pub use rate::{RateControl, Region};
+pub use receiver::ArbReceiver;
+pub use sender::ArbSender;
+
+use crate::time::Time;
+
+/// Resolution of the rate field of a reply: 0.001 b/s. Comparisons of
+/// Rr with Ra forgive this rounding (a receiver that saw exactly what was
+/// sent reports Rr = Ra).
+pub const RR_UNIT: f64 = 1e-3;
+
+/// ARB header flags, beside TCP's SYN and ACK bits (`net::flags`).
+pub mod flags {
+    /// A data packet that asks the receiver for its rate.
+    pub const REQUEST: u8 = 1 << 4;
+    /// A rate reply (or NAK) from the receiver.
+    pub const REPLY: u8 = 1 << 5;
+    /// The receiver has a gap: data from `seq` on is missing.
+    pub const LOSS: u8 = 1 << 6;
+}
+
+/// Which rate the reply is compared with (the paper's pseudo-code uses the
+/// measured Ra, its prose the allowed Rs; they agree for a greedy sender).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    Ra,
+    Rs,
+}
+
+/// One ARB connection's parameters, resolved (rates in bits per second of
+/// packets on the wire, headers included).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArbConfig {
+    /// Payload bytes of a full data packet.
+    pub payload: u32,
+    /// Header bytes of every packet (a reply is a header alone).
+    pub header_bytes: u32,
+    /// Additive increase step Rinc (its maximum when adaptive).
+    pub rinc: f64,
+    /// Reduction factor θ applied to Rr in region R2.
+    pub theta: f64,
+    /// Sensitivity threshold ΔR.
+    pub delta_r: f64,
+    /// Measurement interval M between rate requests.
+    pub interval: Time,
+    /// Time to wait for the reply to a request (Tout).
+    pub timeout: Time,
+    /// Highest allowed rate (the access link's by default).
+    pub rmax: f64,
+    /// Initial rate.
+    pub r_init: f64,
+    /// Lowest allowed rate: keeps a sender alive after repeated halvings.
+    pub r_min: f64,
+    /// Halve Rinc on R2 (down to Rinc/4), reset it on R3, double it back on increases.
+    pub adaptive_rinc: bool,
+    pub compare_with: CompareWith,
+    /// Queueing-accumulation threshold, in packet times at the measured rate.
+    pub k_acc: f64,
+}
+
+impl ArbConfig {
+    /// Bits of a full data packet on the wire: the burst size Bs (one packet).
+    pub fn packet_bits(&self) -> f64 {
+        8.0 * (self.payload + self.header_bytes) as f64
+    }
+}
+
+/// Picoseconds in `seconds` (rounded): pacing intervals from rates.
+pub(crate) fn ps(seconds: f64) -> Time {
+    (seconds * 1e12).round() as Time
+}
+
+#[cfg(test)]
+pub(crate) fn test_config() -> ArbConfig {
+    use crate::time::PS_PER_MS;
+    ArbConfig {
+        payload: 450,
+        header_bytes: 50,
+        rinc: 900.0,
+        theta: 0.95,
+        delta_r: 4000.0,
+        interval: 2000 * PS_PER_MS,
+        timeout: 8000 * PS_PER_MS,
+        rmax: 10e6,
+        r_init: 4000.0,
+        r_min: 400.0,
+        adaptive_rinc: true,
+        compare_with: CompareWith::Ra,
+        k_acc: 3.0,
+    }
+}

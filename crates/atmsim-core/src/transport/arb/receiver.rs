@@ -1,0 +1,190 @@
+//! ARB's receiver (Chang, Huynh & Gray §2): it measures the rate at which a
+//! connection's data arrives between two rate requests (Rr over Mr), lowers
+//! it when it sees queueing accumulate along the path, and answers each
+//! request with a reply carrying Rr. The application reads at once, so Rr is
+//! the network rate.
+//!
+//! Queueing-accumulation detection is described only in words ("the
+//! receiver accumulates the changes of delay ... and forces the sender down");
+//! our rule: the accumulated change of one-way delay since the emptiest
+//! moment seen, A = d - d_min (the queueing the connection's packets now
+//! meet along the path), is checked at each request; when A exceeds `k_acc`
+//! packet times at the measured rate, the reply reports Rr·(1 − A/Mr),
+//! removing the rate that built the standing queue. Only differences of
+//! delay are used, so sender and receiver clocks need not agree. (A running
+//! sum reset after each cut, which we tried first, loses the standing queue
+//! it leaves behind: the queue then creeps up to the buffer size.)
+//!
+//! Reliability (our choice): in-order delivery with go-back-N; a packet
+//! beyond a gap is discarded (counted with duplicates: the sender sends it
+//! again) and the first one answers at once with a NAK (a reply with the
+//! LOSS flag and id 0); replies to requests carry LOSS while the gap lasts.
+
+use super::{flags, ArbConfig, RR_UNIT};
+use crate::net::Segment;
+use crate::time::{secs, Time};
+
+#[derive(Clone, Debug, Default)]
+pub struct ArbReceiverStats {
+    pub bytes_received: u64,
+    pub bytes_delivered: u64,
+    /// Data received again, or beyond a gap (discarded).
+    pub bytes_duplicate: u64,
+    pub replies: u64,
+    pub naks: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ArbReceiver {
+    cfg: ArbConfig,
+    /// Next byte expected in order.
+    pub expected: u64,
+    /// The byte a NAK was last sent for (one NAK per gap).
+    nak_for: u64,
+    /// One past the highest byte seen: a gap lasts while it exceeds `expected`.
+    highest: u64,
+    bits_since_request: f64,
+    /// When the previous request (or the first packet) arrived.
+    last_request_at: Option<Time>,
+    /// The smallest one-way delay seen (seconds): the path without queueing.
+    min_delay: f64,
+    pub last_rr: f64,
+    pub stats: ArbReceiverStats,
+}
+
+impl ArbReceiver {
+    pub fn new(cfg: &ArbConfig) -> Self {
+        ArbReceiver {
+            cfg: *cfg,
+            expected: 1,
+            nak_for: 0,
+            highest: 1,
+            bits_since_request: 0.0,
+            last_request_at: None,
+            min_delay: f64::INFINITY,
+            last_rr: 0.0,
+            stats: ArbReceiverStats::default(),
+        }
+    }
+
+    /// A data packet arrives at `now`; returns the reply or NAK to send, if any.
+    pub fn on_data(&mut self, now: Time, seg: &Segment) -> Option<Segment> {
+        self.stats.bytes_received += seg.len as u64;
+        let gap_seen = seg.seq > self.expected;
+        self.highest = self.highest.max(seg.seq + seg.len as u64);
+        if seg.seq == self.expected {
+            self.expected += seg.len as u64;
+            self.stats.bytes_delivered += seg.len as u64;
+        } else {
+            self.stats.bytes_duplicate += seg.len as u64;
+        }
+        let bits = 8.0 * (seg.len + self.cfg.header_bytes) as f64;
+        self.min_delay = self.min_delay.min(secs(now - seg.ack));
+        let Some(since) = self.last_request_at else {
+            self.last_request_at = Some(now);
+            self.bits_since_request = bits;
+            return self.nak(gap_seen);
+        };
+        if seg.flags & flags::REQUEST == 0 {
+            self.bits_since_request += bits;
+            return self.nak(gap_seen);
+        }
+        let mr = secs(now - since);
+        let rr_net = if mr > 0.0 { self.bits_since_request / mr } else { self.last_rr };
+        let rr = self.accumulation(secs(now - seg.ack), rr_net, mr);
+        self.last_request_at = Some(now);
+        self.bits_since_request = bits;
+        self.last_rr = rr;
+        self.stats.replies += 1;
+        if gap_seen {
+            self.nak_for = self.expected;
+        }
+        Some(self.reply(seg.wnd, self.highest > self.expected))
+    }
+
+    /// The queueing-accumulation rule (module comment): the rate to report.
+    fn accumulation(&mut self, delay: f64, rr_net: f64, mr: f64) -> f64 {
+        let accumulated = delay - self.min_delay;
+        if rr_net <= 0.0 || mr <= 0.0 {
+            return rr_net;
+        }
+        let threshold = self.cfg.k_acc * self.cfg.packet_bits() / rr_net;
+        if accumulated > threshold {
+            return rr_net * (1.0 - accumulated / mr).max(0.0);
+        }
+        rr_net
+    }
+
+    fn nak(&mut self, gap_seen: bool) -> Option<Segment> {
+        if !gap_seen || self.nak_for == self.expected {
+            return None;
+        }
+        self.nak_for = self.expected;
+        self.stats.naks += 1;
+        Some(self.reply(0, true))
+    }
+
+    fn reply(&self, id: u32, loss: bool) -> Segment {
+        let f = flags::REPLY | if loss { flags::LOSS } else { 0 };
+        Segment { seq: self.expected, ack: (self.last_rr / RR_UNIT).round() as u64, len: 0, wnd: id, flags: f }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::PS_PER_MS;
+    use crate::transport::arb::test_config;
+
+    const S: Time = 1000 * PS_PER_MS;
+
+    fn data(seq: u64, sent: Time, request: u32) -> Segment {
+        Segment { seq, ack: sent, len: 450, wnd: request, flags: if request > 0 { flags::REQUEST } else { 0 } }
+    }
+
+    #[test]
+    fn reports_the_rate_received_between_requests() {
+        let mut r = ArbReceiver::new(&test_config());
+        // One 4000-bit packet per second, constant delay 100 ms.
+        for k in 0..4u64 {
+            let req = if k == 2 { 7 } else { 0 };
+            let out = r.on_data(k * S + S / 10, &data(1 + 450 * k, k * S, req));
+            assert_eq!(out.is_some(), k == 2);
+            if let Some(rep) = out {
+                assert_eq!((rep.wnd, rep.ack, rep.seq, rep.flags), (7, 4_000_000, 1351, flags::REPLY));
+            }
+        }
+        assert_eq!(r.stats.bytes_delivered, 1800);
+    }
+
+    #[test]
+    fn growing_delay_lowers_the_reported_rate() {
+        let mut cfg = test_config();
+        cfg.k_acc = 0.5;
+        let mut r = ArbReceiver::new(&cfg);
+        // The first packet meets an empty path (delay 0).
+        r.on_data(0, &data(1, 0, 0));
+        // A request 1 s of queueing later, over Mr = 2 s: 2000 b/s, and the
+        // threshold is half a packet time at that rate (1 s): no cut.
+        let rep = r.on_data(2 * S, &data(451, S, 1)).unwrap();
+        assert_eq!(rep.ack, 2_000_000);
+        // The next request meets 4 s of queueing over Mr = 4 s (1000 b/s,
+        // threshold 2 s): Rr (1 - 4/4) = 0.
+        let rep = r.on_data(6 * S, &data(901, 2 * S, 2)).unwrap();
+        assert_eq!(rep.ack, 0);
+    }
+
+    #[test]
+    fn a_gap_is_naked_once_and_later_data_is_discarded() {
+        let mut r = ArbReceiver::new(&test_config());
+        r.on_data(0, &data(1, 0, 0));
+        let nak = r.on_data(S, &data(901, S, 0)).unwrap();
+        assert_eq!((nak.seq, nak.wnd, nak.flags), (451, 0, flags::REPLY | flags::LOSS));
+        assert!(r.on_data(2 * S, &data(1351, 2 * S, 0)).is_none());
+        // A request during the gap: its reply carries LOSS again.
+        let rep = r.on_data(3 * S, &data(1801, 3 * S, 3)).unwrap();
+        assert_eq!(rep.flags, flags::REPLY | flags::LOSS);
+        r.on_data(4 * S, &data(451, 4 * S, 0));
+        assert_eq!((r.expected, r.stats.bytes_duplicate, r.stats.bytes_received), (901, 1350, 2250));
+    }
+}
