@@ -111,6 +111,7 @@ impl Serializer {
     pub fn unsend(&mut self, bytes: u64) -> Time {
         let scaled = bytes as u128 * 8 * self.rate.ps as u128;
         self.busy_scaled -= scaled;
+        self.free_at = div_ceil_u128(self.busy_scaled, self.rate.bits as u128) as Time;
         (scaled / self.rate.bits as u128) as Time
     }
 
@@ -164,6 +165,17 @@ mod tests {
         assert_eq!(s.send(0, 53), 3 * PS_PER_US);
         assert_eq!(s.send(10 * PS_PER_US, 53), 13 * PS_PER_US);
         assert_eq!(s.send(11 * PS_PER_US, 53), 16 * PS_PER_US);
+    }
+
+    #[test]
+    fn unsend_moves_the_free_time_back() {
+        let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
+        let mut s = Serializer::new(rate);
+        s.send(0, 53);
+        s.send(0, 53);
+        assert_eq!(s.unsend(53), 3 * PS_PER_US);
+        assert_eq!(s.free_at(), 3 * PS_PER_US);
+        assert_eq!(s.send(0, 53), 6 * PS_PER_US);
     }
 
     #[test]
