@@ -125,6 +125,8 @@ pub struct Model {
     pub trace_port: Option<PortId>,
     pub credit_transport: CreditTransport,
     pub host: Option<HostModel>,
+    /// The ABR service (`[abr]`), if any.
+    pub abr: Option<crate::atm::abr::AbrConfig>,
 }
 
 impl Model {

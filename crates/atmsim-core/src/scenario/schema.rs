@@ -75,6 +75,8 @@ pub enum VariantName {
     LiteAfr,
     /// 4.3BSD-Tahoe: fast retransmit without fast recovery.
     Tahoe,
+    /// Slow start and congestion avoidance, no fast retransmit (Jain et al.).
+    TimeoutOnly,
     /// Lite with NewReno partial-ACK recovery (RFC 6582), for comparison.
     Newreno,
     /// Lite with Vegas's retransmission mechanism only (Aron & Druschel §5).
@@ -452,6 +454,8 @@ pub struct Scenario {
     pub report: ReportSection,
     #[serde(default)]
     pub trace: TraceSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abr: Option<super::abr_schema::AbrSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

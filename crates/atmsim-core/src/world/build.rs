@@ -104,6 +104,7 @@ impl World {
         if trace {
             sched.schedule(0, Event::TraceSample);
         }
+        let abr = model.abr.as_ref().map(|cfg| Box::new(super::abr::AbrState::new(cfg, &model, &vcs)));
         let bounded = flows.iter().filter(|c| c.bytes.is_some()).count();
         World {
             atm: model.network == Network::Atm,
@@ -123,6 +124,7 @@ impl World {
             log_port: if trace { model.trace_port } else { None },
             unit_hops: 0,
             wall_s: 0.0,
+            abr,
             model,
         }
     }

@@ -20,6 +20,7 @@ pub mod source;
 #[cfg(test)]
 mod parking_lot;
 
+use crate::net::{Segment, Unit, VcId};
 use crate::time::{Time, PS_PER_S};
 
 /// Bits of one ATM cell on the wire: rates in b/s divide by this to give
@@ -65,4 +66,96 @@ pub struct RmCell {
     pub mcr: f64,
     /// Out-of-rate (CLP = 1) cell, sent at TCR when ACR is below it.
     pub out_of_rate: bool,
+}
+
+/// Frame number of an RM cell: no data frame has it (frames count from 0,
+/// and `u32::MAX` means "no frame doomed"), so no frame state matches it.
+const RM_FRAME: u32 = u32::MAX - 1;
+
+const F_BACKWARD: u8 = 1;
+const F_BN: u8 = 2;
+const F_CI: u8 = 4;
+const F_NI: u8 = 8;
+const F_OUT_OF_RATE: u8 = 16;
+
+impl RmCell {
+    /// The RM cell as a unit on `route_vc` (the owner's VC going forward,
+    /// the owner's reply VC going back). A unit of a zero-cell "frame" is an
+    /// RM cell: never an EOM, never part of a data frame. Its fields ride
+    /// in the segment header every cell carries: ER and CCR as `f64` bits,
+    /// MCR as `f32` bits, the owner VC in `wnd`, the flags in `flags`.
+    pub fn to_unit(&self, owner: VcId, route_vc: VcId) -> Unit {
+        let flags = (self.dir == Direction::Backward) as u8 * F_BACKWARD
+            | self.bn as u8 * F_BN
+            | self.ci as u8 * F_CI
+            | self.ni as u8 * F_NI
+            | self.out_of_rate as u8 * F_OUT_OF_RATE;
+        let seg = Segment { seq: self.er.to_bits(), ack: self.ccr.to_bits(), len: (self.mcr as f32).to_bits(), wnd: owner.0, flags };
+        Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
+    }
+
+    /// The RM cell a unit carries and the VC that owns it (whose source sent
+    /// it and whose rate it governs); `None` for a data cell.
+    #[inline]
+    pub fn from_unit(u: &Unit) -> Option<(RmCell, VcId)> {
+        if u.ncells != 0 {
+            return None;
+        }
+        let f = u.seg.flags;
+        let cell = RmCell {
+            dir: if f & F_BACKWARD != 0 { Direction::Backward } else { Direction::Forward },
+            bn: f & F_BN != 0,
+            ci: f & F_CI != 0,
+            ni: f & F_NI != 0,
+            er: f64::from_bits(u.seg.seq),
+            ccr: f64::from_bits(u.seg.ack),
+            mcr: f32::from_bits(u.seg.len) as f64,
+            out_of_rate: f & F_OUT_OF_RATE != 0,
+        };
+        Some((cell, VcId(u.seg.wnd)))
+    }
+
+    /// Writes a new ER into an RM unit in place (a switch lowering it).
+    pub fn set_er(u: &mut Unit, er: f64) {
+        u.seg.seq = er.to_bits();
+    }
+}
+
+/// Is this unit an RM cell?
+#[inline]
+pub fn is_rm(u: &Unit) -> bool {
+    u.ncells == 0
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn an_rm_cell_survives_the_trip_through_a_unit() {
+        let c = RmCell { dir: Direction::Backward, bn: true, ci: false, ni: true, er: 12345.678, ccr: 0.1, mcr: 10.0, out_of_rate: true };
+        let u = c.to_unit(VcId(3), VcId(4));
+        assert!(is_rm(&u) && !u.is_eom());
+        assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
+        assert_eq!(RmCell::from_unit(&u), Some((c, VcId(3))));
+        let mut u = u;
+        RmCell::set_er(&mut u, 5.0);
+        assert_eq!(RmCell::from_unit(&u).unwrap().0.er, 5.0);
+    }
+
+    #[test]
+    fn a_data_cell_is_not_an_rm_cell() {
+        let u = Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53, seg: Segment::default() };
+        assert!(!is_rm(&u) && RmCell::from_unit(&u).is_none());
+    }
+}
+
+/// The ABR configuration of a run (the scenario's `[abr]`): every TCP VC is
+/// an ABR VC with these source parameters, every switch output port runs
+/// ERICA, and destinations turn RM cells around in this mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbrConfig {
+    pub source: source::AbrParams,
+    pub erica: erica::EricaConfig,
+    pub turnaround: destination::Turnaround,
 }

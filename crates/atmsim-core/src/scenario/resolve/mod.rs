@@ -5,6 +5,7 @@
 //! report, hosts), so a scenario with several problems always reports the
 //! same one first.
 
+mod abr;
 mod flows;
 mod ports;
 mod tcp;
@@ -33,7 +34,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     };
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
+    let abr = abr::abr(s)?;
     Ok(Model {
+        abr,
         host,
         name: s.name.clone(),
         network: s.network,
