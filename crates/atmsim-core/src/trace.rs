@@ -102,12 +102,30 @@ impl PortLog {
     }
 }
 
+/// ABR sources sampled with the queues (`[abr]` runs only): each data VC's
+/// allowed cell rate and the data cells waiting at its source.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AbrTrace {
+    pub t: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub acr_cells_per_s: Vec<f64>,
+    pub waiting: Vec<u64>,
+}
+
+impl AbrTrace {
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Traces {
     pub window: WindowTrace,
     pub queue: QueueTrace,
     pub events: EventTrace,
     pub port: PortLog,
+    #[serde(skip_serializing_if = "AbrTrace::is_empty")]
+    pub abr: AbrTrace,
 }
 
 impl Traces {

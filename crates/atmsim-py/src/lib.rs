@@ -54,6 +54,14 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
     let changes: Vec<&str> = t.port.change.iter().map(|c| c.name()).collect();
     p.set_item("change", changes)?;
     out.set_item("port", p)?;
+    if !t.abr.is_empty() {
+        let a = PyDict::new_bound(py);
+        a.set_item("t", &t.abr.t)?;
+        a.set_item("flow", &t.abr.flow)?;
+        a.set_item("acr_cells_per_s", &t.abr.acr_cells_per_s)?;
+        a.set_item("waiting", &t.abr.waiting)?;
+        out.set_item("abr", a)?;
+    }
     Ok(out)
 }
 

@@ -19,6 +19,7 @@ use crate::net::{PortId, Unit, VcId, VcTable};
 use crate::scenario::Model;
 use crate::summary::{AbrSourceSummary, AbrSummary};
 use crate::time::{secs, Time};
+use crate::trace::AbrTrace;
 use std::collections::VecDeque;
 
 /// One ABR VC: its source, the destination of its forward RM cells, and the
@@ -156,6 +157,20 @@ impl AbrState {
         if let Some((cell, owner)) = rm {
             if cell.dir == Direction::Forward {
                 e.on_frm(owner.ix(), cell.ccr);
+            }
+        }
+    }
+
+    /// Samples every data VC's ACR and waiting cells into the trace.
+    pub(super) fn sample(&self, t: f64, vcs: &VcTable, tr: &mut AbrTrace) {
+        for (i, a) in self.vcs.iter().enumerate() {
+            let Some(a) = a else { continue };
+            let v = vcs.get(VcId(i as u32));
+            if v.carries_payload() {
+                tr.t.push(t);
+                tr.flow.push(v.flow.0);
+                tr.acr_cells_per_s.push(a.source.acr());
+                tr.waiting.push(a.waiting.len() as u64);
             }
         }
     }

@@ -195,6 +195,9 @@ impl World {
                 }
             }
         }
+        if let (Some(abr), Some(tr)) = (self.abr.as_deref(), self.traces.as_mut()) {
+            abr.sample(t, &self.vcs, &mut tr.abr);
+        }
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
     }
 }
