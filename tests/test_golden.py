@@ -34,7 +34,8 @@ def test_run_json_matches_core_golden(cli, scenario, seed):
 def test_reproduce_all_quick_matches_golden(cli, tmp_path):
     out = tmp_path / "all"
     cli("reproduce", "all", "--quick", "--out", str(out), check=True)
-    tables = sorted(p for p in out.glob("*/*.csv"))
+    # Only the papers recorded here: a paper added to `all` later has its own tests.
+    tables = sorted(p for p in out.glob("*/*.csv") if p.parent.name in ("aron97", "morris-kung95"))
     digests = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(out)}\n" for p in tables)
     if os.environ.get("ATMSIM_BLESS"):
         for paper in ("aron97", "morris-kung95"):
