@@ -65,6 +65,8 @@ pub enum SourceEvent {
 pub enum AbrEvent {
     /// The ABR source of a VC reaches its next send opportunity (1/ACR).
     Send(VcId),
+    /// The VBR background sends its next cell.
+    Vbr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

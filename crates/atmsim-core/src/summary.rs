@@ -150,6 +150,9 @@ pub struct AbrSummary {
     pub rm_cells_sent: u64,
     pub rm_cells_delivered: u64,
     pub rm_cells_dropped: u64,
+    /// VBR background cells (in the accounting's cells too).
+    pub vbr_cells_sent: u64,
+    pub vbr_cells_dropped: u64,
     pub erica_intervals: u64,
     pub sources: Vec<AbrSourceSummary>,
     pub end_s: f64,

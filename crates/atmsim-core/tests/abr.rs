@@ -76,3 +76,17 @@ fn a_run_is_deterministic() {
     b.wall_s = 0.0;
     assert_eq!(a.to_json(), b.to_json());
 }
+
+#[test]
+fn vbr_background_takes_priority_and_erica_gives_abr_the_rest() {
+    let s = run(&["duration=\"1s\"", "switch.buffer=\"2048 cells\"", "abr.vbr.port=\"SW1->SW2\""]);
+    cells_identity_holds(&s);
+    let abr = s.abr.as_ref().unwrap();
+    // 0.8 x 366,792 cells/s on during [2, 102) ms, [202, 302) ms, ... of 1 s: 5 periods.
+    let expected = 5.0 * 0.1 * 0.8 * 155.52e6 / 424.0;
+    assert!((abr.vbr_cells_sent as f64 - expected).abs() <= 5.0, "{} vs {expected}", abr.vbr_cells_sent);
+    assert_eq!(abr.vbr_cells_dropped, 0, "VBR has strict priority and its own queue");
+    let without = run(&["duration=\"1s\"", "switch.buffer=\"2048 cells\""]);
+    let payload = |s: &atmsim_core::Summary| s.flows.iter().map(|f| f.bytes_delivered).sum::<u64>();
+    assert!(payload(&s) < payload(&without), "ABR gets less with VBR taking half the time 80 % of the line");
+}

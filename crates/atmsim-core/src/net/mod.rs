@@ -11,6 +11,7 @@ pub mod credit;
 pub mod fifo;
 pub mod pervc;
 pub mod port;
+pub mod priority;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};

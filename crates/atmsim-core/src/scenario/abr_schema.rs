@@ -41,6 +41,34 @@ pub struct AbrSection {
     /// "immediate" (default) or "tm4": how destinations return RM cells.
     pub turnaround: TurnaroundName,
     pub erica: EricaSection,
+    /// A VBR on/off background; absent: none.
+    pub vbr: Option<VbrSection>,
+}
+
+/// `[abr.vbr]`: the slides' "If VBR background, 100 ms on, 100 ms off,
+/// start at t = 2ms", entering `port` with strict priority over ABR there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VbrSection {
+    /// The switch output port it loads, "A->B".
+    pub port: String,
+    /// Cell rate while on (our choice 0.8 x 155.52 Mb/s; the slides give none).
+    pub rate: String,
+    pub on: String,
+    pub off: String,
+    pub start: String,
+}
+
+impl Default for VbrSection {
+    fn default() -> Self {
+        VbrSection {
+            port: "SW1->SW2".into(),
+            rate: "124.416Mbps".into(),
+            on: "100ms".into(),
+            off: "100ms".into(),
+            start: "2ms".into(),
+        }
+    }
 }
 
 impl Default for AbrSection {
@@ -61,6 +89,7 @@ impl Default for AbrSection {
             tcr: 10.0,
             turnaround: TurnaroundName::Immediate,
             erica: EricaSection::default(),
+            vbr: None,
         }
     }
 }

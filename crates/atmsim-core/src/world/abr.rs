@@ -13,7 +13,7 @@ use super::World;
 use crate::atm::abr::destination::{AbrDestination, Turnaround};
 use crate::atm::abr::erica::{Erica, EricaVariant};
 use crate::atm::abr::source::{AbrSource, SourceCell};
-use crate::atm::abr::{cells_per_second, AbrConfig, Direction, RmCell};
+use crate::atm::abr::{cells_per_second, is_vbr, vbr_unit, AbrConfig, Direction, RmCell, VbrConfig};
 use crate::engine::{AbrEvent, Event};
 use crate::net::{PortId, Unit, VcId, VcTable};
 use crate::scenario::Model;
@@ -64,6 +64,9 @@ struct RmCounts {
 /// The ABR state of a run.
 pub(super) struct AbrState {
     vcs: Vec<Option<AbrVc>>,
+    /// The VBR background and the one-port VC its cells use.
+    vbr: Option<(VbrConfig, VcId)>,
+    vbr_cells: RmCounts,
     /// Per port, ERICA if the port leaves a switch.
     erica: Vec<Option<Erica>>,
     /// Per port, the node it leaves (to find a VC's forward port at a switch).
@@ -106,12 +109,19 @@ impl AbrState {
             .collect();
         AbrState {
             vcs: abr_vcs,
+            vbr: cfg.vbr.map(|v| (v, VcId(vcs.len() as u32 - 1))),
+            vbr_cells: RmCounts::default(),
             erica,
             port_from: model.ports.iter().map(|p| p.from.0).collect(),
             rm: RmCounts::default(),
             variant: cfg.erica.variant,
             turnaround: cfg.turnaround,
         }
+    }
+
+    /// When the VBR background sends its first cell, if there is one.
+    pub(super) fn vbr_first(&self) -> Option<Time> {
+        self.vbr.map(|(cfg, _)| cfg.next_cell(0))
     }
 
     #[inline]
@@ -125,13 +135,18 @@ impl AbrState {
         self.vcs.iter().flatten().map(|a| a.waiting.len() as u64).sum()
     }
 
-    /// RM cells sent, delivered and dropped (they join the cell identity).
+    /// RM and VBR cells sent, delivered and dropped (they join the cell identity).
     pub(super) fn rm_counts(&self) -> (u64, u64, u64) {
-        (self.rm.sent, self.rm.delivered, self.rm.dropped)
+        let (r, v) = (&self.rm, &self.vbr_cells);
+        (r.sent + v.sent, r.delivered + v.delivered, r.dropped + v.dropped)
     }
 
-    pub(super) fn rm_dropped(&mut self) {
-        self.rm.dropped += 1;
+    pub(super) fn frameless_dropped(&mut self, unit: &Unit) {
+        if is_vbr(unit) {
+            self.vbr_cells.dropped += 1;
+        } else {
+            self.rm.dropped += 1;
+        }
     }
 
     /// A cell of an ABR VC reaches port `p` at `now`: ERICA counts it and,
@@ -139,6 +154,12 @@ impl AbrState {
     /// with the state of the owner's forward port at the same switch).
     #[inline]
     pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &mut Unit, vcs: &VcTable) {
+        if is_vbr(unit) {
+            if let Some(e) = self.erica[p.ix()].as_mut() {
+                e.on_higher_priority_cell(now);
+            }
+            return;
+        }
         if self.erica[p.ix()].is_none() || !self.is_abr(unit.vc) {
             return;
         }
@@ -207,6 +228,8 @@ impl AbrState {
             rm_cells_sent: self.rm.sent,
             rm_cells_delivered: self.rm.delivered,
             rm_cells_dropped: self.rm.dropped,
+            vbr_cells_sent: self.vbr_cells.sent,
+            vbr_cells_dropped: self.vbr_cells.dropped,
             erica_intervals: self.erica.iter().flatten().map(|e| e.intervals).sum(),
             sources,
             end_s: secs(horizon),
@@ -283,12 +306,26 @@ impl World {
         self.abr_kick(vc);
     }
 
-    /// An RM cell reached the end of its route: a forward one is turned
-    /// around by the owner's destination, a backward one updates the owner's
-    /// source.
-    pub(super) fn abr_rm_arrives(&mut self, unit: &Unit) {
-        let (cell, owner) = RmCell::from_unit(unit).expect("an RM cell");
+    /// The VBR background's next cell enters its port.
+    pub(super) fn vbr_send(&mut self) {
         let abr = self.abr.as_mut().expect("ABR run");
+        let (cfg, vc) = abr.vbr.expect("a VBR background");
+        abr.vbr_cells.sent += 1;
+        let next = cfg.next_cell(self.now + 1);
+        self.sched.schedule(next, Event::Abr(AbrEvent::Vbr));
+        self.enter(cfg.port, vbr_unit(vc));
+    }
+
+    /// A cell of no frame reached the end of its route: a VBR cell leaves
+    /// the network; a forward RM cell is turned around by the owner's
+    /// destination, a backward one updates the owner's source.
+    pub(super) fn abr_frameless_arrives(&mut self, unit: &Unit) {
+        let abr = self.abr.as_mut().expect("ABR run");
+        if is_vbr(unit) {
+            abr.vbr_cells.delivered += 1;
+            return;
+        }
+        let (cell, owner) = RmCell::from_unit(unit).expect("an RM cell");
         abr.rm.delivered += 1;
         let a = abr.vcs[owner.ix()].as_mut().expect("an ABR VC");
         match cell.dir {

@@ -4,7 +4,7 @@
 
 use super::World;
 use crate::atm::aal5::Verdict;
-use crate::atm::abr::is_rm;
+use crate::atm::abr::is_frameless;
 use crate::atm::discard::DropReason;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
@@ -59,8 +59,8 @@ impl World {
     }
 
     fn unit_dropped(&mut self, unit: Unit) {
-        if is_rm(&unit) {
-            self.abr.as_deref_mut().expect("RM cells only on ABR runs").rm_dropped();
+        if is_frameless(&unit) {
+            self.abr.as_deref_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
             return;
         }
         let vc = unit.vc.ix();
@@ -130,8 +130,8 @@ impl World {
 
     /// A unit reached the end of its route.
     fn receive(&mut self, unit: Unit) {
-        if is_rm(&unit) {
-            return self.abr_rm_arrives(&unit);
+        if is_frameless(&unit) {
+            return self.abr_frameless_arrives(&unit);
         }
         let vc = unit.vc.ix();
         self.ledgers[vc].cell_arrived(unit.frame);

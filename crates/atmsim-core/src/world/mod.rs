@@ -125,6 +125,7 @@ impl World {
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
+            Event::Abr(AbrEvent::Vbr) => self.vbr_send(),
             Event::TraceSample => self.sample_queues(),
         }
     }

@@ -77,6 +77,8 @@ const F_BN: u8 = 2;
 const F_CI: u8 = 4;
 const F_NI: u8 = 8;
 const F_OUT_OF_RATE: u8 = 16;
+/// A VBR background cell (not an RM cell): also a unit of no frame.
+const F_VBR: u8 = 32;
 
 impl RmCell {
     /// The RM cell as a unit on `route_vc` (the owner's VC going forward,
@@ -98,7 +100,7 @@ impl RmCell {
     /// it and whose rate it governs); `None` for a data cell.
     #[inline]
     pub fn from_unit(u: &Unit) -> Option<(RmCell, VcId)> {
-        if u.ncells != 0 {
+        if u.ncells != 0 || u.seg.flags & F_VBR != 0 {
             return None;
         }
         let f = u.seg.flags;
@@ -121,10 +123,22 @@ impl RmCell {
     }
 }
 
-/// Is this unit an RM cell?
+/// Is this unit a cell of no data frame (an RM or a VBR cell)?
 #[inline]
-pub fn is_rm(u: &Unit) -> bool {
+pub fn is_frameless(u: &Unit) -> bool {
     u.ncells == 0
+}
+
+/// Is this unit a VBR background cell?
+#[inline]
+pub fn is_vbr(u: &Unit) -> bool {
+    u.ncells == 0 && u.seg.flags & F_VBR != 0
+}
+
+/// A VBR background cell on `vc` (its route is the port it loads).
+pub fn vbr_unit(vc: VcId) -> Unit {
+    let seg = Segment { flags: F_VBR, ..Segment::default() };
+    Unit { vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
 }
 
 #[cfg(test)]
@@ -135,7 +149,7 @@ mod unit_tests {
     fn an_rm_cell_survives_the_trip_through_a_unit() {
         let c = RmCell { dir: Direction::Backward, bn: true, ci: false, ni: true, er: 12345.678, ccr: 0.1, mcr: 10.0, out_of_rate: true };
         let u = c.to_unit(VcId(3), VcId(4));
-        assert!(is_rm(&u) && !u.is_eom());
+        assert!(is_frameless(&u) && !is_vbr(&u) && !u.is_eom());
         assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
         assert_eq!(RmCell::from_unit(&u), Some((c, VcId(3))));
         let mut u = u;
@@ -144,9 +158,29 @@ mod unit_tests {
     }
 
     #[test]
+    fn vbr_cells_are_not_rm_cells_and_follow_their_on_periods() {
+        let u = vbr_unit(VcId(7));
+        assert!(is_vbr(&u) && is_frameless(&u) && RmCell::from_unit(&u).is_none());
+        let ms = crate::time::PS_PER_MS;
+        let v = VbrConfig { port: crate::net::PortId(0), rate: 1000.0, on: 100 * ms, off: 100 * ms, start: 2 * ms };
+        assert_eq!(v.next_cell(0), 2 * ms);
+        assert_eq!(v.next_cell(2 * ms + 1), 3 * ms, "one cell per ms while on");
+        assert_eq!(v.next_cell(101 * ms + 1), 202 * ms, "none while off");
+        let cells = (0..)
+            .scan(0, |t, _| {
+                let c = v.next_cell(*t);
+                *t = c + 1;
+                Some(c)
+            })
+            .take_while(|&c| c < 402 * ms)
+            .count();
+        assert_eq!(cells, 200, "two on periods of 100 cells in 400 ms");
+    }
+
+    #[test]
     fn a_data_cell_is_not_an_rm_cell() {
         let u = Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53, seg: Segment::default() };
-        assert!(!is_rm(&u) && RmCell::from_unit(&u).is_none());
+        assert!(!is_frameless(&u) && RmCell::from_unit(&u).is_none());
     }
 }
 
@@ -158,4 +192,38 @@ pub struct AbrConfig {
     pub source: source::AbrParams,
     pub erica: erica::EricaConfig,
     pub turnaround: destination::Turnaround,
+    /// The VBR background, if any.
+    pub vbr: Option<VbrConfig>,
+}
+
+/// A VBR on/off background entering one switch port with priority over ABR
+/// (Jain et al., slide "n Source + VBR Configuration": "100 ms on, 100 ms
+/// off, start at t = 2ms").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VbrConfig {
+    pub port: crate::net::PortId,
+    /// Cells/s while on.
+    pub rate: f64,
+    pub on: Time,
+    pub off: Time,
+    pub start: Time,
+}
+
+impl VbrConfig {
+    /// The first cell time at or after `t` (a cell every 1/rate from the
+    /// start of each on period, none during off periods).
+    pub fn next_cell(&self, t: Time) -> Time {
+        let t = t.max(self.start);
+        let period = self.on + self.off;
+        let k = (t - self.start) / period;
+        let on_start = self.start + k * period;
+        let spacing = cell_spacing(self.rate);
+        let i = (t - on_start).div_ceil(spacing);
+        let at = on_start + i * spacing;
+        if at < on_start + self.on {
+            at
+        } else {
+            on_start + period
+        }
+    }
 }

@@ -3,7 +3,10 @@
 //! or EOM protection (Jain et al.'s "tail drop" and "intelligent tail drop"),
 //! ATM cells, ideal hosts and no credit.
 
-use super::{err, time, ScenarioError};
+use super::{err, port_named, time, ScenarioError};
+use crate::atm::abr::VbrConfig;
+use crate::scenario::abr_schema::VbrSection;
+use crate::scenario::model::PortModel;
 use crate::atm::abr::erica::EricaConfig;
 use crate::atm::abr::source::AbrParams;
 use crate::atm::abr::{cells_per_second, AbrConfig};
@@ -26,7 +29,7 @@ fn within(key: &str, v: f64, lo: f64, hi: f64, lo_open: bool) -> Result<f64, Sce
 }
 
 /// The ABR configuration, if the scenario has `[abr]`.
-pub(super) fn abr(s: &Scenario) -> Result<Option<AbrConfig>, ScenarioError> {
+pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result<Option<AbrConfig>, ScenarioError> {
     let Some(a) = &s.abr else { return Ok(None) };
     if s.network != Network::Atm {
         return err("abr", "ABR needs network = \"atm\"");
@@ -43,7 +46,25 @@ pub(super) fn abr(s: &Scenario) -> Result<Option<AbrConfig>, ScenarioError> {
     if s.host.model != HostKind::Ideal {
         return err("host.model", "ABR runs use \"ideal\" hosts");
     }
-    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into() }))
+    let vbr = match &a.vbr {
+        Some(v) => Some(vbr(v, ports, is_host)?),
+        None => None,
+    };
+    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr }))
+}
+
+fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfig, ScenarioError> {
+    let port = port_named("abr.vbr.port", ports, &v.port)?;
+    if is_host[ports[port.ix()].from.ix()] {
+        return err("abr.vbr.port", "must leave a switch");
+    }
+    let line = cells_per_second(ports[port.ix()].rate.bits_per_second());
+    let rate = within("abr.vbr.rate", rate("abr.vbr.rate", &v.rate)?, 0.0, line, true)?;
+    let (on, off, start) = (time("abr.vbr.on", &v.on)?, time("abr.vbr.off", &v.off)?, time("abr.vbr.start", &v.start)?);
+    if on == 0 {
+        return err("abr.vbr.on", "must be positive");
+    }
+    Ok(VbrConfig { port, rate, on, off, start })
 }
 
 fn params(a: &AbrSection) -> Result<AbrParams, ScenarioError> {
@@ -144,5 +165,12 @@ mod tests {
         assert_eq!(key_of(&["abr.colour=1"]), "abr.colour");
         assert_eq!(key_of(&["abr.tbe=128", "switch.policy=epd"]), "switch.policy");
         assert_eq!(key_of(&["abr.tbe=128", "network=packet", "switch.buffer=\"64KB\""]), "abr");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->Y\""]), "abr.vbr.port");
+        assert_eq!(key_of(&["abr.vbr.port=\"A->X\""]), "abr.vbr.port");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"200Mbps\""]), "abr.vbr.rate");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.on=\"0ms\""]), "abr.vbr.on");
+        assert_eq!(key_of(&["abr.vbr.color=1"]), "abr.vbr.color");
+        let v = check(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"100Mbps\""]).unwrap().abr.unwrap().vbr.unwrap();
+        assert_eq!((v.on, v.start), (100 * crate::time::PS_PER_MS, 2 * crate::time::PS_PER_MS));
     }
 }

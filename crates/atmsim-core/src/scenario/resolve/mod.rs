@@ -34,7 +34,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     };
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
-    let abr = abr::abr(s)?;
+    let abr = abr::abr(s, &ports, &nodes.is_host)?;
     Ok(Model {
         abr,
         host,
