@@ -244,7 +244,7 @@ impl Port {
         if pr.in_tx.is_some() {
             return None;
         }
-        let (arrived, unit, high) = pr.next()?;
+        let (arrived, unit, high) = pr.pop_next()?;
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         pr.in_tx = Some((unit, end, high));

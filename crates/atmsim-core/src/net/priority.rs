@@ -48,7 +48,7 @@ impl Priority {
     }
 
     /// The next cell to send, higher class first: (arrival time, cell, class).
-    pub fn next(&mut self) -> Option<(Time, Unit, bool)> {
+    pub fn pop_next(&mut self) -> Option<(Time, Unit, bool)> {
         if let Some((t, u)) = self.high.pop_front() {
             return Some((t, u, true));
         }
@@ -72,7 +72,7 @@ mod tests {
         p.enqueue(1, cell(2), false);
         p.enqueue(2, cell(9), true);
         p.enqueue(3, cell(8), true);
-        let order: Vec<u32> = std::iter::from_fn(|| p.next()).map(|(_, u, _)| u.vc.0).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| p.pop_next()).map(|(_, u, _)| u.vc.0).collect();
         assert_eq!(order, vec![9, 8, 1, 2]);
     }
 
@@ -81,10 +81,10 @@ mod tests {
         let mut p = Priority::default();
         p.enqueue(0, cell(1), false);
         p.enqueue(0, cell(9), true);
-        let (_, u, high) = p.next().unwrap();
+        let (_, u, high) = p.pop_next().unwrap();
         p.in_tx = Some((u, 10, high));
         assert_eq!((p.low_occupancy(), p.occupancy(), p.queued()), (1, 2, 1));
-        let (_, u, high) = p.next().unwrap();
+        let (_, u, high) = p.pop_next().unwrap();
         p.in_tx = Some((u, 20, high));
         assert_eq!((p.low_occupancy(), p.occupancy(), p.queued()), (1, 1, 0));
     }

@@ -87,11 +87,11 @@ impl RmCell {
     /// in the segment header every cell carries: ER and CCR as `f64` bits,
     /// MCR as `f32` bits, the owner VC in `wnd`, the flags in `flags`.
     pub fn to_unit(&self, owner: VcId, route_vc: VcId) -> Unit {
-        let flags = (self.dir == Direction::Backward) as u8 * F_BACKWARD
-            | self.bn as u8 * F_BN
-            | self.ci as u8 * F_CI
-            | self.ni as u8 * F_NI
-            | self.out_of_rate as u8 * F_OUT_OF_RATE;
+        let flags = ((self.dir == Direction::Backward) as u8 * F_BACKWARD)
+            | (self.bn as u8 * F_BN)
+            | (self.ci as u8 * F_CI)
+            | (self.ni as u8 * F_NI)
+            | (self.out_of_rate as u8 * F_OUT_OF_RATE);
         let seg = Segment { seq: self.er.to_bits(), ack: self.ccr.to_bits(), len: (self.mcr as f32).to_bits(), wnd: owner.0, flags };
         Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
     }
