@@ -73,6 +73,7 @@ def summary_table(c, runs):
     paper.to_csv(c.out / "summary-table-paper.csv", index=False)
     key = lambda r: (int(r.n), int(r.tbe), int(r.buffer))  # noqa: E731
     by = {key(r): r for r in ours.itertuples()}
+    _side_by_side(c, by)
     eight = [k for k in ROWS if k != (5, 512, 5720)]
     paper_tot = [p[2] for p in PAPER_ROWS]
     ours_tot = [by[k].total for k in eight]
@@ -133,6 +134,23 @@ def summary_table(c, runs):
             "T_i sum to the total within 0.1 and % = total / 58.4 within 0.15 in every row; B = TBE x n x {1,2,4} in 7 rows, "
             "not in the 5720 row (5120 expected)")
     _plot_table(c, ours, paper)
+
+
+def _side_by_side(c, by):
+    """The slide's table and ours, cell by cell (the 5720 row against both our 5120 and 5720 runs)."""
+    rows = []
+    for (k, ts, tot, pct, clr_pct) in PAPER_ROWS:
+        for ok in ([k] if k != (5, 512, 5720) else [(5, 512, 5120), (5, 512, 5720)]):
+            r = by[ok]
+            d = {"n": k[0], "tbe": k[1], "buffer_paper": k[2], "buffer_ours": ok[2]}
+            for i, t in enumerate(ts):
+                d[f"T{i + 1}_paper"], d[f"T{i + 1}_ours"] = t, round(getattr(r, f"T{i + 1}"), 2)
+            d.update(total_paper=tot, total_ours=round(r.total, 2), pct_of_58_4_paper=pct, pct_of_58_4_ours=round(r.pct_58_4, 1),
+                     clr_pct_paper=clr_pct, clr_pct_ours=round(r.clr_pct, 2))
+            rows.append(d)
+    cols = ["n", "tbe", "buffer_paper", "buffer_ours"] + [f"T{i}_{w}" for i in range(1, 6) for w in ("paper", "ours")] + [
+        f"{m}_{w}" for m in ("total", "pct_of_58_4", "clr_pct") for w in ("paper", "ours")]
+    pd.DataFrame(rows).reindex(columns=cols).to_csv(c.out / "summary-table-side-by-side.csv", index=False)
 
 
 def _plot_table(c, ours, paper):
