@@ -90,3 +90,17 @@ fn vbr_background_takes_priority_and_erica_gives_abr_the_rest() {
     let payload = |s: &atmsim_core::Summary| s.flows.iter().map(|f| f.bytes_delivered).sum::<u64>();
     assert!(payload(&s) < payload(&without), "ABR gets less with VBR taking half the time 80 % of the line");
 }
+
+#[test]
+fn random_cell_loss_drops_about_its_probability_of_the_cells_at_its_port() {
+    let sets = ["duration=\"1s\"", "switch.buffer=\"8192 cells\"", "abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=1e-3"];
+    let s = run(&sets);
+    cells_identity_holds(&s);
+    let bn = s.ports.iter().find(|p| p.name == "SW1->SW2").unwrap();
+    let random = *bn.drops_by_reason.get("random").unwrap_or(&0);
+    assert_eq!(random, bn.units_dropped, "no overflow in 8192 cells: every loss is random");
+    let expected = bn.units_in as f64 * 1e-3;
+    assert!((random as f64 - expected).abs() < 5.0 * expected.sqrt(), "{random} vs {expected}");
+    let again = run(&sets);
+    assert_eq!(again.ports.iter().find(|p| p.name == "SW1->SW2").unwrap().units_dropped, random, "its own stream, same seed");
+}

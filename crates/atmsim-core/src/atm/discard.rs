@@ -24,11 +24,14 @@ pub enum DropReason {
     /// A loss the scenario scripts (`flow.drop_segments`), for tests and
     /// teaching: the whole frame is dropped at the sender's adapter.
     Scripted = 4,
+    /// Independent random cell loss on a line (`[abr.loss]`: the scattered
+    /// loss of Jain et al.'s fast-retransmit experiment).
+    Random = 5,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 5;
-    pub const NAMES: [&'static str; 5] = ["tail", "ppd", "epd", "eom_reserve", "scripted"];
+    pub const COUNT: usize = 6;
+    pub const NAMES: [&'static str; 6] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random"];
 }
 
 /// The discard policy of one port.

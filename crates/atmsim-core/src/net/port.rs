@@ -58,7 +58,7 @@ pub struct PortStats {
 }
 
 impl PortStats {
-    fn dropped(&mut self, reason: DropReason) {
+    pub fn dropped(&mut self, reason: DropReason) {
         self.units_dropped += 1;
         self.dropped_by[reason as usize] += 1;
     }

@@ -43,6 +43,23 @@ pub struct AbrSection {
     pub erica: EricaSection,
     /// A VBR on/off background; absent: none.
     pub vbr: Option<VbrSection>,
+    /// Independent random loss of ABR cells entering one port; absent: none.
+    pub loss: Option<LossSection>,
+}
+
+/// `[abr.loss]`: "scattered loss" (Jain et al., slide "Effect of Fast
+/// Retransmit"), each ABR cell entering `port` lost with `probability`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LossSection {
+    pub port: String,
+    pub probability: f64,
+}
+
+impl Default for LossSection {
+    fn default() -> Self {
+        LossSection { port: "SW1->SW2".into(), probability: 1e-4 }
+    }
 }
 
 /// `[abr.vbr]`: the slides' "If VBR background, 100 ms on, 100 ms off,
@@ -90,6 +107,7 @@ impl Default for AbrSection {
             turnaround: TurnaroundName::Immediate,
             erica: EricaSection::default(),
             vbr: None,
+            loss: None,
         }
     }
 }

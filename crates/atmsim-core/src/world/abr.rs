@@ -20,6 +20,9 @@ use crate::scenario::Model;
 use crate::summary::{AbrSourceSummary, AbrSummary};
 use crate::time::{secs, Time};
 use crate::trace::AbrTrace;
+use crate::rng::{stream, Stream};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 /// One ABR VC: its source, the destination of its forward RM cells, and the
@@ -66,6 +69,8 @@ pub(super) struct AbrState {
     vcs: Vec<Option<AbrVc>>,
     /// The VBR background and the one-port VC its cells use.
     vbr: Option<(VbrConfig, VcId)>,
+    /// Random cell loss: the port, the probability, the port's own stream.
+    loss: Option<(PortId, f64, ChaCha8Rng)>,
     vbr_cells: RmCounts,
     /// Per port, ERICA if the port leaves a switch.
     erica: Vec<Option<Erica>>,
@@ -110,12 +115,23 @@ impl AbrState {
         AbrState {
             vcs: abr_vcs,
             vbr: cfg.vbr.map(|v| (v, VcId(vcs.len() as u32 - 1))),
+            loss: cfg.loss.map(|(p, prob)| (p, prob, stream(model.seed, Stream::Port(p)))),
             vbr_cells: RmCounts::default(),
             erica,
             port_from: model.ports.iter().map(|p| p.from.0).collect(),
             rm: RmCounts::default(),
             variant: cfg.erica.variant,
             turnaround: cfg.turnaround,
+        }
+    }
+
+    /// Does the random loss of port `p` take this ABR cell? (One draw per
+    /// ABR cell entering that port, from the port's own stream.)
+    #[inline]
+    pub(super) fn loses(&mut self, p: PortId, unit: &Unit) -> bool {
+        match &mut self.loss {
+            Some((lp, prob, rng)) if *lp == p && !is_vbr(unit) => rng.gen::<f64>() < *prob,
+            _ => false,
         }
     }
 

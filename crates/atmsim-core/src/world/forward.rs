@@ -35,6 +35,12 @@ impl World {
     pub(super) fn enter(&mut self, p: PortId, mut unit: Unit) {
         if let Some(abr) = self.abr.as_deref_mut() {
             abr.at_port(self.now, p, &mut unit, &self.vcs);
+            if abr.loses(p, &unit) {
+                let stats = &mut self.ports[p.ix()].stats;
+                stats.units_in += 1;
+                stats.dropped(DropReason::Random);
+                return self.unit_dropped(unit);
+            }
         }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
         if self.log_port == Some(p) {

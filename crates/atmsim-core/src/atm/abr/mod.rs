@@ -194,6 +194,9 @@ pub struct AbrConfig {
     pub turnaround: destination::Turnaround,
     /// The VBR background, if any.
     pub vbr: Option<VbrConfig>,
+    /// Independent random loss of ABR cells entering one port: (port,
+    /// probability per cell).
+    pub loss: Option<(crate::net::PortId, f64)>,
 }
 
 /// A VBR on/off background entering one switch port with priority over ABR

@@ -50,7 +50,14 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
         Some(v) => Some(vbr(v, ports, is_host)?),
         None => None,
     };
-    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr }))
+    let loss = match &a.loss {
+        Some(l) => Some((
+            port_named("abr.loss.port", ports, &l.port)?,
+            within("abr.loss.probability", l.probability, 0.0, 1.0, false)?,
+        )),
+        None => None,
+    };
+    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
 }
 
 fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfig, ScenarioError> {
@@ -170,6 +177,8 @@ mod tests {
         assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"200Mbps\""]), "abr.vbr.rate");
         assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.on=\"0ms\""]), "abr.vbr.on");
         assert_eq!(key_of(&["abr.vbr.color=1"]), "abr.vbr.color");
+        assert_eq!(key_of(&["abr.loss.port=\"X->B\"", "abr.loss.probability=2"]), "abr.loss.probability");
+        assert_eq!(key_of(&["abr.loss.port=\"nowhere\""]), "abr.loss.port");
         let v = check(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"100Mbps\""]).unwrap().abr.unwrap().vbr.unwrap();
         assert_eq!((v.on, v.start), (100 * crate::time::PS_PER_MS, 2 * crate::time::PS_PER_MS));
     }
