@@ -46,13 +46,15 @@ class Grid:
     duration: str
 
     def run(self, n: int, tbe: int, buffer: int, seed: int, *, policy="tail", variant="timeout-only",
-            vbr: float = 0.0, trace=False, log_port=False, tag=None) -> Run:
+            vbr: float = 0.0, loss: float = 0.0, trace=False, log_port=False, tag=None) -> Run:
         """One run of the n-source configuration; `vbr` > 0: the VBR background
         on SW1->SW2 at that fraction of the line while on (100 ms on, 100 ms off, from 2 ms)."""
         o = [f"duration={self.duration}", f"abr.tbe={tbe}", f'switch.buffer="{buffer} cells"',
              f"switch.policy={policy}", f"tcp.variant={variant}"]
         if vbr:
             o += ['abr.vbr.port="SW1->SW2"', f'abr.vbr.rate="{vbr * LINE_BPS / 1e6:.6f}Mbps"']
+        if loss:
+            o += ['abr.loss.port="SW1->SW2"', f"abr.loss.probability={loss}"]
         if log_port:
             o.append('trace.port="SW1->SW2"')
         return Run(f"jain96-{n}src", tuple(o), seed, trace, tag)
