@@ -126,3 +126,26 @@ def test_plot_draws_a_run_with_its_port_log(cli, tmp_path):
     assert (d / "run.png").stat().st_size > 10_000
     p = cli("plot", str(tmp_path / "missing"))
     assert p.returncode == 2 and "summary.json" in p.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "aron97-topo1-packet", "--set", "duration=0.1s", "--out", "{file}/x"],
+    ["run", "aron97-topo1-packet", "--set", "duration=0.1s", "--out", "/proc/atmsim-x"],
+    ["sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB", "--set", "duration=0.1s", "--out", "{file}/y"],
+    ["reproduce", "morris-kung95", "--quick", "--figure", "fig6", "--out", "/proc/atmsim-z"],
+])
+def test_unwritable_out_is_one_line_before_any_simulation(cli, tmp_path, args):
+    f = tmp_path / "plain"
+    f.write_text("")
+    r = cli(*[a.replace("{file}", str(f)) for a in args])
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("atmsim: error: --out:"), r.stderr
+
+
+def test_corrupt_summary_and_claims_are_one_line(cli, tmp_path):
+    (tmp_path / "summary.json").write_text("{oops")
+    (tmp_path / "claims.json").write_text('[{"a": 1}]')
+    for cmd in ("plot", "report"):
+        r = cli(cmd, str(tmp_path))
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.count("\n") == 1 and str(tmp_path) in r.stderr, r.stderr

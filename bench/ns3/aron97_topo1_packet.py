@@ -15,7 +15,7 @@ Prints ONE JSON object on stdout (cppyy's harmless "Failed to materialize symbol
 warnings go to stderr).
 
 Mirroring choices (atmsim reference: python/atmsim/scenarios/aron97-topo1-packet.toml,
-shared/spec/experiments.md aron97 G1-G9):
+docs/reproductions.md):
 
 * IP packet = 9168 bytes: MSS 9128 + 20 IP + 20 TCP (no timestamps, no SACK).  Device
   MTU 9180 everywhere.
@@ -24,7 +24,7 @@ shared/spec/experiments.md aron97 G1-G9):
   by 9170/9168 so that a full-sized packet's serialisation time is exactly
   9168*8 bits / (424e6/3 b/s) = 518.943 us, as in atmsim (a 40-byte ACK becomes a 42-byte
   frame: +5 % of a negligible time).  `--no-ppp-compensation` uses the nominal rate.
-* Router buffers (G7: the limit counts the packet in transmission; 192528 B = 21 x 9168 B):
+* Router buffers (the limit counts the packet in transmission; 192528 B = 21 x 9168 B):
   the traffic-control layer's default root queue disc (FqCoDel, installed by
   Ipv4AddressHelper::Assign) is REMOVED from every device (TrafficControlHelper::Uninstall),
   so the only buffer at a router output is the PointToPointNetDevice's DropTailQueue.  That
@@ -40,8 +40,8 @@ shared/spec/experiments.md aron97 G1-G9):
   but R1's other outputs (towards S1..S8) carry only ACKs and never fill.
 * Host NIC queues: 100000 packets (never a bottleneck; the window is 57 segments).
 * TCP: ns3::TcpNewReno + ns3::TcpClassicRecovery (not PRR), Sack=false, Timestamp=false,
-  WindowScaling=true, SndBufSize = RcvBufSize = 524288 (512 KiB window, G6), SegmentSize
-  9128, InitialCwnd 1, DelAckCount 1 (no delayed ACK, G4), MinRto 1 s (BSD rttmin = 2
+  WindowScaling=true, SndBufSize = RcvBufSize = 524288 (512 KiB window), SegmentSize
+  9128, InitialCwnd 1, DelAckCount 1 (no delayed ACK), MinRto 1 s (BSD rttmin = 2
   ticks of 500 ms), ClockGranularity 1 ms (default), LimitedTransmit=false (RFC 3042 is
   not part of the BSD-derived sender atmsim models).  atmsim's BSD coarse 500-ms timer and
   its per-seed timer phase have no ns-3 counterpart: ns-3 uses a fine-grained RTO.

@@ -63,9 +63,14 @@ def load_scenario(name_or_path: str) -> str:
     return builtin.read_text()
 
 
+def _sets(set) -> list:
+    """Overrides as a list: one "key=value" string is one override, not its characters."""
+    return [set] if isinstance(set, str) else list(set)
+
+
 def resolve(scenario: str, set: Iterable[str] = ()) -> str:
     """The fully resolved scenario (defaults filled in) as TOML text."""
-    return _core.resolve(load_scenario(scenario), list(set))
+    return _core.resolve(load_scenario(scenario), _sets(set))
 
 
 def model_facts(scenario: str, set: Iterable[str] = ()) -> dict:
@@ -75,7 +80,7 @@ def model_facts(scenario: str, set: Iterable[str] = ()) -> dict:
     cell_bytes, cell_payload, bottleneck (port name), ports ({name: rate_bits,
     rate_ps (exact: bits per ps picoseconds), rate_bps}) and u_max_bytes (the
     summary's U_max for the scenario's duration)."""
-    return _core.model_facts(load_scenario(scenario), list(set))
+    return _core.model_facts(load_scenario(scenario), _sets(set))
 
 
 @dataclass
@@ -131,5 +136,5 @@ def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trac
 
     check_seed(seed)
     text = load_scenario(scenario)
-    summary_json, traces = _core.run(text, list(set), seed, trace)
+    summary_json, traces = _core.run(text, _sets(set), seed, trace)
     return Result(json.loads(summary_json), _trace_frames(traces) if trace else {})

@@ -67,6 +67,10 @@ class Group(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        import signal
+
+        # SIGTERM ends a run like Ctrl-C: staging folders removed, exit 130.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
             rv = super().main(*args, **kwargs)
         except click.exceptions.Exit as e:
@@ -81,6 +85,10 @@ class Group(click.Group):
             fail(str(e))
         except BrokenPipeError:
             sys.exit(1)
+        except OSError as e:
+            # A path the user gave that cannot be read or written.
+            where = f"{e.filename}: " if e.filename else ""
+            fail(f"{where}{e.strerror or e}")
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -90,6 +98,25 @@ def _overrides(values) -> list[str]:
         if "=" not in v or not v.split("=", 1)[0].strip():
             raise InputError(f"--set: '{v}' is not key=value")
     return list(values)
+
+
+def check_out(out: Path, option: str = "--out") -> None:
+    """Checks, before any simulation, that `out` can be written: it is a
+    directory or can be made one, and a staging directory can be made beside
+    it. Raises InputError naming the path otherwise."""
+    import tempfile
+
+    out = Path(out)
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise InputError(f"{option}: {p} exists and is not a directory")
+            break
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        Path(tempfile.mkdtemp(prefix=f".{out.name}.probe.", dir=out.parent)).rmdir()
+    except OSError as e:
+        raise InputError(f"{option}: {out} cannot be written ({e.strerror or e})") from None
 
 
 def _merge_move(src: Path, dst: Path) -> None:
@@ -107,6 +134,23 @@ def _merge_move(src: Path, dst: Path) -> None:
             os.replace(f, t)
 
 
+def _remove_stale_staging(target: Path) -> None:
+    """Removes staging folders of `target` left by a process that was killed
+    (their name carries the pid of the process that made them)."""
+    import shutil
+
+    for d in target.parent.glob(f".{target.name}.*"):
+        pid = d.name[len(target.name) + 2:].split(".", 1)[0]
+        if not d.is_dir() or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
+
+
 @contextlib.contextmanager
 def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
     """Yields a staging directory beside `target`; on success its tree lands in `target`.
@@ -121,7 +165,8 @@ def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
 
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    _remove_stale_staging(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", dir=target.parent))
     try:
         if target.is_dir():
             shutil.copytree(target, tmp, dirs_exist_ok=True, ignore=lambda d, names: [n for n in names if n in keep]
@@ -151,9 +196,15 @@ def main():
 
 @main.command("list")
 def list_cmd():
-    """List the built-in scenarios."""
+    """List the built-in scenarios, each with its description."""
+    import re
+    import textwrap
+
     for name in atmsim.list_scenarios():
+        m = re.search(r'^description\s*=\s*"(.*)"\s*$', atmsim.load_scenario(name), re.M)
         click.echo(name)
+        if m:
+            click.echo(textwrap.fill(m.group(1), width=78, initial_indent="    ", subsequent_indent="    "))
 
 
 @main.command()
@@ -195,6 +246,8 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format):
     """Run one scenario and print its summary."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)  # all input errors before any output
+    if out is not None:
+        check_out(out)
     result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None)
     s = result.summary
     if out is not None:
@@ -215,7 +268,13 @@ def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
-@main.command()
+def _papers_epilog() -> str:
+    from .reproduce import names
+
+    return "Papers: " + ", ".join(names()) + ", all."
+
+
+@main.command(epilog=_papers_epilog())
 @click.argument("paper")
 @click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
@@ -228,7 +287,11 @@ def _int_list(text):
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
 def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, duration):
-    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html)."""
+    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html).
+
+    PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
+    unknown ID lists the paper's figures).
+    """
     from . import reproduce as registry
     from .reproduce import harness
 
@@ -239,6 +302,7 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, ks, seeds, du
         raise InputError("--ks/--seeds: expected comma-separated integers") from None
     # Every figure's runs are declared (and every input checked) before any output.
     plans = [harness.plan(p, [figure] if figure else None, quick, **test) for p in papers]
+    check_out(out)
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
@@ -280,6 +344,7 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
     sw.plan(scenario, grid, fixed, [None])  # every point validated before any output
+    check_out(out)
     t0 = time.perf_counter()
     runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
                          cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress)
@@ -300,8 +365,15 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress):
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def plot(directory):
     """Plot a run written by `atmsim run --out DIR` (windows, losses, queues) to DIR/run.png."""
-    if not (Path(directory) / "summary.json").exists():
+    path = Path(directory) / "summary.json"
+    if not path.exists():
         raise InputError(f"directory: {directory} holds no summary.json (write one with `atmsim run SCENARIO --out DIR`)")
+    try:
+        summary = json.loads(path.read_text())
+        if not isinstance(summary, dict) or not {"flows", "ports", "accounting"} <= summary.keys():
+            raise ValueError("it lacks flows, ports or accounting")
+    except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise InputError(f"{path}: not a summary written by `atmsim run --out` ({' '.join(str(e).split())})") from None
     from .plotting import plot_run
 
     click.echo(f"wrote {plot_run(directory)}")

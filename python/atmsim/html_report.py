@@ -27,8 +27,36 @@ def paper_dirs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "claims.json").exists())
 
 
+CLAIM_KEYS = ("paper", "figure", "claim", "paper_value", "ours", "holds", "id")
+
+
+def load_claims(path: Path) -> list[dict]:
+    """The rows of a claims.json, checked: a list of objects with every key a
+    row has. Raises InputError naming the file otherwise."""
+    from atmsim.errors import InputError
+
+    try:
+        rows = json.loads(Path(path).read_text())
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ValueError("expected a list of claim objects")
+        for i, r in enumerate(rows):
+            missing = [k for k in CLAIM_KEYS if k not in r]
+            if missing:
+                raise ValueError(f"row {i} lacks {', '.join(missing)}")
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: malformed claims.json ({' '.join(str(e).split())})") from None
+    return rows
+
+
+def _natural(fig: str):
+    """fig3 before fig10: digits compare as numbers."""
+    import re
+
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", fig)]
+
+
 def _figure_order(rows: list[dict]) -> list[str]:
-    return list(dict.fromkeys(r["figure"] for r in rows))
+    return sorted(dict.fromkeys(r["figure"] for r in rows), key=_natural)
 
 
 def render(root: Path) -> str:
@@ -42,13 +70,13 @@ def render(root: Path) -> str:
              "<h1>atmsim: reproduced figures and claims</h1>"]
     summary = []
     for d in dirs:
-        rows = json.loads((d / "claims.json").read_text())
+        rows = load_claims(d / "claims.json")
         held = sum(r["holds"] for r in rows)
         name = rows[0]["paper"] if rows else d.name
         summary.append(f"<li><a href='#{html.escape(name)}'>{html.escape(name)}</a>: {held} of {len(rows)} claims hold</li>")
         parts.append(f"<h2 id='{html.escape(name)}'>{html.escape(name)}</h2>")
         pngs = {p.stem: p for p in d.glob("*.png")}
-        for fig in _figure_order(rows) + sorted(set(pngs) - set(_figure_order(rows))):
+        for fig in _figure_order(rows) + sorted(set(pngs) - set(_figure_order(rows)), key=_natural):
             parts.append(f"<h3>{html.escape(fig)}</h3>")
             if fig in pngs:
                 parts.append(f"<img src='{html.escape(str(pngs[fig].relative_to(root)))}' alt='{html.escape(fig)}'>")

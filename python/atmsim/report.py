@@ -11,19 +11,25 @@ def print_summary(s: dict) -> None:
             f"{s['events']:,} events in {s['wall_s']:.3f} s")
     c.print(f"effective throughput {s['effective_throughput']:.4f} (common normaliser {s['effective_throughput_common']:.4f}), "
             f"fairness {s['fairness']:.3f}, bottleneck {s['bottleneck']}, cell loss ratio {s['cell_loss_ratio']:.4%}")
-    t = Table("flow", "delivered B", "segs sent", "retx", "timeouts", "fast rtx", "loss episodes (single/multi/consec)", "done at s")
+    t = Table("flow", "delivered", "sent", "retx", "TO", "FR", "loss episodes", "done", title="flows",
+              caption="sent/retx: segments; TO: timeouts; FR: fast retransmits; episodes: single/multiple/consecutive")
+    for col in t.columns[1:]:
+        col.justify, col.no_wrap = "right", True
     for f in s["flows"]:
         done = f["completion_time_s"]
-        t.add_row(f["name"], f"{f['bytes_delivered']:,}", str(f["segments_sent"]), str(f["segments_retransmitted"]),
+        t.add_row(f["name"], f"{f['bytes_delivered'] / 1e6:.3f} MB", str(f["segments_sent"]), str(f["segments_retransmitted"]),
                   str(f["timeouts"]), str(f["fast_retransmits"]),
                   f"{f['loss_episodes']} ({f['single_loss_episodes']}/{f['multiple_loss_episodes']}/{f['consecutive_loss_episodes']})",
-                  "-" if done is None else f"{done:.3f}")
+                  "-" if done is None else f"{done:.3f} s")
     c.print(t)
-    p = Table("port", "unit", "limit", "in", "dropped", "peak", "mean", "busy")
+    p = Table("port", "limit", "in", "dropped", "peak", "mean", "busy", title="ports (bottleneck and those that dropped)")
+    for col in p.columns[1:]:
+        col.justify, col.no_wrap = "right", True
     for q in s["ports"]:
         if q["units_dropped"] > 0 or q["name"] == s["bottleneck"]:
-            p.add_row(q["name"], q["unit"], str(q["limit"]), f"{q['units_in']:,}", f"{q['units_dropped']:,}",
-                      str(q["peak_occupancy"]), f"{q['mean_occupancy']:.1f}", f"{q['busy_fraction']:.3f}")
+            u = q["unit"]
+            p.add_row(q["name"], "-" if q["limit"] is None else f"{q['limit']:,} {u}", f"{q['units_in']:,}", f"{q['units_dropped']:,}",
+                      f"{q['peak_occupancy']:,}", f"{q['mean_occupancy']:,.1f}", f"{q['busy_fraction']:.1%}")
     c.print(p)
     a = s["accounting"]
     c.print("accounting: " + ", ".join(f"{k}={v}" for k, v in a.items()))
@@ -45,10 +51,19 @@ def compact(v, width: int = 60) -> str:
 
 
 def print_claims(rows: list[dict]) -> None:
-    """The claims of a reproduction, one row each (claim IDs PAPER.FIGURE.cN)."""
+    """The claims of a reproduction, one row each (claim IDs PAPER.FIGURE.cN):
+    held, or deviates with its one-line reason. A deviation is a finding the
+    reproduction reports, not a failure of the run."""
     c = Console(stderr=False)
-    t = Table("claim", "paper", "ours", "holds")
+    t = Table("claim", "paper", "ours", "verdict")
     t.columns[0].no_wrap = True
     for r in rows:
-        t.add_row(r["id"], str(r["paper_value"])[:30], compact(r["ours"]), "[green]yes[/]" if r["holds"] else "[red]no[/]")
+        verdict = "[green]held[/]" if r["holds"] else "[yellow]deviates[/]"
+        ours = compact(r["ours"], 10_000)
+        if not r["holds"] and r.get("note"):
+            ours += f"\n[dim]{r['note']}[/]"
+        t.add_row(r["id"], str(r["paper_value"]), ours, verdict)
     c.print(t)
+    if not all(r["holds"] for r in rows):
+        c.print("[dim]A deviation is a measured finding, with its reason in the row's note "
+                "(claims.json, report.html); it does not make the run fail.[/]")

@@ -128,13 +128,21 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    plain = _PlainProgress(label, len(todo)) if not show else None
 
     def done(i, r):
         results[i] = r
         cache.store(jobs[i], r)
+        if plain is not None:
+            plain.advance()
 
+    if not todo:
+        return results
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("eta"), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task(label, total=len(todo))
         if workers == 1 or len(todo) <= 1:
@@ -143,7 +151,8 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                 bar.advance(task)
         else:
             ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
+                                     initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
                 # Longest first keeps every worker busy to the end; the order of
                 # completion does not matter because results go back by index.
                 order = sorted(todo, key=lambda i: -_cost(jobs[i]))
@@ -157,6 +166,45 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                         fut.cancel()
                     raise
     return results
+
+
+class _PlainProgress:
+    """Without a terminal (a pipe, CI, a log): one plain line on stderr at
+    most every PERIOD seconds, so a long reproduction never looks hung."""
+
+    PERIOD = 10.0
+
+    def __init__(self, label: str, total: int):
+        import time
+
+        self.label, self.total, self.n = label, total, 0
+        self.t0 = self.last = time.monotonic()
+
+    def advance(self) -> None:
+        import time
+
+        self.n += 1
+        now = time.monotonic()
+        if now - self.last >= self.PERIOD and self.n < self.total:
+            self.last = now
+            el = now - self.t0
+            eta = el / self.n * (self.total - self.n)
+            print(f"atmsim: {self.label}: {self.n}/{self.total} runs, {el:.0f} s elapsed, about {eta:.0f} s left",
+                  file=sys.stderr, flush=True)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the parent process is gone (killed by
+    SIGKILL, say), instead of waiting for work forever."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _cost(job: Job) -> float:

@@ -40,6 +40,8 @@ pub enum HostEvent {
     AdapterFree(HostId),
     /// A received packet reaches the transport after the bus and the CPU.
     Deliver(HostId),
+    /// A packet's random processing time at an ideal host has passed.
+    JitterRelease(HostId),
 }
 
 /// Events of transports (TCP timers and connection opening).

@@ -8,6 +8,7 @@
 //! - [`atm`]: AAL5 SAR, cell discard policies;
 //! - [`transport`]: the BSD TCP, with congestion control apart;
 //! - [`host`]: the optional host/adapter model (Morris & Kung);
+//! - [`send_jitter`]: an optional random per-packet processing time at ideal hosts;
 //! - [`ledger`]: the fate of every frame (accounting, losses);
 //! - [`stats`], [`trace`]: derived statistics and time series;
 //! - [`scenario`]: TOML schema, overrides, validation;
@@ -23,6 +24,7 @@ pub mod ledger;
 pub mod net;
 pub mod rng;
 pub mod scenario;
+pub mod send_jitter;
 pub mod source;
 pub mod stats;
 pub mod summary;

@@ -374,3 +374,21 @@ fn two_consecutive_losses_recovered_without_timeout_by_vegas_rm_and_by_afr() {
     let lite3 = scripted("lite", "[40, 41, 140, 141, 240, 241]", "500ms");
     assert!(a.fast_retransmits < lite3.flows[0].fast_retransmits || a.timeouts < lite3.flows[0].timeouts, "{a:?} vs {:?}", lite3.flows[0]);
 }
+
+/// A random per-packet processing time at the hosts: the run stays balanced
+/// and deterministic, and it does change the run (it breaks arrival ties).
+#[test]
+fn send_jitter_is_balanced_deterministic_and_effective() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/atmsim/scenarios/aron97-topo1-packet.toml")).unwrap();
+    let run = |sets: &[&str]| {
+        let o: Vec<String> = sets.iter().map(|s| s.to_string()).chain(["duration=2s".to_string()]).collect();
+        let (mut s, _) = atmsim_core::run_text(&text, &o, Some(1), false).unwrap();
+        s.wall_s = 0.0;
+        assert!(s.accounting.balanced, "{:?}", s.accounting);
+        s.to_json()
+    };
+    let a = run(&["host.send_jitter=3us"]);
+    assert_eq!(a, run(&["host.send_jitter=3us"]));
+    assert_ne!(a, run(&[]));
+    assert_ne!(a, run(&["host.send_jitter=4us"]));
+}

@@ -33,8 +33,13 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
+    /// One line, whatever the user wrote: control characters that came from
+    /// the input (a newline inside a value) are shown escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.key, self.problem)
+        let one_line = |s: &str| -> String {
+            s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+        };
+        write!(f, "{}: {}", one_line(&self.key), one_line(&self.problem))
     }
 }
 impl std::error::Error for ScenarioError {}
@@ -70,6 +75,12 @@ mod test_support;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_error_is_one_line_whatever_the_input() {
+        let e = super::ScenarioError { key: "ip.mtu".into(), problem: "unknown size unit '0' in '0\n0\r\t'".into() };
+        assert_eq!(e.to_string(), "ip.mtu: unknown size unit '0' in '0\\n0\\r\\t'");
+    }
+
     use super::test_support::BASE;
     use super::*;
 

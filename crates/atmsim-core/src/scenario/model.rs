@@ -125,6 +125,9 @@ pub struct Model {
     pub trace_port: Option<PortId>,
     pub credit_transport: CreditTransport,
     pub host: Option<HostModel>,
+    /// Random extra processing time of each packet an ideal host sends, at
+    /// most this (0: none).
+    pub send_jitter: Time,
     /// The ABR service (`[abr]`), if any.
     pub abr: Option<crate::atm::abr::AbrConfig>,
 }

@@ -302,10 +302,18 @@ pub struct HostSection {
     pub tcp_rate: String,
     /// Host bus between memory and adapter.
     pub bus_rate: String,
+    /// Ideal hosts only: every packet a host sends waits an extra random
+    /// processing time, uniform in [0, send_jitter], drawn from the host's
+    /// own random stream, packets kept in order. Breaks the exact arrival
+    /// ties of identical paths, which lock a deterministic simulation into
+    /// one phase (Floyd & Jacobson, "On traffic phase effects in
+    /// packet-switched gateways", 1992; ns-2's `overhead_` serves the same
+    /// end). "0ps": off.
+    pub send_jitter: String,
 }
 impl Default for HostSection {
     fn default() -> Self {
-        HostSection { model: HostKind::Ideal, tcp_rate: "15MB/s".into(), bus_rate: "100MB/s".into() }
+        HostSection { model: HostKind::Ideal, tcp_rate: "15MB/s".into(), bus_rate: "100MB/s".into(), send_jitter: "0ps".into() }
     }
 }
 

@@ -9,19 +9,18 @@
 use crate::time::{Rate, Time, PS_PER_S};
 
 /// A decimal number as mantissa / 10^decimals.
-fn parse_decimal(s: &str) -> Option<(u128, u32)> {
+fn parse_decimal(s: &str) -> Result<(u128, u32), String> {
     let (int, frac) = match s.split_once('.') {
         Some((i, f)) => (i, f),
         None => (s, ""),
     };
-    if int.is_empty() && frac.is_empty() {
-        return None;
-    }
-    if !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) || frac.len() > 18 {
-        return None;
+    let digits_only = int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits_only || frac.len() > 18 {
+        return Err(format!("'{s}' is not a number"));
     }
     let digits = format!("{int}{frac}");
-    Some((digits.parse().ok()?, frac.len() as u32))
+    let m = digits.parse().map_err(|_| format!("'{s}' is too large"))?;
+    Ok((m, frac.len() as u32))
 }
 
 /// Rejects negative quantities with a clear message.
@@ -41,9 +40,9 @@ fn split_unit(s: &str) -> (&str, &str) {
 
 /// value × mult exactly, if it is an integer.
 fn exact(s: &str, mult: u128) -> Result<u128, String> {
-    let (m, d) = parse_decimal(s).ok_or_else(|| format!("'{s}' is not a number"))?;
+    let (m, d) = parse_decimal(s)?;
     let den = 10u128.pow(d);
-    let v = m.checked_mul(mult).ok_or("value too large")?;
+    let v = m.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))?;
     if v % den != 0 {
         return Err(format!("'{s}' is not a whole number of the base unit"));
     }
@@ -88,6 +87,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     u64::try_from(exact(num, mult)?).map_err(|_| format!("'{s}' is too large"))
 }
 
+/// A whole count that fits in 64 bits.
+fn count(s: &str, num: &str) -> Result<u64, String> {
+    u64::try_from(exact(num, 1)?).map_err(|_| format!("'{s}' is too large (at most {})", u64::MAX))
+}
+
 /// A buffer size as written: in bytes (payload bytes on ATM), cells or packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferSize {
@@ -100,8 +104,8 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
     non_negative(s)?;
     let (num, unit) = split_unit(s);
     match unit {
-        "cells" | "cell" => Ok(BufferSize::Cells(exact(num, 1)? as u64)),
-        "packets" | "packet" | "pkts" => Ok(BufferSize::Packets(exact(num, 1)? as u64)),
+        "cells" | "cell" => Ok(BufferSize::Cells(count(s, num)?)),
+        "packets" | "packet" | "pkts" => Ok(BufferSize::Packets(count(s, num)?)),
         _ => parse_bytes(s).map(BufferSize::Bytes).map_err(|_| {
             format!("unknown buffer size '{s}' (use bytes like 192.5KB, or N cells, or N packets)")
         }),
@@ -121,11 +125,17 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         _ => (s.to_string(), None),
     };
     let unit_den = unit_den.as_deref();
+    // A rate of 1 Pb/s or more (a cell every 0.4 ps) is no network's: refuse
+    // it rather than let picosecond arithmetic lose its meaning.
+    let too_large = || format!("rate '{s}' is too large (at most 1Pbps)");
     let (num, unit) = split_unit(&s_num);
     let bad = || format!("rate '{s}' must be positive");
     if let Some(per) = unit.strip_suffix("/cell") {
         // A cell time: one 53-byte cell (424 bits) per `num per`.
         let t = parse_time(&format!("{num}{per}"))?;
+        if t == 0 {
+            return Err(bad());
+        }
         return Rate::new(424, t as u128).ok_or_else(bad);
     }
     let mult: u128 = match unit {
@@ -141,13 +151,18 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "" => return Err(format!("'{s}' needs a rate unit (bps, kbps, Mbps, Gbps, cells/s, or a cell time like 3us/cell)")),
         u => return Err(format!("unknown rate unit '{u}' in '{s}'")),
     };
-    let (m, d) = parse_decimal(num).ok_or_else(|| format!("'{num}' is not a number"))?;
+    let (m, d) = parse_decimal(num).map_err(|e| if e.contains("too large") { too_large() } else { e })?;
     let den = match unit_den {
-        Some(q) => parse_decimal(q).filter(|&(_, qd)| qd == 0).map(|(q, _)| q).filter(|&q| q > 0).ok_or_else(|| format!("'{q}' is not a positive integer denominator"))?,
+        Some(q) => parse_decimal(q).ok().filter(|&(_, qd)| qd == 0).map(|(q, _)| q).filter(|&q| q > 0).ok_or_else(|| format!("'{q}' is not a positive integer denominator"))?,
         None => 1,
     };
     // bits per second = m × mult / (10^d × den)  ->  (m × mult) bits per (10^d × den s).
-    Rate::new(m * mult, PS_PER_S as u128 * 10u128.pow(d) * den).ok_or_else(bad)
+    let bits = m.checked_mul(mult).ok_or_else(too_large)?;
+    let ps = (PS_PER_S as u128).checked_mul(10u128.pow(d)).and_then(|x| x.checked_mul(den)).ok_or_else(too_large)?;
+    if bits > 0 && bits / ps.max(1) >= 1000 {
+        return Err(too_large());
+    }
+    Rate::new(bits, ps).ok_or_else(bad)
 }
 
 #[cfg(test)]
@@ -187,5 +202,20 @@ mod tests {
         let r = parse_rate("1378000000/27bps").unwrap();
         assert!((r.bits_per_second() - 1378000000.0 / 27.0).abs() < 1e-3);
         assert_eq!(parse_rate("15MB/s").unwrap().bits_per_second(), 120e6);
+    }
+
+    #[test]
+    fn huge_quantities_are_too_large_not_wrapped() {
+        assert_eq!(parse_buffer("18446744073709551615cells").unwrap(), BufferSize::Cells(u64::MAX));
+        for b in ["18446744073709551616cells", "18446744073709551617cells", "99999999999999999999999packets"] {
+            assert!(parse_buffer(b).unwrap_err().contains("too large"), "{b}");
+        }
+        for r in ["99999999999999999999Gbps", "1000000000000000000000000000000000000000Gbps", "2Pbps", "1001Tbps"] {
+            let e = parse_rate(r).unwrap_err();
+            assert!(e.contains("too large") || e.contains("unknown"), "{r}: {e}");
+        }
+        assert!(parse_rate("999999Gbps").is_ok());
+        assert!(parse_bytes("18446744073709551616B").unwrap_err().contains("too large"));
+        assert!(parse_time("18446744073709551616ps").unwrap_err().contains("too large"));
     }
 }

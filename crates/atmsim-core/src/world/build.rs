@@ -10,6 +10,7 @@ use crate::net::pervc::PerVc;
 use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
+use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::trace::Traces;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -26,7 +27,13 @@ impl World {
         };
         let num_hosts = model.is_host.iter().filter(|&&h| h).count();
         let mut hosts: Vec<Host> = (0..num_hosts)
-            .map(|_| Host { senders: Vec::new(), receivers: Vec::new(), pipe: model.host.as_ref().map(HostPipeline::new) })
+            .map(|h| Host {
+                senders: Vec::new(),
+                receivers: Vec::new(),
+                pipe: model.host.as_ref().map(HostPipeline::new),
+                jitter: (model.send_jitter > 0)
+                    .then(|| SendJitter::new(model.send_jitter, stream(model.seed, Stream::Host(HostId(h as u32))))),
+            })
             .collect();
         let mut vcs = VcTable::default();
         let mut flows = Vec::with_capacity(model.flows.len());

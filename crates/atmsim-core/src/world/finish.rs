@@ -2,7 +2,8 @@
 //! identity checked on every run (bytes sent = delivered + held out of
 //! order + duplicate + dropped in queues + discarded at reassembly + in
 //! flight; cells sent = delivered + dropped + in flight; every queue within
-//! its limit).
+//! its limit) and its physical sanity (no line busier than the time that
+//! passed, no more payload through the bottleneck than its line carries).
 
 use super::{Endpoints, Flow, World};
 use crate::atm::discard::DropReason;
@@ -157,6 +158,8 @@ impl World {
             host_tx += t;
             host_rx += r;
         }
+        // Packets waiting out a host's random processing time.
+        host_tx += self.hosts.iter().filter_map(|h| h.jitter.as_ref()).map(|j| j.waiting_payload()).sum::<u64>();
         acc.bytes_in_flight += host_tx + host_rx;
         let received_ok = ledger_delivered == received + host_rx;
         let mut frames_discarded = 0;
@@ -193,11 +196,22 @@ impl World {
             + acc.bytes_dropped_in_queues
             + acc.bytes_discarded_at_reassembly
             + acc.bytes_in_flight;
+        // Physically possible: no line busier than the time that passed, and
+        // the flows through the bottleneck delivered no more payload than
+        // its line could carry in that time.
+        let lines_within_capacity = self.ports.iter().all(|p| p.busy_until(horizon) <= horizon);
+        let through_bottleneck: u64 = (0..flows.len())
+            .filter(|&i| m.flows[i].data_route.contains(&m.bottleneck))
+            .map(|i| flows[i].bytes_delivered)
+            .sum();
+        let bottleneck_within_capacity = through_bottleneck as f64 <= bn.rate().bytes_in(horizon);
         acc.balanced = acc.bytes_sent == bytes_sum
             && received_ok
             && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
             && port_drops == acc.cells_dropped
-            && acc.queues_within_limits;
+            && acc.queues_within_limits
+            && lines_within_capacity
+            && bottleneck_within_capacity;
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
         let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / 53.0) } else { 0.0 };

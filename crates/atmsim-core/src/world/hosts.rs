@@ -1,16 +1,39 @@
 //! Handing segments between transports and links, through the Morris &
 //! Kung host/adapter model when the scenario models hosts (CPU at R_host per
 //! packet, a one-packet transmit adapter loaded over the bus, a
-//! store-and-forward receive adapter), or directly for ideal hosts.
+//! store-and-forward receive adapter), or directly for ideal hosts, after a
+//! random per-packet processing time if the scenario asks for one.
 
 use super::World;
 use crate::engine::{Event, HostEvent};
 use crate::net::{HostId, Segment, VcId};
 
 impl World {
-    /// A host sends a segment on `vc`: straight onto the link, or through
-    /// its CPU and one-packet adapter when hosts are modelled.
+    /// A host sends a segment on `vc`: after its random processing time if
+    /// it has one, then as `transmit_now`.
     pub(super) fn transmit(&mut self, vc: VcId, seg: Segment) {
+        let h = self.vcs.get(vc).src;
+        if let Some(jitter) = self.hosts[h.ix()].jitter.as_mut() {
+            if let Some(at) = jitter.submit(self.now, vc, seg) {
+                self.sched.schedule(at, Event::Host(HostEvent::JitterRelease(h)));
+            }
+            return;
+        }
+        self.transmit_now(vc, seg);
+    }
+
+    /// A packet's random processing time has passed.
+    pub(super) fn jitter_release(&mut self, h: HostId) {
+        let ((vc, seg), next) = self.hosts[h.ix()].jitter.as_mut().expect("a jittered host").release();
+        if let Some(at) = next {
+            self.sched.schedule(at, Event::Host(HostEvent::JitterRelease(h)));
+        }
+        self.transmit_now(vc, seg);
+    }
+
+    /// Straight onto the link, or through the host's CPU and one-packet
+    /// adapter when hosts are modelled.
+    fn transmit_now(&mut self, vc: VcId, seg: Segment) {
         let v = self.vcs.get(vc);
         let (h, ip_len) = (v.src, seg.len + v.header_bytes);
         match self.hosts[h.ix()].pipe.as_mut() {

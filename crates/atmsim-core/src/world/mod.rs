@@ -29,6 +29,7 @@ use crate::host::HostPipeline;
 use crate::ledger::{Ledger, Loss};
 use crate::net::{FlowId, Port, PortId, Segment, VcTable};
 use crate::scenario::Model;
+use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::time::Time;
 use crate::trace::Traces;
@@ -56,6 +57,8 @@ struct Host {
     receivers: Vec<FlowId>,
     /// The Morris & Kung host/adapter pipeline, if the scenario models hosts.
     pipe: Option<HostPipeline>,
+    /// The random per-packet processing time of an ideal host, if any.
+    jitter: Option<SendJitter>,
 }
 
 pub struct World {
@@ -120,6 +123,7 @@ impl World {
             Event::Host(HostEvent::AdapterLoaded(h)) => self.adapter_loaded(h),
             Event::Host(HostEvent::AdapterFree(h)) => self.adapter_free(h),
             Event::Host(HostEvent::Deliver(h)) => self.host_delivers(h),
+            Event::Host(HostEvent::JitterRelease(h)) => self.jitter_release(h),
             Event::Transport(TransportEvent::SlowTick(h)) => self.slow_tick(h),
             Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
             Event::Transport(TransportEvent::Open(f)) => self.open(f),

@@ -81,7 +81,7 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
                 // The IP size of a full TCP segment with 40 header bytes.
                 None => sizes.mss + 40 - udp,
             };
-            if payload == 0 || payload + udp > sizes.mtu {
+            if payload == 0 || payload.checked_add(udp).is_none_or(|ip| ip > sizes.mtu) {
                 return err(format!("{fkey}.datagram"), format!("must be 1..={} bytes (ip.mtu)", sizes.mtu - udp));
             }
             App::Cbr { payload: payload as u32, rate }
@@ -92,8 +92,17 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::test_support::BASE;
+    use crate::scenario::test_support::{check, BASE};
     use crate::scenario::{parse, validate};
+
+    #[test]
+    fn a_datagram_larger_than_the_mtu_is_refused_not_wrapped() {
+        for d in ["18446744073709551615B", "18446744073709551600B", "9153B"] {
+            let e = check(&["flow.f1.kind=udp", "flow.f1.rate=1Mbps", &format!("flow.f1.datagram={d}")]).unwrap_err();
+            assert_eq!(e.key, "flow[f1].datagram", "{d}: {e}");
+        }
+        assert!(check(&["flow.f1.kind=udp", "flow.f1.rate=1Mbps", "flow.f1.datagram=9152B"]).is_ok());
+    }
 
     #[test]
     fn unreachable_destination() {

@@ -25,6 +25,8 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
     let trace_interval = positive_time("trace.interval", &s.trace.interval)?;
+    at_most_per_run("tcp.tick", &s.tcp.tick, duration, tick, MAX_TICKS)?;
+    at_most_per_run("trace.interval", &s.trace.interval, duration, trace_interval, MAX_SAMPLES)?;
     let nodes = Nodes::new(&s.topology)?;
     let ports = ports::ports(s, &nodes, &sizes)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes)?;
@@ -34,10 +36,15 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     };
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
+    let send_jitter = time("host.send_jitter", &s.host.send_jitter)?;
+    if send_jitter > 0 && host.is_some() {
+        return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
+    }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
     Ok(Model {
         abr,
         host,
+        send_jitter,
         name: s.name.clone(),
         network: s.network,
         duration,
@@ -56,6 +63,22 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         trace_port,
         credit_transport: s.credit.transport,
     })
+}
+
+/// Periodic events a run may take per host (coarse ticks) and queue samples
+/// it may take (per port): enough for any study (a 1 µs tick over 100 s),
+/// small enough that a typo like "1ps" fails here instead of spinning or
+/// filling memory.
+const MAX_TICKS: u64 = 100_000_000;
+const MAX_SAMPLES: u64 = 10_000_000;
+
+/// Refuses a period that would fire more than `max` times in `duration`.
+fn at_most_per_run(key: &str, text: &str, duration: Time, period: Time, max: u64) -> Result<(), ScenarioError> {
+    let n = duration / period;
+    if n > max {
+        return err(key, format!("'{text}' fires {n} times in the run's duration; at most {max} (use a longer period or a shorter duration)"));
+    }
+    Ok(())
 }
 
 fn time(key: &str, s: &str) -> Result<Time, ScenarioError> {
@@ -105,6 +128,17 @@ fn host(s: &Scenario) -> Result<Option<HostModel>, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use crate::scenario::test_support::check;
+
+    #[test]
+    fn periods_that_would_run_away_are_refused() {
+        for (set, key) in [("tcp.tick=1ps", "tcp.tick"), ("trace.interval=1ps", "trace.interval"), ("trace.interval=1ns", "trace.interval")] {
+            let e = check(&[set, "duration=10s"]).unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            assert!(e.problem.contains("at most"), "{e}");
+        }
+        assert!(check(&["tcp.tick=1us", "duration=100s"]).is_ok());
+        assert!(check(&["trace.interval=1us", "duration=10s"]).is_ok());
+    }
 
     #[test]
     fn base_scenario_is_valid_and_routed() {

@@ -31,7 +31,12 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
         if s.switch.policy != PolicyName::Tail {
             return err("switch.policy", "credit-controlled VCs never drop; use \"tail\"");
         }
-        Some((s.credit.n2 + s.credit.n3, s.credit.n2))
+        // N2 + N3 cells of buffer per VC: a real switch has at most millions.
+        let buf = s.credit.n2.checked_add(s.credit.n3).filter(|&b| b <= MAX_CREDIT_BUFFER);
+        let Some(buf) = buf else {
+            return err("credit.n3", format!("credit.n2 + credit.n3 is too large (at most {MAX_CREDIT_BUFFER} cells per VC)"));
+        };
+        Some((buf, s.credit.n2))
     } else {
         None
     };
@@ -39,6 +44,9 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
     let host_delay = time("credit.host_delay", &s.credit.host_delay)?;
     Ok(Credit { config, switch_delay, host_delay })
 }
+
+/// The largest per-VC credit buffer (N2 + N3 cells) a scenario may ask for.
+const MAX_CREDIT_BUFFER: u64 = 1 << 32;
 
 /// The output ports, two per link (`A->B`, then `B->A`), in link order.
 pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
@@ -188,6 +196,13 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_credit_buffer_that_would_wrap_is_refused() {
+        let e = crate::scenario::test_support::check(&["credit.enabled=true", "credit.n2=9223372036854775807", "credit.n3=9223372036854775807"]).unwrap_err();
+        assert_eq!(e.key, "credit.n3", "{e}");
+        assert!(e.problem.contains("too large"), "{e}");
+    }
+
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
 
