@@ -64,6 +64,15 @@ pub enum SourceEvent {
     Send(FlowId),
 }
 
+/// Events of ABR end systems (TM 4.0; `world/abr.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbrEvent {
+    /// The ABR source of a VC reaches its next send opportunity (1/ACR).
+    Send(VcId),
+    /// The VBR background sends its next cell.
+    Vbr,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     Port(PortEvent),
@@ -71,6 +80,7 @@ pub enum Event {
     Host(HostEvent),
     Transport(TransportEvent),
     Source(SourceEvent),
+    Abr(AbrEvent),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
 }

@@ -118,6 +118,47 @@ pub struct Summary {
     /// Empty unless hosts are modelled.
     pub hosts: Vec<HostSummary>,
     pub accounting: Accounting,
+    /// The ABR service (only when the scenario has `[abr]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abr: Option<AbrSummary>,
+}
+
+/// One ABR source end system at the end of a run (`[abr]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AbrSourceSummary {
+    pub flow: String,
+    /// "data" (the TCP sender's VC) or "ack" (the receiver's).
+    pub direction: &'static str,
+    pub acr_cells_per_s: f64,
+    /// Time-average data cells waiting at the source for ACR, the share of
+    /// the run with at least one waiting, the most at once, and at the end.
+    pub mean_waiting_cells: f64,
+    pub waiting_fraction: f64,
+    pub peak_waiting_cells: u64,
+    pub cells_waiting_at_end: u64,
+    pub frm_sent: u64,
+    pub brm_received: u64,
+    pub data_cells_sent: u64,
+    /// TM 4.0 source rule 5 (ADTF) resets and rule 6 (CRM) cuts.
+    pub adtf_resets: u64,
+    pub crm_cuts: u64,
+}
+
+/// The ABR service of a run: which ERICA ran, RM cells (also counted in the
+/// accounting's cells), and every source.
+#[derive(Clone, Debug, Serialize)]
+pub struct AbrSummary {
+    pub erica_variant: &'static str,
+    pub turnaround: &'static str,
+    pub rm_cells_sent: u64,
+    pub rm_cells_delivered: u64,
+    pub rm_cells_dropped: u64,
+    /// VBR background cells (in the accounting's cells too).
+    pub vbr_cells_sent: u64,
+    pub vbr_cells_dropped: u64,
+    pub erica_intervals: u64,
+    pub sources: Vec<AbrSourceSummary>,
+    pub end_s: f64,
 }
 
 impl Summary {

@@ -121,6 +121,22 @@ impl PortLog {
     }
 }
 
+/// ABR sources sampled with the queues (`[abr]` runs only): each data VC's
+/// allowed cell rate and the data cells waiting at its source.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AbrTrace {
+    pub t: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub acr_cells_per_s: Vec<f64>,
+    pub waiting: Vec<u64>,
+}
+
+impl AbrTrace {
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Traces {
     pub window: WindowTrace,
@@ -130,6 +146,8 @@ pub struct Traces {
     /// Absent from the serialised traces when no flow is ARB.
     #[serde(skip_serializing_if = "RateTrace::is_empty")]
     pub rate: RateTrace,
+    #[serde(skip_serializing_if = "AbrTrace::is_empty")]
+    pub abr: AbrTrace,
 }
 
 impl Traces {

@@ -64,6 +64,14 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
         r.set_item("rinc_bps", &t.rate.rinc_bps)?;
         out.set_item("rate", r)?;
     }
+    if !t.abr.is_empty() {
+        let a = PyDict::new_bound(py);
+        a.set_item("t", &t.abr.t)?;
+        a.set_item("flow", &t.abr.flow)?;
+        a.set_item("acr_cells_per_s", &t.abr.acr_cells_per_s)?;
+        a.set_item("waiting", &t.abr.waiting)?;
+        out.set_item("abr", a)?;
+    }
     Ok(out)
 }
 

@@ -29,11 +29,14 @@ pub enum DropReason {
     RandomDrop = 5,
     /// An early drop by RED (Floyd & Jacobson 1993).
     Red = 6,
+    /// Independent random cell loss on a line (`[abr.loss]`: the scattered
+    /// loss of Jain et al.'s fast-retransmit experiment).
+    Random = 7,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 7;
-    pub const NAMES: [&'static str; 7] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red"];
+    pub const COUNT: usize = 8;
+    pub const NAMES: [&'static str; 8] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random"];
 }
 
 /// The discard policy of one port.

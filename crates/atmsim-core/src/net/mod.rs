@@ -13,6 +13,7 @@ pub mod pervc;
 pub mod port;
 pub mod pushout;
 pub mod red;
+pub mod priority;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};

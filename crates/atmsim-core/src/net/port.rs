@@ -24,6 +24,7 @@ use crate::net::admission::Admission;
 use crate::net::fifo::Fifo;
 use crate::net::pushout::RandomDrop;
 use crate::net::pervc::{CreditCell, PerVc};
+use crate::net::priority::Priority;
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
@@ -58,7 +59,7 @@ pub struct PortStats {
 }
 
 impl PortStats {
-    fn dropped(&mut self, reason: DropReason) {
+    pub fn dropped(&mut self, reason: DropReason) {
         self.units_dropped += 1;
         self.dropped_by[reason as usize] += 1;
     }
@@ -68,6 +69,8 @@ impl PortStats {
 pub enum Discipline {
     Fifo(Fifo),
     PerVc(PerVc),
+    /// Two classes, VBR before ABR (`net/priority.rs`).
+    Priority(Priority),
 }
 
 pub struct Port {
@@ -156,14 +159,14 @@ impl Port {
     pub fn per_vc(&self) -> Option<&PerVc> {
         match &self.discipline {
             Discipline::PerVc(pv) => Some(pv),
-            Discipline::Fifo(_) => None,
+            _ => None,
         }
     }
 
     pub fn per_vc_mut(&mut self) -> Option<&mut PerVc> {
         match &mut self.discipline {
             Discipline::PerVc(pv) => Some(pv),
-            Discipline::Fifo(_) => None,
+            _ => None,
         }
     }
 
@@ -173,6 +176,7 @@ impl Port {
         let in_bytes = self.admission.counts_bytes();
         match &mut self.discipline {
             Discipline::PerVc(pv) => pv.occupancy(now),
+            Discipline::Priority(pr) => pr.occupancy(),
             Discipline::Fifo(f) => {
                 f.drain(now);
                 f.occupancy(in_bytes)
@@ -184,8 +188,10 @@ impl Port {
     /// it (a FIFO computes at once when it reaches the far node).
     #[inline]
     pub fn offer(&mut self, now: Time, unit: &Unit) -> Offer {
-        if self.is_per_vc() {
-            return self.offer_per_vc(now, unit);
+        match self.discipline {
+            Discipline::Fifo(_) => {}
+            Discipline::PerVc(_) => return self.offer_per_vc(now, unit),
+            Discipline::Priority(_) => return self.offer_priority(now, unit),
         }
         let in_bytes = self.admission.counts_bytes();
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
@@ -236,6 +242,41 @@ impl Port {
         Offer::Queued(self.start_next(now))
     }
 
+    /// Priority path: VBR cells (`atm::abr::is_vbr`) join the higher class
+    /// unconditionally; the others face admission against the lower class.
+    fn offer_priority(&mut self, now: Time, unit: &Unit) -> Offer {
+        self.stats.units_in += 1;
+        let high = crate::atm::abr::is_vbr(unit);
+        let Discipline::Priority(pr) = &mut self.discipline else { unreachable!("priority port") };
+        if !high {
+            if let Err(reason) = self.admission.admit(unit, pr.low_occupancy(), now, &self.ser) {
+                self.stats.dropped(reason);
+                return Offer::Dropped(reason);
+            }
+        }
+        pr.enqueue(now, *unit, high);
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(pr.low_occupancy());
+        Offer::Queued(self.start_next(now))
+    }
+
+    /// Priority path: the next cell, higher class first.
+    fn start_next_priority(&mut self, now: Time) -> Option<Started> {
+        let Discipline::Priority(pr) = &mut self.discipline else { return None };
+        if pr.in_tx.is_some() {
+            return None;
+        }
+        let (arrived, unit, high) = pr.pop_next()?;
+        let start = self.ser.free_at().max(now);
+        let end = self.ser.send(now, unit.wire_bytes as u64);
+        pr.in_tx = Some((unit, end, high));
+        self.stats.busy += end - start;
+        self.stats.occupancy_integral += (end - arrived) as u128;
+        let arrive_at = end + self.delay;
+        let pipe_was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight { arrive_at, unit });
+        Some(Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty })
+    }
+
     /// Per-VC path: start the next transmission if the transmitter is idle:
     /// a waiting credit cell first, else the next data cell in round-robin
     /// order, if any VC may send. The transmitter is idle only once the
@@ -243,6 +284,9 @@ impl Port {
     /// ([`Port::finish_tx`]), so two events at the same instant cannot start
     /// two transmissions.
     pub fn start_next(&mut self, now: Time) -> Option<Started> {
+        if matches!(self.discipline, Discipline::Priority(_)) {
+            return self.start_next_priority(now);
+        }
         let Discipline::PerVc(pv) = &mut self.discipline else { return None };
         if pv.in_tx.is_some() || pv.credit_in_tx {
             return None;
@@ -271,6 +315,15 @@ impl Port {
     /// `PortFree` event); returns the data cell that left, whose buffer slot
     /// is free now, which is what credit reports upstream.
     pub fn finish_tx(&mut self, now: Time) -> Option<Unit> {
+        if let Discipline::Priority(pr) = &mut self.discipline {
+            return match pr.in_tx {
+                Some((u, end, _)) if end <= now => {
+                    pr.in_tx = None;
+                    Some(u)
+                }
+                _ => None,
+            };
+        }
         let pv = self.per_vc_mut()?;
         if pv.credit_in_tx {
             pv.credit_in_tx = false;
@@ -304,7 +357,11 @@ impl Port {
 
     /// Cells waiting in per-VC queues (not yet in the pipe).
     pub fn queued_per_vc(&self) -> u64 {
-        self.per_vc().map_or(0, |pv| pv.queued)
+        match &self.discipline {
+            Discipline::PerVc(pv) => pv.queued,
+            Discipline::Priority(pr) => pr.queued(),
+            Discipline::Fifo(_) => 0,
+        }
     }
 
     /// Time-average occupancy over [0, horizon], excluding the part of queued
@@ -330,7 +387,7 @@ impl Port {
     pub fn queued_units(&self) -> usize {
         match &self.discipline {
             Discipline::Fifo(f) => f.len(),
-            Discipline::PerVc(_) => 0,
+            Discipline::PerVc(_) | Discipline::Priority(_) => 0,
         }
     }
 }

@@ -11,6 +11,7 @@
 //! - [`model`]: the resolved [`Model`] the simulator reads;
 //! - [`units`]: quantities with units ("30ms", "192.5KB", "3us/cell").
 
+pub mod abr_schema;
 pub mod model;
 mod overrides;
 mod resolve;

@@ -137,6 +137,8 @@ pub struct Model {
     /// Random extra processing time of each packet an ideal host sends, at
     /// most this (0: none).
     pub send_jitter: Time,
+    /// The ABR service (`[abr]`), if any.
+    pub abr: Option<crate::atm::abr::AbrConfig>,
 }
 
 impl Model {

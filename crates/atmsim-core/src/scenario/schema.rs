@@ -75,6 +75,8 @@ pub enum VariantName {
     LiteAfr,
     /// 4.3BSD-Tahoe: fast retransmit without fast recovery.
     Tahoe,
+    /// Slow start and congestion avoidance, no fast retransmit (Jain et al.).
+    TimeoutOnly,
     /// Lite with NewReno partial-ACK recovery (RFC 6582), for comparison.
     Newreno,
     /// Lite with Vegas's retransmission mechanism only (Aron & Druschel §5).
@@ -442,6 +444,8 @@ pub struct Scenario {
     pub trace: TraceSection,
     #[serde(default, skip_serializing_if = "crate::scenario::schema_packet::ArbSection::is_default")]
     pub arb: crate::scenario::schema_packet::ArbSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abr: Option<super::abr_schema::AbrSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

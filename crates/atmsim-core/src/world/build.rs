@@ -74,12 +74,21 @@ impl World {
             };
             flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
         }
+        // The VBR background (Jain et al.) gets a one-way VC over its port
+        // alone, after every flow's VCs.
+        if let Some(v) = model.abr.as_ref().and_then(|a| a.vbr) {
+            vcs.open(FlowId(model.flows.len() as u32), HostId(0), HostId(0), (vec![v.port], 0), None);
+        }
         let num_vcs = vcs.len();
+        let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
         let ports: Vec<Port> = model
             .ports
             .iter()
-            .map(|p| {
-                let discipline = if p.per_vc {
+            .enumerate()
+            .map(|(i, p)| {
+                let discipline = if vbr_port == Some(i) {
+                    Discipline::Priority(Default::default())
+                } else if p.per_vc {
                     let credit = p.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
                     Discipline::PerVc(PerVc::new(num_vcs, credit))
                 } else {
@@ -139,6 +148,10 @@ impl World {
         if trace {
             sched.schedule(0, Event::TraceSample);
         }
+        let abr = model.abr.as_ref().map(|cfg| Box::new(super::abr::AbrState::new(cfg, &model, &vcs)));
+        if let Some(first) = abr.as_ref().and_then(|a| a.vbr_first()) {
+            sched.schedule(first, Event::Abr(crate::engine::AbrEvent::Vbr));
+        }
         let bounded = flows.iter().filter(|c| c.bytes.is_some()).count();
         World {
             atm: model.network == Network::Atm,
@@ -158,6 +171,7 @@ impl World {
             log_port: if trace { model.trace_port } else { None },
             unit_hops: 0,
             wall_s: 0.0,
+            abr,
             model,
         }
     }

@@ -195,6 +195,15 @@ impl World {
             frames_discarded += l.frames_discarded;
         }
         acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64 + p.queued_per_vc()).sum();
+        if let Some(abr) = self.abr.as_deref() {
+            // RM cells are cells of the identity (and of the CLR); data
+            // cells waiting at ABR sources are sent (cut) but in no pipe.
+            let (sent, delivered, dropped) = abr.rm_counts();
+            acc.cells_sent += sent;
+            acc.cells_delivered += delivered;
+            acc.cells_dropped += dropped;
+            acc.cells_in_flight += abr.cells_waiting();
+        }
         acc.queues_within_limits = self.ports.iter().all(within_limit);
         let port_drops: u64 = self.ports.iter().map(|p| p.stats.units_dropped).sum();
         let ports: Vec<PortSummary> = self.ports.iter().map(|p| port_summary(p, horizon, self.atm)).collect();
@@ -231,7 +240,7 @@ impl World {
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
         let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / 53.0) } else { 0.0 };
-        let summary = Summary {
+        let mut summary = Summary {
             scenario: m.name.clone(),
             seed: m.seed,
             network: if self.atm { "atm" } else { "packet" },
@@ -252,7 +261,12 @@ impl World {
             ports,
             hosts,
             accounting: acc,
+            abr: None,
         };
+        if let Some(abr) = self.abr.as_deref_mut() {
+            let names: Vec<String> = m.flows.iter().map(|f| f.name.clone()).collect();
+            summary.abr = Some(abr.summary(horizon, &self.vcs, &names));
+        }
         (summary, self.traces.take())
     }
 }

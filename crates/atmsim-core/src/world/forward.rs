@@ -4,6 +4,7 @@
 
 use super::World;
 use crate::atm::aal5::Verdict;
+use crate::atm::abr::is_frameless;
 use crate::atm::discard::DropReason;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
@@ -31,7 +32,16 @@ impl World {
 
     /// Offers a unit to a port; schedules the pipe if it was idle.
     #[inline]
-    pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
+    pub(super) fn enter(&mut self, p: PortId, mut unit: Unit) {
+        if let Some(abr) = self.abr.as_deref_mut() {
+            abr.at_port(self.now, p, &mut unit, &self.vcs);
+            if abr.loses(p, &unit) {
+                let stats = &mut self.ports[p.ix()].stats;
+                stats.units_in += 1;
+                stats.dropped(DropReason::Random);
+                return self.unit_dropped(unit);
+            }
+        }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
         if self.log_port == Some(p) {
             self.log_offer(p, &unit, offer);
@@ -66,6 +76,10 @@ impl World {
     }
 
     fn unit_dropped(&mut self, unit: Unit) {
+        if is_frameless(&unit) {
+            self.abr.as_deref_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
+            return;
+        }
         let vc = unit.vc.ix();
         // A lost EOM merges the next frame into this one at the receiver:
         // that frame is doomed from its first cell.
@@ -118,9 +132,14 @@ impl World {
             }
             return None;
         }
+        let abr = self.abr.as_deref().is_some_and(|a| a.is_abr(vc));
         for index in 0..ncells as u16 {
             let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
-            self.enter(first_port, unit);
+            if abr {
+                self.abr_enqueue(unit); // waits at the source for ACR
+            } else {
+                self.enter(first_port, unit);
+            }
         }
         let port = &self.ports[first_port.ix()];
         (!port.is_per_vc()).then(|| port.last_departure())
@@ -128,6 +147,9 @@ impl World {
 
     /// A unit reached the end of its route.
     fn receive(&mut self, unit: Unit) {
+        if is_frameless(&unit) {
+            return self.abr_frameless_arrives(&unit);
+        }
         let vc = unit.vc.ix();
         self.ledgers[vc].cell_arrived(unit.frame);
         // Credit for the last link: an ideal host consumes the cell at once;
@@ -192,6 +214,9 @@ impl World {
                     tr.queue.occupancy.push(occ);
                 }
             }
+        }
+        if let (Some(abr), Some(tr)) = (self.abr.as_deref(), self.traces.as_mut()) {
+            abr.sample(t, &self.vcs, &mut tr.abr);
         }
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
     }

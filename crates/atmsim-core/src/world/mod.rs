@@ -7,6 +7,7 @@
 //! | `forward.rs` | the per-unit path (the hot path): pipe heads, ports, drops, reassembly |
 //! | `credit.rs` | per-VC transmissions and credit cells between the two ends of a link |
 //! | `hosts.rs` | handing segments to links and to transports, through the host/adapter model if any |
+//! | `abr.rs` | ABR sources pacing their VCs at ACR, RM cells, destinations, ERICA at switch ports |
 //! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
 //! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
 //! | `finish.rs` | the summary and the accounting identity at the end |
@@ -16,6 +17,7 @@
 //! to do; only this module schedules events.
 
 mod arb;
+mod abr;
 mod build;
 mod credit;
 mod finish;
@@ -24,7 +26,7 @@ mod hosts;
 mod transport;
 
 use crate::atm::aal5::Reassembler;
-use crate::engine::{CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};
+use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::{Ledger, Loss};
 use crate::net::{FlowId, Port, PortId, Segment, VcTable};
@@ -89,6 +91,8 @@ pub struct World {
     unfinished: usize,
     unit_hops: u64,
     wall_s: f64,
+    /// The ABR service, if the scenario has `[abr]`.
+    abr: Option<Box<abr::AbrState>>,
 }
 
 impl World {
@@ -129,6 +133,8 @@ impl World {
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
             Event::Transport(TransportEvent::ArbWake(f)) => self.arb_wake(f),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
+            Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
+            Event::Abr(AbrEvent::Vbr) => self.vbr_send(),
             Event::TraceSample => self.sample_queues(),
         }
     }

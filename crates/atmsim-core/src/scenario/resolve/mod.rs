@@ -6,6 +6,7 @@
 //! same one first.
 
 mod arb;
+mod abr;
 mod flows;
 mod ports;
 mod tcp;
@@ -40,7 +41,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if send_jitter > 0 && host.is_some() {
         return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
     }
+    let abr = abr::abr(s, &ports, &nodes.is_host)?;
     Ok(Model {
+        abr,
         host,
         send_jitter,
         name: s.name.clone(),

@@ -61,6 +61,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         VariantName::Lite => (Variant::Lite, false),
         VariantName::LiteAfr => (Variant::Lite, true),
         VariantName::Tahoe => (Variant::Tahoe, false),
+        VariantName::TimeoutOnly => (Variant::TimeoutOnly, false),
         VariantName::Newreno => (Variant::NewReno, false),
         VariantName::VegasRm => (Variant::VegasRm, false),
         VariantName::VegasRmAfr => (Variant::VegasRm, true),

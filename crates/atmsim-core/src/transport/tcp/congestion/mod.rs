@@ -79,6 +79,8 @@ pub enum Variant {
     Lite,
     /// Lite growth, Tahoe fast retransmit (cwnd = 1 MSS, go-back-N).
     Tahoe,
+    /// Lite growth, no fast retransmit: timeouts only (Jain et al. 1996).
+    TimeoutOnly,
     /// Lite growth, RFC 6582 recovery (comparison runs).
     NewReno,
     /// Aron & Druschel's "Vegas-RM": Lite's SS/CA, Vegas's retransmission.
@@ -92,6 +94,7 @@ impl Variant {
         match self {
             Variant::Lite => "lite",
             Variant::Tahoe => "tahoe",
+            Variant::TimeoutOnly => "timeout-only",
             Variant::NewReno => "newreno",
             Variant::VegasRm => "vegas-rm",
             Variant::Vegas => "vegas",
@@ -113,7 +116,7 @@ impl Variant {
     pub fn growth(self, bp95: bool) -> Growth {
         match self {
             Variant::Vegas => Growth::Vegas(growth::vegas::Vegas::new()),
-            Variant::Lite | Variant::Tahoe | Variant::NewReno | Variant::VegasRm => {
+            Variant::Lite | Variant::Tahoe | Variant::TimeoutOnly | Variant::NewReno | Variant::VegasRm => {
                 Growth::Lite(growth::lite::Lite::new(bp95))
             }
         }
@@ -124,6 +127,7 @@ impl Variant {
         match self {
             Variant::Lite => Recovery::Lite(recovery::lite::Lite),
             Variant::Tahoe => Recovery::Tahoe(recovery::tahoe::Tahoe::default()),
+            Variant::TimeoutOnly => Recovery::TimeoutOnly(recovery::timeout_only::TimeoutOnly),
             Variant::NewReno => Recovery::NewReno(recovery::newreno::NewReno::default()),
             Variant::VegasRm | Variant::Vegas => Recovery::VegasRm(recovery::vegas_rm::VegasRm::default()),
         }

@@ -6,6 +6,7 @@
 pub mod lite;
 pub mod newreno;
 pub mod tahoe;
+pub mod timeout_only;
 pub mod vegas_rm;
 
 use super::{AckCtx, NewAckAction, Window};
@@ -66,6 +67,7 @@ pub trait LossRecovery {
 pub enum Recovery {
     Lite(lite::Lite),
     Tahoe(tahoe::Tahoe),
+    TimeoutOnly(timeout_only::TimeoutOnly),
     NewReno(newreno::NewReno),
     VegasRm(vegas_rm::VegasRm),
 }
@@ -76,6 +78,7 @@ macro_rules! dispatch {
         match $self {
             Recovery::Lite($r) => $e,
             Recovery::Tahoe($r) => $e,
+            Recovery::TimeoutOnly($r) => $e,
             Recovery::NewReno($r) => $e,
             Recovery::VegasRm($r) => $e,
         }

@@ -1,0 +1,185 @@
+//! `[abr]`: ABR source parameters and ERICA, checked and converted to cells/s
+//! and picoseconds. ABR needs plain FIFO switch ports that drop by tail drop
+//! or EOM protection (Jain et al.'s "tail drop" and "intelligent tail drop"),
+//! ATM cells, ideal hosts and no credit.
+
+use super::{err, port_named, time, ScenarioError};
+use crate::atm::abr::VbrConfig;
+use crate::scenario::abr_schema::VbrSection;
+use crate::scenario::model::PortModel;
+use crate::atm::abr::erica::EricaConfig;
+use crate::atm::abr::source::AbrParams;
+use crate::atm::abr::{cells_per_second, AbrConfig};
+use crate::scenario::abr_schema::AbrSection;
+use crate::scenario::schema::{HostKind, PolicyName, QueueingName, Scenario};
+use crate::scenario::units::parse_rate;
+use crate::scenario::Network;
+
+fn rate(key: &str, s: &str) -> Result<f64, ScenarioError> {
+    Ok(cells_per_second(parse_rate(s).or_else(|p| err(key, p))?.bits_per_second()))
+}
+
+fn within(key: &str, v: f64, lo: f64, hi: f64, lo_open: bool) -> Result<f64, ScenarioError> {
+    let ok = v.is_finite() && (if lo_open { v > lo } else { v >= lo }) && v <= hi;
+    if !ok {
+        let open = if lo_open { "(" } else { "[" };
+        return err(key, format!("{v} is outside {open}{lo}, {hi}]"));
+    }
+    Ok(v)
+}
+
+/// The ABR configuration, if the scenario has `[abr]`.
+pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result<Option<AbrConfig>, ScenarioError> {
+    let Some(a) = &s.abr else { return Ok(None) };
+    if s.network != Network::Atm {
+        return err("abr", "ABR needs network = \"atm\"");
+    }
+    if !matches!(s.switch.policy, PolicyName::Tail | PolicyName::EomProtect) {
+        return err("switch.policy", "ABR runs use \"tail\" or \"eom-protect\" (RM cells are not frames)");
+    }
+    if s.switch.queueing != QueueingName::Fifo {
+        return err("switch.queueing", "ABR runs use \"fifo\" switch ports");
+    }
+    if s.credit.enabled {
+        return err("credit.enabled", "ABR and credit flow control are exclusive");
+    }
+    if s.host.model != HostKind::Ideal {
+        return err("host.model", "ABR runs use \"ideal\" hosts");
+    }
+    let vbr = match &a.vbr {
+        Some(v) => Some(vbr(v, ports, is_host)?),
+        None => None,
+    };
+    let loss = match &a.loss {
+        Some(l) => Some((
+            port_named("abr.loss.port", ports, &l.port)?,
+            within("abr.loss.probability", l.probability, 0.0, 1.0, false)?,
+        )),
+        None => None,
+    };
+    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
+}
+
+fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfig, ScenarioError> {
+    let port = port_named("abr.vbr.port", ports, &v.port)?;
+    if is_host[ports[port.ix()].from.ix()] {
+        return err("abr.vbr.port", "must leave a switch");
+    }
+    let line = cells_per_second(ports[port.ix()].rate.bits_per_second());
+    let rate = within("abr.vbr.rate", rate("abr.vbr.rate", &v.rate)?, 0.0, line, true)?;
+    let (on, off, start) = (time("abr.vbr.on", &v.on)?, time("abr.vbr.off", &v.off)?, time("abr.vbr.start", &v.start)?);
+    if on == 0 {
+        return err("abr.vbr.on", "must be positive");
+    }
+    Ok(VbrConfig { port, rate, on, off, start })
+}
+
+fn params(a: &AbrSection) -> Result<AbrParams, ScenarioError> {
+    let pcr = rate("abr.pcr", &a.pcr)?;
+    let mcr = if a.mcr.trim() == "0" { 0.0 } else { rate("abr.mcr", &a.mcr)? };
+    let icr = rate("abr.icr", &a.icr)?;
+    within("abr.mcr", mcr, 0.0, pcr, false)?;
+    within("abr.icr", icr, mcr, pcr, false)?;
+    if !(2..=256).contains(&a.nrm) {
+        return err("abr.nrm", format!("{} is outside 2..=256", a.nrm));
+    }
+    if a.mrm == 0 || a.mrm >= a.nrm {
+        return err("abr.mrm", format!("must be in 1..{} (below nrm)", a.nrm));
+    }
+    if a.tbe == 0 {
+        return err("abr.tbe", "must be at least 1 cell");
+    }
+    let crm = a.crm.unwrap_or_else(|| AbrParams::crm_of(a.tbe, a.nrm));
+    if crm == 0 {
+        return err("abr.crm", "must be at least 1");
+    }
+    let trm = time("abr.trm", &a.trm)?;
+    let adtf = time("abr.adtf", &a.adtf)?;
+    if trm == 0 {
+        return err("abr.trm", "must be positive");
+    }
+    if adtf == 0 {
+        return err("abr.adtf", "must be positive");
+    }
+    Ok(AbrParams {
+        pcr,
+        mcr,
+        icr,
+        rif: within("abr.rif", a.rif, 0.0, 1.0, true)?,
+        rdf: within("abr.rdf", a.rdf, 0.0, 1.0, true)?,
+        nrm: a.nrm,
+        mrm: a.mrm,
+        trm,
+        tbe: a.tbe,
+        crm,
+        cdf: within("abr.cdf", a.cdf, 0.0, 1.0, false)?,
+        adtf,
+        tcr: within("abr.tcr", a.tcr, 0.0, pcr, false)?,
+    })
+}
+
+fn erica(a: &AbrSection) -> Result<EricaConfig, ScenarioError> {
+    let e = &a.erica;
+    if e.interval_cells == 0 {
+        return err("abr.erica.interval_cells", "must be at least 1");
+    }
+    let interval_time = time("abr.erica.interval_time", &e.interval_time)?;
+    if interval_time == 0 {
+        return err("abr.erica.interval_time", "must be positive");
+    }
+    Ok(EricaConfig {
+        variant: e.variant.into(),
+        target_utilization: within("abr.erica.target_utilization", e.target_utilization, 0.0, 1.0, true)?,
+        interval_cells: e.interval_cells,
+        interval_time,
+        delta: within("abr.erica.delta", e.delta, 0.0, 1.0, false)?,
+        one_feedback_per_interval: e.one_feedback_per_interval,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::test_support::{check, key_of};
+
+    #[test]
+    fn no_abr_section_means_no_abr() {
+        assert!(check(&[]).unwrap().abr.is_none());
+    }
+
+    #[test]
+    fn defaults_are_the_slide_parameters() {
+        let m = check(&["abr.tbe=128"]).unwrap();
+        let a = m.abr.expect("[abr] present");
+        assert_eq!(a.source.crm, 4, "CRM = ceil(TBE/Nrm)");
+        assert!((a.source.pcr - 366_792.45).abs() < 0.01);
+        assert!((a.source.icr - 10e6 / 424.0).abs() < 1e-6);
+        assert_eq!((a.source.nrm, a.source.mrm, a.source.mcr), (32, 2, 0.0));
+        assert_eq!(a.erica.target_utilization, 0.9);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        assert_eq!(key_of(&["abr.nrm=1"]), "abr.nrm");
+        assert_eq!(key_of(&["abr.mrm=32"]), "abr.mrm");
+        assert_eq!(key_of(&["abr.icr=\"200Mbps\""]), "abr.icr");
+        assert_eq!(key_of(&["abr.rif=0"]), "abr.rif");
+        assert_eq!(key_of(&["abr.cdf=2"]), "abr.cdf");
+        assert_eq!(key_of(&["abr.tbe=0"]), "abr.tbe");
+        assert_eq!(key_of(&["abr.erica.target_utilization=1.5"]), "abr.erica.target_utilization");
+        assert_eq!(key_of(&["abr.erica.variant=plus"]), "abr.erica.variant");
+        assert_eq!(key_of(&["abr.erica.interval_time=\"0us\""]), "abr.erica.interval_time");
+        assert_eq!(key_of(&["abr.turnaround=later"]), "abr.turnaround");
+        assert_eq!(key_of(&["abr.colour=1"]), "abr.colour");
+        assert_eq!(key_of(&["abr.tbe=128", "switch.policy=epd"]), "switch.policy");
+        assert_eq!(key_of(&["abr.tbe=128", "network=packet", "switch.buffer=\"64KB\""]), "abr");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->Y\""]), "abr.vbr.port");
+        assert_eq!(key_of(&["abr.vbr.port=\"A->X\""]), "abr.vbr.port");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"200Mbps\""]), "abr.vbr.rate");
+        assert_eq!(key_of(&["abr.vbr.port=\"X->B\"", "abr.vbr.on=\"0ms\""]), "abr.vbr.on");
+        assert_eq!(key_of(&["abr.vbr.color=1"]), "abr.vbr.color");
+        assert_eq!(key_of(&["abr.loss.port=\"X->B\"", "abr.loss.probability=2"]), "abr.loss.probability");
+        assert_eq!(key_of(&["abr.loss.port=\"nowhere\""]), "abr.loss.port");
+        let v = check(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"100Mbps\""]).unwrap().abr.unwrap().vbr.unwrap();
+        assert_eq!((v.on, v.start), (100 * crate::time::PS_PER_MS, 2 * crate::time::PS_PER_MS));
+    }
+}

@@ -1,0 +1,157 @@
+"""jain96 slides "Tail Drop", "Tail Drop (Cont)", "Fast Retransmit and
+Recovery" and "Effect of Fast Retransmit".
+
+Tail drop vs "intelligent tail drop" (never drop an EOM cell unless the
+queue is full: the `eom-protect` policy) on the summary table's (5, 128,
+640) and (2, 128, 256) rows, with the bottleneck's every change logged; and
+TCP with and without the slides' fast retransmit and recovery (our `lite`,
+4.4BSD-Lite's Reno: ssthresh = max{2, min{cwnd/2, wnd}}, cwnd = ssthresh +
+3, +1 per duplicate ACK, cwnd = ssthresh at the new ACK) under bursty loss.
+"""
+from __future__ import annotations
+
+import statistics
+
+import pandas as pd
+
+from atmsim.reproduce.harness import figure
+
+from .common import MSS, fairness, frames, row, throughputs, total
+from .table import VBR_NOTE, VBR
+
+CONFIGS = [(5, 128, 640), (2, 128, 256)]
+POLICIES = ["tail", "eom-protect"]
+
+
+def _tail_runs(g):
+    return {(k, p): [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=s) for s in g.seeds]
+            for k in CONFIGS for p in POLICIES}
+
+
+def _eom_drops(tr, limit):
+    """EOM cells dropped at SW1->SW2, and those dropped with the queue below its limit."""
+    from atmsim import portlog
+
+    occ = portlog.occupancy(tr["port"])
+    d = occ[(occ.change == "drop") & occ.eom]
+    return len(d), int((d.q < limit).sum())
+
+
+def _ssthresh2(tr):
+    """Per run: entries into ssthresh = 2 segments (the slides' second
+    retransmission in a row), and of those, how many follow a retransmission
+    of the same segment (back-to-back retransmissions)."""
+    w, ev = tr["window"], tr["events"]
+    entries, repeated = 0, 0
+    for f, g in w.groupby("flow"):
+        at2 = g.ssthresh.to_numpy() == 2 * MSS
+        starts = g.t.to_numpy()[at2 & ~pd.Series(at2).shift(1, fill_value=False).to_numpy()]
+        entries += len(starts)
+        rx = ev[(ev.flow == f) & ev.kind.isin(["retransmit", "timeout"])]
+        rt = rx[rx.kind == "retransmit"]
+        twice = rt.seq.duplicated(keep=False)
+        tt = rt[twice].t.to_numpy()
+        repeated += sum(1 for t in starts if ((tt <= t + 1e-9) & (tt >= t - 1.0)).any())
+    return entries, repeated
+
+
+@figure("tail-drop", runs=_tail_runs)
+def tail_drop(c, runs):
+    rows = []
+    for (k, p), group in runs.items():
+        limit = k[2]
+        for spec, (s, tr) in group:
+            tr = frames(tr)
+            eom, eom_not_full = _eom_drops(tr, limit)
+            s2, rep = _ssthresh2(tr)
+            r = row(s, n=k[0], tbe=k[1], buffer=k[2], policy=p, seed=spec.tag)
+            r.update(eom_drops=eom, eom_drops_below_limit=eom_not_full, ssthresh2_entries=s2, ssthresh2_after_repeat=rep,
+                     frames_discarded=s["frames_discarded_at_reassembly"])
+            rows.append(r)
+    df = pd.DataFrame(rows)
+    df.to_csv(c.out / "tail-drop.csv", index=False)
+    plain, intel = df[df.policy == "tail"], df[df.policy == "eom-protect"]
+    c.claim("tail-drop", "c1", "If EOM is dropped ... two retransmissions in a row (SSTHRESH = 2, W = 1)", "shape", "slide Tail Drop",
+            {"eom_drops": int(plain.eom_drops.sum()), "ssthresh2_after_repeated_retransmission": int(plain.ssthresh2_after_repeat.sum())},
+            plain.eom_drops.sum() >= 1 and plain.ssthresh2_after_repeat.sum() >= 1,
+            "plain tail drop, pooled over runs: >= 1 EOM cell dropped (a frame merge) and >= 1 entry into ssthresh = 2 segments "
+            "within 1 s after a segment retransmitted twice",
+            VBR_NOTE + ("" if plain.ssthresh2_after_repeat.sum() >= 1 else " EOM cells are lost (each merges two frames at "
+                        "the destination) but no segment was retransmitted twice: the frame merged with the lost EOM is the "
+                        "next frame of the ongoing stream, which the go-back-N after the timeout resends anyway; the slides' "
+                        "double retransmission needs the EOM loss to hit the last frame before the sender stalls."))
+    c.claim("tail-drop", "c2", "Intelligent tail drop: do not drop EOM", "hard", "Do not drop EOM",
+            {"eom_drops": int(intel.eom_drops.sum()), "eom_drops_below_limit": int(intel.eom_drops_below_limit.sum())},
+            intel.eom_drops_below_limit.sum() == 0, "with eom-protect no EOM cell is dropped while the queue is below B (port log)")
+    key = ["n", "tbe", "buffer", "seed"]
+    pair = plain.set_index(key).fairness.to_frame("plain").join(intel.set_index(key).fairness.to_frame("intelligent"))
+    better = int((pair.intelligent >= pair.plain).sum())
+    c.claim("tail-drop", "c3", "Intelligent Tail Drop => Improved fairness", "shape", "slide Tail Drop (Cont)",
+            {"pairs": [[str(i), a, b] for i, a, b in zip(pair.index, pair.plain, pair.intelligent)],
+             "mean_plain": float(pair.plain.mean()), "mean_intelligent": float(pair.intelligent.mean())},
+            better >= 2 / 3 * len(pair) and pair.intelligent.mean() > pair.plain.mean(),
+            "Jain's index with intelligent drop >= plain in >= 2/3 of the (configuration x seed) pairs and higher on average",
+            VBR_NOTE + f" Improved in {better} of {len(pair)} pairs.")
+    c.claim("tail-drop", "c4", "fewer ssthresh = 2 episodes with intelligent drop", "shape", "slide Tail Drop (Cont)",
+            {"plain": int(plain.ssthresh2_entries.sum()), "intelligent": int(intel.ssthresh2_entries.sum())},
+            intel.ssthresh2_entries.sum() < plain.ssthresh2_entries.sum(), "entries into ssthresh = 2 segments, summed over runs",
+            VBR_NOTE + ("" if plain.ssthresh2_entries.sum() else " No run reached ssthresh = 2 segments with either policy "
+                        "(no two timeouts in a row; see c1), so there is nothing to reduce."))
+    import matplotlib.pyplot as plt
+
+    from atmsim.plotting import save
+
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
+    for a, k in zip(ax, CONFIGS):
+        for i, p in enumerate(POLICIES):
+            g = df[(df.n == k[0]) & (df.buffer == k[2]) & (df.policy == p)]
+            ts = [[r[f"T{j + 1}"] for j in range(k[0])] for _, r in g.iterrows()]
+            med = [statistics.median(col) for col in zip(*ts)]
+            a.bar([j + (i - 0.5) * 0.4 for j in range(k[0])], med, 0.4, label=p, color=("0.7", "k")[i])
+        a.set_title(f"{k[0]} sources, TBE {k[1]}, B {k[2]}", fontsize=9)
+        a.set_xlabel("source")
+        a.set_ylabel("throughput (Mb/s)")
+        a.legend(fontsize=7)
+    save(fig, c.out / "tail-drop.png")
+
+
+SCATTERED = 1e-4  # probability of losing each cell on SW1->SW2 (our choice: the slides give no loss model)
+
+
+def _fr_runs(g):
+    """Bursty loss: B = 1024 with tail drop. Scattered: B = 4096 (no overflow) and independent random cell loss."""
+    runs = {("bursty", v): [g.run(2, 512, 1024, s, variant=v, tag=s) for s in g.seeds] for v in ("timeout-only", "lite")}
+    runs.update({("scattered", v): [g.run(2, 512, 4096, s, variant=v, loss=SCATTERED, tag=s) for s in g.seeds]
+                 for v in ("timeout-only", "lite")})
+    return runs
+
+
+@figure("fast-retransmit", runs=_fr_runs)
+def fast_retransmit(c, runs):
+    rows = []
+    for (loss, v), group in runs.items():
+        for spec, s in group:
+            r = row(s, loss=loss, variant=v, seed=spec.tag)
+            r["timeouts_per_source"] = [f["timeouts"] for f in s["flows"]]
+            r["fast_retransmits"] = sum(f["fast_retransmits"] for f in s["flows"])
+            rows.append(r)
+    df = pd.DataFrame(rows)
+    df.to_csv(c.out / "fast-retransmit.csv", index=False)
+    med = {k: statistics.median(total(s) for _, s in group) for k, group in runs.items()}
+    sc = {v: med[("scattered", v)] for v in ("timeout-only", "lite")}
+    c.claim("fast-retransmit", "c1", "scattered loss: fast retransmit helps", "shape", "With FRR, scattered loss: good",
+            {"total_without_frr": sc["timeout-only"], "total_with_frr": sc["lite"]}, sc["lite"] > sc["timeout-only"],
+            f"scattered loss (B = 4096, each cell on SW1->SW2 lost with probability {SCATTERED:g}, no VBR): total with FRR > "
+            "without (median of seeds)")
+    c.claim("fast-retransmit", "c2", "bursty loss: no fast retransmit is better", "shape", "Without FRR, bursty loss: good",
+            {"total_without_frr": med[("bursty", "timeout-only")], "total_with_frr": med[("bursty", "lite")]},
+            med[("bursty", "timeout-only")] >= med[("bursty", "lite")],
+            "bursty loss (B = 1024, tail drop, no VBR): total without FRR >= with FRR (median of seeds)")
+    frr = runs[("bursty", "lite")]
+    to = [[f["timeouts"] for f in s["flows"]] for _, s in frr]
+    c.claim("fast-retransmit", "c3", "Even with fast retransmits, there are time-outs when the losses are bursty", "shape",
+            "slide Effect of Fast Retransmit", {"timeouts_per_source_by_seed": to}, all(min(t) >= 1 for t in to),
+            ">= 1 timeout per source in every run with FRR under bursty loss")
+
+
+__all__ = ["tail_drop", "fast_retransmit", "throughputs", "fairness"]

@@ -1,0 +1,48 @@
+"""jain96 (Jain et al. 1996, TCP/IP over ABR) on a short grid: every claim
+row, the hard and analytic claims, the ABR summary and its bad-input errors."""
+import json
+
+import pandas as pd
+
+from atmsim.reproduce import harness
+from atmsim.reproduce import jain96
+
+CLAIMS = {"infinite-buffers": 5, "finite-buffers": 6, "summary-table": 9, "tbe-sweep": 2, "tail-drop": 4, "fast-retransmit": 3}
+
+
+def test_every_claim_has_a_row(tmp_path):
+    rows = {r["id"]: r for r in harness.reproduce(jain96.PAPER, None, quick=True, out=tmp_path, workers=2, duration="1s")}
+    want = {f"jain96.{f}.c{k}" for f, n in CLAIMS.items() for k in range(1, n + 1)}
+    assert set(rows) == want and len(want) == 29
+    # The slides' own arithmetic, whatever the grid.
+    for cid in ["infinite-buffers.c1", "finite-buffers.c6", "summary-table.c9"]:
+        assert rows[f"jain96.{cid}"]["holds"], rows[f"jain96.{cid}"]
+    assert rows["jain96.summary-table.c9"]["ours"]["buffer_is_tbe_n_1_2_4"][-1] is False, "5720 is not TBE x n x {1, 2, 4}"
+    # Intelligent tail drop never drops an EOM cell below the limit: a hard property of every run.
+    assert rows["jain96.tail-drop.c2"]["holds"], rows["jain96.tail-drop.c2"]
+    assert set(rows["jain96.fast-retransmit.c1"]["ours"]) == {"total_without_frr", "total_with_frr"}
+    table = pd.read_csv(tmp_path / "summary-table.csv")
+    assert len(table) == 9 and set(table.n) == {2, 5}
+    for png in ["infinite-buffers.png", "finite-buffers.png", "summary-table.png", "tbe-sweep.png", "tail-drop.png"]:
+        assert (tmp_path / png).stat().st_size > 0
+
+
+def test_slide_product_and_our_maximum():
+    assert round(jain96.slide_product(155), 2) == 99.29
+    assert round(jain96.slide_product(155.52), 2) == 99.63
+    assert round(jain96.slide_product(155.52, rm=False), 2) == 102.84
+    assert round(jain96.own_maximum(), 1) == 109.2
+
+
+def test_abr_run_reports_its_erica_and_rm_cells(cli):
+    r = cli("run", "jain96-2src", "--set", "duration=0.2s", "--json", check=True)
+    s = json.loads(r.stdout)
+    assert s["abr"]["erica_variant"] == "full" and s["abr"]["rm_cells_sent"] > 0
+    assert s["accounting"]["balanced"]
+
+
+def test_bad_abr_input_is_one_line_and_exit_2(cli):
+    r = cli("run", "jain96-2src", "--set", "abr.nrm=1")
+    assert r.returncode == 2 and "abr.nrm" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("validate", "jain96-2src", "--set", "abr.erica.variant=plus")
+    assert r.returncode == 2 and "abr.erica.variant" in r.stderr
