@@ -1,4 +1,5 @@
 //! The ATM layer: AAL5 segmentation and reassembly, and the frame-aware
-//! discard policies of switch ports.
+//! discard policies of switch ports, and the partial reassembly of TCP Boston.
 pub mod aal5;
 pub mod discard;
+pub mod partial;

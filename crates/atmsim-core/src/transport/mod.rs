@@ -1,3 +1,4 @@
 //! Transport protocols. One BSD-style TCP whose congestion control is a
 //! narrow part apart from reliable delivery (`tcp::cc`).
+pub mod boston;
 pub mod tcp;
