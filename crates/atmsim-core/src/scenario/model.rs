@@ -7,6 +7,7 @@ use crate::atm::discard::DiscardPolicy;
 use crate::host::HostModel;
 use crate::net::{Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
+use crate::transport::boston::BostonConfig;
 use crate::transport::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
@@ -125,6 +126,8 @@ pub struct Model {
     pub trace_port: Option<PortId>,
     pub credit_transport: CreditTransport,
     pub host: Option<HostModel>,
+    /// TCP Boston and its measurements (`[boston]`).
+    pub boston: Option<BostonConfig>,
 }
 
 impl Model {

@@ -452,6 +452,8 @@ pub struct Scenario {
     pub report: ReportSection,
     #[serde(default)]
     pub trace: TraceSection,
+    /// TCP Boston and its measurements (`scenario/boston.rs`).
+    pub boston: Option<super::boston::BostonSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -123,6 +123,10 @@ impl World {
             log_port: if trace { model.trace_port } else { None },
             unit_hops: 0,
             wall_s: 0.0,
+            boston: model.boston.clone().map(|c| {
+                let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
+                super::boston::Boston::new(c, model.header_bytes, &tcp)
+            }),
             model,
         }
     }

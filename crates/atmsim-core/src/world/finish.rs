@@ -115,6 +115,7 @@ fn within_limit(p: &Port) -> bool {
 impl World {
     /// Builds the summary (and hands over the traces).
     pub fn finish(mut self) -> (Summary, Option<Traces>) {
+        let boston = self.boston_summary();
         let m = &self.model;
         let horizon = self.now;
         let bn = &self.ports[m.bottleneck.ix()];
@@ -185,6 +186,7 @@ impl World {
             + acc.bytes_discarded_at_reassembly
             + acc.bytes_in_flight;
         acc.balanced = acc.bytes_sent == bytes_sum
+            && boston.iter().all(|b| b.payload_mismatches == 0)
             && received_ok
             && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
             && port_drops == acc.cells_dropped
@@ -213,6 +215,7 @@ impl World {
             ports,
             hosts,
             accounting: acc,
+            boston,
         };
         (summary, self.traces.take())
     }

@@ -8,12 +8,14 @@
 //! | `credit.rs` | per-VC transmissions and credit cells between the two ends of a link |
 //! | `hosts.rs` | handing segments to links and to transports, through the host/adapter model if any |
 //! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
+//! | `boston.rs` | TCP Boston's pieces, partial reassembly and partial ACKs; the measurements of its paper |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
 //! pipelines, sources) are plain values that take an input and return what
 //! to do; only this module schedules events.
 
+mod boston;
 mod build;
 mod credit;
 mod finish;
@@ -82,6 +84,8 @@ pub struct World {
     unfinished: usize,
     unit_hops: u64,
     wall_s: f64,
+    /// TCP Boston and its measurements, in scenarios with `[boston]`.
+    boston: Option<boston::Boston>,
 }
 
 impl World {

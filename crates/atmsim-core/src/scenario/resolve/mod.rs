@@ -33,6 +33,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     };
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
+    let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
     Ok(Model {
         host,
         name: s.name.clone(),
@@ -52,6 +53,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         trace_interval,
         trace_port,
         credit_transport: s.credit.transport,
+        boston,
     })
 }
 

@@ -38,4 +38,7 @@ pub struct BostonConfig {
     /// Carry real bytes, rebuild each segment with IDA and compare it with
     /// what was sent (a mismatch fails the run's accounting).
     pub payload: bool,
+    /// Record per-second series (cells sent, cells received, bytes
+    /// accepted) for the paper's Fig. 7.
+    pub per_second: bool,
 }

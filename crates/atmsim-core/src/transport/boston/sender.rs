@@ -22,6 +22,9 @@ pub struct Transmission {
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     seq: u64,
+    /// A retransmission may be shorter than the original (a window that is
+    /// not a whole number of segments): a different segment to disperse.
+    len: u32,
     /// Next piece index to send (counts up; taken modulo N).
     next_piece: u32,
     /// Most pieces the receiver reported holding.
@@ -41,17 +44,17 @@ impl PieceSender {
         PieceSender { pieces, redundancy, pending: VecDeque::new() }
     }
 
-    fn find(&self, seq: u64) -> Result<usize, usize> {
-        self.pending.binary_search_by_key(&seq, |p| p.seq)
+    fn find(&self, seq: u64, len: u32) -> Result<usize, usize> {
+        self.pending.binary_search_by_key(&(seq, len), |p| (p.seq, p.len))
     }
 
-    /// The pieces a transmission of the segment at `seq` (m cells) carries.
-    pub fn transmit(&mut self, seq: u64, m: u16) -> Transmission {
+    /// The pieces a transmission of the segment `seq`, `len` (m cells) carries.
+    pub fn transmit(&mut self, seq: u64, len: u32, m: u16) -> Transmission {
         let n = self.pieces as u32;
-        let i = match self.find(seq) {
+        let i = match self.find(seq, len) {
             Ok(i) => i,
             Err(i) => {
-                self.pending.insert(i, Pending { seq, next_piece: 0, r_max: 0 });
+                self.pending.insert(i, Pending { seq, len, next_piece: 0, r_max: 0 });
                 i
             }
         };
@@ -67,20 +70,21 @@ impl PieceSender {
     }
 
     /// An ACK for everything below `ack`, reporting `held` pieces of the
-    /// segment starting at `ack` (every ACK carries it: our choice, so that
+    /// segment `ack`, `len` (every ACK carries it: our choice, so that
     /// pieces that arrived during an earlier loss are not resent).
-    pub fn on_ack(&mut self, ack: u64, held: u16) {
+    pub fn on_ack(&mut self, ack: u64, len: u32, held: u16) {
         while self.pending.front().is_some_and(|p| p.seq < ack) {
             self.pending.pop_front();
         }
-        if let Some(p) = self.pending.front_mut().filter(|p| p.seq == ack) {
+        if let Ok(i) = self.find(ack, len) {
+            let p = &mut self.pending[i];
             p.r_max = p.r_max.max(held);
         }
     }
 
-    /// The pieces the receiver is known to hold of the segment at `seq`.
-    pub fn reported(&self, seq: u64) -> u16 {
-        self.find(seq).map_or(0, |i| self.pending[i].r_max)
+    /// The pieces the receiver is known to hold of the segment `seq`, `len`.
+    pub fn reported(&self, seq: u64, len: u32) -> u16 {
+        self.find(seq, len).map_or(0, |i| self.pending[i].r_max)
     }
 
     /// Segments still awaiting an ACK.
@@ -96,64 +100,75 @@ mod tests {
     #[test]
     fn first_transmission_sends_m_pieces_without_redundancy() {
         let mut s = PieceSender::new(256, 0);
-        assert_eq!(s.transmit(1, 11), Transmission { first_piece: 0, ncells: 11 });
-        assert_eq!(s.transmit(513, 11), Transmission { first_piece: 0, ncells: 11 });
+        assert_eq!(s.transmit(1, 500, 11), Transmission { first_piece: 0, ncells: 11 });
+        assert_eq!(s.transmit(513, 500, 11), Transmission { first_piece: 0, ncells: 11 });
         assert_eq!(s.pending(), 2);
     }
 
     #[test]
     fn redundancy_adds_pieces_up_front_within_n() {
         let mut s = PieceSender::new(256, 3);
-        assert_eq!(s.transmit(1, 11).ncells, 14);
-        assert_eq!(s.transmit(9000, 254).ncells, 256);
+        assert_eq!(s.transmit(1, 500, 11).ncells, 14);
+        assert_eq!(s.transmit(9000, 9000, 254).ncells, 256);
     }
 
     #[test]
     fn retransmission_sends_m_minus_r_fresh_pieces() {
         let mut s = PieceSender::new(256, 0);
-        s.transmit(1, 32);
-        s.on_ack(1, 20);
-        assert_eq!(s.reported(1), 20);
-        assert_eq!(s.transmit(1, 32), Transmission { first_piece: 32, ncells: 12 });
+        s.transmit(1, 1500, 32);
+        s.on_ack(1, 1500, 20);
+        assert_eq!(s.reported(1, 1500), 20);
+        assert_eq!(s.transmit(1, 1500, 32), Transmission { first_piece: 32, ncells: 12 });
         // A later ACK reporting fewer pieces does not lower r.
-        s.on_ack(1, 5);
-        assert_eq!(s.transmit(1, 32), Transmission { first_piece: 44, ncells: 12 });
+        s.on_ack(1, 1500, 5);
+        assert_eq!(s.transmit(1, 1500, 32), Transmission { first_piece: 44, ncells: 12 });
     }
 
     #[test]
     fn no_partial_ack_means_m_fresh_pieces() {
         let mut s = PieceSender::new(256, 0);
-        s.transmit(1, 32);
-        assert_eq!(s.transmit(1, 32), Transmission { first_piece: 32, ncells: 32 });
+        s.transmit(1, 1500, 32);
+        assert_eq!(s.transmit(1, 1500, 32), Transmission { first_piece: 32, ncells: 32 });
     }
 
     #[test]
     fn indices_wrap_round_robin_when_n_is_used_up() {
         let mut s = PieceSender::new(256, 0);
-        s.transmit(1, 192);
-        assert_eq!(s.transmit(1, 192), Transmission { first_piece: 192, ncells: 192 });
+        s.transmit(1, 9140, 192);
+        assert_eq!(s.transmit(1, 9140, 192), Transmission { first_piece: 192, ncells: 192 });
         // 384 pieces sent: the next starts at 384 mod 256 = 128.
-        assert_eq!(s.transmit(1, 192).first_piece, 128);
+        assert_eq!(s.transmit(1, 9140, 192).first_piece, 128);
     }
 
     #[test]
     fn an_ack_forgets_acknowledged_segments_and_reports_for_the_next() {
         let mut s = PieceSender::new(256, 0);
         for seq in [1, 101, 201] {
-            s.transmit(seq, 3);
+            s.transmit(seq, 100, 3);
         }
-        s.on_ack(201, 2);
+        s.on_ack(201, 100, 2);
         assert_eq!(s.pending(), 1);
-        assert_eq!(s.reported(201), 2);
-        assert_eq!(s.reported(1), 0);
-        assert_eq!(s.transmit(201, 3).ncells, 1);
+        assert_eq!(s.reported(201, 100), 2);
+        assert_eq!(s.reported(1, 100), 0);
+        assert_eq!(s.transmit(201, 100, 3).ncells, 1);
+    }
+
+    #[test]
+    fn a_shorter_retransmission_is_another_segment() {
+        let mut s = PieceSender::new(256, 0);
+        s.transmit(1, 9140, 192);
+        s.on_ack(1, 9140, 150);
+        s.on_ack(1, 4000, 7);
+        // 4000 bytes at the same sequence number: dispersed afresh.
+        assert_eq!(s.transmit(1, 4000, 84), Transmission { first_piece: 0, ncells: 84 });
+        assert_eq!(s.transmit(1, 9140, 192).ncells, 42);
     }
 
     #[test]
     fn at_least_one_piece_is_sent() {
         let mut s = PieceSender::new(256, 0);
-        s.transmit(1, 3);
-        s.on_ack(1, 3);
-        assert_eq!(s.transmit(1, 3).ncells, 1);
+        s.transmit(1, 100, 3);
+        s.on_ack(1, 100, 3);
+        assert_eq!(s.transmit(1, 100, 3).ncells, 1);
     }
 }
