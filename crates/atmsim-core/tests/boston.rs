@@ -18,7 +18,7 @@ const SMALL: [&str; 4] = ["duration=30s", "tcp.mss=472B", "ip.mtu=512B", "tcp.wi
 #[test]
 fn payload_mode_rebuilds_every_segment_from_its_pieces() {
     let mut o = SMALL.to_vec();
-    o.push("boston.payload=true");
+    o.extend(["boston.payload=true", "boston.pieces=256"]);
     let s = run(&o);
     let checked: u64 = s.boston.iter().map(|b| b.payload_checked).sum();
     let partial: u64 = s.boston.iter().map(|b| b.partial_acks).sum();
@@ -64,4 +64,18 @@ fn redundancy_sends_extra_pieces_up_front_and_is_deterministic() {
     assert_eq!(a.to_json().replace(&format!("{}", a.wall_s), ""), b.to_json().replace(&format!("{}", b.wall_s), ""));
     assert!(one_cell_frames(&a, 200).is_some_and(|n| (16..32).contains(&n)));
     assert!(a.accounting.balanced);
+}
+
+/// No segment is delivered without m distinct pieces: the data cells that
+/// crossed the network bound the segments delivered, also when the 64
+/// spare pieces of a 192-cell segment run out and indices are reused.
+#[test]
+fn every_delivered_segment_took_m_cells_across_the_network() {
+    for n in ["boston.pieces=256", "boston.pieces=65535"] {
+        let s = run(&["duration=60s", "switch.buffer=64cells", n]);
+        let crossed: u64 = s.boston.iter().map(|b| b.cells_sent - b.cells_dropped).sum();
+        let segments: u64 = s.flows.iter().map(|f| f.bytes_delivered / 9140).sum();
+        assert!(segments > 10 && segments * 192 <= crossed, "{n}: {segments} segments from {crossed} cells");
+        assert!(s.accounting.balanced);
+    }
 }

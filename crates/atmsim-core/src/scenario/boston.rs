@@ -19,7 +19,9 @@ pub struct BostonSection {
     /// Pieces a first transmission carries beyond the m the segment needs
     /// (the spatial redundancy n − m; off in the paper's runs, §3).
     pub redundancy: u16,
-    /// N: distinct pieces per segment (GF(2^8) allows at most 256).
+    /// N: distinct pieces per segment. Payload mode rebuilds bytes over
+    /// GF(2^8), so N ≤ 256 there; counting pieces allows up to 65535 (a
+    /// GF(2^16) dispersal), the paper's "N ≫ m" for 192-cell segments.
     pub pieces: u16,
     /// The dispersal matrix: "vandermonde" or "cauchy".
     pub matrix: MatrixKind,
@@ -57,12 +59,16 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
     if b.payload && !b.aida {
         return err("boston.payload", "needs boston.aida = true");
     }
-    let limit = match b.matrix {
-        MatrixKind::Vandermonde => 256,
-        MatrixKind::Cauchy => 256 - m,
+    // Counting pieces needs only distinct indices; rebuilding real bytes
+    // needs the GF(2^8) matrix, so payload mode keeps N within it.
+    let limit = match (b.payload, b.matrix) {
+        (false, _) => u16::MAX as u32,
+        (true, MatrixKind::Vandermonde) => 256,
+        (true, MatrixKind::Cauchy) => 256 - m,
     };
     if (b.pieces as u32) < m || b.pieces as u32 > limit {
-        return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}"));
+        let why = if b.payload { " (payload mode: GF(2^8))" } else { "" };
+        return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
     }
     Ok(Some(BostonConfig { aida: b.aida, redundancy: b.redundancy, pieces: b.pieces, matrix: b.matrix, payload: b.payload, per_second: b.per_second }))
 }
@@ -96,8 +102,10 @@ mod tests {
         assert_eq!(with("tcp.variant=vegas"), "tcp.variant");
         assert_eq!(with("tcp.delayed_ack=true"), "tcp.delayed_ack");
         assert_eq!(with("boston.pieces=100"), "boston.pieces");
-        assert_eq!(with("boston.pieces=300"), "boston.pieces");
-        assert_eq!(with("boston.matrix=cauchy"), "boston.pieces");
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=4096"]].concat()).is_ok());
+        assert_eq!(with("boston.pieces=70000"), "boston.pieces");
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=300", "boston.payload=true"]].concat()), "boston.pieces");
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.matrix=cauchy", "boston.payload=true"]].concat()), "boston.pieces");
         assert_eq!(with("boston.matrix=hilbert"), "boston.matrix");
         assert_eq!(with("boston.colour=1"), "boston.colour");
         assert_eq!(key_of(&["boston.aida=false", "boston.payload=true"]), "boston.payload");

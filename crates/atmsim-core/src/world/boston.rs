@@ -9,7 +9,7 @@
 //! sender's piece bookkeeping before Reno sees the ACK.
 //!
 //! Every frame still gets exactly one fate in its VC's ledger: delivered
-//! when it completed its segment (or arrived whole), discarded when it
+//! when it completed its segment (a SYN: when it arrived whole), discarded when it
 //! closed short; so the accounting identity is the usual one.
 
 use super::{Endpoints, World};
@@ -213,13 +213,14 @@ impl World {
         let (seg, m) = (info.seg, info.m);
         let (seq, len) = (seg.seq, seg.len);
         let rec = self.ledgers[vc.ix()].record(frame);
-        let whole = rec.arrived == rec.ncells;
-        let complete = len > 0 && flow.store.held(seq, len) >= m;
+        // A data segment is delivered when its pieces suffice, whatever
+        // frame brought them; a frame without data (SYN) when it is whole.
+        let complete = if len > 0 { flow.store.held(seq, len) >= m } else { rec.arrived == rec.ncells };
         // Everything before this frame has closed or died on the way.
         flow.frames_base += k as u32 + 1;
         flow.frames.drain(..=k);
-        if complete || whole {
-            if complete {
+        if complete {
+            if len > 0 {
                 flow.store.forget(seq, len);
                 if b.cfg.payload {
                     let ok = Self::boston_check(b, f, seq, len, m);

@@ -32,7 +32,8 @@ pub struct BostonConfig {
     /// Extra pieces a first transmission carries beyond m (n − m; the
     /// paper's runs use 0, §3 last paragraph).
     pub redundancy: u16,
-    /// N, the distinct pieces a segment can be dispersed into (≤ 256).
+    /// N, the distinct pieces a segment can be dispersed into (≤ 256 in
+    /// payload mode, where bytes are rebuilt over GF(2^8)).
     pub pieces: u16,
     pub matrix: MatrixKind,
     /// Carry real bytes, rebuild each segment with IDA and compare it with

@@ -7,11 +7,11 @@
 
 use std::collections::BTreeMap;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Held {
-    /// Which of the (at most 256) piece indices are held.
-    mask: [u64; 4],
-    count: u16,
+    /// The piece indices held, sorted (a segment needs at most a few
+    /// hundred; N itself may be large).
+    pieces: Vec<u16>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -24,28 +24,26 @@ impl PieceStore {
     /// pieces now held of it.
     pub fn add(&mut self, seq: u64, len: u32, index: u16) -> u16 {
         let h = self.segs.entry((seq, len)).or_default();
-        let (w, b) = (index as usize / 64, index % 64);
-        if h.mask[w] >> b & 1 == 0 {
-            h.mask[w] |= 1 << b;
-            h.count += 1;
+        if let Err(at) = h.pieces.binary_search(&index) {
+            h.pieces.insert(at, index);
         }
-        h.count
+        h.pieces.len() as u16
     }
 
     /// Distinct pieces held of the segment `seq`, `len`.
     pub fn held(&self, seq: u64, len: u32) -> u16 {
-        self.segs.get(&(seq, len)).map_or(0, |h| h.count)
+        self.segs.get(&(seq, len)).map_or(0, |h| h.pieces.len() as u16)
     }
 
     /// Of the segments starting at `seq`, the one with most pieces held:
     /// (its length, the pieces), if any.
     pub fn most_held_at(&self, seq: u64) -> Option<(u32, u16)> {
-        self.segs.range((seq, 0)..=(seq, u32::MAX)).map(|(&(_, len), h)| (len, h.count)).max_by_key(|&(len, c)| (c, len))
+        self.segs.range((seq, 0)..=(seq, u32::MAX)).map(|(&(_, len), h)| (len, h.pieces.len() as u16)).max_by_key(|&(len, c)| (c, len))
     }
 
     /// Is piece `index` of the segment `seq`, `len` held?
     pub fn has(&self, seq: u64, len: u32, index: u16) -> bool {
-        self.segs.get(&(seq, len)).is_some_and(|h| h.mask[index as usize / 64] >> (index % 64) & 1 == 1)
+        self.segs.get(&(seq, len)).is_some_and(|h| h.pieces.binary_search(&index).is_ok())
     }
 
     /// The segment was rebuilt: forget it.
@@ -79,8 +77,9 @@ mod tests {
         assert_eq!(s.add(1, 100, 0), 1);
         assert_eq!(s.add(1, 100, 255), 2);
         assert_eq!(s.add(1, 100, 64), 3);
+        assert_eq!(s.add(1, 100, 65535), 4);
         assert!(s.has(1, 100, 255) && s.has(1, 100, 64) && !s.has(1, 100, 63));
-        assert_eq!(s.held(1, 100), 3);
+        assert_eq!(s.held(1, 100), 4);
         assert_eq!(s.held(2, 100), 0);
     }
 
