@@ -17,6 +17,7 @@ from atmsim.errors import InputError
 # Paper ID (its claim IDs are PAPER.FIGURE.cN) -> the module that defines PAPER.
 PAPERS = {
     "aron97": "atmsim.reproduce.aron97",
+    "boston97": "atmsim.reproduce.boston97",
     "morris-kung95": "atmsim.reproduce.morris_kung95",
 }
 
