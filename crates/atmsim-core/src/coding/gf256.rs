@@ -145,8 +145,7 @@ mod tests {
     #[test]
     fn two_generates_the_multiplicative_group() {
         let mut seen = [false; 256];
-        for i in 0..255 {
-            let v = EXP[i];
+        for &v in &EXP[..255] {
             assert!(!seen[v as usize], "2 has order < 255");
             seen[v as usize] = true;
         }
@@ -166,8 +165,8 @@ mod tests {
         let src: Vec<u8> = (0..=255).collect();
         let mut dst = vec![0x5A; 256];
         mul_add_slice(&mut dst, 0x1F, &src);
-        for k in 0..256 {
-            assert_eq!(dst[k], 0x5A ^ mul(0x1F, k as u8));
+        for (k, &d) in dst.iter().enumerate() {
+            assert_eq!(d, 0x5A ^ mul(0x1F, k as u8));
         }
     }
 }

@@ -26,6 +26,9 @@ use crate::transport::boston::BostonConfig;
 use crate::transport::tcp::Reply;
 use std::collections::{BTreeMap, VecDeque};
 
+/// A piece held in payload mode: its index and its 48 bytes.
+type HeldPiece = (usize, [u8; 48]);
+
 /// What the destination knows of a data frame: its segment and pieces.
 struct FrameInfo {
     seg: Segment,
@@ -47,7 +50,7 @@ struct BostonFlow {
     /// carries.
     acks: VecDeque<(u32, u32, u16)>,
     /// Payload mode: the pieces held per segment (sequence number, length).
-    held_bytes: BTreeMap<(u64, u32), Vec<(usize, [u8; 48])>>,
+    held_bytes: BTreeMap<(u64, u32), Vec<HeldPiece>>,
     stats: BostonFlowSummary,
     /// Time-average window: the last value and when it was set.
     window: Option<(Time, u64)>,
