@@ -157,6 +157,8 @@ pub struct TcpSection {
     pub rttmin_ticks: u32,
     /// Largest retransmission timeout, in ticks (BSD TCPTV_REXMTMAX).
     pub rxtmax_ticks: u32,
+    /// Abort after 12 consecutive timeouts (BSD); false: never (ns-1).
+    pub give_up: bool,
 }
 impl Default for TcpSection {
     fn default() -> Self {
@@ -171,6 +173,7 @@ impl Default for TcpSection {
             tick: "500ms".into(),
             rttmin_ticks: 2,
             rxtmax_ticks: 128,
+            give_up: true,
         }
     }
 }
