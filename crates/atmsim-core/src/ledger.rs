@@ -97,6 +97,11 @@ impl Ledger {
         None
     }
 
+    /// The record of a frame whose fate is still open.
+    pub fn record(&self, frame: u32) -> FrameRecord {
+        self.frames[(frame - self.base) as usize]
+    }
+
     #[inline]
     pub fn cell_arrived(&mut self, frame: u32) {
         self.cells_arrived += 1;

@@ -6,6 +6,7 @@
 //! - [`engine`]: the event queue;
 //! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe);
 //! - [`atm`]: AAL5 SAR, cell discard policies;
+//! - [`coding`]: GF(2^8) and Rabin's IDA (TCP Boston);
 //! - [`transport`]: the BSD TCP, with congestion control apart;
 //! - [`host`]: the optional host/adapter model (Morris & Kung);
 //! - [`send_jitter`]: an optional random per-packet processing time at ideal hosts;
@@ -18,6 +19,7 @@
 //!   [`summary`]: results.
 
 pub mod atm;
+pub mod coding;
 pub mod engine;
 pub mod host;
 pub mod ledger;

@@ -121,6 +121,9 @@ pub struct Summary {
     /// The ABR service (only when the scenario has `[abr]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub abr: Option<AbrSummary>,
+    /// Per TCP flow, TCP Boston's measurements (scenarios with `[boston]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boston: Vec<BostonFlowSummary>,
 }
 
 /// One ABR source end system at the end of a run (`[abr]`).
@@ -159,6 +162,34 @@ pub struct AbrSummary {
     pub erica_intervals: u64,
     pub sources: Vec<AbrSourceSummary>,
     pub end_s: f64,
+}
+
+/// One flow measured as Bestavros & Kim do (§4.1): frames and cells by
+/// transmission kind, partial ACKs, the time-average window, and, with
+/// `boston.per_second`, the traffic of their Fig. 7.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BostonFlowSummary {
+    pub frames_sent: u64,
+    pub frames_retransmitted: u64,
+    /// Frames that reached the receiver incomplete or not at all.
+    pub frames_lost: u64,
+    pub cells_sent: u64,
+    pub cells_retransmitted: u64,
+    pub cells_dropped: u64,
+    pub partial_acks: u64,
+    /// Payload mode: segments rebuilt by IDA and checked, and mismatches.
+    pub payload_checked: u64,
+    pub payload_mismatches: u64,
+    /// Time average of min(cwnd, peer window) from the flow's start.
+    pub mean_window_bytes: f64,
+    pub window_since_s: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells_sent_per_s: Vec<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells_received_per_s: Vec<u64>,
+    /// Bytes delivered in order to the application by the end of each second.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bytes_accepted_by_s: Vec<u64>,
 }
 
 impl Summary {

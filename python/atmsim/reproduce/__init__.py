@@ -18,6 +18,7 @@ from atmsim.errors import InputError
 PAPERS = {
     "aron97": "atmsim.reproduce.aron97",
     "jain96": "atmsim.reproduce.jain96",
+    "boston97": "atmsim.reproduce.boston97",
     "morris-kung95": "atmsim.reproduce.morris_kung95",
     "arb": "atmsim.reproduce.arb",
 }

@@ -9,9 +9,11 @@
 //! - `resolve`: [`validate`], one function per section, into a [`Model`];
 //! - [`routing`]: the topology graph and the routes over it;
 //! - [`model`]: the resolved [`Model`] the simulator reads;
+//! - [`boston`]: `[boston]`, TCP Boston and its measurements;
 //! - [`units`]: quantities with units ("30ms", "192.5KB", "3us/cell").
 
 pub mod abr_schema;
+pub mod boston;
 pub mod model;
 mod overrides;
 mod resolve;

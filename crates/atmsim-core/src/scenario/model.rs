@@ -7,6 +7,7 @@ use crate::atm::discard::DiscardPolicy;
 use crate::host::HostModel;
 use crate::net::{Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
+use crate::transport::boston::BostonConfig;
 use crate::transport::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
@@ -139,6 +140,8 @@ pub struct Model {
     pub send_jitter: Time,
     /// The ABR service (`[abr]`), if any.
     pub abr: Option<crate::atm::abr::AbrConfig>,
+    /// TCP Boston and its measurements (`[boston]`).
+    pub boston: Option<BostonConfig>,
 }
 
 impl Model {

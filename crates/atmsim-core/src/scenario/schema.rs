@@ -159,6 +159,8 @@ pub struct TcpSection {
     pub rttmin_ticks: u32,
     /// Largest retransmission timeout, in ticks (BSD TCPTV_REXMTMAX).
     pub rxtmax_ticks: u32,
+    /// Abort after 12 consecutive timeouts (BSD); false: never (ns-1).
+    pub give_up: bool,
 }
 impl Default for TcpSection {
     fn default() -> Self {
@@ -173,6 +175,7 @@ impl Default for TcpSection {
             tick: "500ms".into(),
             rttmin_ticks: 2,
             rxtmax_ticks: 128,
+            give_up: true,
         }
     }
 }
@@ -446,6 +449,8 @@ pub struct Scenario {
     pub arb: crate::scenario::schema_packet::ArbSection,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abr: Option<super::abr_schema::AbrSection>,
+    /// TCP Boston and its measurements (`scenario/boston.rs`).
+    pub boston: Option<super::boston::BostonSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -172,6 +172,10 @@ impl World {
             unit_hops: 0,
             wall_s: 0.0,
             abr,
+            boston: model.boston.clone().map(|c| {
+                let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
+                super::boston::Boston::new(c, model.header_bytes, &tcp)
+            }),
             model,
         }
     }

@@ -141,6 +141,7 @@ fn within_limit(p: &Port) -> bool {
 impl World {
     /// Builds the summary (and hands over the traces).
     pub fn finish(mut self) -> (Summary, Option<Traces>) {
+        let boston = self.boston_summary();
         let m = &self.model;
         let horizon = self.now;
         let bn = &self.ports[m.bottleneck.ix()];
@@ -231,6 +232,7 @@ impl World {
             .sum();
         let bottleneck_within_capacity = through_bottleneck as f64 <= bn.rate().bytes_in(horizon);
         acc.balanced = acc.bytes_sent == bytes_sum
+            && boston.iter().all(|b| b.payload_mismatches == 0)
             && received_ok
             && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
             && port_drops == acc.cells_dropped
@@ -262,6 +264,7 @@ impl World {
             hosts,
             accounting: acc,
             abr: None,
+            boston,
         };
         if let Some(abr) = self.abr.as_deref_mut() {
             let names: Vec<String> = m.flows.iter().map(|f| f.name.clone()).collect();

@@ -120,6 +120,7 @@ impl World {
         };
         let (first_port, flow, payload) = (v.ports[0], v.flow, v.carries_payload());
         let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
+        let ncells = if self.boston.is_some() { self.boston_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg.seq, seg.len, ncells as u16, self.now, srtt);
         if first_transmission && payload && self.scripted_drop(flow, seg.seq) {
             for index in 0..ncells as u16 {
@@ -161,6 +162,9 @@ impl World {
         let consumed = self.hosts[dst.ix()].pipe.as_mut().map_or(self.now, |p| p.consume_cell(self.now));
         self.forwarded(last, unit.vc, consumed);
         if self.atm {
+            if self.boston.is_some() && self.boston_cell(&unit) {
+                return;
+            }
             match self.reassembly[vc].on_cell(&unit) {
                 Verdict::Pending => return,
                 Verdict::Deliver => {}

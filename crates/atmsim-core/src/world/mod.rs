@@ -10,6 +10,7 @@
 //! | `abr.rs` | ABR sources pacing their VCs at ACR, RM cells, destinations, ERICA at switch ports |
 //! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
 //! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
+//! | `boston.rs` | TCP Boston's pieces, partial reassembly and partial ACKs; the measurements of its paper |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
@@ -18,6 +19,7 @@
 
 mod arb;
 mod abr;
+mod boston;
 mod build;
 mod credit;
 mod finish;
@@ -93,6 +95,8 @@ pub struct World {
     wall_s: f64,
     /// The ABR service, if the scenario has `[abr]`.
     abr: Option<Box<abr::AbrState>>,
+    /// TCP Boston and its measurements, in scenarios with `[boston]`.
+    boston: Option<boston::Boston>,
 }
 
 impl World {

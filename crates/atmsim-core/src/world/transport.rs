@@ -89,6 +89,11 @@ impl World {
             self.transmit(data_vc, seg);
         }
         self.seg_buf = out;
+        if self.boston.is_some() {
+            let s = self.sender(f);
+            let w = s.cc.cwnd().min(s.snd_wnd);
+            self.boston_window(f, w);
+        }
         if self.traces.is_some() {
             let s = self.sender(f);
             let (cwnd, ssthresh, snd_wnd, unacked) = (s.cc.cwnd(), s.cc.ssthresh(), s.send_window(), s.unacked());

@@ -42,6 +42,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
     }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
+    let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
     Ok(Model {
         abr,
         host,
@@ -63,6 +64,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         trace_interval,
         trace_port,
         credit_transport: s.credit.transport,
+        boston,
     })
 }
 

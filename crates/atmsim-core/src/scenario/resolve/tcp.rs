@@ -86,6 +86,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         delayed_ack: s.tcp.delayed_ack,
         rttmin_ticks: s.tcp.rttmin_ticks,
         rxtmax_ticks: s.tcp.rxtmax_ticks,
+        give_up: s.tcp.give_up,
     };
     Ok((config, tick))
 }

@@ -29,6 +29,10 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub rttmin_ticks: u32,
     pub rxtmax_ticks: u32,
+    /// Drop the connection after `TCP_MAXRXTSHIFT` consecutive timeouts
+    /// (BSD); ns-1's TCP never gives up, it keeps retransmitting at the
+    /// largest backoff (Bestavros & Kim's simulator).
+    pub give_up: bool,
 }
 
 impl TcpConfig {

@@ -71,6 +71,7 @@ pub struct TcpSender {
     pub srtt_exact: Time,
     rtt_sent_at: Time,
     sent: VecDeque<SentSegment>,
+    give_up: bool,
 }
 
 impl TcpSender {
@@ -97,6 +98,7 @@ impl TcpSender {
                 cfg.afr.map(Afr::new),
             ),
             stats: SenderStats::default(),
+            give_up: cfg.give_up,
             srtt_exact: 0,
             rtt_sent_at: 0,
             sent: VecDeque::new(),
@@ -344,8 +346,12 @@ impl TcpSender {
     fn timeout(&mut self, now: Time, out: &mut Vec<Segment>) -> Option<SenderEvent> {
         self.rxtshift += 1;
         if self.rxtshift > MAX_RXTSHIFT {
-            self.state = SenderState::Aborted;
-            return None;
+            if self.give_up {
+                self.state = SenderState::Aborted;
+                return None;
+            }
+            // ns-1: retransmit on at the largest backoff.
+            self.rxtshift = MAX_RXTSHIFT;
         }
         self.stats.timeouts += 1;
         self.rtt.rxtcur = self.rtt.backed_off(self.rxtshift);

@@ -17,6 +17,7 @@ fn cfg(variant: Variant) -> TcpConfig {
         delayed_ack: false,
         rttmin_ticks: 2,
         rxtmax_ticks: 128,
+        give_up: true,
     }
 }
 
@@ -175,4 +176,20 @@ fn syn_is_retransmitted_on_timeout() {
     }
     assert_eq!(out.len(), 2);
     assert!(out.iter().all(|x| x.flags == flags::SYN));
+}
+
+#[test]
+fn bsd_aborts_after_twelve_backoffs_where_ns1_retransmits_on() {
+    for give_up in [true, false] {
+        let mut s = TcpSender::new(&TcpConfig { give_up, ..cfg(Variant::Lite) }, None);
+        let mut out = Vec::new();
+        s.open(0, &mut out);
+        for tick in 1..20_000u64 {
+            s.on_slow_tick(tick, &mut out);
+        }
+        assert_eq!(s.state == SenderState::Aborted, give_up);
+        if !give_up {
+            assert!(s.stats.timeouts > 12 && s.rxtshift == 12, "{} timeouts", s.stats.timeouts);
+        }
+    }
 }

@@ -1,0 +1,115 @@
+//! `[boston]`: TCP Boston (Bestavros & Kim 1997) and the measurements of
+//! its evaluation. Present in a scenario, it adds a `boston` block to the
+//! summary (frames and cells per transmission kind, partial ACKs,
+//! time-average window) for every TCP flow; `aida = true` makes those flows
+//! TCP Boston, `aida = false` leaves them plain Reno, measured the same way.
+
+use super::model::Network;
+use super::schema::{HostKind, Scenario, VariantName};
+use super::{err, ScenarioError};
+use crate::coding::MatrixKind;
+use crate::transport::boston::BostonConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BostonSection {
+    /// TCP Boston: dispersed cells, partial reassembly and partial ACKs.
+    pub aida: bool,
+    /// Pieces a first transmission carries beyond the m the segment needs
+    /// (the spatial redundancy n − m; off in the paper's runs, §3).
+    pub redundancy: u16,
+    /// N: distinct pieces per segment. Payload mode rebuilds bytes over
+    /// GF(2^8), so N ≤ 256 there; counting pieces allows up to 65535 (a
+    /// GF(2^16) dispersal), the paper's "N ≫ m" for 192-cell segments.
+    pub pieces: u16,
+    /// The dispersal matrix: "vandermonde" or "cauchy".
+    pub matrix: MatrixKind,
+    /// Carry real bytes, rebuild every segment with IDA and check it.
+    pub payload: bool,
+    /// Per-second series of cells sent, cells received and bytes accepted
+    /// per flow in the summary (the paper's Fig. 7).
+    pub per_second: bool,
+}
+
+impl Default for BostonSection {
+    fn default() -> Self {
+        BostonSection { aida: true, redundancy: 0, pieces: 256, matrix: MatrixKind::Vandermonde, payload: false, per_second: false }
+    }
+}
+
+/// Checks `[boston]` against the rest of the scenario; `m` is the cells of
+/// a full-size segment.
+pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, ScenarioError> {
+    let Some(b) = &s.boston else { return Ok(None) };
+    if s.network != Network::Atm {
+        return err("boston", "TCP Boston's measurements need network = \"atm\"");
+    }
+    if s.host.model != HostKind::Ideal {
+        return err("host.model", "must be \"ideal\" with [boston]");
+    }
+    if b.aida {
+        if s.tcp.variant != VariantName::Lite {
+            return err("tcp.variant", "TCP Boston runs on Reno: use \"lite\"");
+        }
+        if s.tcp.delayed_ack {
+            return err("tcp.delayed_ack", "TCP Boston acknowledges every frame: set it to false");
+        }
+    }
+    if b.payload && !b.aida {
+        return err("boston.payload", "needs boston.aida = true");
+    }
+    // Counting pieces needs only distinct indices; rebuilding real bytes
+    // needs the GF(2^8) matrix, so payload mode keeps N within it.
+    let limit = match (b.payload, b.matrix) {
+        (false, _) => u16::MAX as u32,
+        (true, MatrixKind::Vandermonde) => 256,
+        (true, MatrixKind::Cauchy) => 256 - m,
+    };
+    if (b.pieces as u32) < m || b.pieces as u32 > limit {
+        let why = if b.payload { " (payload mode: GF(2^8))" } else { "" };
+        return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
+    }
+    Ok(Some(BostonConfig { aida: b.aida, redundancy: b.redundancy, pieces: b.pieces, matrix: b.matrix, payload: b.payload, per_second: b.per_second }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::test_support::{check, key_of};
+
+    const BOSTON: [&str; 4] = ["tcp.mss=9140B", "tcp.delayed_ack=false", "boston.aida=true", "atm.encapsulation=aal5-vcmux"];
+
+    #[test]
+    fn absent_section_means_no_boston() {
+        assert_eq!(check(&[]).unwrap().boston, None);
+    }
+
+    #[test]
+    fn defaults_are_the_papers_runs() {
+        let b = check(&BOSTON).unwrap().boston.unwrap();
+        assert!(b.aida && !b.payload);
+        assert_eq!((b.redundancy, b.pieces), (0, 256));
+    }
+
+    #[test]
+    fn bad_combinations_name_their_key() {
+        let with = |extra: &str| {
+            let mut o = BOSTON.to_vec();
+            o.push(extra);
+            key_of(&o)
+        };
+        assert_eq!(key_of(&["network=packet", "switch.buffer=64000B", "tcp.delayed_ack=false", "boston.aida=true"]), "boston");
+        assert_eq!(with("tcp.variant=vegas"), "tcp.variant");
+        assert_eq!(with("tcp.delayed_ack=true"), "tcp.delayed_ack");
+        assert_eq!(with("boston.pieces=100"), "boston.pieces");
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=4096"]].concat()).is_ok());
+        assert_eq!(with("boston.pieces=70000"), "boston.pieces");
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=300", "boston.payload=true"]].concat()), "boston.pieces");
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.matrix=cauchy", "boston.payload=true"]].concat()), "boston.pieces");
+        assert_eq!(with("boston.matrix=hilbert"), "boston.matrix");
+        assert_eq!(with("boston.colour=1"), "boston.colour");
+        assert_eq!(key_of(&["boston.aida=false", "boston.payload=true"]), "boston.payload");
+        // Reno measured the Boston way may keep delayed ACKs.
+        assert!(check(&["boston.aida=false"]).unwrap().boston.is_some());
+    }
+}

@@ -1,0 +1,45 @@
+//! TCP Boston (Bestavros & Kim 1997): Reno whose segments travel as
+//! dispersed cells (Rabin's IDA, [`crate::coding::ida`]), so that every cell
+//! of a damaged frame that reaches the receiver still counts.
+//!
+//! The protocol is split into plain values, each with one job:
+//! - [`sender::PieceSender`]: which dispersed pieces of a segment a
+//!   transmission carries (the first m, or the m − r still missing after a
+//!   partial ACK reported r), and the r each ACK reports;
+//! - [`store::PieceStore`]: the receiver's pieces per pending segment (how
+//!   many distinct ones, hence when the segment can be rebuilt);
+//! - [`crate::atm::partial::PartialReassembler`]: when a frame closes at the
+//!   destination AAL, without discarding its cells;
+//! - [`payload`]: the bytes of a segment and its pieces, in payload mode.
+//!
+//! Reno itself (window, fast retransmit, timeouts) is the project's BSD TCP
+//! unchanged: a partial ACK is, in Reno's eyes, a duplicate ACK (§3,
+//! footnote 6): it neither advances the window nor grows cwnd, and three of
+//! them trigger a fast retransmit, which Boston turns into a frame of
+//! m − r fresh pieces. `world/boston.rs` wires these values.
+
+pub mod payload;
+pub mod sender;
+pub mod store;
+
+use crate::coding::MatrixKind;
+
+/// `[boston]` resolved.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BostonConfig {
+    /// TCP Boston (AIDA and partial ACKs) or plain Reno measured the same way.
+    pub aida: bool,
+    /// Extra pieces a first transmission carries beyond m (n − m; the
+    /// paper's runs use 0, §3 last paragraph).
+    pub redundancy: u16,
+    /// N, the distinct pieces a segment can be dispersed into (≤ 256 in
+    /// payload mode, where bytes are rebuilt over GF(2^8)).
+    pub pieces: u16,
+    pub matrix: MatrixKind,
+    /// Carry real bytes, rebuild each segment with IDA and compare it with
+    /// what was sent (a mismatch fails the run's accounting).
+    pub payload: bool,
+    /// Record per-second series (cells sent, cells received, bytes
+    /// accepted) for the paper's Fig. 7.
+    pub per_second: bool,
+}

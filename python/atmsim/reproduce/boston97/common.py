@@ -1,0 +1,125 @@
+"""What the boston97 figures share: the paper's setup, the grid, the runs
+and the paper's metrics.
+
+Bestavros & Kim 1997 §4.1: 16 TCP sources and a sink on one output-buffered
+ATM switch, 1.5 Mb/s and 10 ms on every link, 700 simulated seconds; ns-1
+Reno (windows in packets, an ACK per packet, 100 ms timer) against TCP
+Boston (the same Reno with AIDA, no spatial redundancy). Our readings of
+what the paper leaves open are in docs/boston97.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+import atmsim
+from atmsim import _core
+from atmsim.reproduce.harness import Run
+
+PAPER = "boston97"
+SCENARIO = "boston97"
+SOURCES = 16
+LINE_BPS = 1.5e6
+HEADER = 40
+SIZES = [512, 1518, 4352, 9180]  # Table 1's packet sizes (the text lists 576, 1500, 4470, 9180)
+BUFFERS = [64, 256, 512, 1000, 2000, 4000]  # cells (§4.1)
+BUFFER_KB = {64: 3.5, 256: 13.5, 512: 27, 1000: 54, 2000: 104, 4000: 208}  # Table 1's labels
+WINDOWS = [8, 16, 32, 64]  # kB, read as KiB
+ENCAPSULATION = atmsim.model_facts(SCENARIO)["encapsulation"]  # aal5-vcmux: AAL5 trailer, no LLC
+
+
+def cells(L: int) -> int:
+    """Cells of an L-byte IP packet (AAL5 trailer, no LLC): 11, 32, 91, 192."""
+    return _core.aal5_cells(L, ENCAPSULATION)
+
+
+def cap(L: int) -> float:
+    """The most effective throughput any protocol can reach: L bytes per cells(L) x 53 on the line."""
+    return L / (53 * cells(L))
+
+
+def window_packets(w_kb: int, L: int) -> int:
+    """ns-1 windows are in packets: max(1, floor(w x 1024 / L))."""
+    return max(1, w_kb * 1024 // L)
+
+
+def start_times(seed: int) -> list[float]:
+    """Each source starts uniformly in [0, 1 s), drawn from the seed (the paper does not say)."""
+    rng = np.random.default_rng([seed, 1997])
+    return [round(float(t), 6) for t in rng.uniform(0.0, 1.0, SOURCES)]
+
+
+@dataclass(frozen=True)
+class Grid:
+    quick: bool
+    seeds: tuple
+    duration: str
+
+    @property
+    def seconds(self) -> float:
+        return float(self.duration.rstrip("s"))
+
+    def run(self, protocol: str, L: int, B: int, w_kb: int, seed: int, sources: int = SOURCES,
+            per_second: bool = False, tag=None) -> Run:
+        """One run of the star: protocol "boston", "reno" or "reno-epd"."""
+        mss = L - HEADER
+        o = [f"duration={self.duration}", f"ip.mtu={L}B", f"tcp.mss={mss}B",
+             f"tcp.window={window_packets(w_kb, L) * mss}B", f"switch.buffer={B}cells",
+             f"boston.aida={'true' if protocol == 'boston' else 'false'}"]
+        if protocol == "reno-epd":
+            o.append("switch.policy=epd")
+        if per_second:
+            o.append("boston.per_second=true")
+        # Access links carry whole packets at 1.5 Mb/s; the switch releases a packet's cells as its
+        # bytes arrive: a cell stream at 1.5 Mb/s x 53 x cells(L) / L (docs/boston97.md, access links).
+        rate = f"{int(LINE_BPS) * 53 * cells(L)}/{L}bps"
+        starts = start_times(seed)
+        for i in range(1, SOURCES + 1):
+            o.append(f"link.S{i}-X.rate={rate}")
+            # A source that is not part of the run starts after its end.
+            o.append(f"flow.s{i}.start={starts[i - 1] if i <= sources else 2 * self.seconds}s")
+        t = dict(protocol=protocol, L=L, B=B, w_kb=w_kb, seed=seed, sources=sources)
+        return Run(SCENARIO, tuple(o), seed, False, {**t, **(tag or {})})
+
+
+def grid(quick: bool, seeds: Optional[list] = None, duration: Optional[str] = None) -> Grid:
+    if duration:
+        atmsim.resolve(SCENARIO, [f"duration={duration}"])  # ScenarioError "duration: ..." if bad
+    return Grid(quick, tuple(seeds or ([1] if quick else [1, 2, 3])), duration or "700s")
+
+
+def metrics(s: dict, L: int, sources: int, seconds: float) -> dict:
+    """The paper's metrics of one run (§4.1-4.2)."""
+    b = s["boston"][:sources]
+    sent = sum(x["cells_sent"] for x in b)
+    frames = sum(x["frames_sent"] for x in b)
+    useful = sum(f["bytes_delivered"] for f in s["flows"][:sources]) * L / (L - HEADER)
+    line = LINE_BPS * seconds / 8
+    return {
+        "clr": sum(x["cells_dropped"] for x in b) / sent if sent else 0.0,
+        "plr": sum(x["frames_lost"] for x in b) / frames if frames else 0.0,
+        "retx_rate": sum(x["cells_retransmitted"] for x in b) / sent if sent else 0.0,
+        "eta": useful / line,
+        "eta_over_cap": useful / line / cap(L),
+        "response_us_per_byte": sources * seconds / useful * 1e6 if useful else float("inf"),
+        "window_bytes": float(np.mean([x["mean_window_bytes"] for x in b])),
+        "window_segments": float(np.mean([x["mean_window_bytes"] for x in b])) / (L - HEADER),
+        "cells_sent": sent,
+        "partial_acks": sum(x["partial_acks"] for x in b),
+        "timeouts": sum(f["timeouts"] for f in s["flows"][:sources]),
+        "fast_retransmits": sum(f["fast_retransmits"] for f in s["flows"][:sources]),
+    }
+
+
+def table(runs, seconds: float):
+    """One row per run (its tag and metrics), and per point the median over seeds."""
+    import pandas as pd
+
+    from atmsim.reproduce.harness import medians, summary_of
+
+    rows = [{**run.tag, **metrics(summary_of(r), run.tag["L"], run.tag["sources"], seconds)} for run, r in runs]
+    df = pd.DataFrame(rows)
+    by = [c for c in ("protocol", "L", "B", "w_kb", "sources") if c in df.columns]
+    return df, medians(df, by)
