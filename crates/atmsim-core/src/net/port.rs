@@ -207,8 +207,9 @@ impl Port {
         self.accept(now, unit)
     }
 
-    /// Queues an admitted unit at a FIFO port.
-    #[inline]
+    /// Queues an admitted unit at a FIFO port. On the path of every unit at
+    /// every FIFO port: always inlined.
+    #[inline(always)]
     pub(super) fn accept(&mut self, now: Time, unit: &Unit) -> Offer {
         let in_bytes = self.admission.counts_bytes();
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
