@@ -15,15 +15,6 @@ fn run(sets: &[&str]) -> atmsim_core::Summary {
     atmsim_core::run_text(&scenario(), &o, Some(1), false).expect("runs").0
 }
 
-#[test]
-#[ignore]
-fn explore() {
-    let sets: Vec<String> = std::env::var("ABR_SETS").unwrap_or_default().split_whitespace().map(String::from).collect();
-    let refs: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
-    let s = run(&refs);
-    println!("{}", s.to_json());
-}
-
 fn cells_identity_holds(s: &atmsim_core::Summary) {
     let a = &s.accounting;
     assert!(a.balanced, "{a:?}");
