@@ -102,6 +102,30 @@ pub enum Started {
     Credit { credit: CreditCell, free_at: Time, arrive_at: Time },
 }
 
+impl Started {
+    /// When the transmitter is free again.
+    pub fn free_at(&self) -> Time {
+        match *self {
+            Started::Cell { free_at, .. } | Started::Credit { free_at, .. } => free_at,
+        }
+    }
+}
+
+/// Puts a cell that waited since `arrived` on the line at `now` (a port
+/// whose discipline picks the next cell: per VC or by priority): the
+/// transmitter's busy time, the occupancy integral, and the pipe.
+#[inline]
+fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut VecDeque<InFlight>, delay: Time, now: Time, arrived: Time, unit: Unit) -> Started {
+    let start = ser.free_at().max(now);
+    let end = ser.send(now, unit.wire_bytes as u64);
+    stats.busy += end - start;
+    stats.occupancy_integral += (end - arrived) as u128;
+    let arrive_at = end + delay;
+    let pipe_was_empty = pipe.is_empty();
+    pipe.push_back(InFlight { arrive_at, unit });
+    Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty }
+}
+
 /// Bytes of a credit cell on the wire.
 const CREDIT_CELL_BYTES: u64 = 53;
 
@@ -267,15 +291,9 @@ impl Port {
             return None;
         }
         let (arrived, unit, high) = pr.pop_next()?;
-        let start = self.ser.free_at().max(now);
-        let end = self.ser.send(now, unit.wire_bytes as u64);
-        pr.in_tx = Some((unit, end, high));
-        self.stats.busy += end - start;
-        self.stats.occupancy_integral += (end - arrived) as u128;
-        let arrive_at = end + self.delay;
-        let pipe_was_empty = self.pipe.is_empty();
-        self.pipe.push_back(InFlight { arrive_at, unit });
-        Some(Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty })
+        let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, arrived, unit);
+        pr.in_tx = Some((unit, started.free_at(), high));
+        Some(started)
     }
 
     /// Per-VC path: start the next transmission if the transmitter is idle:
@@ -301,15 +319,9 @@ impl Port {
             return Some(Started::Credit { credit, free_at: end, arrive_at: end + self.delay });
         }
         let (arrived, unit) = pv.next()?;
-        let start = self.ser.free_at().max(now);
-        let end = self.ser.send(now, unit.wire_bytes as u64);
-        pv.in_tx = Some((unit, end));
-        self.stats.busy += end - start;
-        self.stats.occupancy_integral += (end - arrived) as u128;
-        let arrive_at = end + self.delay;
-        let pipe_was_empty = self.pipe.is_empty();
-        self.pipe.push_back(InFlight { arrive_at, unit });
-        Some(Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty })
+        let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, arrived, unit);
+        pv.in_tx = Some((unit, started.free_at()));
+        Some(started)
     }
 
     /// Per-VC path: the transmission in progress has ended (the port's

@@ -9,34 +9,7 @@ use super::schema::{HostKind, Scenario, VariantName};
 use super::{err, ScenarioError};
 use crate::coding::MatrixKind;
 use crate::transport::boston::BostonConfig;
-use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BostonSection {
-    /// TCP Boston: dispersed cells, partial reassembly and partial ACKs.
-    pub aida: bool,
-    /// Pieces a first transmission carries beyond the m the segment needs
-    /// (the spatial redundancy n − m; off in the paper's runs, §3).
-    pub redundancy: u16,
-    /// N: distinct pieces per segment. Payload mode rebuilds bytes over
-    /// GF(2^8), so N ≤ 256 there; counting pieces allows up to 65535 (a
-    /// GF(2^16) dispersal), the paper's "N ≫ m" for 192-cell segments.
-    pub pieces: u16,
-    /// The dispersal matrix: "vandermonde" or "cauchy".
-    pub matrix: MatrixKind,
-    /// Carry real bytes, rebuild every segment with IDA and check it.
-    pub payload: bool,
-    /// Per-second series of cells sent, cells received and bytes accepted
-    /// per flow in the summary (the paper's Fig. 7).
-    pub per_second: bool,
-}
-
-impl Default for BostonSection {
-    fn default() -> Self {
-        BostonSection { aida: true, redundancy: 0, pieces: 256, matrix: MatrixKind::Vandermonde, payload: false, per_second: false }
-    }
-}
 
 /// Checks `[boston]` against the rest of the scenario; `m` is the cells of
 /// a full-size segment.
@@ -70,7 +43,7 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
         let why = if b.payload { " (payload mode: GF(2^8))" } else { "" };
         return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
     }
-    Ok(Some(BostonConfig { aida: b.aida, redundancy: b.redundancy, pieces: b.pieces, matrix: b.matrix, payload: b.payload, per_second: b.per_second }))
+    Ok(Some(b.clone()))
 }
 
 #[cfg(test)]

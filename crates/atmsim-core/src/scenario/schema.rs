@@ -450,7 +450,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abr: Option<super::abr_schema::AbrSection>,
     /// TCP Boston and its measurements (`scenario/boston.rs`).
-    pub boston: Option<super::boston::BostonSection>,
+    pub boston: Option<crate::transport::boston::BostonConfig>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -24,22 +24,33 @@ pub mod store;
 
 use crate::coding::MatrixKind;
 
-/// `[boston]` resolved.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// TCP Boston's parameters, the scenario's `[boston]` section as written
+/// (it carries no derived quantity, so the file names this type directly;
+/// `scenario/boston.rs` checks it against the rest of the scenario).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct BostonConfig {
     /// TCP Boston (AIDA and partial ACKs) or plain Reno measured the same way.
     pub aida: bool,
-    /// Extra pieces a first transmission carries beyond m (n − m; the
-    /// paper's runs use 0, §3 last paragraph).
+    /// Extra pieces a first transmission carries beyond m (the spatial
+    /// redundancy n − m; off in the paper's runs, §3 last paragraph).
     pub redundancy: u16,
-    /// N, the distinct pieces a segment can be dispersed into (≤ 256 in
-    /// payload mode, where bytes are rebuilt over GF(2^8)).
+    /// N: distinct pieces per segment. Payload mode rebuilds bytes over
+    /// GF(2^8), so N ≤ 256 there; counting pieces allows up to 65535 (a
+    /// GF(2^16) dispersal), the paper's "N ≫ m" for 192-cell segments.
     pub pieces: u16,
+    /// The dispersal matrix: "vandermonde" or "cauchy".
     pub matrix: MatrixKind,
     /// Carry real bytes, rebuild each segment with IDA and compare it with
     /// what was sent (a mismatch fails the run's accounting).
     pub payload: bool,
     /// Record per-second series (cells sent, cells received, bytes
-    /// accepted) for the paper's Fig. 7.
+    /// accepted) per flow in the summary, for the paper's Fig. 7.
     pub per_second: bool,
+}
+
+impl Default for BostonConfig {
+    fn default() -> Self {
+        BostonConfig { aida: true, redundancy: 0, pieces: 256, matrix: MatrixKind::Vandermonde, payload: false, per_second: false }
+    }
 }
