@@ -27,6 +27,8 @@ def test_every_claim_is_a_row_on_a_short_grid(tmp_path):
     for cid in CLAIMS:
         assert f"boston97.{cid}" in rows, cid
     assert len([r for r in rows if r.startswith("boston97.")]) == 28
+    unexplained = [cid for cid, r in rows.items() if not r["holds"] and not r["note"].strip()]
+    assert not unexplained, f"a failing claim carries its reason: {unexplained}"
     # The footnote arithmetic does not depend on the runs.
     assert rows["boston97.fig7.c9"]["holds"]
     fig5 = pd.read_csv(tmp_path / "fig5.csv")

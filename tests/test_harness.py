@@ -142,3 +142,12 @@ def test_light_commands_import_no_heavy_module(args):
             "print('HEAVY', heavy, file=sys.stderr)" % (args,))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "HEAVY []" in p.stderr, p.stderr
+
+
+def test_a_deviation_note_is_written_only_when_the_claim_fails(tmp_path):
+    from atmsim.reproduce.harness import Ctx
+
+    c = Ctx("p", None, tmp_path)
+    c.claim("f", "c1", "s", "value", "1", 1, True, "rule", deviation="why")
+    c.claim("f", "c2", "s", "value", "1", 2, False, "rule", note="measured", deviation="why")
+    assert [r.note for r in c.claims] == ["", "measured why"]

@@ -103,7 +103,11 @@ class Ctx:
         self.out = Path(out)
         self.claims: list[claims.Claim] = []
 
-    def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note=""):
+    def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
+        """One claim row. `deviation`: the mechanism behind a failing claim,
+        written as the row's note only when the claim does not hold."""
+        if deviation and not holds:
+            note = f"{note} {deviation}".strip()
         self.claims.append(claims.make(self.paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note))
 
     def write(self, name: str, points, runs=None) -> None:

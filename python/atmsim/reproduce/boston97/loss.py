@@ -70,7 +70,8 @@ def fig5(c, runs):
             curves, all(v <= 1 for v in curves.values()), "Reno PLR and Boston CLR non-increasing in B, <= 1 violation per curve")
     v = plr[R, 9180, 64, 64]
     c.claim("fig5", "c2", "near 100% packet loss rate for Reno at the smallest buffer", "value", "§4.2 ¶2", v, v >= 0.8,
-            "Reno PLR at 64 cells >= 0.8 for L = 9180")
+            "Reno PLR at 64 cells >= 0.8 for L = 9180",
+            deviation="Reno degrades less at 64 cells than the paper's: with cells arriving spread over the packet time on the access link, a 192-cell packet can pass a 64-cell buffer when the queue is short (docs/boston97.md §5)")
     rho = {(L, b): plr[R, L, b, 64] / clr[B_, L, b, 64] for L in SIZES for b in BUFFERS if clr[B_, L, b, 64] > 0}
     excluded = 24 - len(rho)
     med = float(np.median(list(rho.values()))) if rho else float("nan")
@@ -83,7 +84,8 @@ def fig5(c, runs):
     ok4 = ok4 and rho.get((9180, 64), 0) >= rho.get((512, 64), float("inf"))
     c.claim("fig5", "c4", "the ratio increases toward the marginal buffer size, more so for larger packets", "shape", "§4.2 ¶3",
             {L: [rho.get((L, 64)), rho.get((L, 4000))] for L in SIZES}, ok4,
-            "for each L rho(64) >= rho(4000), and rho(9180, 64) >= rho(512, 64)")
+            "for each L rho(64) >= rho(4000), and rho(9180, 64) >= rho(512, 64)",
+            deviation="it holds for 4352 and 9180 bytes but not for 512 and 1518, whose ratio is higher at 4000 cells than at 64; the mechanism for small packets is not isolated")
     ok5, got5 = True, {}
     for L in (1518, 4352):
         r1 = plr[R, L, 256, 64] / plr[R, L, 1000, 64] if plr[R, L, 1000, 64] else float("inf")
@@ -92,7 +94,8 @@ def fig5(c, runs):
         got5[L] = {"reno_256_1000": r1, "boston_256_1000": b1, "reno_1000_4000": r2}
         ok5 = ok5 and r1 > b1 and r1 >= 2 * r2
     c.claim("fig5", "c5", "below about 50 kB Reno's loss grows much faster than Boston's", "shape", "§4.2 ¶3", got5, ok5,
-            "L in {1518, 4352}: PLR_R(256)/PLR_R(1000) > CLR_B(256)/CLR_B(1000) and >= 2 PLR_R(1000)/PLR_R(4000)")
+            "L in {1518, 4352}: PLR_R(256)/PLR_R(1000) > CLR_B(256)/CLR_B(1000) and >= 2 PLR_R(1000)/PLR_R(4000)",
+            deviation="Reno's loss at small buffers grows less than the paper's, for the access-link reason of fig5.c2 (docs/boston97.md §5)")
     corr = {}
     for p, loss in ((R, plr), (B_, clr)):
         x = [rr[p, L, b, 64] for L in SIZES for b in BUFFERS]
@@ -103,7 +106,8 @@ def fig5(c, runs):
             "Loss rate: Reno's effective packet loss rate, Boston's cell loss rate, as Fig. 5(a) plots them.")
     near = {L: [eta[B_, L, b, 64] / cap(L) for b in (2000, 4000)] for L in SIZES}
     c.claim("fig5", "c7", "Boston's goodput approaches the optimum near 100 kB and stays there", "value", "§4.2 ¶4", near,
-            all(x >= 0.95 for v in near.values() for x in v), "eta_Boston >= 0.95 cap(L) at B in {2000, 4000}, every L")
+            all(x >= 0.95 for v in near.values() for x in v), "eta_Boston >= 0.95 cap(L) at B in {2000, 4000}, every L",
+            deviation='Boston reaches 0.87-0.92 of the optimum at large buffers, not 0.95: coarse timeouts still idle the line now and then (docs/boston97.md §5)')
     below = frac([eta[R, L, b, 64] < eta[B_, L, b, 64] for L in SIZES for b in BUFFERS])
     big = sum(eta[R, 9180, b, 64] <= eta[R, 512, b, 64] for b in BUFFERS)
     c.claim("fig5", "c8", "Reno's goodput stays low, especially for larger packets, over the whole buffer range", "shape", "§4.2 ¶4",
@@ -132,11 +136,13 @@ def table1(c, runs):
     ratio = {L: rb[L, 64][1] / rb[L, 64][0] for L in SIZES}
     c.claim("table1", "c2", "at the smallest buffer Reno is far slower for large packets only", "value", "4.21, 5.29 vs 1.07, 1.21 (Table 1)",
             ratio, ratio[4352] >= 2 and ratio[9180] >= 2 and ratio[512] <= 1.5 and ratio[1518] <= 1.5,
-            "at 64 cells Reno/Boston >= 2 for L in {4352, 9180} and <= 1.5 for L in {512, 1518}")
+            "at 64 cells Reno/Boston >= 2 for L in {4352, 9180} and <= 1.5 for L in {512, 1518}",
+            deviation="Reno at 64 cells is less slow for large packets than the paper's, for the access-link reason of fig5.c2 (docs/boston97.md §5)")
     growth = {L: rb[L, 64][1] / rb[L, 256][1] for L in (4352, 9180)}
     c.claim("table1", "c3", "Reno's response time increases hyper-exponentially for the two larger packets", "shape",
             "7.57x, 22.6x from 13.5 to 3.5 kB (Table 1)", growth, all(v >= 5 for v in growth.values()),
-            "R_Reno(64)/R_Reno(256) >= 5 for L in {4352, 9180}")
+            "R_Reno(64)/R_Reno(256) >= 5 for L in {4352, 9180}",
+            deviation="Reno's response time grows less steeply toward 64 cells than the paper's, for the access-link reason of fig5.c2 (docs/boston97.md §5)")
     gb = {L: rb[L, 64][0] / rb[L, 4000][0] for L in (512, 1518, 4352)}
     c.claim("table1", "c4", "Boston's response time increases gradually", "shape", "1.44, 1.48, 2.75 (Table 1)", gb,
             all(v <= 3 for v in gb.values()), "R_Boston(64)/R_Boston(4000) <= 3 for L in {512, 1518, 4352}")
@@ -223,7 +229,8 @@ def epd(c, runs):
     pairs = [(L, b) for L in SIZES for b in bs]
     s1 = frac([eta["boston", L, b, 64] >= eta["reno-epd", L, b, 64] for L, b in pairs])
     c.claim("epd", "c1", "Boston outperforms Reno with EPD switches", "shape", "§5 (no data shown)", s1, s1 >= 0.7,
-            "eta_Boston >= eta_Reno+EPD at >= 70 % of points")
+            "eta_Boston >= eta_Reno+EPD at >= 70 % of points",
+            deviation="the project's EPD threshold (buffer minus one frame, at least half the buffer) makes Reno lose whole frames only, and with 16 sources Reno+EPD beats Boston at most points; the paper shows no EPD data (docs/boston97.md §5)")
     s2 = frac([eta["reno-epd", L, b, 64] >= eta["reno", L, b, 64] for L, b in pairs])
     c.claim("epd", "c2", "EPD improves Reno's effective throughput", "shape", "§1, quoting [22]", s2, s2 >= 0.7,
             "eta_Reno+EPD >= eta_Reno at >= 70 % of points",

@@ -76,16 +76,20 @@ def fig7(c, runs):
     one_b, one_r, six_b, six_r = P["one", "boston"], P["one", "reno"], P["sixteen", "boston"], P["sixteen", "reno"]
     c.claim("fig7", "c1", "one source: Boston's cell drop rate 2.3 %, Reno's packet drop rate 4.9 %", "value", "2.3 %, 4.9 % (§4.3)",
             {"boston_clr": one_b.clr, "reno_plr": one_r.plr}, 0.012 <= one_b.clr <= 0.035 and 0.025 <= one_r.plr <= 0.075,
-            "Boston CLR in [1.2, 3.5] % and Reno PLR in [2.5, 7.5] %")
+            "Boston CLR in [1.2, 3.5] % and Reno PLR in [2.5, 7.5] %",
+            deviation="one source: our access-link reading releases a packet's cells into the switch as its bytes arrive, so a source that has filled the buffer loses about one cell in ten spread over every frame; the paper's numbers suggest whole packets arriving in bursts (not modelled; docs/boston97.md §5)")
     more = one_b.cells_sent / one_r.cells_sent - 1
     c.claim("fig7", "c2", "one source: Boston generated 3.2 % more traffic than Reno", "value", "3.2 % (§4.3)", more, 0 <= more <= 0.08,
-            "Boston's cells into the switch / Reno's - 1 in [0, 0.08]")
+            "Boston's cells into the switch / Reno's - 1 in [0, 0.08]",
+            deviation="one source: Boston sends less than Reno here; both spend the run in timeouts (about 300 each in 700 s) under the spread losses, and which of Boston's savings outweighs its partial resends is not isolated; our access-link reading releases a packet's cells into the switch as its bytes arrive, so a source that has filled the buffer loses about one cell in ten spread over every frame; the paper's numbers suggest whole packets arriving in bursts (not modelled; docs/boston97.md §5)")
     ok3 = 0.781 <= one_r.eta <= 0.881 and 0.846 <= one_b.eta <= cap(L) and one_b.eta > one_r.eta
     c.claim("fig7", "c3", "one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", "value", "83.1 %, 89.6 % (footnote 8)",
-            {"reno": one_r.eta, "boston": one_b.eta}, ok3, "eta_Reno in [78.1, 88.1] %, eta_Boston in [84.6, 90.2] %, Boston > Reno")
+            {"reno": one_r.eta, "boston": one_b.eta}, ok3, "eta_Reno in [78.1, 88.1] %, eta_Boston in [84.6, 90.2] %, Boston > Reno",
+            deviation="one source: several damaged segments per window defeat fast retransmit for both protocols, which recover by timeouts and deliver about the same; our access-link reading releases a packet's cells into the switch as its bytes arrive, so a source that has filled the buffer loses about one cell in ten spread over every frame; the paper's numbers suggest whole packets arriving in bursts (not modelled; docs/boston97.md §5)")
     ratio = one_b.eta / one_r.eta if one_r.eta else float("inf")
     c.claim("fig7", "c4", "one source: Boston's effective throughput 7.83 % above Reno's", "value", "1.0783 (footnote 8)", ratio,
-            1.02 <= ratio <= 1.15, "eta_Boston / eta_Reno in [1.02, 1.15]")
+            1.02 <= ratio <= 1.15, "eta_Boston / eta_Reno in [1.02, 1.15]",
+            deviation='one source: Boston and Reno deliver about the same, for the reason of fig7.c3')
     wb, wr = one_b.window_segments, one_r.window_segments
     c.claim("fig7", "c5", "one source: average window 3.02 segments (Boston), 2.57 (Reno)", "value", "27.7 kB, 23.9 kB (footnote 9)",
             {"boston_segments": wb, "reno_segments": wr, "boston_kB": wb * L / 1000, "reno_kB": wr * L / 1000},
@@ -95,10 +99,12 @@ def fig7(c, runs):
     rel = {k: abs(t1.loc["boston", k] / t1.loc["reno", k] - 1) if t1.loc["reno", k] else float("inf") for k in t1.columns}
     c.claim("fig7", "c6", "one source: no visible difference in bytes at the input and on the link, a big gap at the receiver", "shape",
             "Fig. 7(a)", rel, rel["switch_input_Bps"] <= 0.05 and rel["bottleneck_Bps"] <= 0.05 and rel["accepted_Bps"] >= 0.05,
-            "over 0-100 s input and link bytes differ by <= 5 %, accepted bytes by >= 5 % (first seed)")
+            "over 0-100 s input and link bytes differ by <= 5 %, accepted bytes by >= 5 % (first seed)",
+            deviation="one source: the receiver-side gap is smaller than the paper's because both protocols spend the run in timeouts, for the reason of fig7.c3")
     ok7 = 0.709 <= six_b.eta <= 0.869 and 0.511 <= six_r.eta <= 0.671 and six_b.eta - six_r.eta >= 0.10
     c.claim("fig7", "c7", "16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", "value", "78.9 %, 59.1 % (§4.3)",
-            {"boston": six_b.eta, "reno": six_r.eta}, ok7, "eta_Boston in [70.9, 86.9] %, eta_Reno in [51.1, 67.1] %, gap >= 10 points")
+            {"boston": six_b.eta, "reno": six_r.eta}, ok7, "eta_Boston in [70.9, 86.9] %, eta_Reno in [51.1, 67.1] %, gap >= 10 points",
+            deviation="16 sources: Reno fast-retransmits almost never with 7-packet windows (a damaged frame sends no ACK, so three duplicates rarely arrive) and recovers by timeouts, which puts both levels below the paper's (docs/boston97.md §5)")
     g1, g16 = one_b.eta - one_r.eta, six_b.eta - six_r.eta
     c.claim("fig7", "c8", "the gap between Boston and Reno grows with the number of sources", "shape", "19.8 vs 6.5 points (§4.3)",
             {"one": g1, "sixteen": g16}, g16 > g1, "(eta_Boston - eta_Reno) with 16 sources > with 1 source")
