@@ -240,7 +240,7 @@ impl Port {
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         self.stats.busy += end - start;
-        fifo.push(end, unit.wire_bytes);
+        fifo.push(end, unit.wire_bytes as u32);
         let occ = fifo.occupancy(in_bytes);
         if occ > self.stats.peak_occupancy {
             self.stats.peak_occupancy = occ;
@@ -408,7 +408,7 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
     use crate::time::PS_PER_US;
 
     fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
@@ -419,7 +419,6 @@ mod tests {
             ncells,
             frame,
             wire_bytes: 53,
-            seg: Segment::default(),
         }
     }
 

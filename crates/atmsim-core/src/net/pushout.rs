@@ -84,12 +84,12 @@ impl Port {
 mod tests {
     use super::*;
     use crate::atm::discard::DiscardPolicy;
-    use crate::net::{Limit, NodeId, Segment, VcId};
+    use crate::net::{Limit, NodeId, VcId};
     use crate::net::fifo::Fifo;
     use crate::time::Rate;
 
-    fn packet(frame: u32, bytes: u32) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame, wire_bytes: bytes, seg: Segment::default() }
+    fn packet(frame: u32, bytes: u16) -> Unit {
+        Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame, wire_bytes: bytes }
     }
 
     /// A 3-packet router port at 8 bits per microsecond (1 byte/us).
