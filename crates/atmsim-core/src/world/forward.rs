@@ -17,7 +17,7 @@ impl World {
     #[inline]
     pub(super) fn pipe_head(&mut self, p: PortId) {
         let port = &mut self.ports[p.ix()];
-        let inflight = port.pipe.pop_front().expect("a pipe event has a unit");
+        let inflight = port.pop_pipe();
         if let Some(next) = port.pipe.front() {
             self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
