@@ -135,6 +135,16 @@ def main():
                         f"{r[n]['events_per_hop']:.2f} ev/hop {r[n]['rss_kib'] / 1024:7.1f} MiB"
                         for n, _ in builds for r in [row])
                     print(f"{family:9s} {str(x):6s} {row[builds[0][0]]['events']:>11,} ev  {cells}", flush=True)
+    inflight = [r for r in rows if r["family"] == "inflight"]
+    if len(inflight) == 2:
+        # Cells of the window difference: 191 cells per 9128-byte segment.
+        cells = (32 - 4) * 2**20 / 9128 * 191
+        for name, _ in builds:
+            per_cell = (inflight[1][name]["rss_kib"] - inflight[0][name]["rss_kib"]) * 1024 / cells
+            for r in inflight:
+                r[name]["rss_bytes_per_inflight_cell"] = per_cell
+            if not a.json:
+                print(f"memory per in-flight cell, {name}: {per_cell:.1f} bytes")
     if a.json:
         print(json.dumps(rows))
 
