@@ -113,3 +113,19 @@ def test_model_facts_are_the_cores():
     assert _core.aal5_cells(9168, "aal5-vcmux") == 192 and _core.aal5_cells(40, "raw48") == 1
     with pytest.raises(atmsim.ScenarioError, match="^encapsulation: "):
         _core.aal5_cells(100, "aal7")
+
+
+def test_one_worker_pool_serves_every_call():
+    # `reproduce all` and sweeps call run_jobs once per paper or batch: the
+    # spawned workers are started once per process, not once per call.
+    from atmsim import runner
+
+    text = atmsim.load_scenario("aron97-topo1-packet")
+    jobs = [Job(text, ("duration=200ms",), seed) for seed in (1, 2)]
+    first = [_strip(s) for s in run_jobs(jobs, workers=2, progress=False)]
+    pool = runner._POOL
+    second = [_strip(s) for s in run_jobs(jobs, workers=2, progress=False)]
+    assert pool is not None and runner._POOL is pool
+    assert first == second
+    runner.shutdown_pool()
+    assert runner._POOL is None

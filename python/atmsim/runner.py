@@ -15,6 +15,7 @@ Why it looks like this:
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import json
@@ -128,8 +129,7 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
             results[i] = hit
     show = sys.stderr.isatty() if progress is None else progress
 
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
@@ -156,22 +156,55 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                 done(i, _run_one(jobs[i]))
                 bar.advance(task)
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
-                                     initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
-                # Longest first keeps every worker busy to the end; the order of
-                # completion does not matter because results go back by index.
-                order = sorted(todo, key=lambda i: -_cost(jobs[i]))
-                futures = {pool.submit(_run_one, jobs[i]): i for i in order}
-                try:
-                    for fut in as_completed(futures):
-                        done(futures[fut], fut.result())
-                        bar.advance(task)
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+            pool = _pool(workers)
+            # Longest first keeps every worker busy to the end; the order of
+            # completion does not matter because results go back by index.
+            order = sorted(todo, key=lambda i: -_cost(jobs[i]))
+            futures = {pool.submit(_run_one, jobs[i]): i for i in order}
+            try:
+                for fut in as_completed(futures):
+                    done(futures[fut], fut.result())
+                    bar.advance(task)
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                shutdown_pool()
+                raise
     return results
+
+
+# One worker pool per process: `reproduce all` and sweeps call run_jobs
+# several times, and starting a pool of spawned interpreters costs more than
+# many short runs. Workers start on demand (no more than there are jobs),
+# and exit with this process.
+_POOL: Optional[tuple] = None
+
+
+def _pool(workers: int):
+    """The process's worker pool of `workers` processes (made, or remade for
+    another size, on first use)."""
+    global _POOL
+    if _POOL is not None and _POOL[0] == workers:
+        return _POOL[1]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    shutdown_pool()
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
+    _POOL = (workers, executor)
+    return executor
+
+
+def shutdown_pool() -> None:
+    """Stops the worker pool, if any (queued runs are cancelled)."""
+    global _POOL
+    if _POOL is not None:
+        _POOL[1].shutdown(wait=True, cancel_futures=True)
+        _POOL = None
+
+
+atexit.register(shutdown_pool)
 
 
 def _dask_client(scheduler: str):

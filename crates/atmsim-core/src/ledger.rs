@@ -7,6 +7,7 @@
 //! when the run stops. Frames of a VC are numbered in order, so the ledger is
 //! a ring indexed by frame number: no hashing, one update per cell event.
 
+use crate::net::Segment;
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -20,8 +21,10 @@ pub enum Fate {
 
 #[derive(Clone, Copy, Debug)]
 pub struct FrameRecord {
-    pub seq: u64,
-    pub len: u32,
+    /// The TCP header of the segment the frame carries: kept once here
+    /// rather than in each of its cells, so a cell in flight stays small;
+    /// the receiver reads it when the frame is delivered.
+    pub seg: Segment,
     pub ncells: u16,
     pub arrived: u16,
     pub dropped: u16,
@@ -60,14 +63,14 @@ pub struct Ledger {
 
 impl Ledger {
     /// Registers a new frame; returns its number.
-    pub fn push(&mut self, seq: u64, len: u32, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
+    pub fn push(&mut self, seg: Segment, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
+        let (seq, len) = (seg.seq, seg.len);
         let f = self.next_frame;
         self.next_frame += 1;
         self.cells_sent += ncells as u64;
         self.max_seq_sent = self.max_seq_sent.max(seq + len as u64);
         self.frames.push_back(FrameRecord {
-            seq,
-            len,
+            seg,
             ncells,
             arrived: 0,
             dropped: 0,
@@ -115,13 +118,13 @@ impl Ledger {
         r.fate = fate;
         let rec = *r;
         match fate {
-            Fate::Delivered => self.bytes_delivered += rec.len as u64,
+            Fate::Delivered => self.bytes_delivered += rec.seg.len as u64,
             Fate::Dropped => {
-                self.bytes_dropped += rec.len as u64;
+                self.bytes_dropped += rec.seg.len as u64;
                 self.frames_dropped += 1;
             }
             Fate::Discarded => {
-                self.bytes_discarded += rec.len as u64;
+                self.bytes_discarded += rec.seg.len as u64;
                 self.frames_discarded += 1;
             }
             Fate::InFlight => {}
@@ -130,7 +133,7 @@ impl Ledger {
             self.frames.pop_front();
             self.base += 1;
         }
-        (fate != Fate::Delivered).then_some(Loss { seq: rec.seq, len: rec.len, sent_at: rec.sent_at, srtt: rec.srtt })
+        (fate != Fate::Delivered).then_some(Loss { seq: rec.seg.seq, len: rec.seg.len, sent_at: rec.sent_at, srtt: rec.srtt })
     }
 
     /// The frames `first..=last` of a buffer the reassembler discarded: those
@@ -151,7 +154,7 @@ impl Ledger {
 
     /// Payload bytes of frames whose fate is still open.
     pub fn bytes_in_flight(&self) -> u64 {
-        self.frames.iter().filter(|r| r.fate == Fate::InFlight).map(|r| r.len as u64).sum()
+        self.frames.iter().filter(|r| r.fate == Fate::InFlight).map(|r| r.seg.len as u64).sum()
     }
 }
 
@@ -162,10 +165,10 @@ mod tests {
     #[test]
     fn fates_partition_the_bytes_sent() {
         let mut l = Ledger::default();
-        let a = l.push(1, 100, 3, 0, 0);
-        let b = l.push(101, 100, 3, 0, 0);
-        let c = l.push(201, 100, 3, 0, 0);
-        let d = l.push(301, 100, 3, 0, 0);
+        let a = l.push(Segment { seq: 1, len: 100, ..Segment::default() }, 3, 0, 0);
+        let b = l.push(Segment { seq: 101, len: 100, ..Segment::default() }, 3, 0, 0);
+        let c = l.push(Segment { seq: 201, len: 100, ..Segment::default() }, 3, 0, 0);
+        let d = l.push(Segment { seq: 301, len: 100, ..Segment::default() }, 3, 0, 0);
         // a: all cells dropped -> dropped whole.
         for _ in 0..3 {
             l.cell_dropped(a);

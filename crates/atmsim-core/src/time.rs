@@ -65,33 +65,27 @@ impl Rate {
 
 /// The transmitter of one output port: when its line becomes free.
 ///
-/// `busy_scaled` is the end of the current busy period in units of
-/// `1 / rate.bits` picoseconds, so back-to-back transmissions add exact
-/// integers and never accumulate rounding error.
+/// The exact end of the busy period is `free_at - slack / rate.bits`
+/// picoseconds (`0 <= slack < rate.bits`): `free_at` rounded up to the next
+/// picosecond, and the part of a picosecond it overshoots kept exactly, in
+/// units of `1 / rate.bits` ps. Back-to-back transmissions add whole
+/// picoseconds and carry the remainder, so they never accumulate rounding
+/// error and a send costs additions only (the quotient and remainder of the
+/// last size sent are kept: a cell line sends one size).
 #[derive(Clone, Debug)]
 pub struct Serializer {
     rate: Rate,
-    busy_scaled: u128,
-    /// `busy_scaled` in picoseconds, rounded up: kept so that asking when
-    /// the line is free costs no division (it is asked for every unit).
     free_at: Time,
-}
-
-/// ⌈n / d⌉, with the hardware's 64-bit division whenever both fit (the
-/// common case: ten simulated seconds at OC-3 scale to about 10^17), and
-/// the exact 128-bit one otherwise. Same result either way.
-#[inline]
-fn div_ceil_u128(n: u128, d: u128) -> u128 {
-    if n <= u64::MAX as u128 && d <= u64::MAX as u128 {
-        (n as u64).div_ceil(d as u64) as u128
-    } else {
-        n.div_ceil(d)
-    }
+    slack: u64,
+    /// `last_bytes · 8 · rate.ps = last_q · rate.bits + last_r`.
+    last_bytes: u64,
+    last_q: u64,
+    last_r: u64,
 }
 
 impl Serializer {
     pub fn new(rate: Rate) -> Self {
-        Serializer { rate, busy_scaled: 0, free_at: 0 }
+        Serializer { rate, free_at: 0, slack: 0, last_bytes: 0, last_q: 0, last_r: 0 }
     }
 
     pub fn rate(&self) -> Rate {
@@ -104,27 +98,57 @@ impl Serializer {
         self.free_at
     }
 
+    /// The transmission time of `bytes`: whole picoseconds and the
+    /// remainder in `1 / rate.bits` ps.
+    #[inline]
+    fn tx(&mut self, bytes: u64) -> (u64, u64) {
+        if bytes != self.last_bytes {
+            let scaled = bytes as u128 * 8 * self.rate.ps as u128;
+            let bits = self.rate.bits as u128;
+            self.last_bytes = bytes;
+            self.last_q = (scaled / bits) as u64;
+            self.last_r = (scaled % bits) as u64;
+        }
+        (self.last_q, self.last_r)
+    }
+
     /// Takes back a queued unit of `bytes` that has not started: every
     /// later unit (and the end of the busy period) moves up by its
     /// transmission time, which it returns (exact on lines whose rate
     /// divides into whole picoseconds per bit; else truncated by < 1 ps).
     pub fn unsend(&mut self, bytes: u64) -> Time {
-        let scaled = bytes as u128 * 8 * self.rate.ps as u128;
-        self.busy_scaled -= scaled;
-        self.free_at = div_ceil_u128(self.busy_scaled, self.rate.bits as u128) as Time;
-        (scaled / self.rate.bits as u128) as Time
+        let (q, r) = self.tx(bytes);
+        // New exact end: free_at - q - (slack + r) / bits.
+        let t = self.slack + r;
+        if t >= self.rate.bits {
+            self.free_at -= q + 1;
+            self.slack = t - self.rate.bits;
+        } else {
+            self.free_at -= q;
+            self.slack = t;
+        }
+        q
     }
 
     /// Starts sending `bytes` at `now` or, if the line is busy, right after the
     /// current unit; returns the time its last bit leaves.
     #[inline]
     pub fn send(&mut self, now: Time, bytes: u64) -> Time {
-        let now_scaled = now as u128 * self.rate.bits as u128;
-        if now_scaled > self.busy_scaled {
-            self.busy_scaled = now_scaled;
+        // The line is idle iff the exact end is at or before `now`, i.e.
+        // (slack < bits) iff `now >= free_at`.
+        if now >= self.free_at {
+            self.free_at = now;
+            self.slack = 0;
         }
-        self.busy_scaled += bytes as u128 * 8 * self.rate.ps as u128;
-        self.free_at = div_ceil_u128(self.busy_scaled, self.rate.bits as u128) as Time;
+        let (q, r) = self.tx(bytes);
+        // New exact end: free_at + q + (r - slack) / bits.
+        if r > self.slack {
+            self.free_at += q + 1;
+            self.slack = self.rate.bits - (r - self.slack);
+        } else {
+            self.free_at += q;
+            self.slack -= r;
+        }
         self.free_at
     }
 }
@@ -178,10 +202,29 @@ mod tests {
         assert_eq!(s.send(0, 53), 6 * PS_PER_US);
     }
 
-    #[test]
-    fn fast_and_wide_division_agree() {
-        for &(n, d) in &[(0u128, 1u128), (7, 3), (u64::MAX as u128, 3), (u64::MAX as u128 + 1, 3), (1 << 100, 14133), (10, u64::MAX as u128 + 5)] {
-            assert_eq!(div_ceil_u128(n, d), n.div_ceil(d), "{n} / {d}");
+    proptest::proptest! {
+        /// Against the definition: the end of the busy period in
+        /// `ps × bits`, a 128-bit integer, divided and rounded up.
+        #[test]
+        fn matches_the_exact_scaled_sum(bits in 1u64..1_000_000_000_000, ps in 1u64..10_000_000_000,
+                                        ops in proptest::collection::vec((0u64..3_000_000, 1u64..10_000, 0u8..8), 1..60)) {
+            let rate = Rate { bits, ps };
+            let mut s = Serializer::new(rate);
+            let (mut busy, mut now, mut sent) = (0u128, 0u64, Vec::new());
+            for (gap, bytes, op) in ops {
+                if op == 0 && sent.len() > 1 {
+                    let b: u64 = sent.pop().unwrap();
+                    let scaled = b as u128 * 8 * ps as u128;
+                    busy -= scaled;
+                    proptest::prop_assert_eq!(s.unsend(b) as u128, scaled / bits as u128);
+                } else {
+                    now += gap;
+                    busy = busy.max(now as u128 * bits as u128) + bytes as u128 * 8 * ps as u128;
+                    proptest::prop_assert_eq!(s.send(now, bytes) as u128, busy.div_ceil(bits as u128));
+                    sent.push(bytes);
+                }
+                proptest::prop_assert_eq!(s.free_at() as u128, busy.div_ceil(bits as u128));
+            }
         }
     }
 

@@ -153,11 +153,11 @@ pub fn pdu_is_valid(buf: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
 
     fn cells_of(frame: u32, n: u16) -> Vec<Unit> {
         (0..n)
-            .map(|index| Unit { vc: VcId(0), hop: 0, index, ncells: n, frame, wire_bytes: 53, seg: Segment::default() })
+            .map(|index| Unit { vc: VcId(0), hop: 0, index, ncells: n, frame, wire_bytes: 53 })
             .collect()
     }
 

@@ -134,10 +134,10 @@ impl DiscardPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
 
     fn cell(index: u16, ncells: u16) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index, ncells, frame: 0, wire_bytes: 53, seg: Segment::default() }
+        Unit { vc: VcId(0), hop: 0, index, ncells, frame: 0, wire_bytes: 53 }
     }
 
     /// Runs the cells of frames through a policy with the queue at `q[i]`.

@@ -41,10 +41,10 @@ impl PartialReassembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
 
     fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index, ncells, frame, wire_bytes: 53, seg: Segment::default() }
+        Unit { vc: VcId(0), hop: 0, index, ncells, frame, wire_bytes: 53 }
     }
 
     #[test]

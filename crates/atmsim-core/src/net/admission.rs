@@ -85,14 +85,14 @@ impl Admission {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
 
     fn line() -> Serializer {
         Serializer::new(crate::time::Rate::new(1, 1).unwrap())
     }
 
-    fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u32) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index, ncells, frame: 0, wire_bytes, seg: Segment::default() }
+    fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
+        Unit { vc: VcId(vc), hop: 0, index, ncells, frame: 0, wire_bytes }
     }
 
     #[test]

@@ -69,23 +69,25 @@ pub struct Segment {
 
 /// What a link carries: a cell (ATM) or a packet.
 ///
-/// Every cell carries a copy of its frame's segment header, so that the
-/// receiver's AAL5 can hand the segment up when the frame's EOM cell arrives
-/// intact; copying a few words is cheaper than any lookup.
+/// Sixteen bytes: a unit names its frame, and the frame's segment header is
+/// kept once in the VC's ledger (`ledger::FrameRecord`), read when the
+/// frame is delivered. A unit in flight (with its arrival time) is 24 bytes,
+/// so the pipes of long, fast links stay small in memory and in cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unit {
     pub vc: VcId,
+    /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
+    pub frame: u32,
     /// Index in the VC's route of the port the unit is at (or next enters).
     pub hop: u16,
     /// Index of this cell in its frame, and the frame's length in cells
     /// (1 and 1 for a packet). The last cell (EOM) has `index + 1 == ncells`.
     pub index: u16,
     pub ncells: u16,
-    /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
-    pub frame: u32,
-    /// Bytes on the wire: 53 for a cell, the IP length for a packet.
-    pub wire_bytes: u32,
-    pub seg: Segment,
+    /// Bytes on the wire: 53 for a cell, the IP length for a packet (at
+    /// most 65535, IPv4's total length field, RFC 791; `ip.mtu` is checked
+    /// against it).
+    pub wire_bytes: u16,
 }
 
 impl Unit {
@@ -104,4 +106,15 @@ impl Unit {
 pub struct InFlight {
     pub arrive_at: Time,
     pub unit: Unit,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_unit_in_flight_is_24_bytes() {
+        // The pipes hold a round trip of these: their size is the memory of
+        // a simulated network (bench/scaling.py, family `inflight`).
+        assert_eq!(std::mem::size_of::<super::Unit>(), 16);
+        assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
+    }
 }

@@ -202,7 +202,7 @@ impl Port {
             Discipline::PerVc(pv) => pv.occupancy(now),
             Discipline::Priority(pr) => pr.occupancy(),
             Discipline::Fifo(f) => {
-                f.drain(now);
+                f.drain(now, &self.pipe, self.delay);
                 f.occupancy(in_bytes)
             }
         }
@@ -219,7 +219,7 @@ impl Port {
         }
         let in_bytes = self.admission.counts_bytes();
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
-        fifo.drain(now);
+        fifo.drain(now, &self.pipe, self.delay);
         self.stats.units_in += 1;
         if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
             if self.random_drop.is_some() {
@@ -240,7 +240,7 @@ impl Port {
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         self.stats.busy += end - start;
-        fifo.push(end, unit.wire_bytes);
+        fifo.push(unit.wire_bytes);
         let occ = fifo.occupancy(in_bytes);
         if occ > self.stats.peak_occupancy {
             self.stats.peak_occupancy = occ;
@@ -385,7 +385,7 @@ impl Port {
         }
         let mut integral = self.stats.occupancy_integral;
         if let Discipline::Fifo(f) = &self.discipline {
-            integral -= f.stay_beyond(horizon, self.admission.counts_bytes());
+            integral -= f.stay_beyond(&self.pipe, self.delay, horizon, self.admission.counts_bytes());
         }
         integral as f64 / horizon as f64
     }
@@ -396,19 +396,22 @@ impl Port {
         self.stats.busy.saturating_sub(beyond)
     }
 
-    /// Units queued at a FIFO port (not yet fully sent), for accounting.
-    pub fn queued_units(&self) -> usize {
-        match &self.discipline {
-            Discipline::Fifo(f) => f.len(),
-            Discipline::PerVc(_) | Discipline::Priority(_) => 0,
+    /// The unit at the head of the pipe reaches the far node: it leaves
+    /// the pipe (and, if a FIFO still counted it, the port's books).
+    #[inline]
+    pub fn pop_pipe(&mut self) -> InFlight {
+        let f = self.pipe.pop_front().expect("a pipe event has a unit");
+        if let Discipline::Fifo(fifo) = &mut self.discipline {
+            fifo.left_pipe(self.pipe.len(), f.unit.wire_bytes);
         }
+        f
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
     use crate::time::PS_PER_US;
 
     fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
@@ -419,7 +422,6 @@ mod tests {
             ncells,
             frame,
             wire_bytes: 53,
-            seg: Segment::default(),
         }
     }
 

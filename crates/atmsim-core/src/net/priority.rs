@@ -59,10 +59,10 @@ impl Priority {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Segment, VcId};
+    use crate::net::VcId;
 
     fn cell(vc: u32) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53, seg: Segment::default() }
+        Unit { vc: VcId(vc), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53 }
     }
 
     #[test]

@@ -8,8 +8,7 @@
 //!
 //! The port is a FIFO whose departures are known at arrival (the fast
 //! path), so evicting a waiting packet moves every packet behind it up by
-//! the victim's transmission time, in the departure ring, in the pipe and
-//! in the transmitter. Draws come from the port's own random stream.
+//! the victim's transmission time, in the pipe and in the transmitter. Draws come from the port's own random stream.
 
 use crate::atm::discard::DropReason;
 use crate::net::port::{Discipline, Offer, Port};
@@ -56,12 +55,13 @@ impl Port {
         // The fifo's position 0 is the unit in transmission; the queued
         // units are the last `fifo.len()` entries of the pipe.
         let ix = 1 + k;
-        let bytes = self.pipe[self.pipe.len() - fifo.len() + ix].unit.wire_bytes;
+        let pipe_ix = self.pipe.len() - fifo.len() + ix;
+        let bytes = self.pipe[pipe_ix].unit.wire_bytes;
         let shift = self.ser.unsend(bytes as u64);
         let behind = (fifo.len() - ix - 1) as u128;
-        let (end, _) = fifo.remove(ix, shift);
-        let pipe_ix = self.pipe.len() - (fifo.len() + 1) + ix;
-        let victim = self.pipe.remove(pipe_ix).expect("a queued unit").unit;
+        let victim = self.pipe.remove(pipe_ix).expect("a queued unit");
+        let (end, victim) = (victim.arrive_at - self.delay, victim.unit);
+        fifo.remove(bytes);
         for f in self.pipe.range_mut(pipe_ix..) {
             f.arrive_at -= shift;
         }
@@ -84,12 +84,12 @@ impl Port {
 mod tests {
     use super::*;
     use crate::atm::discard::DiscardPolicy;
-    use crate::net::{Limit, NodeId, Segment, VcId};
+    use crate::net::{Limit, NodeId, VcId};
     use crate::net::fifo::Fifo;
     use crate::time::Rate;
 
-    fn packet(frame: u32, bytes: u32) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame, wire_bytes: bytes, seg: Segment::default() }
+    fn packet(frame: u32, bytes: u16) -> Unit {
+        Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame, wire_bytes: bytes }
     }
 
     /// A 3-packet router port at 8 bits per microsecond (1 byte/us).

@@ -13,7 +13,7 @@ use super::World;
 use crate::atm::abr::destination::{AbrDestination, Turnaround};
 use crate::atm::abr::erica::{Erica, EricaVariant};
 use crate::atm::abr::source::{AbrSource, SourceCell};
-use crate::atm::abr::{cells_per_second, is_vbr, vbr_unit, AbrConfig, Direction, RmCell, VbrConfig};
+use crate::atm::abr::{cells_per_second, is_vbr, vbr_unit, AbrConfig, Direction, RmCells, VbrConfig};
 use crate::engine::{AbrEvent, Event};
 use crate::net::{PortId, Unit, VcId, VcTable};
 use crate::scenario::Model;
@@ -77,6 +77,8 @@ pub(super) struct AbrState {
     /// Per port, the node it leaves (to find a VC's forward port at a switch).
     port_from: Vec<u32>,
     rm: RmCounts,
+    /// The fields of the RM cells in the network.
+    rm_cells: RmCells,
     variant: EricaVariant,
     turnaround: Turnaround,
 }
@@ -120,6 +122,7 @@ impl AbrState {
             erica,
             port_from: model.ports.iter().map(|p| p.from.0).collect(),
             rm: RmCounts::default(),
+            rm_cells: RmCells::default(),
             variant: cfg.erica.variant,
             turnaround: cfg.turnaround,
         }
@@ -162,6 +165,7 @@ impl AbrState {
             self.vbr_cells.dropped += 1;
         } else {
             self.rm.dropped += 1;
+            self.rm_cells.release(unit);
         }
     }
 
@@ -169,7 +173,7 @@ impl AbrState {
     /// for an RM cell, reads its CCR (forward) or lowers its ER (backward,
     /// with the state of the owner's forward port at the same switch).
     #[inline]
-    pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &mut Unit, vcs: &VcTable) {
+    pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &Unit, vcs: &VcTable) {
         if is_vbr(unit) {
             if let Some(e) = self.erica[p.ix()].as_mut() {
                 e.on_higher_priority_cell(now);
@@ -179,13 +183,13 @@ impl AbrState {
         if self.erica[p.ix()].is_none() || !self.is_abr(unit.vc) {
             return;
         }
-        let rm = RmCell::from_unit(unit);
+        let rm = self.rm_cells.read(unit);
         if let Some((cell, owner)) = rm {
             if cell.dir == Direction::Backward {
                 let node = self.port_from[p.ix()];
                 let fwd = vcs.get(owner).ports.iter().copied().find(|q| self.port_from[q.ix()] == node);
                 if let Some(e) = fwd.and_then(|q| self.erica[q.ix()].as_mut()) {
-                    RmCell::set_er(unit, e.on_brm(now, owner.ix(), cell.er));
+                    self.rm_cells.set_er(unit, e.on_brm(now, owner.ix(), cell.er));
                 }
             }
         }
@@ -307,12 +311,12 @@ impl World {
             }
             Some(SourceCell::Frm(cell)) => {
                 abr.rm.sent += 1;
-                Some(cell.to_unit(vc, vc))
+                Some(abr.rm_cells.to_unit(cell, vc, vc))
             }
             Some(SourceCell::Brm) => {
                 let brm = abr.vcs[reply.ix()].as_mut().and_then(|r| r.dest.take_waiting()).expect("a BRM waits");
                 abr.rm.sent += 1;
-                Some(brm.to_unit(reply, vc))
+                Some(abr.rm_cells.to_unit(brm, reply, vc))
             }
         };
         if let Some(u) = unit {
@@ -341,7 +345,8 @@ impl World {
             abr.vbr_cells.delivered += 1;
             return;
         }
-        let (cell, owner) = RmCell::from_unit(unit).expect("an RM cell");
+        let (cell, owner) = abr.rm_cells.read(unit).expect("an RM cell");
+        abr.rm_cells.release(unit);
         abr.rm.delivered += 1;
         let a = abr.vcs[owner.ix()].as_mut().expect("an ABR VC");
         match cell.dir {
@@ -354,7 +359,8 @@ impl World {
                     Some(brm) => {
                         abr.rm.sent += 1;
                         let first = self.vcs.get(reply).ports[0];
-                        self.enter(first, brm.to_unit(owner, reply));
+                        let unit = abr.rm_cells.to_unit(brm, owner, reply);
+                        self.enter(first, unit);
                     }
                     None => self.abr_kick(reply),
                 }

@@ -160,7 +160,7 @@ impl World {
                 }
                 let (len, held) = flow.acks.front().filter(|a| a.0 == unit.frame).map_or((0, 0), |a| (a.1, a.2));
                 if let (Some(s), true) = (&mut flow.sender, unit.is_eom()) {
-                    s.on_ack(unit.seg.ack, len, held);
+                    s.on_ack(self.ledgers[unit.vc.ix()].record(unit.frame).seg.ack, len, held);
                 }
                 false
             }

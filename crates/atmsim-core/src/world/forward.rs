@@ -17,7 +17,7 @@ impl World {
     #[inline]
     pub(super) fn pipe_head(&mut self, p: PortId) {
         let port = &mut self.ports[p.ix()];
-        let inflight = port.pipe.pop_front().expect("a pipe event has a unit");
+        let inflight = port.pop_pipe();
         if let Some(next) = port.pipe.front() {
             self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
@@ -32,9 +32,9 @@ impl World {
 
     /// Offers a unit to a port; schedules the pipe if it was idle.
     #[inline]
-    pub(super) fn enter(&mut self, p: PortId, mut unit: Unit) {
+    pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
         if let Some(abr) = self.abr.as_deref_mut() {
-            abr.at_port(self.now, p, &mut unit, &self.vcs);
+            abr.at_port(self.now, p, &unit, &self.vcs);
             if abr.loses(p, &unit) {
                 let stats = &mut self.ports[p.ix()].stats;
                 stats.units_in += 1;
@@ -113,7 +113,8 @@ impl World {
     pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: Segment) -> Option<Time> {
         let v = self.vcs.get(vc);
         let ip_len = seg.len + v.header_bytes;
-        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len) };
+        // `ip.mtu` is at most 65535 (validated), so an IP length fits a unit.
+        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len as u16) };
         let srtt = match (v.carries_payload(), &self.flows[v.flow.ix()].endpoints) {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
@@ -121,10 +122,10 @@ impl World {
         let (first_port, flow, payload) = (v.ports[0], v.flow, v.carries_payload());
         let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.boston.is_some() { self.boston_frame(vc, &seg, first_transmission, ncells) } else { ncells };
-        let frame = self.ledgers[vc.ix()].push(seg.seq, seg.len, ncells as u16, self.now, srtt);
+        let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         if first_transmission && payload && self.scripted_drop(flow, seg.seq) {
             for index in 0..ncells as u16 {
-                let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
+                let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire };
                 let stats = &mut self.ports[first_port.ix()].stats;
                 stats.units_in += 1;
                 stats.units_dropped += 1;
@@ -135,7 +136,7 @@ impl World {
         }
         let abr = self.abr.as_deref().is_some_and(|a| a.is_abr(vc));
         for index in 0..ncells as u16 {
-            let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire, seg };
+            let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire };
             if abr {
                 self.abr_enqueue(unit); // waits at the source for ACR
             } else {
@@ -178,8 +179,9 @@ impl World {
                 }
             }
         }
+        let seg = self.ledgers[vc].record(unit.frame).seg;
         self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
-        self.deliver(unit.vc, unit.seg);
+        self.deliver(unit.vc, seg);
     }
 
     /// Logs what `offer` did with a unit at the logged port.

@@ -20,7 +20,7 @@ pub mod source;
 #[cfg(test)]
 mod parking_lot;
 
-use crate::net::{Segment, Unit, VcId};
+use crate::net::{Unit, VcId};
 use crate::time::{Time, PS_PER_S};
 
 /// Bits of one ATM cell on the wire: rates in b/s divide by this to give
@@ -68,58 +68,68 @@ pub struct RmCell {
     pub out_of_rate: bool,
 }
 
-/// Frame number of an RM cell: no data frame has it (frames count from 0,
-/// and `u32::MAX` means "no frame doomed"), so no frame state matches it.
-const RM_FRAME: u32 = u32::MAX - 1;
+/// Frame number of a VBR background cell, and the top of the RM cells'
+/// frame numbers (`RM_FRAME_TOP - slot`): no data frame reaches them
+/// (frames count from 0, and `u32::MAX` means "no frame doomed"), so no
+/// frame state matches a cell of no frame.
+const VBR_FRAME: u32 = u32::MAX - 1;
+const RM_FRAME_TOP: u32 = u32::MAX - 2;
 
-const F_BACKWARD: u8 = 1;
-const F_BN: u8 = 2;
-const F_CI: u8 = 4;
-const F_NI: u8 = 8;
-const F_OUT_OF_RATE: u8 = 16;
-/// A VBR background cell (not an RM cell): also a unit of no frame.
-const F_VBR: u8 = 32;
+/// The RM cells in the network. A cell on a link is a 16-byte unit that
+/// cannot carry an RM cell's fields (ER and CCR, MCR, the owner VC, the
+/// flags), so they wait here from the source until the cell is delivered or
+/// dropped, in a slot that the unit names by its frame number. Slots are
+/// reused: after the first round trip nothing is allocated.
+#[derive(Clone, Debug, Default)]
+pub struct RmCells {
+    slots: Vec<(RmCell, VcId)>,
+    free: Vec<u32>,
+}
 
-impl RmCell {
+impl RmCells {
     /// The RM cell as a unit on `route_vc` (the owner's VC going forward,
-    /// the owner's reply VC going back). A unit of a zero-cell "frame" is an
-    /// RM cell: never an EOM, never part of a data frame. Its fields ride
-    /// in the segment header every cell carries: ER and CCR as `f64` bits,
-    /// MCR as `f32` bits, the owner VC in `wnd`, the flags in `flags`.
-    pub fn to_unit(&self, owner: VcId, route_vc: VcId) -> Unit {
-        let flags = ((self.dir == Direction::Backward) as u8 * F_BACKWARD)
-            | (self.bn as u8 * F_BN)
-            | (self.ci as u8 * F_CI)
-            | (self.ni as u8 * F_NI)
-            | (self.out_of_rate as u8 * F_OUT_OF_RATE);
-        let seg = Segment { seq: self.er.to_bits(), ack: self.ccr.to_bits(), len: (self.mcr as f32).to_bits(), wnd: owner.0, flags };
-        Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
+    /// the owner's reply VC going back): a unit of a zero-cell "frame",
+    /// never an EOM, never part of a data frame.
+    pub fn to_unit(&mut self, cell: RmCell, owner: VcId, route_vc: VcId) -> Unit {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = (cell, owner);
+                s
+            }
+            None => {
+                self.slots.push((cell, owner));
+                self.slots.len() as u32 - 1
+            }
+        };
+        Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME_TOP - slot, wire_bytes: 53 }
+    }
+
+    fn slot(u: &Unit) -> Option<usize> {
+        (u.ncells == 0 && u.frame != VBR_FRAME).then(|| (RM_FRAME_TOP - u.frame) as usize)
     }
 
     /// The RM cell a unit carries and the VC that owns it (whose source sent
-    /// it and whose rate it governs); `None` for a data cell.
+    /// it and whose rate it governs); `None` for a data or VBR cell.
     #[inline]
-    pub fn from_unit(u: &Unit) -> Option<(RmCell, VcId)> {
-        if u.ncells != 0 || u.seg.flags & F_VBR != 0 {
-            return None;
-        }
-        let f = u.seg.flags;
-        let cell = RmCell {
-            dir: if f & F_BACKWARD != 0 { Direction::Backward } else { Direction::Forward },
-            bn: f & F_BN != 0,
-            ci: f & F_CI != 0,
-            ni: f & F_NI != 0,
-            er: f64::from_bits(u.seg.seq),
-            ccr: f64::from_bits(u.seg.ack),
-            mcr: f32::from_bits(u.seg.len) as f64,
-            out_of_rate: f & F_OUT_OF_RATE != 0,
-        };
-        Some((cell, VcId(u.seg.wnd)))
+    pub fn read(&self, u: &Unit) -> Option<(RmCell, VcId)> {
+        Self::slot(u).map(|s| self.slots[s])
     }
 
-    /// Writes a new ER into an RM unit in place (a switch lowering it).
-    pub fn set_er(u: &mut Unit, er: f64) {
-        u.seg.seq = er.to_bits();
+    /// Writes a new ER into an RM cell in the network (a switch lowering it).
+    pub fn set_er(&mut self, u: &Unit, er: f64) {
+        let s = Self::slot(u).expect("an RM cell");
+        self.slots[s].0.er = er;
+    }
+
+    /// The RM cell left the network (delivered or dropped): its slot is free.
+    pub fn release(&mut self, u: &Unit) {
+        let s = Self::slot(u).expect("an RM cell");
+        self.free.push(s as u32);
+    }
+
+    /// RM cells still in the network.
+    pub fn in_network(&self) -> usize {
+        self.slots.len() - self.free.len()
     }
 }
 
@@ -132,13 +142,12 @@ pub fn is_frameless(u: &Unit) -> bool {
 /// Is this unit a VBR background cell?
 #[inline]
 pub fn is_vbr(u: &Unit) -> bool {
-    u.ncells == 0 && u.seg.flags & F_VBR != 0
+    u.ncells == 0 && u.frame == VBR_FRAME
 }
 
 /// A VBR background cell on `vc` (its route is the port it loads).
 pub fn vbr_unit(vc: VcId) -> Unit {
-    let seg = Segment { flags: F_VBR, ..Segment::default() };
-    Unit { vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
+    Unit { vc, hop: 0, index: 0, ncells: 0, frame: VBR_FRAME, wire_bytes: 53 }
 }
 
 #[cfg(test)]
@@ -148,19 +157,26 @@ mod unit_tests {
     #[test]
     fn an_rm_cell_survives_the_trip_through_a_unit() {
         let c = RmCell { dir: Direction::Backward, bn: true, ci: false, ni: true, er: 12345.678, ccr: 0.1, mcr: 10.0, out_of_rate: true };
-        let u = c.to_unit(VcId(3), VcId(4));
+        let mut rm = RmCells::default();
+        let u = rm.to_unit(c, VcId(3), VcId(4));
+        let other = rm.to_unit(RmCell { er: 1.0, ..c }, VcId(5), VcId(5));
         assert!(is_frameless(&u) && !is_vbr(&u) && !u.is_eom());
         assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
-        assert_eq!(RmCell::from_unit(&u), Some((c, VcId(3))));
-        let mut u = u;
-        RmCell::set_er(&mut u, 5.0);
-        assert_eq!(RmCell::from_unit(&u).unwrap().0.er, 5.0);
+        assert_eq!(rm.read(&u), Some((c, VcId(3))));
+        rm.set_er(&u, 5.0);
+        assert_eq!(rm.read(&u).unwrap().0.er, 5.0);
+        assert_eq!(rm.read(&other).unwrap().0.er, 1.0, "each cell its own fields");
+        rm.release(&u);
+        assert_eq!(rm.in_network(), 1);
+        let again = rm.to_unit(c, VcId(6), VcId(6));
+        assert_eq!(again.frame, u.frame, "a freed slot is reused");
+        assert_eq!(rm.in_network(), 2);
     }
 
     #[test]
     fn vbr_cells_are_not_rm_cells_and_follow_their_on_periods() {
         let u = vbr_unit(VcId(7));
-        assert!(is_vbr(&u) && is_frameless(&u) && RmCell::from_unit(&u).is_none());
+        assert!(is_vbr(&u) && is_frameless(&u) && RmCells::default().read(&u).is_none());
         let ms = crate::time::PS_PER_MS;
         let v = VbrConfig { port: crate::net::PortId(0), rate: 1000.0, on: 100 * ms, off: 100 * ms, start: 2 * ms };
         assert_eq!(v.next_cell(0), 2 * ms);
@@ -179,8 +195,8 @@ mod unit_tests {
 
     #[test]
     fn a_data_cell_is_not_an_rm_cell() {
-        let u = Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53, seg: Segment::default() };
-        assert!(!is_frameless(&u) && RmCell::from_unit(&u).is_none());
+        let u = Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53 };
+        assert!(!is_frameless(&u) && RmCells::default().read(&u).is_none());
     }
 }
 

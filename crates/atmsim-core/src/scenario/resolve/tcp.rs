@@ -32,6 +32,10 @@ pub(super) fn sizes(s: &Scenario) -> Result<Sizes, ScenarioError> {
         return err("ip.header_bytes", "must be at least 40 (IP and TCP headers)");
     }
     let mtu = parse_bytes(&s.ip.mtu).or_else(|p| err("ip.mtu", p))?;
+    if mtu > 65535 {
+        // IPv4's total length is a 16-bit field (RFC 791 §3.1).
+        return err("ip.mtu", format!("{mtu} bytes is more than an IPv4 packet can be (65535)"));
+    }
     let mss = parse_bytes(&s.tcp.mss).or_else(|p| err("tcp.mss", p))?;
     if mss == 0 {
         return err("tcp.mss", "must be positive");
@@ -94,6 +98,13 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
 #[cfg(test)]
 mod tests {
     use crate::scenario::test_support::check;
+
+    #[test]
+    fn an_mtu_beyond_ipv4s_total_length_is_refused() {
+        let e = check(&["ip.mtu=65536B"]).unwrap_err();
+        assert_eq!(e.key, "ip.mtu", "{e}");
+        assert!(check(&["ip.mtu=65535B"]).is_ok());
+    }
 
     #[test]
     fn mss_larger_than_mtu_allows() {
