@@ -54,8 +54,9 @@ pub mod flags {
     pub const ACK: u8 = 2;
 }
 
-/// A TCP segment's header as the simulator needs it (no checksum, options or
-/// urgent data). Sequence numbers are 64-bit and never wrap.
+/// A TCP segment's header as the simulator needs it (no checksum or urgent
+/// data; of the options only SACK's, by size and reference). Sequence
+/// numbers are 64-bit and never wrap.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Segment {
     pub seq: u64,
@@ -65,6 +66,23 @@ pub struct Segment {
     /// Advertised receive window in bytes.
     pub wnd: u32,
     pub flags: u8,
+    /// TCP option bytes beyond the fixed header, padded to 4 (0 except with
+    /// SACK: SACK-permitted on the SYNs, the SACK option on ACKs; docs/tcp.md
+    /// "SACK"). They count in the packet's length and its cells.
+    pub opt: u8,
+    /// The SACK option of an ACK, by reference: its number in the receiver's
+    /// option log (`sack_option.rs`), 0 when there is none. The blocks stay
+    /// out of the header every cell copies.
+    pub sack: u32,
+}
+
+impl Segment {
+    /// IP datagram length: payload, the fixed IP and TCP headers
+    /// (`header_bytes`) and the TCP options.
+    #[inline]
+    pub fn ip_len(&self, header_bytes: u32) -> u32 {
+        self.len + header_bytes + self.opt as u32
+    }
 }
 
 /// What a link carries: a cell (ATM) or a packet.

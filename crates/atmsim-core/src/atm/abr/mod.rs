@@ -92,7 +92,7 @@ impl RmCell {
             | (self.ci as u8 * F_CI)
             | (self.ni as u8 * F_NI)
             | (self.out_of_rate as u8 * F_OUT_OF_RATE);
-        let seg = Segment { seq: self.er.to_bits(), ack: self.ccr.to_bits(), len: (self.mcr as f32).to_bits(), wnd: owner.0, flags };
+        let seg = Segment { seq: self.er.to_bits(), ack: self.ccr.to_bits(), len: (self.mcr as f32).to_bits(), wnd: owner.0, flags, opt: 0, sack: 0 };
         Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME, wire_bytes: 53, seg }
     }
 

@@ -67,6 +67,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         VariantName::VegasRmAfr => (Variant::VegasRm, true),
         VariantName::Vegas => (Variant::Vegas, false),
         VariantName::VegasAfr => (Variant::Vegas, true),
+        VariantName::Sack => (Variant::Sack, false),
     };
     let initial_window = s.tcp.initial_window.unwrap_or(variant.default_initial_window());
     if initial_window == 0 {
