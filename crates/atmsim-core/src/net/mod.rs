@@ -123,3 +123,16 @@ pub struct InFlight {
     pub arrive_at: Time,
     pub unit: Unit,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Segment;
+
+    #[test]
+    fn option_bytes_count_in_the_ip_length_and_the_header_stays_small() {
+        assert_eq!(Segment { opt: 20, ..Default::default() }.ip_len(40), 60, "a 2-block SACK ACK");
+        assert_eq!(Segment { len: 9128, ..Default::default() }.ip_len(40), 9168);
+        // Every cell carries a copy: the SACK fields fit in what was padding.
+        assert!(std::mem::size_of::<Segment>() <= 32, "{}", std::mem::size_of::<Segment>());
+    }
+}
