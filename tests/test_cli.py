@@ -13,6 +13,7 @@ import pytest
         (["run", "aron97-topo1-atm", "--set", "flow.f1.dst=R2"], "flow[f1].dst"),
         (["run", "aron97-topo1-atm", "--set", "switch.buffer=40B"], "switch.buffer"),
         (["run", "aron97-topo1-atm", "--set", "tcp.mss=9200B"], "tcp.mss"),
+        (["run", "aron97-topo1-packet", "--set", "tcp.variant=sak"], "tcp.variant"),
         (["run", "aron97-topo1-atm", "--set", "nonsense"], "--set"),
         (["run", "no-such-scenario"], "scenario"),
         (["validate", "aron97-topo1-packet", "--set", "switch.buffer=100cells"], "switch.buffer"),
@@ -149,3 +150,18 @@ def test_corrupt_summary_and_claims_are_one_line(cli, tmp_path):
         r = cli(cmd, str(tmp_path))
         assert r.returncode == 2, r.stderr
         assert r.stderr.count("\n") == 1 and str(tmp_path) in r.stderr, r.stderr
+
+
+def test_sack_variant_runs_and_recovers(cli):
+    """`tcp.variant=sack` runs end to end, balances its books and recovers by
+    fast retransmission (RFC 6675), differently from NewReno."""
+    def run(variant):
+        out = cli("run", "aron97-topo1-packet", "--set", "tcp.variant=" + variant,
+                  "--set", "duration=2s", "--json", check=True).stdout
+        return json.loads(out)
+
+    sack, newreno = run("sack"), run("newreno")
+    assert sack["accounting"]["balanced"]
+    assert sum(f["fast_retransmits"] for f in sack["flows"]) > 0
+    assert sum(f["segments_retransmitted"] for f in sack["flows"]) > 0
+    assert sack["flows"] != newreno["flows"]

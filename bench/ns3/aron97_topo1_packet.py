@@ -40,6 +40,8 @@ docs/reproductions.md):
   but R1's other outputs (towards S1..S8) carry only ACKs and never fill.
 * Host NIC queues: 100000 packets (never a bottleneck; the window is 57 segments).
 * TCP: ns3::TcpNewReno + ns3::TcpClassicRecovery (not PRR), Sack=false, Timestamp=false,
+  (`--sack`: Sack=true, ns-3's RFC 6675 scoreboard, pipe and NextSeg; `--recovery prr`:
+  ns3::TcpPrrRecovery, RFC 6937, instead of the classic recovery),
   WindowScaling=true, SndBufSize = RcvBufSize = 524288 (512 KiB window), SegmentSize
   9128, InitialCwnd 1, DelAckCount 1 (no delayed ACK), MinRto 1 s (BSD rttmin = 2
   ticks of 500 ms), ClockGranularity 1 ms (default), LimitedTransmit=false (RFC 3042 is
@@ -48,6 +50,11 @@ docs/reproductions.md):
 * Apps: BulkSend (MaxBytes 60,000,000, SendSize 9128) and PacketSink; Simulator::Stop(10 s).
 * E = bytes delivered to the 8 sinks / U_max, U_max = (424e6/3) * 10 / 8 / 9168 * 9128
   (payload of full segments the bottleneck could carry in 10 s, as atmsim computes it).
+* Counters (C++ callbacks on each sender's socket, connected when its application starts):
+  retransmissions = data segments sent at a sequence number below the highest one the
+  socket has sent (trace "Tx"); timeouts = RTO expiries, seen as the RTO doubling that
+  ns-3's ReTxTimeout applies (trace "RTO", new == min(2 old, 60 s)); recoveries = entries
+  into CA_RECOVERY, loss_states = entries into CA_LOSS (trace "CongState").
 """
 
 import argparse
@@ -90,6 +97,9 @@ def main(argv=None):
                     help="router output DropTailQueue MaxSize in bytes (192528)")
     ap.add_argument("--no-ppp-compensation", action="store_true",
                     help="use the nominal 141.333 Mb/s instead of scaling by 9170/9168")
+    ap.add_argument("--sack", action="store_true", help="TcpSocketBase::Sack = true")
+    ap.add_argument("--recovery", choices=("classic", "prr"), default="classic",
+                    help="TcpL4Protocol::RecoveryType: TcpClassicRecovery or TcpPrrRecovery")
     args = ap.parse_args(argv)
 
     t_import = time.perf_counter()
@@ -112,6 +122,39 @@ def main(argv=None):
       auto tc = n->GetObject<ns3::TrafficControlLayer>();
       return tc && tc->TraceConnectWithoutContext("TcDrop", ns3::MakeCallback(&OnTcDrop));
     }
+    // Per-sender counters: retransmitted data segments, RTO expiries, state entries.
+    static std::map<const ns3::TcpSocketBase*, uint32_t> g_max_end;
+    static uint64_t g_rexmit = 0, g_rto = 0, g_recovery = 0, g_loss = 0;
+    void OnTx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h,
+              ns3::Ptr<const ns3::TcpSocketBase> s) {
+      uint32_t len = p->GetSize();
+      if (len == 0) return;  // pure ACK or SYN: the trace carries the payload only
+      uint32_t seq = h.GetSequenceNumber().GetValue();
+      uint32_t& end = g_max_end[ns3::PeekPointer(s)];
+      if (seq < end) g_rexmit++;
+      if (seq + len > end) end = seq + len;
+    }
+    void OnRto(ns3::Time o, ns3::Time n) {
+      if (n > o && n == std::min(o * 2, ns3::Seconds(60))) g_rto++;
+    }
+    void OnCong(ns3::TcpSocketState::TcpCongState_t o, ns3::TcpSocketState::TcpCongState_t n) {
+      if (n == ns3::TcpSocketState::CA_RECOVERY && o != n) g_recovery++;
+      if (n == ns3::TcpSocketState::CA_LOSS && o != n) g_loss++;
+    }
+    void HookSocket(uint32_t node) {
+      std::string base = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+      ns3::Config::ConnectWithoutContext(base + "Tx", ns3::MakeCallback(&OnTx));
+      ns3::Config::ConnectWithoutContext(base + "RTO", ns3::MakeCallback(&OnRto));
+      ns3::Config::ConnectWithoutContext(base + "CongState", ns3::MakeCallback(&OnCong));
+    }
+    // The socket exists once the application has started (BulkSend creates it then).
+    void HookSocketAt(uint32_t node, double at_s) {
+      ns3::Simulator::Schedule(ns3::Seconds(at_s), &HookSocket, node);
+    }
+    uint64_t Rexmits() { return g_rexmit; }
+    uint64_t Rtos() { return g_rto; }
+    uint64_t Recoveries() { return g_recovery; }
+    uint64_t LossStates() { return g_loss; }
     }
     """)
     atmbench = cppyy.gbl.atmbench
@@ -120,13 +163,14 @@ def main(argv=None):
     # ---- TCP defaults -------------------------------------------------------------------
     C = ns.Config.SetDefault
     C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
-    C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
+    recovery = ns.TcpPrrRecovery if args.recovery == "prr" else ns.TcpClassicRecovery
+    C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery.GetTypeId()))
     C("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     C("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(1))
     C("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
     C("ns3::TcpSocket::SndBufSize", ns.UintegerValue(WINDOW))
     C("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(WINDOW))
-    C("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    C("ns3::TcpSocketBase::Sack", ns.BooleanValue(args.sack))
     C("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     C("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(True))
     C("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
@@ -206,6 +250,8 @@ def main(argv=None):
         bh.SetAttribute("SendSize", ns.UintegerValue(MSS))
         bapps = bh.Install(senders.Get(i))
         bapps.Start(ns.MilliSeconds(i * STAGGER_MS))
+        # 1 us after the start: the socket exists, its SYN has not been answered yet.
+        atmbench.HookSocketAt(senders.Get(i).GetId(), i * STAGGER_MS / 1000 + 1e-6)
     ns.Simulator.Stop(stop)
 
     t0 = time.perf_counter()
@@ -228,7 +274,7 @@ def main(argv=None):
         "simulator": "ns-3",
         "version": ver,
         "scenario": "aron97-topo1-packet",
-        "tcp": "TcpNewReno+TcpClassicRecovery",
+        "tcp": "TcpNewReno+%s%s" % (recovery.__name__, "+SACK" if args.sack else ""),
         "wall_s": wall,
         "setup_s": t0 - t_setup,
         "import_s": t_setup - t_import,
@@ -243,6 +289,10 @@ def main(argv=None):
         # waiting packets only (ns-3 does not count the one in transmission): expect 20
         "bottleneck_peak_queue_packets": int(atmbench.PeakQueue()),
         "fairness": jain(per_flow),
+        "retransmissions": int(atmbench.Rexmits()),
+        "timeouts": int(atmbench.Rtos()),
+        "recoveries": int(atmbench.Recoveries()),
+        "loss_states": int(atmbench.LossStates()),
         "link_rate_bps": rate_bps,
         "router_queue_bytes": args.queue_bytes,
     }

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 STYLE = {"atm": "-", "packet": "--"}
 MARKERS = {"lite": "o", "lite-afr": "s", "vegas-rm": "^", "vegas-rm-afr": "v", "vegas": "D", "vegas-afr": "*",
-           "lite-iw2": "x"}
+           "lite-iw2": "x", "newreno": "P", "sack": "h"}
 
 
 def save(fig, path):

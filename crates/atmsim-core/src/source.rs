@@ -60,7 +60,7 @@ impl DatagramSource {
         if len == 0 {
             return None;
         }
-        let seg = Segment { seq: self.next_seq, ack: 0, len, wnd: 0, flags: 0 };
+        let seg = Segment { seq: self.next_seq, ack: 0, len, wnd: 0, flags: 0, opt: 0, sack: 0 };
         self.next_seq += len as u64;
         self.bytes_sent += len as u64;
         self.datagrams_sent += 1;

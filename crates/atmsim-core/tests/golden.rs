@@ -79,6 +79,8 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo2-packet", "vegas-afr", &["tcp.variant=vegas-afr", "switch.buffer=48KB"]),
     ("aron97-topo2-packet", "newreno", &["tcp.variant=newreno", "tcp.tick=100ms"]),
     ("aron97-topo1-packet", "tahoe-cells", &["tcp.variant=tahoe", "switch.buffer=21packets"]),
+    ("aron97-topo1-packet", "sack", &["tcp.variant=sack"]),
+    ("aron97-topo1-atm", "sack", &["tcp.variant=sack", "switch.buffer=48KB"]),
     ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
     ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
 ];

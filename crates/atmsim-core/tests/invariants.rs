@@ -123,7 +123,7 @@ proptest! {
         rate in 5u32..60,
         delay in 10u32..5000,
         mss in prop::sample::select(vec![512u32, 1460, 4312, 9140]),
-        variant in prop::sample::select(vec!["lite", "tahoe", "newreno", "lite-afr", "vegas-rm", "vegas-rm-afr", "vegas", "vegas-afr"]),
+        variant in prop::sample::select(vec!["lite", "tahoe", "newreno", "lite-afr", "vegas-rm", "vegas-rm-afr", "vegas", "vegas-afr", "sack"]),
         delack in any::<bool>(),
         per_vc in any::<bool>(),
         seed in 1u64..1000,

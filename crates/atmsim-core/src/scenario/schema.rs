@@ -86,6 +86,9 @@ pub enum VariantName {
     /// avoidance and retransmission mechanism.
     Vegas,
     VegasAfr,
+    /// Lite's slow start and congestion avoidance with SACK (RFC 2018
+    /// option, RFC 6675 loss recovery).
+    Sack,
 }
 
 /// `[atm]`: how IP packets become cells (only used on `network = "atm"`,
@@ -128,8 +131,9 @@ impl Default for IpSection {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpSection {
-    /// lite, tahoe, newreno, vegas-rm, vegas; "-afr" (lite-afr, vegas-rm-afr,
-    /// vegas-afr) adds Adaptive Fast Retransmit (Aron & Druschel §5.1.1).
+    /// lite, tahoe, newreno, vegas-rm, vegas, sack; "-afr" (lite-afr,
+    /// vegas-rm-afr, vegas-afr) adds Adaptive Fast Retransmit (Aron &
+    /// Druschel §5.1.1).
     pub variant: VariantName,
     /// AFR's 2-bit state (used by "-afr" variants only). "saturating": a
     /// saturating counter, two consecutive-loss episodes to switch to

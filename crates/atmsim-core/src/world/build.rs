@@ -17,7 +17,7 @@ use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::tcp::{TcpReceiver, TcpSender, Variant};
 use rand::Rng;
 
 /// No frame is known to be doomed on the VC.
@@ -56,10 +56,11 @@ impl World {
                         (tcp.snd_buf, tcp.rcv_buf) = (w, w);
                     }
                     let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
-                    Endpoints::Tcp {
-                        sender: TcpSender::new(&tcp, f.bytes),
-                        receiver: TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack),
+                    let mut receiver = TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack);
+                    if tcp.variant == Variant::Sack {
+                        receiver = receiver.with_sack();
                     }
+                    Endpoints::Tcp { sender: TcpSender::new(&tcp, f.bytes), receiver }
                 }
                 App::Cbr { payload, rate } => {
                     vcs.open(fid, src, dst, (f.data_route.clone(), UDP_HEADER_BYTES), None);

@@ -112,8 +112,9 @@ impl World {
     /// it with its `PortEvent::Free`.
     pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: Segment) -> Option<Time> {
         let v = self.vcs.get(vc);
-        let ip_len = seg.len + v.header_bytes;
-        // `ip.mtu` is at most 65535 (validated), so an IP length fits a unit.
+        let ip_len = seg.ip_len(v.header_bytes);
+        // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
+        // (validated), so an IP length fits a unit.
         let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len as u16) };
         let srtt = match (v.carries_payload(), &self.flows[v.flow.ix()].endpoints) {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,

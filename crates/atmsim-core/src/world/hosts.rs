@@ -35,7 +35,7 @@ impl World {
     /// adapter when hosts are modelled.
     fn transmit_now(&mut self, vc: VcId, seg: Segment) {
         let v = self.vcs.get(vc);
-        let (h, ip_len) = (v.src, seg.len + v.header_bytes);
+        let (h, ip_len) = (v.src, seg.ip_len(v.header_bytes));
         match self.hosts[h.ix()].pipe.as_mut() {
             None => {
                 self.segment_onto_link(vc, seg);
@@ -70,7 +70,7 @@ impl World {
     /// once, or after the adapter's bus transfer and the CPU.
     pub(super) fn deliver(&mut self, vc: VcId, seg: Segment) {
         let v = self.vcs.get(vc);
-        let (h, ip_len) = (v.dst, seg.len + v.header_bytes);
+        let (h, ip_len) = (v.dst, seg.ip_len(v.header_bytes));
         match self.hosts[h.ix()].pipe.as_mut() {
             None => self.deliver_to_transport(vc, seg),
             Some(pipe) => {

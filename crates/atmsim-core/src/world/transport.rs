@@ -58,9 +58,11 @@ impl World {
                     self.transmit(self.vcs.reply_of(f), ack);
                 }
             }
-            (Endpoints::Tcp { sender, .. }, VcRole::Reply) => {
+            (Endpoints::Tcp { sender, receiver }, VcRole::Reply) => {
                 let mut out = std::mem::take(&mut self.seg_buf);
-                let ev = sender.on_ack(self.now, &seg, &mut out);
+                // The ACK's SACK option, if any, waits in the receiver's log.
+                let blocks = receiver.sack_blocks(seg.sack);
+                let ev = sender.on_ack_with_sack(self.now, &seg, blocks.as_slice(), &mut out);
                 self.after_sender(f, ev, out);
             }
             (Endpoints::Arb { .. }, _) => unreachable!("handled by arb_deliver"),

@@ -32,9 +32,10 @@ pub(super) fn sizes(s: &Scenario) -> Result<Sizes, ScenarioError> {
         return err("ip.header_bytes", "must be at least 40 (IP and TCP headers)");
     }
     let mtu = parse_bytes(&s.ip.mtu).or_else(|p| err("ip.mtu", p))?;
-    if mtu > 65535 {
-        // IPv4's total length is a 16-bit field (RFC 791 §3.1).
-        return err("ip.mtu", format!("{mtu} bytes is more than an IPv4 packet can be (65535)"));
+    if mtu > 65495 {
+        // IPv4's total length is a 16-bit field (RFC 791 §3.1), and a
+        // segment may add up to 40 bytes of TCP options (SACK) to the MTU.
+        return err("ip.mtu", format!("{mtu} bytes leaves no room for 40 bytes of TCP options in an IPv4 packet (65535 bytes at most): at most 65495"));
     }
     let mss = parse_bytes(&s.tcp.mss).or_else(|p| err("tcp.mss", p))?;
     if mss == 0 {
@@ -71,6 +72,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         VariantName::VegasRmAfr => (Variant::VegasRm, true),
         VariantName::Vegas => (Variant::Vegas, false),
         VariantName::VegasAfr => (Variant::Vegas, true),
+        VariantName::Sack => (Variant::Sack, false),
     };
     let initial_window = s.tcp.initial_window.unwrap_or(variant.default_initial_window());
     if initial_window == 0 {
@@ -101,9 +103,9 @@ mod tests {
 
     #[test]
     fn an_mtu_beyond_ipv4s_total_length_is_refused() {
-        let e = check(&["ip.mtu=65536B"]).unwrap_err();
+        let e = check(&["ip.mtu=65496B"]).unwrap_err();
         assert_eq!(e.key, "ip.mtu", "{e}");
-        assert!(check(&["ip.mtu=65535B"]).is_ok());
+        assert!(check(&["ip.mtu=65495B"]).is_ok());
     }
 
     #[test]

@@ -126,7 +126,7 @@ impl ArbReceiver {
 
     fn reply(&self, id: u32, loss: bool) -> Segment {
         let f = flags::REPLY | if loss { flags::LOSS } else { 0 };
-        Segment { seq: self.expected, ack: (self.last_rr / RR_UNIT).round() as u64, len: 0, wnd: id, flags: f }
+        Segment { seq: self.expected, ack: (self.last_rr / RR_UNIT).round() as u64, len: 0, wnd: id, flags: f, opt: 0, sack: 0 }
     }
 }
 
@@ -139,7 +139,7 @@ mod tests {
     const S: Time = 1000 * PS_PER_MS;
 
     fn data(seq: u64, sent: Time, request: u32) -> Segment {
-        Segment { seq, ack: sent, len: 450, wnd: request, flags: if request > 0 { flags::REQUEST } else { 0 } }
+        Segment { seq, ack: sent, len: 450, wnd: request, flags: if request > 0 { flags::REQUEST } else { 0 }, opt: 0, sack: 0 }
     }
 
     #[test]

@@ -131,7 +131,7 @@ impl ArbSender {
             return None;
         }
         let len = self.limit.map_or(self.cfg.payload as u64, |b| (b + 1 - self.snd_nxt).min(self.cfg.payload as u64)) as u32;
-        let mut seg = Segment { seq: self.snd_nxt, ack: now, len, wnd: 0, flags: 0 };
+        let mut seg = Segment { seq: self.snd_nxt, ack: now, len, wnd: 0, flags: 0, opt: 0, sack: 0 };
         // Bs is one packet, so every packet is the first of its burst.
         if now - self.last_request_at >= self.cfg.interval {
             let ra = self.bits_since_request / crate::time::secs(now - self.last_request_at);
@@ -225,7 +225,7 @@ mod tests {
     const S: Time = 1000 * PS_PER_MS;
 
     fn reply(id: u32, rr: u64, expected: u64, loss: bool) -> Segment {
-        Segment { seq: expected, ack: rr * 1000, len: 0, wnd: id, flags: flags::REPLY | if loss { flags::LOSS } else { 0 } }
+        Segment { seq: expected, ack: rr * 1000, len: 0, wnd: id, flags: flags::REPLY | if loss { flags::LOSS } else { 0 }, opt: 0, sack: 0 }
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod afr;
 pub mod congestion;
 pub mod receiver;
 pub mod rtt;
+pub mod sack_option;
 pub mod sender;
 
 pub use congestion::{CongestionControl, Variant};

@@ -9,6 +9,7 @@
 //! full segments are unacknowledged, or at the next 200 ms fast tick; without
 //! them (`ack_every_segment`, Aron & Druschel) every segment is ACKed.
 
+use super::sack_option::{SackBlocks, SackReceiver, PERMITTED_BYTES};
 use crate::net::{flags, Segment};
 
 #[derive(Clone, Debug, Default)]
@@ -34,6 +35,8 @@ pub struct TcpReceiver {
     ack_pending: bool,
     /// `rcv_nxt` carried by the last ACK sent.
     last_ack_sent: u64,
+    /// SACK (RFC 2018), when the connection negotiated it.
+    sack: Option<SackReceiver>,
     pub stats: ReceiverStats,
 }
 
@@ -55,8 +58,21 @@ impl TcpReceiver {
             mss,
             ack_pending: false,
             last_ack_sent: 0,
+            sack: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Reports SACK blocks on its ACKs (the SYNs carried SACK-permitted).
+    pub fn with_sack(mut self) -> Self {
+        self.sack = Some(SackReceiver::default());
+        self
+    }
+
+    /// The SACK blocks of the ACK numbered `id` (`Segment::sack`), read once
+    /// by the sender when that ACK arrives.
+    pub fn sack_blocks(&mut self, id: u32) -> SackBlocks {
+        self.sack.as_mut().map_or_else(SackBlocks::default, |s| s.take(id))
     }
 
     /// Bytes waiting in the reassembly list.
@@ -89,6 +105,9 @@ impl TcpReceiver {
         }
         self.stats.bytes_delivered += self.rcv_nxt - before;
         let in_order = self.rcv_nxt > before;
+        if let Some(sack) = &mut self.sack {
+            sack.on_data(s, in_order);
+        }
         if !self.delayed_ack || !in_order || had_hole {
             return Reply::Ack;
         }
@@ -140,7 +159,21 @@ impl TcpReceiver {
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
         let syn = if reply == Reply::SynAck { flags::SYN } else { 0 };
-        Segment { seq: 0, ack: self.rcv_nxt, len: 0, wnd: self.rcv_buf, flags: flags::ACK | syn }
+        let (opt, sack) = match &mut self.sack {
+            None => (0, 0),
+            Some(_) if reply == Reply::SynAck => (PERMITTED_BYTES, 0),
+            Some(s) => {
+                // RFC 2018 §4: an option on every ACK while data are held
+                // out of order.
+                let blocks = s.blocks(&self.ooo);
+                if blocks.is_empty() {
+                    (0, 0)
+                } else {
+                    (blocks.option_bytes(), s.post(blocks))
+                }
+            }
+        };
+        Segment { seq: 0, ack: self.rcv_nxt, len: 0, wnd: self.rcv_buf, flags: flags::ACK | syn, opt, sack }
     }
 }
 
@@ -149,7 +182,7 @@ mod tests {
     use super::*;
 
     fn data(seq: u64, len: u32) -> Segment {
-        Segment { seq, ack: 1, len, wnd: 0, flags: flags::ACK }
+        Segment { seq, ack: 1, len, wnd: 0, flags: flags::ACK, opt: 0, sack: 0 }
     }
 
     fn established(delack: bool) -> TcpReceiver {
@@ -192,5 +225,30 @@ mod tests {
         let mut r = established(true);
         assert_eq!(r.on_segment(&data(101, 100)), Reply::Ack);
         assert_eq!(r.on_segment(&data(1, 100)), Reply::Ack, "hole filled: ACK at once");
+    }
+
+    #[test]
+    fn sack_acks_carry_their_blocks_by_reference_and_size() {
+        let mut r = TcpReceiver::new(65535, 100, false).with_sack();
+        let syn = Segment { flags: flags::SYN, ..Default::default() };
+        let reply = r.on_segment(&syn);
+        let synack = r.make_ack(reply);
+        assert_eq!((synack.opt, synack.sack), (PERMITTED_BYTES, 0), "SACK-permitted");
+        r.on_segment(&data(1, 100));
+        let a = r.make_ack(Reply::Ack);
+        assert_eq!((a.opt, a.sack), (0, 0), "nothing held: no option");
+        r.on_segment(&data(201, 100));
+        let a = r.make_ack(Reply::Ack);
+        assert_eq!((a.ack, a.opt), (101, 12));
+        assert_eq!(r.sack_blocks(a.sack).as_slice(), [(201, 301)]);
+        r.on_segment(&data(401, 100));
+        let a = r.make_ack(Reply::Ack);
+        assert_eq!(a.opt, 20);
+        assert_eq!(r.sack_blocks(a.sack).as_slice(), [(401, 501), (201, 301)]);
+        // Without SACK nothing changes.
+        let mut plain = established(false);
+        plain.on_segment(&data(201, 100));
+        let a = plain.make_ack(Reply::Ack);
+        assert_eq!((a.opt, a.sack), (0, 0));
     }
 }

@@ -7,10 +7,13 @@
 use super::afr::Afr;
 use super::congestion::{AckCtx, CongestionControl, DupAckAction, NewAckAction};
 use super::rtt::{RttEstimator, MAX_RXTSHIFT};
+use super::sack_option::PERMITTED_BYTES;
 use super::TcpConfig;
 use crate::net::{flags, Segment};
 use crate::time::Time;
 use std::collections::VecDeque;
+
+mod sack;
 
 /// When an outstanding segment was last sent and how often (Vegas-RM needs
 /// both; a segment, not a cell, so this is off the per-cell path).
@@ -171,7 +174,7 @@ impl TcpSender {
         self.snd_max = 1;
         self.start_timing(now, 0);
         self.rexmt = self.rtt.rxtcur;
-        out.push(syn());
+        out.push(self.syn());
     }
 
     fn start_timing(&mut self, now: Time, seq: u64) {
@@ -200,8 +203,15 @@ impl TcpSender {
                 break;
             }
             let avail = self.app_end - self.snd_nxt;
-            let len = self.mss.min(avail).min(win - off);
+            let mut len = self.mss.min(avail).min(win - off);
             let retransmission = self.snd_nxt < self.snd_max;
+            if retransmission {
+                // A SACK sender resends only what the receiver lacks.
+                match self.sack_hole(len) {
+                    Some(l) => len = l,
+                    None => continue,
+                }
+            }
             // BSD silly-window avoidance: a full segment, the rest of the
             // data, or a retransmission.
             if len < self.mss && len < avail && !retransmission {
@@ -231,11 +241,23 @@ impl TcpSender {
             self.rexmt = self.rtt.rxtcur;
         }
         self.log_send(now, seq, len);
-        out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK });
+        out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK, opt: 0, sack: 0 });
     }
 
     /// A segment (ACK or SYN-ACK) arrived from the receiver.
     pub fn on_ack(&mut self, now: Time, seg: &Segment, out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        self.on_ack_with_sack(now, seg, &[], out)
+    }
+
+    /// An ACK with the blocks of its SACK option (RFC 2018), which only a
+    /// SACK sender reads.
+    pub fn on_ack_with_sack(
+        &mut self,
+        now: Time,
+        seg: &Segment,
+        sack: &[(u64, u64)],
+        out: &mut Vec<Segment>,
+    ) -> Option<SenderEvent> {
         match self.state {
             SenderState::SynSent => {
                 if seg.flags & flags::SYN != 0 && seg.ack == 1 {
@@ -256,6 +278,9 @@ impl TcpSender {
         let ack = seg.ack;
         if ack > self.snd_max {
             return None;
+        }
+        if self.cc.sack().is_some() {
+            return self.sack_ack(now, seg, sack, out);
         }
         if ack <= self.snd_una {
             let dup = seg.len == 0
@@ -361,7 +386,7 @@ impl TcpSender {
         }
         self.rtt.t_rtt = 0;
         if self.state == SenderState::SynSent {
-            out.push(syn());
+            out.push(self.syn());
             return Some(SenderEvent::Timeout);
         }
         self.snd_nxt = self.snd_una;
@@ -372,6 +397,10 @@ impl TcpSender {
     }
 }
 
-fn syn() -> Segment {
-    Segment { seq: 0, ack: 0, len: 0, wnd: 0, flags: flags::SYN }
+impl TcpSender {
+    /// The SYN: with SACK it carries SACK-permitted (RFC 2018 §2).
+    fn syn(&self) -> Segment {
+        let opt = if self.cc.sack().is_some() { PERMITTED_BYTES } else { 0 };
+        Segment { seq: 0, ack: 0, len: 0, wnd: 0, flags: flags::SYN, opt, sack: 0 }
+    }
 }

@@ -3,9 +3,11 @@
 use super::*;
 use crate::net::{flags, Segment};
 
-const MSS: u64 = 1000;
+pub(super) const MSS: u64 = 1000;
 
-fn cfg(variant: Variant) -> TcpConfig {
+/// A connection's configuration for the sender tests (also SACK's, in
+/// `sender/sack.rs`).
+pub(super) fn cfg(variant: Variant) -> TcpConfig {
     TcpConfig {
         variant,
         afr: None,
@@ -22,7 +24,7 @@ fn cfg(variant: Variant) -> TcpConfig {
 }
 
 fn ack(n: u64) -> Segment {
-    Segment { seq: 0, ack: n, len: 0, wnd: (64 * MSS) as u32, flags: flags::ACK }
+    Segment { seq: 0, ack: n, len: 0, wnd: (64 * MSS) as u32, flags: flags::ACK, opt: 0, sack: 0 }
 }
 
 /// A sender after the handshake; returns it and the first data segments.

@@ -50,6 +50,7 @@ mod testutil;
 use super::afr::Afr;
 use crate::time::Time;
 pub use growth::{Growth, WindowGrowth};
+pub use recovery::sack::{NextSeg, Sack, SackStep};
 pub use recovery::{LossRecovery, Recovery};
 
 /// What the window rules may look at when an ACK arrives or a timer fires.
@@ -87,6 +88,8 @@ pub enum Variant {
     VegasRm,
     /// Vegas-SS/CA + Vegas-RM (Brakmo & Peterson 1995).
     Vegas,
+    /// Lite growth, SACK recovery (RFC 2018 option, RFC 6675 recovery).
+    Sack,
 }
 
 impl Variant {
@@ -98,6 +101,7 @@ impl Variant {
             Variant::NewReno => "newreno",
             Variant::VegasRm => "vegas-rm",
             Variant::Vegas => "vegas",
+            Variant::Sack => "sack",
         }
     }
 
@@ -116,7 +120,7 @@ impl Variant {
     pub fn growth(self, bp95: bool) -> Growth {
         match self {
             Variant::Vegas => Growth::Vegas(growth::vegas::Vegas::new()),
-            Variant::Lite | Variant::Tahoe | Variant::TimeoutOnly | Variant::NewReno | Variant::VegasRm => {
+            Variant::Lite | Variant::Tahoe | Variant::TimeoutOnly | Variant::NewReno | Variant::VegasRm | Variant::Sack => {
                 Growth::Lite(growth::lite::Lite::new(bp95))
             }
         }
@@ -130,6 +134,7 @@ impl Variant {
             Variant::TimeoutOnly => Recovery::TimeoutOnly(recovery::timeout_only::TimeoutOnly),
             Variant::NewReno => Recovery::NewReno(recovery::newreno::NewReno::default()),
             Variant::VegasRm | Variant::Vegas => Recovery::VegasRm(recovery::vegas_rm::VegasRm::default()),
+            Variant::Sack => Recovery::Sack(Sack::default()),
         }
     }
 }
@@ -237,8 +242,8 @@ impl CongestionControl {
         self.w.dupacks
     }
 
-    /// In an RFC 6582 recovery (NewReno; the BSD recoveries keep no such
-    /// state, theirs is `t_dupacks > 3`).
+    /// In an RFC 6582 (NewReno) or RFC 6675 (SACK) recovery; the BSD
+    /// recoveries keep no such state, theirs is `t_dupacks > 3`.
     pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
     }
@@ -262,6 +267,36 @@ impl CongestionControl {
 
     pub fn afr_mut(&mut self) -> Option<&mut Afr> {
         self.afr.as_mut()
+    }
+
+    /// The SACK recovery, if this controller has one (its sender then
+    /// reads SACK blocks and asks it what to send).
+    pub fn sack(&self) -> Option<&Sack> {
+        match &self.recovery {
+            Recovery::Sack(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn sack_mut(&mut self) -> Option<&mut Sack> {
+        match &mut self.recovery {
+            Recovery::Sack(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Any ACK at a SACK sender, with its blocks (RFC 6675 §5; see
+    /// [`Sack::on_ack`]). Outside recovery an ACK of new data opens the
+    /// window by the growth's rule; during recovery cwnd stays at ssthresh.
+    pub fn on_sack_ack(&mut self, c: &AckCtx, blocks: &[(u64, u64)]) -> SackStep {
+        let Recovery::Sack(s) = &mut self.recovery else { panic!("on_sack_ack: not a SACK controller") };
+        let step = s.on_ack(&mut self.w, c, blocks);
+        match step {
+            SackStep::Normal if c.acked > 0 => self.growth.on_ack(&mut self.w, c),
+            SackStep::Exit => self.growth.on_recovery_exit(&mut self.w),
+            _ => {}
+        }
+        step
     }
 
     /// An ACK that is neither a duplicate nor new (a window update, data):

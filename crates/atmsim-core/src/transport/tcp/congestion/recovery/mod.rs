@@ -5,6 +5,8 @@
 
 pub mod lite;
 pub mod newreno;
+pub mod sack;
+pub mod scoreboard;
 pub mod tahoe;
 pub mod timeout_only;
 pub mod vegas_rm;
@@ -57,7 +59,7 @@ pub trait LossRecovery {
     /// ssthresh and `t_dupacks`).
     fn on_timeout(&mut self, c: &AckCtx);
 
-    /// In an RFC 6582 recovery.
+    /// In an RFC 6582 or RFC 6675 recovery.
     fn in_recovery(&self) -> bool {
         false
     }
@@ -70,6 +72,7 @@ pub enum Recovery {
     TimeoutOnly(timeout_only::TimeoutOnly),
     NewReno(newreno::NewReno),
     VegasRm(vegas_rm::VegasRm),
+    Sack(sack::Sack),
 }
 
 /// Static dispatch to the variant's struct: a new recovery adds its line.
@@ -81,6 +84,7 @@ macro_rules! dispatch {
             Recovery::TimeoutOnly($r) => $e,
             Recovery::NewReno($r) => $e,
             Recovery::VegasRm($r) => $e,
+            Recovery::Sack($r) => $e,
         }
     };
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""SACK cross-check: ns-3 and atmsim, NewReno and SACK, on aron97-topo1-packet.
+
+    python bench/ns3/sack.py [--buffers 192528] [--ns3-python PY] [--atmsim CMD] [--json]
+
+For each router buffer (bytes, rounded down to whole 9168-byte packets, see below) runs
+
+* ns-3 (bench/ns3/aron97_topo1_packet.py, one process each): TcpNewReno growth with
+  TcpClassicRecovery and no SACK ("newreno"), with SACK ("sack-classic": ns-3's RFC 6675
+  scoreboard, pipe and NextSeg, cwnd held at ssthresh in recovery), and SACK with
+  TcpPrrRecovery ("sack-prr": RFC 6937 proportional rate reduction, ns-3's default);
+* atmsim (`atmsim run aron97-topo1-packet --set tcp.variant=... --set switch.buffer=...B
+  --json`): `newreno` (RFC 6582) and `sack` (RFC 2018 + RFC 6675, docs/tcp.md),
+
+and prints one table: effective throughput E, Jain's fairness index over the 8 flows,
+retransmitted segments, coarse timeouts (RTO expiries) and fast recoveries entered.
+
+Buffers: atmsim's router limit counts the packet in transmission and holds
+floor(B / 9168) packets; at a B that is not a multiple of 9168 ns-3's device queue plus
+its flow control admit one packet more (bench/ns3/README.md), so both get
+floor(B / 9168) x 9168 bytes.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import run  # noqa: E402  (same folder)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NS3_SCRIPT = os.path.join(HERE, "aron97_topo1_packet.py")
+PACKET = 9168
+NS3_MODELS = [("ns-3 newreno", []), ("ns-3 sack-classic", ["--sack"]),
+              ("ns-3 sack-prr", ["--sack", "--recovery", "prr"])]
+ATMSIM_MODELS = [("atmsim newreno", "newreno"), ("atmsim sack", "sack")]
+
+
+def atmsim_row(summary):
+    flows = summary["flows"]
+    return {
+        "effective_throughput": summary["effective_throughput"],
+        "fairness": summary["fairness"],
+        "retransmissions": sum(f["segments_retransmitted"] for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "recoveries": sum(f["fast_retransmits"] for f in flows),
+        "bottleneck_drops": next(p["units_dropped"] for p in summary["ports"]
+                                 if p["name"] == summary["bottleneck"]),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--buffers", default="192528",
+                    help="comma-separated router buffers in bytes (default 192528)")
+    ap.add_argument("--ns3-python", default=sys.executable)
+    ap.add_argument("--atmsim", default="atmsim", help="atmsim command (default: atmsim)")
+    ap.add_argument("--json", action="store_true", help="also print every row as JSON")
+    args = ap.parse_args()
+
+    rows = []
+    for b in [int(x) for x in args.buffers.split(",")]:
+        buf = b // PACKET * PACKET
+        for name, extra in NS3_MODELS:
+            print("%s, buffer %d B ..." % (name, buf), file=sys.stderr, flush=True)
+            r = run([args.ns3_python, NS3_SCRIPT, "--queue-bytes", str(buf)] + extra, 1800)
+            rows.append(dict(model=name, buffer=buf, **{k: r[k] for k in (
+                "effective_throughput", "fairness", "retransmissions", "timeouts",
+                "recoveries", "bottleneck_drops")}))
+        for name, variant in ATMSIM_MODELS:
+            print("%s, buffer %d B ..." % (name, buf), file=sys.stderr, flush=True)
+            cmd = shlex.split(args.atmsim) + [
+                "run", "aron97-topo1-packet", "--set", "tcp.variant=" + variant,
+                "--set", "switch.buffer=%dB" % buf, "--json"]
+            rows.append(dict(model=name, buffer=buf, **atmsim_row(run(cmd, 1800))))
+
+    print()
+    print("aron97-topo1-packet, 8 flows, 10 s simulated, MSS 9128, window 512 KiB, no delayed ACK")
+    head = ("model", "buffer B", "E", "Jain", "rexmit", "timeouts", "recoveries", "drops")
+    print("%-18s %9s %7s %6s %7s %9s %10s %6s" % head)
+    for r in rows:
+        print("%-18s %9d %7.4f %6.3f %7d %9d %10d %6d" % (
+            r["model"], r["buffer"], r["effective_throughput"], r["fairness"],
+            r["retransmissions"], r["timeouts"], r["recoveries"], r["bottleneck_drops"]))
+    if args.json:
+        print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
