@@ -16,6 +16,7 @@ import os
 import shlex
 import statistics
 import subprocess
+import time
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,11 +58,17 @@ def find_key(obj, key):
 
 
 def run(cmd, timeout):
+    """The run's JSON, with `process_s`: the whole process's wall time
+    (interpreter start, imports, set-up, the run, output)."""
+    t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    elapsed = time.perf_counter() - t0
     if p.returncode != 0:
         err = "\n".join(l for l in p.stderr.splitlines() if "materialize symbols" not in l)
         raise RuntimeError("exit %d: %s" % (p.returncode, err.strip()[-2000:]))
-    return parse_json(p.stdout)
+    r = parse_json(p.stdout)
+    r["process_s"] = elapsed
+    return r
 
 
 def main():
@@ -108,9 +115,13 @@ def main():
     if atm_runs:
         at_wall = statistics.median(float(find_key(r, "wall_s")) for r in atm_runs)
         at_e = float(find_key(atm_runs[0], "effective_throughput"))
+        ns_proc = statistics.median(r["process_s"] for r in ns3_runs)
+        at_proc = statistics.median(r["process_s"] for r in atm_runs)
         print("%-24s %14.4f %14.4f" % ("wall time of run (s)", ns_wall, at_wall))
         print("%-24s %14.2f %14s" % ("speed ratio ns-3/atmsim", ns_wall / at_wall if at_wall else
                                      float("inf"), ""))
+        print("%-24s %14.4f %14.4f" % ("whole process (s)", ns_proc, at_proc))
+        print("%-24s %14.2f %14s" % ("speed ratio, process", ns_proc / at_proc, ""))
         print("%-24s %14.4f %14.4f" % ("effective throughput E", ns_e, at_e))
     else:
         print("%-24s %14.4f %14s" % ("wall time of run (s)", ns_wall, "n/a"))
