@@ -295,7 +295,7 @@ def _papers_epilog() -> str:
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
 def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
-    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html).
+    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, index.html).
 
     PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
     unknown ID lists the paper's figures).
@@ -394,7 +394,7 @@ def plot(directory):
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def report(directory):
-    """Write DIR/report.html: each reproduced figure beside the paper's numbers and its claims."""
+    """Write DIR/index.html (and a page per paper): each reproduced figure beside the paper's numbers and its claims."""
     from .html_report import write
 
     try:
