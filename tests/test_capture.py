@@ -144,7 +144,8 @@ def test_api_captures_are_nanosecond_pcaps_as_the_summary_counts():
     (["ip.header_bytes=50"], "ip.header_bytes"),
     (['capture.ports=["R9->R2"]'], "capture.ports"),
     (['capture.hosts=["R1"]'], "capture.hosts"),
-    (["capture.snaplen=8"], "capture"),
+    (['capture.hosts=["S1"]', "capture.snaplen=8"], "capture.snaplen"),
+    (["capture.snaplen=96"], "capture"),
 ])
 def test_bad_capture_input_exits_2_naming_the_key(cli, tmp_path, sets, key):
     args = ["run", "aron97-topo1-packet", "--pcap", str(tmp_path / "p")]
@@ -152,5 +153,5 @@ def test_bad_capture_input_exits_2_naming_the_key(cli, tmp_path, sets, key):
         args += ["--set", s]
     p = cli(*args)
     assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"atmsim: error: {key}")
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"atmsim: error: {key}: ")
     assert not (tmp_path / "p").exists()
