@@ -110,11 +110,11 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
 def test_reproduce_writes_an_html_report_and_report_rebuilds_it(cli, tmp_path):
     out = tmp_path / "mk"
     cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
-    page = (out / "report.html").read_text()
+    page = (out / "index.html").read_text()
     assert "morris-kung95.fig6.c1" in page and "fig6.png" in page
-    (out / "report.html").unlink()
+    (out / "index.html").unlink()
     cli("report", str(out), check=True)
-    assert (out / "report.html").exists()
+    assert (out / "index.html").read_text() == page
     p = cli("report", str(tmp_path / "nothing"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1
 

@@ -96,6 +96,8 @@ class Result:
 
     summary: dict
     traces: dict = field(default_factory=dict)
+    #: pcap files by name (runs with capture=True): bytes, as written by `write_captures`.
+    captures: dict = field(default_factory=dict)
 
     @property
     def effective_throughput(self) -> float:
@@ -121,6 +123,16 @@ class Result:
         """One trace column as a numpy array (e.g. ("window", "cwnd"))."""
         return self.traces[table][column].to_numpy()
 
+    def write_captures(self, directory) -> list:
+        """Writes the pcap files of a run with capture=True into `directory`; returns their paths."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name, data in self.captures.items():
+            (d / name).write_bytes(data)
+            paths.append(d / name)
+        return paths
+
     def to_arrow(self):
         import pyarrow as pa
 
@@ -137,11 +149,19 @@ def _trace_frames(raw: dict) -> dict:
     return {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()}) for name, cols in raw.items()}
 
 
-def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False) -> Result:
-    """Run a built-in scenario name or TOML file; raises ScenarioError on bad input."""
+def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,
+        capture: bool = False) -> Result:
+    """Run a built-in scenario name or TOML file; raises ScenarioError on bad input.
+
+    capture=True records the ports and hosts of the scenario's [capture] (by
+    default every host of a flow and the bottleneck port) as pcap files in
+    `Result.captures` (docs/captures.md); the summary gains a `capture` block."""
     from .runner import check_seed
 
     check_seed(seed)
     text = load_scenario(scenario)
-    summary_json, traces = _core.run(text, _sets(set), seed, trace)
-    return Result(json.loads(summary_json), _trace_frames(traces) if trace else {})
+    if capture:
+        summary_json, traces, files = _core.run_capture(text, _sets(set), seed, trace)
+    else:
+        (summary_json, traces), files = _core.run(text, _sets(set), seed, trace), []
+    return Result(json.loads(summary_json), _trace_frames(traces) if trace else {}, dict(files))

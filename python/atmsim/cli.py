@@ -242,17 +242,23 @@ def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--trace", is_flag=True, help="Record traces (always on with --out).")
 @click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True)
-def run(scenario, sets, seed, out, as_json, trace, trace_format):
+@click.option("--pcap", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write pcap files of the ports and hosts of [capture] (default: every host of a flow and the bottleneck) here.")
+def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     """Run one scenario and print its summary."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)  # all input errors before any output
-    if out is not None:
-        check_out(out)
-    result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None)
+    for d, option in ((out, "--out"), (pcap, "--pcap")):
+        if d is not None:
+            check_out(d, option)
+    result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None)
     s = result.summary
     if out is not None:
         with atomic_dir(out) as d:
             _write_run(d, s, result.traces, trace_format)
+    if pcap is not None:
+        with atomic_dir(pcap) as d:
+            result.write_captures(d)
     if as_json:
         click.echo(json.dumps(s))
     else:
@@ -289,7 +295,7 @@ def _papers_epilog() -> str:
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
 def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
-    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, report.html).
+    """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, index.html).
 
     PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
     unknown ID lists the paper's figures).
@@ -388,7 +394,7 @@ def plot(directory):
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def report(directory):
-    """Write DIR/report.html: each reproduced figure beside the paper's numbers and its claims."""
+    """Write DIR/index.html (and a page per paper): each reproduced figure beside the paper's numbers and its claims."""
     from .html_report import write
 
     try:

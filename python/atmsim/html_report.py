@@ -1,9 +1,13 @@
-"""The offline HTML report: every reproduced figure beside the
-paper's numbers and the verdict of each claim it tests.
+"""The offline HTML report: one page per reproduced paper, every figure beside
+the paper's numbers and ours, each claim with its verdict (holds or deviates)
+and explanation, the scenarios the runs used and the atmsim version and commit
+that produced them; `DIR/index.html` links the pages.
 
-It reads what `atmsim reproduce` wrote (claims.json and <figure>.png, in DIR
-or, after `reproduce all`, in DIR/<paper>/) and writes one self-contained
-report.html next to them; images are referenced by relative path.
+It reads what `atmsim reproduce` wrote (claims.json, reproduction.json and
+<figure>.png, in DIR or, after `reproduce all`, in DIR/<paper>/) and writes
+`index.html` in each paper's directory, plus DIR/index.html linking them when
+DIR holds several. Pages reference their figures by relative path, load
+nothing from the network and reflow on a phone's screen.
 """
 from __future__ import annotations
 
@@ -11,13 +15,28 @@ import html
 import json
 from pathlib import Path
 
+from atmsim import provenance
 from atmsim.report import compact
 
-STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
-table{border-collapse:collapse;width:100%;font-size:13px;margin:.5em 0 2em}
-td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
-.ok{color:#070;font-weight:bold}.no{color:#b00;font-weight:bold}img{max-width:100%}
-.note{color:#555;font-size:12px}h2{border-bottom:2px solid #444}"""
+PAGE = "index.html"
+
+STYLE = """*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:1100px;margin:0 auto;padding:1em;
+color:#222;line-height:1.4}img{max-width:100%;height:auto}h2{border-bottom:2px solid #444;margin-top:2em}
+table{border-collapse:collapse;width:100%;font-size:14px;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;text-align:left}th{background:#f3f3f3}
+.ok{color:#070;font-weight:bold}.no{color:#b00;font-weight:bold}.note{color:#555;font-size:13px}
+.meta{color:#555;font-size:13px}pre{overflow-x:auto;background:#f7f7f7;padding:.5em;font-size:12px}
+code{word-break:break-word}nav a{margin-right:1em}
+@media (max-width:700px){table.claims thead{display:none}table.claims tr{display:block;border:1px solid #ccc;
+margin-bottom:.8em}table.claims td{display:block;border:none;border-bottom:1px dotted #ddd}
+table.claims td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}"""
+
+# Marks every image that did not load (and says so on the page); the body's
+# data-images attribute tells a headless browser the same.
+SCRIPT = """addEventListener('load',function(){var im=[].slice.call(document.images),bad=im.filter(function(i){
+return !(i.complete&&i.naturalWidth>0)});document.body.setAttribute('data-images',
+bad.length?'broken '+bad.length+' of '+im.length:'loaded '+im.length);bad.forEach(function(i){
+i.insertAdjacentHTML('afterend','<p class=no>figure missing: '+i.getAttribute('src')+'</p>')})});"""
 
 
 def paper_dirs(root: Path) -> list[Path]:
@@ -59,45 +78,114 @@ def _figure_order(rows: list[dict]) -> list[str]:
     return sorted(dict.fromkeys(r["figure"] for r in rows), key=_natural)
 
 
-def render(root: Path) -> str:
+e = html.escape
+
+
+def _head(title: str) -> str:
+    return (f"<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f"<meta name=viewport content='width=device-width, initial-scale=1'><title>{e(title)}</title>"
+            f"<style>{STYLE}</style><script>{SCRIPT}</script></head><body>")
+
+
+def _made_by(meta: dict) -> str:
+    if not meta:
+        return "<p class=meta>made by: unknown (no reproduction.json)</p>"
+    quick = " (--quick grid)" if meta.get("quick") else ""
+    return (f"<p class=meta>atmsim {e(meta.get('atmsim_version', '?'))}, commit <code>{e(meta.get('commit', '?'))}</code>, "
+            f"core <code>{e(meta.get('atmsim_core', '?'))}</code>{quick}</p>")
+
+
+def _claim_row(r: dict) -> str:
+    verdict = "<span class=ok>holds</span>" if r["holds"] else "<span class=no>deviates</span>"
+    why = [e(r.get("note") or "")] if r.get("note") else []
+    if r.get("rule"):
+        why.append(f"<span class=note>rule: {e(r['rule'])}</span>")
+    statement = r["claim"].split(" ", 1)[-1]
+    return (f"<tr class=claim id='claim-{e(r['id'])}' data-holds='{str(bool(r['holds'])).lower()}'>"
+            f"<td data-label=claim><b>{e(r['id'])}</b> {e(statement)}</td>"
+            f"<td data-label=paper>{e(str(r['paper_value']))}</td><td data-label=ours>{e(compact(r['ours'], 200))}</td>"
+            f"<td data-label=verdict>{verdict}</td><td data-label=explanation>{'<br>'.join(why)}</td></tr>")
+
+
+def _runs(fig_meta: dict) -> str:
+    if not fig_meta:
+        return ""
+    parts = [f"<details><summary class=meta>{fig_meta['runs']} runs</summary><ul>"]
+    for name, variants in fig_meta["scenarios"].items():
+        for v in variants:
+            sets = " ".join(f"--set {s}" for s in v["set"]) or "(as written)"
+            seeds = ",".join("default" if s is None else str(s) for s in v["seeds"])
+            parts.append(f"<li><code>{e(name)} {e(sets)}</code> seeds {e(seeds)}</li>")
+    return "".join(parts) + "</ul></details>"
+
+
+def render_paper(d: Path, up: bool) -> str:
+    """The page of the paper reproduced in `d`; `up`: link back to the index one level up."""
+    rows = load_claims(d / "claims.json")
+    meta = provenance.load(d)
+    name = rows[0]["paper"] if rows else d.name
+    held = sum(r["holds"] for r in rows)
+    pngs = {p.stem: p for p in d.glob("*.png")}
+    figs = _figure_order(rows) + sorted(set(pngs) - set(_figure_order(rows)), key=_natural)
+    parts = [_head(f"atmsim: {name}"), "<nav><a href='../index.html'>all papers</a></nav>" if up else "",
+             f"<h1>{e(name)}: reproduced figures and claims</h1>", _made_by(meta),
+             f"<p>{held} of {len(rows)} claims hold; {len(rows) - held} deviate, each with its explanation.</p>",
+             "<nav>" + " ".join(f"<a href='#{e(f)}'>{e(f)}</a>" for f in figs) + " <a href='#scenarios'>scenarios</a></nav>"]
+    for fig in figs:
+        parts.append(f"<section id='{e(fig)}'><h2>{e(fig)}</h2>")
+        if fig in pngs:
+            parts.append(f"<img src='{e(pngs[fig].name)}' alt='{e(name)} {e(fig)}'>")
+        parts.append(_runs(meta.get("figures", {}).get(fig, {})))
+        fr = [r for r in rows if r["figure"] == fig]
+        if fr:
+            parts.append("<table class=claims><thead><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th>"
+                         "<th>explanation</th></tr></thead><tbody>")
+            parts += [_claim_row(r) for r in fr]
+            parts.append("</tbody></table>")
+        parts.append("</section>")
+    parts.append("<section id=scenarios><h2>scenarios</h2>")
+    for sname, text in meta.get("scenarios", {}).items():
+        parts.append(f"<details><summary><code>{e(sname)}</code></summary><pre>{e(text)}</pre></details>")
+    if not meta.get("scenarios"):
+        parts.append("<p class=meta>not recorded (reproduced before reproduction.json existed)</p>")
+    parts.append("</section></body></html>")
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def render_index(root: Path, dirs: list[Path]) -> str:
+    """DIR/index.html of `reproduce all`: one line per paper, linking its page."""
+    parts = [_head("atmsim reproductions"), "<h1>atmsim: reproduced papers</h1>"]
+    commits = {(m.get("atmsim_version"), m.get("commit"), m.get("atmsim_core")) for m in map(provenance.load, dirs)}
+    if len(commits) == 1:
+        parts.append(_made_by(provenance.load(dirs[0])))
+    parts.append("<table><thead><tr><th>paper</th><th>claims</th><th>hold</th><th>deviate</th><th>made by</th></tr></thead>"
+                 "<tbody>")
+    for d in dirs:
+        rows = load_claims(d / "claims.json")
+        held, meta = sum(r["holds"] for r in rows), provenance.load(d)
+        name = rows[0]["paper"] if rows else d.name
+        parts.append(f"<tr><td><a href='{e(d.name)}/{PAGE}'>{e(name)}</a></td><td>{len(rows)}</td><td>{held}</td>"
+                     f"<td>{len(rows) - held}</td><td class=meta>{e(meta.get('commit', '?'))}</td></tr>")
+    parts.append("</tbody></table></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def write(root: Path) -> Path:
+    """Writes every paper's page and, for several papers, DIR/index.html; returns DIR/index.html."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a directory")
     dirs = paper_dirs(root)
     if not dirs:
         raise FileNotFoundError(f"{root}: no claims.json (run `atmsim reproduce` first)")
-    parts = [f"<!doctype html><meta charset=utf-8><title>atmsim report</title><style>{STYLE}</style>",
-             "<h1>atmsim: reproduced figures and claims</h1>"]
-    summary = []
     for d in dirs:
-        rows = load_claims(d / "claims.json")
-        held = sum(r["holds"] for r in rows)
-        name = rows[0]["paper"] if rows else d.name
-        summary.append(f"<li><a href='#{html.escape(name)}'>{html.escape(name)}</a>: {held} of {len(rows)} claims hold</li>")
-        parts.append(f"<h2 id='{html.escape(name)}'>{html.escape(name)}</h2>")
-        pngs = {p.stem: p for p in d.glob("*.png")}
-        for fig in _figure_order(rows) + sorted(set(pngs) - set(_figure_order(rows)), key=_natural):
-            parts.append(f"<h3>{html.escape(fig)}</h3>")
-            if fig in pngs:
-                parts.append(f"<img src='{html.escape(str(pngs[fig].relative_to(root)))}' alt='{html.escape(fig)}'>")
-            fr = [r for r in rows if r["figure"] == fig]
-            if not fr:
-                continue
-            parts.append("<table><tr><th>claim</th><th>paper</th><th>ours</th><th>holds</th><th>rule</th></tr>")
-            for r in fr:
-                verdict = "<span class=ok>yes</span>" if r["holds"] else "<span class=no>no</span>"
-                note = f"<div class=note>{html.escape(r.get('note') or '')}</div>" if r.get("note") else ""
-                parts.append(f"<tr><td><b>{html.escape(r['id'])}</b> {html.escape(r['claim'].split(' ', 1)[-1])}{note}</td>"
-                             f"<td>{html.escape(str(r['paper_value']))}</td><td>{html.escape(compact(r['ours'], 200))}</td>"
-                             f"<td>{verdict}</td><td>{html.escape(r.get('rule', ''))}</td></tr>")
-            parts.append("</table>")
-    parts.insert(2, "<ul>" + "".join(summary) + "</ul>")
-    return "\n".join(parts) + "\n"
-
-
-def write(root: Path) -> Path:
-    path = Path(root) / "report.html"
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render(root))
-    tmp.replace(path)
-    return path
+        _write(d / PAGE, render_paper(d, up=d != root))
+    if dirs != [root]:
+        _write(root / PAGE, render_index(root, dirs))
+    return root / PAGE

@@ -66,4 +66,4 @@ def print_claims(rows: list[dict]) -> None:
     c.print(t)
     if not all(r["holds"] for r in rows):
         c.print("[dim]A deviation is a measured finding, with its reason in the row's note "
-                "(claims.json, report.html); it does not make the run fail.[/]")
+                "(claims.json, index.html); it does not make the run fail.[/]")

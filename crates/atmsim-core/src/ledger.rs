@@ -105,6 +105,13 @@ impl Ledger {
         self.frames[(frame - self.base) as usize]
     }
 
+    /// The segment header of a frame whose fate is still open (`None` once
+    /// its fate is fixed and the record is gone).
+    pub fn segment(&self, frame: u32) -> Option<Segment> {
+        let i = frame.checked_sub(self.base)? as usize;
+        self.frames.get(i).map(|r| r.seg)
+    }
+
     #[inline]
     pub fn cell_arrived(&mut self, frame: u32) {
         self.cells_arrived += 1;

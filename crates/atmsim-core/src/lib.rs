@@ -10,6 +10,7 @@
 //! - [`transport`]: the BSD TCP, with congestion control apart;
 //! - [`host`]: the optional host/adapter model (Morris & Kung);
 //! - [`send_jitter`]: an optional random per-packet processing time at ideal hosts;
+//! - [`capture`]: packet captures as pcap files (`--pcap`);
 //! - [`ledger`]: the fate of every frame (accounting, losses);
 //! - [`stats`], [`trace`]: derived statistics and time series;
 //! - [`scenario`]: TOML schema, overrides, validation;
@@ -19,6 +20,7 @@
 //!   [`summary`]: results.
 
 pub mod atm;
+pub mod capture;
 pub mod coding;
 pub mod engine;
 pub mod host;
@@ -46,4 +48,20 @@ pub fn run_text(text: &str, overrides: &[String], seed: Option<u64>, trace: bool
     let mut world = World::new(model, trace);
     world.run();
     Ok(world.finish())
+}
+
+/// As [`run_text`], with packet captures on (`[capture]`, or by default
+/// every host of a flow and the bottleneck port): also the pcap files.
+pub fn run_text_capture(
+    text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    trace: bool,
+) -> Result<(Summary, Option<trace::Traces>, Vec<capture::write::CaptureFile>), ScenarioError> {
+    let scenario = scenario::parse(text, overrides)?;
+    let model = scenario::validate(&scenario, seed)?;
+    let mut world = World::new(model, trace);
+    world.enable_capture()?;
+    world.run();
+    Ok(world.finish_with_captures())
 }

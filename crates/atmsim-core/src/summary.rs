@@ -124,6 +124,38 @@ pub struct Summary {
     /// Per TCP flow, TCP Boston's measurements (scenarios with `[boston]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub boston: Vec<BostonFlowSummary>,
+    /// Only in runs with captures on (`--pcap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureSummary>,
+}
+
+/// The pcap files of a run and, per TCP flow, the counters of its sender a
+/// capture at its host can be checked against (docs/captures.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct CaptureSummary {
+    pub files: Vec<CaptureFileSummary>,
+    pub tcp: Vec<CaptureTcpCounters>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CaptureFileSummary {
+    pub name: String,
+    /// 101 (LINKTYPE_RAW, IPv4) or 123 (LINKTYPE_SUNATM, AAL5 PDUs).
+    pub linktype: u32,
+    pub packets: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CaptureTcpCounters {
+    pub flow: String,
+    pub syns_sent: u64,
+    /// Data segments, first transmissions and retransmissions.
+    pub segments_sent: u64,
+    pub segments_retransmitted: u64,
+    /// SYN-ACKs and ACKs that reached the sender.
+    pub segments_received: u64,
+    /// BSD's `tcps_rcvdupack`.
+    pub dup_acks: u64,
 }
 
 /// One ABR source end system at the end of a run (`[abr]`).

@@ -7,7 +7,7 @@ use atmsim_core::{scenario, trace::Traces, ScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 create_exception!(_core, PyScenarioError, PyValueError, "An invalid scenario: one line, 'key: problem'.");
 
@@ -90,6 +90,28 @@ fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u6
     Ok((summary.to_json(), tr))
 }
 
+/// Runs one simulation with packet captures on: (summary JSON, traces dict,
+/// [(file name, pcap bytes)]). The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false))]
+fn run_capture<'py>(
+    py: Python<'py>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    trace: bool,
+) -> PyResult<(String, Bound<'py, PyDict>, Vec<(String, Bound<'py, PyBytes>)>)> {
+    let text = text.to_owned();
+    let result = py.allow_threads(move || atmsim_core::run_text_capture(&text, &overrides, seed, trace));
+    let (summary, traces, files) = result.map_err(to_py)?;
+    let tr = match traces {
+        Some(t) => traces_to_py(py, &t)?,
+        None => PyDict::new_bound(py),
+    };
+    let files = files.into_iter().map(|f| (f.name, PyBytes::new_bound(py, &f.bytes))).collect();
+    Ok((summary.to_json(), tr, files))
+}
+
 const ENCAPSULATIONS: [Encapsulation; 3] = [Encapsulation::Raw48, Encapsulation::Aal5VcMux, Encapsulation::Aal5Llc];
 
 /// Cells of one AAL5 frame carrying an IP datagram of `ip_len` bytes under
@@ -149,6 +171,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_capture, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(aal5_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_facts, m)?)?;

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 import atmsim
-from atmsim import claims
+from atmsim import claims, provenance
 from atmsim.errors import InputError
 from atmsim.runner import Job, run_jobs
 
@@ -184,6 +184,7 @@ def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, sch
     ctx = Ctx(p.paper.id, p.grid, out)
     for f in p.figures:
         p.paper.figure(f).make(ctx, _bind(p.declared[f], results))
+    provenance.record(ctx.out, p.paper.id, ctx.quick, {f: _specs(p.declared[f]) for f in p.figures})
     return claims.merge_write(ctx.out / "claims.json", ctx.claims)
 
 

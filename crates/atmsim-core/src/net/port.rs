@@ -86,6 +86,8 @@ pub struct Port {
     pub random_drop: Option<RandomDrop>,
     /// The unit a push-out just evicted (see [`Offer::PushedOut`]).
     pub evicted: Option<Unit>,
+    /// How much earlier every unit behind the evicted one now leaves.
+    pub evicted_shift: Time,
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: VecDeque<InFlight>,
     pub stats: PortStats,
@@ -167,6 +169,7 @@ impl Port {
             ser: Serializer::new(rate),
             random_drop: None,
             evicted: None,
+            evicted_shift: 0,
             pipe: VecDeque::new(),
             stats: PortStats::default(),
         }

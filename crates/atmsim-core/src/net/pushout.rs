@@ -73,6 +73,7 @@ impl Port {
         self.stats.units_dropped += 1;
         self.stats.dropped_by[DropReason::RandomDrop as usize] += 1;
         self.evicted = Some(victim);
+        self.evicted_shift = shift;
         match self.accept(now, unit) {
             Offer::Accepted { arrive_at, .. } => Offer::PushedOut { arrive_at },
             other => other,

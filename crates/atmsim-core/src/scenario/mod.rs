@@ -10,10 +10,12 @@
 //! - [`routing`]: the topology graph and the routes over it;
 //! - [`model`]: the resolved [`Model`] the simulator reads;
 //! - [`boston`]: `[boston]`, TCP Boston and its measurements;
+//! - [`capture`]: `[capture]`, the ports and hosts written as pcap files;
 //! - [`units`]: quantities with units ("30ms", "192.5KB", "3us/cell").
 
 pub mod abr_schema;
 pub mod boston;
+pub mod capture;
 pub mod model;
 mod overrides;
 mod resolve;

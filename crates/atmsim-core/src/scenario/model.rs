@@ -142,6 +142,8 @@ pub struct Model {
     pub abr: Option<crate::atm::abr::AbrConfig>,
     /// TCP Boston and its measurements (`[boston]`).
     pub boston: Option<BostonConfig>,
+    /// What `[capture]` names (recorded only when a run asks for captures).
+    pub capture: Option<super::capture::CaptureModel>,
 }
 
 impl Model {

@@ -455,6 +455,9 @@ pub struct Scenario {
     pub abr: Option<super::abr_schema::AbrSection>,
     /// TCP Boston and its measurements (`scenario/boston.rs`).
     pub boston: Option<crate::transport::boston::BostonConfig>,
+    /// Ports and hosts written as pcap files by `--pcap` (`scenario/capture.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<super::capture::CaptureSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

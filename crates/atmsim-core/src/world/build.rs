@@ -170,6 +170,8 @@ impl World {
             seg_buf: Vec::with_capacity(64),
             traces: trace.then(Traces::default),
             log_port: if trace { model.trace_port } else { None },
+            watching: trace && model.trace_port.is_some(),
+            capture: None,
             unit_hops: 0,
             wall_s: 0.0,
             abr,

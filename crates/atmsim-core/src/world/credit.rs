@@ -16,7 +16,6 @@ use crate::net::port::Started;
 use crate::net::{PortId, VcId};
 use crate::scenario::CreditTransport;
 use crate::time::Time;
-use crate::trace::PortChange;
 
 impl World {
     /// A per-VC port's transmission ended: credit the cell that left, then
@@ -24,8 +23,8 @@ impl World {
     pub(super) fn port_free(&mut self, p: PortId) {
         let t = self.now;
         if let Some(done) = self.ports[p.ix()].finish_tx(t) {
-            if self.log_port == Some(p) {
-                self.log(t, &done, PortChange::Depart);
+            if self.watching {
+                self.watch_depart(p, t, &done);
             }
             if done.hop > 0 {
                 let upstream = self.vcs.get(done.vc).ports[done.hop as usize - 1];

@@ -11,6 +11,7 @@ use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Time};
+use crate::capture::write::CaptureFile;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{SenderState, TcpSender};
@@ -140,7 +141,13 @@ fn within_limit(p: &Port) -> bool {
 
 impl World {
     /// Builds the summary (and hands over the traces).
-    pub fn finish(mut self) -> (Summary, Option<Traces>) {
+    pub fn finish(self) -> (Summary, Option<Traces>) {
+        let (summary, traces, _) = self.finish_with_captures();
+        (summary, traces)
+    }
+
+    /// The summary, the traces and, if captures were on, the pcap files.
+    pub fn finish_with_captures(mut self) -> (Summary, Option<Traces>, Vec<CaptureFile>) {
         let boston = self.boston_summary();
         let m = &self.model;
         let horizon = self.now;
@@ -265,11 +272,14 @@ impl World {
             accounting: acc,
             abr: None,
             boston,
+            capture: None,
         };
         if let Some(abr) = self.abr.as_deref_mut() {
             let names: Vec<String> = m.flows.iter().map(|f| f.name.clone()).collect();
             summary.abr = Some(abr.summary(horizon, &self.vcs, &names));
         }
-        (summary, self.traces.take())
+        let files = self.capture_files();
+        summary.capture = self.capture_summary(&files);
+        (summary, self.traces.take(), files)
     }
 }

@@ -43,8 +43,8 @@ impl World {
             }
         }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
-        if self.log_port == Some(p) {
-            self.log_offer(p, &unit, offer);
+        if self.watching {
+            self.watch_offer(p, &unit, offer);
         }
         match offer {
             Offer::Accepted { arrive_at, pipe_was_empty } => {
@@ -121,6 +121,9 @@ impl World {
             _ => 0,
         };
         let (first_port, flow, payload) = (v.ports[0], v.flow, v.carries_payload());
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.at_host(v.src, self.now, vc, &seg, true);
+        }
         let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.boston.is_some() { self.boston_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
@@ -187,7 +190,7 @@ impl World {
 
     /// Logs what `offer` did with a unit at the logged port.
     #[cold]
-    fn log_offer(&mut self, p: PortId, unit: &Unit, offer: Offer) {
+    pub(super) fn log_offer(&mut self, p: PortId, unit: &Unit, offer: Offer) {
         let now = self.now;
         match offer {
             Offer::Accepted { arrive_at, .. } => {

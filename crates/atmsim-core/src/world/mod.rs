@@ -11,6 +11,7 @@
 //! | `transport.rs` | transports and sources: TCP senders/receivers, their timers, datagram sources |
 //! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
 //! | `boston.rs` | TCP Boston's pieces, partial reassembly and partial ACKs; the measurements of its paper |
+//! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
@@ -21,6 +22,7 @@ mod arb;
 mod abr;
 mod boston;
 mod build;
+mod capture;
 mod credit;
 mod finish;
 mod forward;
@@ -88,6 +90,11 @@ pub struct World {
     traces: Option<Traces>,
     /// The port whose changes are logged (`trace.port`, traces on).
     log_port: Option<PortId>,
+    /// Some port is logged or captured: its offers and departures go to
+    /// `watch_offer`/`watch_depart` (one predictable branch per unit).
+    watching: bool,
+    /// Packet captures, when the run asked for them.
+    capture: Option<Box<crate::capture::Capture>>,
     /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
     /// so the run lasts its full duration).
     unfinished: usize,

@@ -43,7 +43,10 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
     let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
-    Ok(Model {
+    let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
+    let capture = super::capture::resolve(s, &port_names, &host_names)?;
+    let model = Model {
         abr,
         host,
         send_jitter,
@@ -65,7 +68,12 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         trace_port,
         credit_transport: s.credit.transport,
         boston,
-    })
+        capture,
+    };
+    if model.capture.is_some() {
+        super::capture::check(&model)?;
+    }
+    Ok(model)
 }
 
 /// Periodic events a run may take per host (coarse ticks) and queue samples

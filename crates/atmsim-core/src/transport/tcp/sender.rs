@@ -49,6 +49,13 @@ pub struct SenderStats {
     pub bytes_retransmitted: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// SYNs sent (the first and any retransmitted by the timer).
+    pub syns_sent: u64,
+    /// Segments from the receiver (SYN-ACKs and ACKs) given to `on_ack`.
+    pub segments_received: u64,
+    /// BSD's `tcps_rcvdupack`: established, an ACK that acknowledges
+    /// nothing new, carries no data, no SYN and the same window.
+    pub dup_acks: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -174,6 +181,7 @@ impl TcpSender {
         self.snd_max = 1;
         self.start_timing(now, 0);
         self.rexmt = self.rtt.rxtcur;
+        self.stats.syns_sent += 1;
         out.push(self.syn());
     }
 
@@ -258,6 +266,7 @@ impl TcpSender {
         sack: &[(u64, u64)],
         out: &mut Vec<Segment>,
     ) -> Option<SenderEvent> {
+        self.stats.segments_received += 1;
         match self.state {
             SenderState::SynSent => {
                 if seg.flags & flags::SYN != 0 && seg.ack == 1 {
@@ -283,6 +292,9 @@ impl TcpSender {
             return self.sack_ack(now, seg, sack, out);
         }
         if ack <= self.snd_una {
+            if seg.len == 0 && seg.wnd as u64 == self.snd_wnd && seg.flags & flags::SYN == 0 {
+                self.stats.dup_acks += 1;
+            }
             let dup = seg.len == 0
                 && ack == self.snd_una
                 && seg.wnd as u64 == self.snd_wnd
@@ -386,6 +398,7 @@ impl TcpSender {
         }
         self.rtt.t_rtt = 0;
         if self.state == SenderState::SynSent {
+            self.stats.syns_sent += 1;
             out.push(self.syn());
             return Some(SenderEvent::Timeout);
         }

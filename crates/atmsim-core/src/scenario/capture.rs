@@ -1,0 +1,140 @@
+//! `[capture]`: which ports and hosts a run with captures on (`atmsim run
+//! --pcap DIR`) writes as pcap files (docs/captures.md). The section only
+//! names them; nothing is recorded unless the run asks for captures.
+
+use super::model::{App, Model, Network};
+use super::schema::Scenario;
+use super::{err, ScenarioError};
+use crate::net::{HostId, PortId};
+use serde::{Deserialize, Serialize};
+
+/// The section as written.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSection {
+    /// Output ports ("A->B"): the packets (ATM: the AAL5 PDUs) leaving them.
+    #[serde(default)]
+    pub ports: Vec<String>,
+    /// Hosts: the IP packets they send and receive, as tcpdump on the host.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Bytes kept of each packet (headers first; the payload is zeros).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+}
+
+fn default_snaplen() -> u32 {
+    DEFAULT_SNAPLEN
+}
+
+pub const DEFAULT_SNAPLEN: u32 = 96;
+const MIN_SNAPLEN: u32 = 64;
+const MAX_SNAPLEN: u32 = 262_144;
+
+/// What a run with captures on records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureModel {
+    pub ports: Vec<PortId>,
+    pub hosts: Vec<HostId>,
+    pub snaplen: u32,
+}
+
+/// Resolves `[capture]` (None when the section is absent).
+pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) -> Result<Option<CaptureModel>, ScenarioError> {
+    let Some(c) = &s.capture else { return Ok(None) };
+    let ports = indices("capture.ports", &c.ports, port_names, " (use \"A->B\")")?.into_iter().map(PortId).collect::<Vec<_>>();
+    let hosts = indices("capture.hosts", &c.hosts, host_names, "")?.into_iter().map(HostId).collect::<Vec<_>>();
+    if ports.is_empty() && hosts.is_empty() {
+        return err("capture", "names no port and no host (capture.ports, capture.hosts)");
+    }
+    if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen) {
+        return err("capture.snaplen", format!("{} is outside {MIN_SNAPLEN}..={MAX_SNAPLEN} bytes", c.snaplen));
+    }
+    Ok(Some(CaptureModel { ports, hosts, snaplen: c.snaplen }))
+}
+
+/// The position of each of `names` in `known`, each named once.
+fn indices(key: &str, names: &[String], known: &[&str], hint: &str) -> Result<Vec<u32>, ScenarioError> {
+    let mut out = Vec::new();
+    for name in names {
+        match known.iter().position(|k| k == name).map(|i| i as u32) {
+            Some(i) if !out.contains(&i) => out.push(i),
+            Some(_) => return err(key, format!("'{name}' is named twice")),
+            None => return err(key, format!("no {} named '{name}'{hint}", if hint.is_empty() { "host" } else { "port" })),
+        }
+    }
+    Ok(out)
+}
+
+impl CaptureModel {
+    /// What `--pcap` captures when the scenario has no `[capture]`: every
+    /// host that sends or receives a flow, and the bottleneck port.
+    pub fn default_for(m: &Model) -> CaptureModel {
+        let mut host_of = Vec::with_capacity(m.is_host.len());
+        let mut n = 0;
+        for &h in &m.is_host {
+            host_of.push(h.then(|| HostId(n)));
+            n += h as u32;
+        }
+        let mut hosts: Vec<HostId> = m.flows.iter().flat_map(|f| [f.src, f.dst]).filter_map(|node| host_of[node.ix()]).collect();
+        hosts.sort();
+        hosts.dedup();
+        CaptureModel { ports: vec![m.bottleneck], hosts, snaplen: DEFAULT_SNAPLEN }
+    }
+}
+
+/// Can every packet of the model be written with true IPv4 headers? A TCP
+/// header is 20 bytes plus options in 4-byte words (at most 40), so the
+/// model's `ip.header_bytes` must be 40 plus a multiple of 4, at most 80;
+/// and an IPv4 total length is 16 bits.
+pub fn check(m: &Model) -> Result<(), ScenarioError> {
+    let tcp = m.flows.iter().any(|f| f.app == App::Tcp);
+    let hb = m.header_bytes;
+    if tcp && (hb % 4 != 0 || hb > 80) {
+        return err("ip.header_bytes", format!("{hb} cannot be written as IPv4 + TCP headers in a capture (40 plus a multiple of 4, at most 80)"));
+    }
+    let mtu = m.tcp.mss as u64 + hb as u64;
+    if mtu > u16::MAX as u64 {
+        return err("ip.mtu", format!("packets of {mtu} bytes are longer than an IPv4 packet can be (65535) in a capture"));
+    }
+    if m.network == Network::Atm && m.flows.len() * 2 > (u16::MAX as usize - 32) {
+        return err("capture", "too many VCs for 16-bit VCIs");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::test_support::{check, key_of};
+
+    #[test]
+    fn names_are_checked_and_keyed() {
+        assert_eq!(key_of(&["capture.ports=[\"Q->B\"]"]), "capture.ports");
+        assert_eq!(key_of(&["capture.hosts=[\"X\"]"]), "capture.hosts"); // a switch, not a host
+        assert_eq!(key_of(&["capture.hosts=[\"A\", \"A\"]"]), "capture.hosts");
+        assert_eq!(key_of(&["capture.snaplen=10", "capture.hosts=[\"A\"]"]), "capture.snaplen");
+        assert_eq!(key_of(&["capture.snaplen=96"]), "capture");
+        assert_eq!(key_of(&["capture.colour=1"]), "capture.colour");
+        let m = check(&["capture.ports=[\"X->B\"]", "capture.hosts=[\"B\"]"]).unwrap();
+        let c = m.capture.unwrap();
+        assert_eq!((c.ports.len(), c.hosts.len(), c.snaplen), (1, 1, super::DEFAULT_SNAPLEN));
+        assert_eq!(m.ports[c.ports[0].ix()].name, "X->B");
+    }
+
+    #[test]
+    fn headers_must_fit_ipv4_and_tcp() {
+        let e = check(&["ip.header_bytes=50", "capture.hosts=[\"A\"]"]).unwrap_err();
+        assert_eq!(e.key, "ip.header_bytes", "{e}");
+        assert!(check(&["ip.header_bytes=48", "capture.hosts=[\"A\"]"]).is_ok());
+        // Without [capture] the same scenario is valid: nothing is captured.
+        assert!(check(&["ip.header_bytes=50"]).is_ok());
+    }
+
+    #[test]
+    fn default_is_the_flow_hosts_and_the_bottleneck() {
+        let m = check(&[]).unwrap();
+        let c = super::CaptureModel::default_for(&m);
+        assert_eq!(c.ports, vec![m.bottleneck]);
+        assert_eq!(c.hosts.len(), 2);
+    }
+}

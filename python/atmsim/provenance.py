@@ -1,0 +1,76 @@
+"""What produced a reproduction: the atmsim version, the compiled core's hash,
+the git commit of the source tree when there is one, and per figure the
+scenarios its runs used (base scenario text, overrides, seeds). `reproduce`
+writes it as `reproduction.json` beside claims.json; the HTML report shows it.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+FILE = "reproduction.json"
+
+
+def commit() -> str:
+    """The git commit of the tree atmsim runs from (`+dirty` with uncommitted
+    changes), or "unknown" for an installed wheel."""
+    src = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(src), "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head.stdout.strip() + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _name(spec, text: str) -> str:
+    name = getattr(spec, "scenario", None)
+    if isinstance(name, str) and "/" not in name and not name.endswith(".toml"):
+        return name
+    m = re.search(r'^name\s*=\s*"([^"]*)"', text, re.M)
+    return m.group(1) if m else "scenario"
+
+
+def figure_runs(specs) -> tuple[dict, dict]:
+    """({base scenario name: its TOML text}, {name: [{"set": [...], "seeds": [...]}, ...]}) of one figure's runs."""
+    texts, variants = {}, {}
+    for spec in specs:
+        job = spec.job()
+        name = _name(spec, job.scenario)
+        texts.setdefault(name, job.scenario)
+        by_set = variants.setdefault(name, {})
+        seeds = by_set.setdefault(tuple(job.overrides), [])
+        if job.seed not in seeds:
+            seeds.append(job.seed)
+    return texts, {n: [{"set": list(k), "seeds": v} for k, v in d.items()] for n, d in variants.items()}
+
+
+def record(out: Path, paper: str, quick: bool, figures: dict) -> None:
+    """Merges the figures' runs ({figure ID: its specs}) into out/reproduction.json."""
+    from atmsim import version
+    from atmsim.runner import core_fingerprint
+
+    path = Path(out) / FILE
+    old = json.loads(path.read_text()) if path.exists() else {}
+    scenarios, figs = dict(old.get("scenarios", {})), dict(old.get("figures", {}))
+    for fig, specs in figures.items():
+        texts, variants = figure_runs(specs)
+        scenarios.update(texts)
+        figs[fig] = {"runs": len(list(specs)), "scenarios": variants}
+    data = {"paper": paper, "atmsim_version": version(), "atmsim_core": core_fingerprint(), "commit": commit(),
+            "quick": bool(quick), "figures": dict(sorted(figs.items())), "scenarios": dict(sorted(scenarios.items()))}
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def load(directory: Path) -> dict:
+    """The reproduction.json of a paper's directory ({} if absent or unreadable)."""
+    try:
+        return json.loads((Path(directory) / FILE).read_text())
+    except (OSError, ValueError):
+        return {}
