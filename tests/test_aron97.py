@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import atmsim
 from atmsim.reproduce import aron97, harness
 
 EXPECTED = {
@@ -71,3 +72,50 @@ def test_medians_over_seeds(values, k):
     df = pd.DataFrame({"k": [k] * len(values), "seed": range(len(values)), "E": values})
     m = aron97.medians(df, ["k"])
     assert m["E"].iloc[0] == pytest.approx(pd.Series(values).median())
+
+
+@pytest.fixture(scope="module")
+def phase(tmp_path_factory):
+    out = tmp_path_factory.mktemp("aron97-phase")
+    plan = harness.plan(aron97.PAPER, ["phase-sensitivity", "fairness-anatomy"], quick=True, seeds=[1], duration="3s")
+    harness.execute(plan, out, workers=2)
+    return out, plan
+
+
+def test_phase_sensitivity_points_and_the_jitter_reaches_the_runs(phase):
+    out, plan = phase
+    assert (out / "phase-sensitivity.png").stat().st_size > 5000
+    pts = pd.read_csv(out / "phase-sensitivity.csv")
+    assert sorted(pts.jitter_cells.unique()) == [0, 0.25, 1, 3] and set(pts.network) == {"atm", "packet"}
+    runs = pd.read_csv(out / "phase-sensitivity_runs.csv")
+    assert runs.balanced.all()
+    atm = runs[runs.network == "atm"].set_index("jitter_cells")
+    assert (atm.loc[[0.25, 1, 3], "E"] != atm.loc[0, "E"]).all()  # the key changes the runs (0: fig3's run, shared)
+    assert [s.send_jitter for s in plan.declared["phase-sensitivity"] if s.net == "atm"] == ["", "750ns", "3000ns", "9000ns"]
+
+
+def test_fairness_anatomy_agrees_with_the_summaries(phase):
+    out, _ = phase
+    assert (out / "fairness-anatomy.png").stat().st_size > 5000
+    flows = pd.read_csv(out / "fairness-anatomy_flows.csv")
+    runs = pd.read_csv(out / "fairness-anatomy.csv")
+    assert set(runs.setting) == {"shipped", "jitter", "tick10ms"} and len(flows) == 3 * 8
+    for setting, sets in [("shipped", []), ("jitter", ["host.send_jitter=3us"]), ("tick10ms", ["tcp.tick=10ms"])]:
+        s = atmsim.run("aron97-topo1-atm", set=["switch.buffer=192528B", "duration=3s", *sets], seed=1).summary
+        got = flows[flows.setting == setting].sort_values("flow")
+        assert got.timeouts.tolist() == [f["timeouts"] for f in s["flows"]]
+        assert got.bytes_delivered.tolist() == [f["bytes_delivered"] for f in s["flows"]]
+        assert (got.stall_s >= got.backoff_s + got.idle_s - 1e-9).all() and (got.stall_s <= 3.0).all()
+    assert runs.min_share.le(1 / 8).all() and runs.max_share.ge(1 / 8).all()
+
+
+def test_acknowledged_bytes_from_traces_trail_the_delivered_bytes_by_at_most_a_window():
+    from atmsim import flowtrace
+
+    r = atmsim.run("aron97-topo1-atm", set=["duration=2s"], seed=1, trace=True)
+    s = r.summary
+    table, curves, _ = flowtrace.anatomy(r.traces["window"], r.traces["events"], s["flows"], aron97.MSS, s["end_time_s"])
+    for f, fl in enumerate(s["flows"]):
+        lag = fl["bytes_delivered"] - curves[f"flow{f}"].iloc[-1]
+        assert 0 <= lag <= table.max_cwnd_segs[f] * aron97.MSS
+        assert table.timeouts[f] == fl["timeouts"]

@@ -59,6 +59,7 @@ class Spec:
     duration: str = ""  # bulk runs only; "" = the scenario's 10 s (tests shorten it)
     delayed_ack: bool = False  # fairness-sensitivity only
     timer_phase: bool = True  # False: every host's timer ticks at 0 (seed_randomizes = "nothing")
+    send_jitter: str = ""  # host.send_jitter (phase-sensitivity, fairness-anatomy); "" = the scenario's 0
 
     def job(self) -> Job:
         o = [f"switch.buffer={self.k * SEG}B"]
@@ -79,6 +80,8 @@ class Spec:
             o.append("tcp.delayed_ack=true")
         if not self.timer_phase:
             o.append("seed_randomizes=nothing")
+        if self.send_jitter:
+            o.append(f"host.send_jitter={self.send_jitter}")
         text = atmsim.load_scenario(f"aron97-topo{self.topo}-{self.net}")
         return Job(text, tuple(o), self.seed, self.trace)
 

@@ -1,11 +1,15 @@
-"""aron97: fairness. Segregation with simultaneous starts (§3 last ¶), and
-how the fairness of fig3 moves with two settings the paper does not state.
+"""aron97: fairness. Segregation with simultaneous starts (§3 last ¶), how
+the fairness of fig3 moves with settings the paper does not state (delayed
+ACKs, timer phases, a random send time at the hosts), and where the unfair
+shares of one run come from (per-flow anatomy of its traces).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from atmsim.reproduce.harness import figure
 
-from .common import SEG, Spec, table
+from .common import MSS, SEG, Spec, table
 
 def _segregation_runs(g) -> list[Spec]:
     """Lite over ATM at small buffers, all 8 senders starting at t = 0, and the staggered starts of fig3."""
@@ -72,3 +76,150 @@ def fairness_sensitivity(c, runs):
     ax.set_title("topology 1, TCP-Lite: fairness sensitivity (not in the paper)", fontsize=9)
     ax.legend(fontsize=7)
     save(fig, c.out / "fairness-sensitivity.png")
+
+
+# --------------------------------------------------------------------------- fairness-anatomy
+
+ANATOMY_JITTER = "3us"  # one cell time: a point of phase-sensitivity
+ANATOMY_SETTINGS = {"shipped": {}, "jitter": {"send_jitter": ANATOMY_JITTER}, "tick10ms": {"tick": "10ms"}}
+ANATOMY_LABELS = {"shipped": "as shipped (500 ms tick)", "jitter": f"send_jitter {ANATOMY_JITTER}", "tick10ms": "10 ms tick"}
+CURVE_STEP = 0.005  # s: grid of the delivered-bytes curves and of the window measures
+
+
+def _anatomy_runs(g) -> dict:
+    """Traced Lite ATM runs at 192.5K per setting and seed; as shipped at seed 1 it is fig4's run."""
+    return {name: [Spec(1, "atm", "lite", 21, seed, trace=True, duration=g.duration, **kw) for seed in g.seeds]
+            for name, kw in ANATOMY_SETTINGS.items()}
+
+
+def anatomy_of(result):
+    """(per-flow table, acked-bytes curves, timeout episodes, summary) of one traced aron97 run."""
+    import pandas as pd
+
+    from atmsim import flowtrace
+
+    s, tr = result
+    win, ev = (pd.DataFrame({k: np.asarray(v) for k, v in tr[t].items()}) for t in ("window", "events"))
+    table, curves, eps = flowtrace.anatomy(win, ev, s["flows"], MSS, s["end_time_s"], CURVE_STEP)
+    return table, curves, eps, s
+
+
+def _run_row(setting, seed, table, s) -> dict:
+    """One run in a line: E, Jain, and the flows with the smallest and the largest share."""
+    lo, hi = table.loc[table.share.idxmin()], table.loc[table.share.idxmax()]
+    rest = table.drop(index=lo.name).bytes_delivered.to_numpy(float)
+    return {"setting": setting, "seed": seed, "E": s["effective_throughput"], "fairness": s["fairness"],
+            "timeouts": int(table.timeouts.sum()), "backoffs": int(table.backoffs.sum()),
+            "stall_s": float(table.stall_s.sum()), "backoff_s": float(table.backoff_s.sum()),
+            "overshoot_lost": int(table.overshoot_lost.sum()), "retx_lost": int(table.retx_lost.sum()),
+            "min_flow": int(lo.flow), "min_share": float(lo.share), "min_stall_s": float(lo.stall_s),
+            "min_backoff_s": float(lo.backoff_s), "min_retx_lost": int(lo.retx_lost),
+            "fairness_without_min": float(rest.sum() ** 2 / (len(rest) * (rest ** 2).sum())) if rest.any() else float("nan"),
+            "max_flow": int(hi.flow), "max_share": float(hi.share),
+            "max_stall_s": float(hi.stall_s), "max_mean_cwnd_segs": float(hi.mean_cwnd_segs),
+            "max_largest_window_share": float(hi.largest_window_share),
+            "others_mean_cwnd_segs": float(table.drop(index=hi.name).mean_cwnd_segs.mean())}
+
+
+@figure("fairness-anatomy", runs=_anatomy_runs)
+def fairness_anatomy(c, runs):
+    """Not a paper figure: where the unfair shares of topology 1 come from (Lite, ATM, 192.5K), as
+    shipped, with a one-cell-time send_jitter and with a 10 ms tick. Per flow and run: bytes delivered,
+    coarse timeouts and the time stalled and backed off around them, segments lost in the initial
+    slow-start overshoot and retransmissions lost, mean window and the share of time it holds the
+    largest window; per run the smallest and largest shares; the plot shows the first seed's
+    acknowledged bytes over time. No claim (docs/reproductions.md has the findings)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from atmsim.plotting import save
+
+    tables, episodes, per_run = [], [], []
+    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 7))
+    for col, (setting, pairs) in enumerate(runs.items()):
+        for i, (spec, result) in enumerate(pairs):
+            table, curves, eps, s = anatomy_of(result)
+            per_run.append(_run_row(setting, spec.seed, table, s))
+            for df in (table, eps):
+                df.insert(0, "seed", spec.seed)
+                df.insert(0, "setting", setting)
+            tables.append(table)
+            episodes.append(eps)
+            if i:
+                continue
+            ax = axes[0][col]
+            for f in range(len(table)):
+                ax.plot(curves.t, curves[f"flow{f}"] / 1e6, lw=1, label=f"S{f + 1}")
+                e = eps[eps.flow == f]
+                ax.plot(e.t_first, np.interp(e.t_first, curves.t, curves[f"flow{f}"]) / 1e6, "kx", ms=4)
+            ax.set_title(f"{ANATOMY_LABELS[setting]}, seed {spec.seed}: E {s['effective_throughput']:.3f}, "
+                         f"Jain {s['fairness']:.3f}", fontsize=8)
+            ax.set_xlabel("t (s); x: first timeout of a stall")
+            ax.set_ylabel("acknowledged MB")
+            ax.legend(fontsize=6, ncol=2)
+            ax = axes[1][col]
+            x = table.flow + 1
+            ax.bar(x, table.stall_s - table.backoff_s, label="stalled until the first timeout and after the last")
+            ax.bar(x, table.backoff_s, bottom=table.stall_s - table.backoff_s, label="between repeated timeouts (backoff)")
+            ax.set_xlabel("sender")
+            ax.set_xticks(x)
+            ax.set_ylabel("s stalled around coarse timeouts")
+            ax.set_ylim(0, max(1.0, float(table.stall_s.max()) * 1.25))
+            ax.legend(fontsize=7)
+    fig.suptitle("aron97 topology 1, TCP-Lite over ATM, 192.5K (not in the paper)", fontsize=10)
+    save(fig, c.out / "fairness-anatomy.png")
+    c.table(pd.DataFrame(per_run), "fairness-anatomy")
+    c.table(pd.concat(tables, ignore_index=True), "fairness-anatomy_flows")
+    c.table(pd.concat(episodes, ignore_index=True), "fairness-anatomy_episodes")
+
+
+# --------------------------------------------------------------------------- phase-sensitivity
+
+CELL_NS = 3000  # one cell time on every link of the aron97 scenarios (53 bytes at 424/3 Mb/s)
+JITTER_CELLS = [0, 0.25, 1, 3]
+PHASE_KS_FULL, PHASE_KS_QUICK = [9, 21, 45], [21]
+
+
+def _jitter(cells) -> str:
+    return f"{round(cells * CELL_NS)}ns" if cells else ""  # "": the scenario's 0, shared with fig3's runs
+
+
+def _phase_runs(g) -> list[Spec]:
+    ks = PHASE_KS_QUICK if g.quick else PHASE_KS_FULL
+    return [sp for x in JITTER_CELLS for sp in g.specs([1], ["atm", "packet"], ["lite"], ks=ks, send_jitter=_jitter(x))]
+
+
+@figure("phase-sensitivity", runs=_phase_runs)
+def phase_sensitivity(c, runs):
+    """Not a paper figure: E and Jain's index of Lite on topology 1 (both networks) against a random
+    per-packet send time at the hosts, uniform in [0, X], X in cell times (host.send_jitter). The
+    shipped scenarios have X = 0. No claim; the csv and plot back docs/hosts.md and reproductions.md."""
+    import matplotlib.pyplot as plt
+
+    from atmsim.plotting import save
+
+    df = table(runs)
+    cells = {_jitter(x): x for x in JITTER_CELLS}
+    df.insert(5, "jitter_cells", [cells[sp.send_jitter] for sp, _ in runs])
+    by = ["network", "k", "jitter_cells"]
+    pts = df.groupby(by)[["E", "fairness", "timeouts"]].median()
+    pts["fairness_min"] = df.groupby(by)["fairness"].min()
+    pts["fairness_max"] = df.groupby(by)["fairness"].max()
+    pts = pts.reset_index()
+    c.write("phase-sensitivity", pts, df)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for (net, k), g in pts.groupby(["network", "k"]):
+        ls = "-" if net == "atm" else "--"
+        axes[0].plot(g.jitter_cells, g.E, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        (line,) = axes[1].plot(g.jitter_cells, g.fairness, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        axes[1].fill_between(g.jitter_cells, g.fairness_min, g.fairness_max, color=line.get_color(), alpha=0.12)
+    axes[1].axhline(0.79, color="k", lw=0.5, ls=":")
+    axes[1].axhline(0.95, color="k", lw=0.5, ls=":")
+    axes[0].set_ylabel("effective throughput E (median)")
+    axes[1].set_ylabel("Jain's index (median; band: min-max over seeds)")
+    axes[1].set_ylim(0.4, 1.02)
+    for ax in axes:
+        ax.set_xlabel("host.send_jitter X (cell times of 3 us)")
+        ax.legend(fontsize=7)
+    fig.suptitle("aron97 topology 1, TCP-Lite: random send time at the hosts (not in the paper)", fontsize=9)
+    save(fig, c.out / "phase-sensitivity.png")
