@@ -142,6 +142,9 @@ pub struct Model {
     pub abr: Option<crate::atm::abr::AbrConfig>,
     /// TCP Boston and its measurements (`[boston]`).
     pub boston: Option<BostonConfig>,
+    /// Switches serve their input ports round robin in cell slots
+    /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
+    pub input_round_robin: bool,
 }
 
 impl Model {

@@ -65,6 +65,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         trace_port,
         credit_transport: s.credit.transport,
         boston,
+        input_round_robin: ports::input_round_robin(s)?,
     })
 }
 
