@@ -13,7 +13,9 @@
 //! visiting the inputs in round-robin order from the input after the last
 //! one served in the previous slot. The order decides which cells still
 //! find room in a nearly full output buffer; without this component cells
-//! enter the output buffer at their arrival instants, in event order.
+//! enter the output buffer at their arrival instants, in event order. A
+//! cell that arrives exactly at a slot's end, before the switch's wake-up
+//! has run, joins that slot (the scheduler's order of equal times).
 //!
 //! A plain value: [`InputRoundRobin::park`] says whether the switch needs a
 //! wake-up at the end of the slot, [`InputRoundRobin::drain`] gives the cells

@@ -43,7 +43,6 @@ impl World {
 
     /// The slot of a round-robin switch ends: its input ports' cells enter
     /// their output ports in round-robin order of inputs.
-    #[cold]
     pub(super) fn input_slot(&mut self, node: NodeId) {
         let rr = self.input_rr.as_deref_mut().expect("input slots only with round-robin input service");
         rr.drain(node);
