@@ -52,8 +52,29 @@ def test_summary_has_the_boston_block_only_with_the_section(cli):
     assert "boston" not in json.loads(r.stdout)
 
 
-@pytest.mark.parametrize("key, value", [("boston.pieces", "100"), ("tcp.delayed_ack", "true"), ("boston.matrix", "hilbert")])
+@pytest.mark.parametrize("key, value", [("boston.pieces", "100"), ("tcp.delayed_ack", "true"), ("boston.matrix", "hilbert"),
+                                        ("switch.input_service", "fair")])
 def test_bad_boston_keys_exit_2_naming_the_key(cli, key, value):
     r = cli("run", "boston97", "--set", f"{key}={value}")
     assert r.returncode == 2
     assert key in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_sensitivity_variants_change_what_they_name(tmp_path):
+    import atmsim
+    from atmsim.reproduce.boston97 import sensitivity as sens
+
+    g = bk.grid(False, [1], "3s")
+    runs = sens.runs(g)
+    assert len(runs) == len(sens.VARIANTS) * 2 * len(sens.SIZES) * len(sens.BUFFERS)
+    for r in runs:
+        facts = atmsim.model_facts(r.scenario, r.overrides)
+        cell_access = r.tag["variant"].startswith("cell-access")
+        assert (facts["ports"]["S7->X"]["rate_bps"] == 1.5e6) == cell_access
+    # On one point: the four variants give four different runs, each balanced.
+    point = [r for r in runs if r.tag["protocol"] == "boston" and r.tag["L"] == 9180 and r.tag["B"] == 64]
+    res = harness.run_all(point, workers=2)
+    assert all(harness.summary_of(r)["accounting"]["balanced"] for r in res.values())
+    df, pts = sens.table(res, g.seconds)
+    assert len(pts) == 4 and df.cells_sent.nunique() == 4
+    assert ((0 <= pts.bottleneck_busy) & (pts.bottleneck_busy <= 1)).all()

@@ -26,6 +26,7 @@ KEYS = [
     "tcp.variant", "tcp.afr_predictor", "tcp.bp95", "tcp.mss", "tcp.window", "tcp.initial_window",
     "tcp.delayed_ack", "tcp.tick", "tcp.rttmin_ticks", "tcp.rxtmax_ticks",
     "switch.buffer", "switch.queueing", "switch.policy", "switch.epd_threshold", "switch.eom_reserve",
+    "switch.input_service",
     "router.policy", "credit.enabled", "credit.n2", "credit.n3", "credit.switch_delay", "credit.host_delay",
     "credit.transport", "host.model", "host.tcp_rate", "host.bus_rate", "host.send_jitter", "trace.interval", "trace.port",
     "report.bottleneck", "link.S1-R1.rate", "link.R1-R2.delay", "link.R1-R2.buffer", "link.H1-S.rate",
@@ -38,7 +39,7 @@ LIMITS = ["0", "1", "2", "127", "255", "256", "65535", "65536", "2147483647", "2
           "0.5", "1.5", "0.000000000000000001", "-1", "-0", "1e9", "nan", "inf", ""]
 UNITS = ["", "B", "KB", "KiB", "MB", "GiB", "cells", "packets", "s", "ms", "us", "ns", "ps", "bps", "Mbps",
          "Gbps", "cells/s", "us/cell", "B/s", "MB/s", "Mbs", "xyz", "/3Mbps"]
-WORDS = ["true", "false", "atm", "packet", "tail", "ppd", "epd", "eom-protect", "per-vc", "fifo", "lite", "vegas",
+WORDS = ["true", "false", "atm", "packet", "tail", "ppd", "epd", "eom-protect", "per-vc", "fifo", "round-robin", "lite", "vegas",
          "in-band", "adapter", "udp", "tcp", "[]", "[1, 2]", '["0us", "1us"]', '"quoted"', "{}", "R1->R2", "nope"]
 
 values = st.one_of(

@@ -6,7 +6,7 @@
 //! one pending event (the head of its pipe) and timers are per host, not per
 //! segment.
 
-use crate::net::{FlowId, HostId, PortId, VcId};
+use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -18,6 +18,9 @@ pub enum PortEvent {
     PipeHead(PortId),
     /// A per-VC port's transmitter is free: start the next cell.
     Free(PortId),
+    /// A slot of a round-robin switch ends: its input ports' cells move to
+    /// the output buffers (`net/input_rr.rs`).
+    InputSlot(NodeId),
 }
 
 /// Events of credit flow control.

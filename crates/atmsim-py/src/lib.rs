@@ -9,6 +9,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+mod ida;
+
 create_exception!(_core, PyScenarioError, PyValueError, "An invalid scenario: one line, 'key: problem'.");
 
 fn to_py(e: ScenarioError) -> PyErr {
@@ -175,5 +177,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(aal5_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(ida::ida_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(ida::ida_disperse, m)?)?;
+    m.add_function(wrap_pyfunction!(ida::ida_reconstruct, m)?)?;
     Ok(())
 }

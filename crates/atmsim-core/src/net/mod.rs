@@ -9,6 +9,7 @@
 pub mod admission;
 pub mod credit;
 pub mod fifo;
+pub mod input_rr;
 pub mod pervc;
 pub mod port;
 pub mod pushout;

@@ -144,6 +144,9 @@ pub struct Model {
     pub boston: Option<BostonConfig>,
     /// What `[capture]` names (recorded only when a run asks for captures).
     pub capture: Option<super::capture::CaptureModel>,
+    /// Switches serve their input ports round robin in cell slots
+    /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
+    pub input_round_robin: bool,
 }
 
 impl Model {

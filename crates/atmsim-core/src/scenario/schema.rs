@@ -209,6 +209,26 @@ pub struct SwitchSection {
     /// EOM-protection reserve in cells (default: the number of VCs in the
     /// scenario, two per flow).
     pub eom_reserve: Option<u64>,
+    /// How a switch moves cells from its input ports to its output buffers:
+    /// "arrival" (at their arrival instants, in event order) or
+    /// "round-robin" (in cell slots, inputs served round robin; ATM only;
+    /// Bestavros & Kim 1997 §4.1; see [`InputServiceName`]).
+    pub input_service: InputServiceName,
+}
+
+/// `switch.input_service`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputServiceName {
+    /// A cell enters its output buffer the instant it arrives; cells of the
+    /// same instant in the scheduler's order.
+    #[default]
+    Arrival,
+    /// The fabric runs in slots of one cell time on the switch's fastest
+    /// line; at each slot's end the cells that arrived in it enter their
+    /// output buffers one per input per round, inputs in round-robin order
+    /// (`net/input_rr.rs`).
+    RoundRobin,
 }
 impl Default for SwitchSection {
     fn default() -> Self {
@@ -218,6 +238,7 @@ impl Default for SwitchSection {
             policy: PolicyName::Tail,
             epd_threshold: None,
             eom_reserve: None,
+            input_service: InputServiceName::Arrival,
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::host::HostPipeline;
 use crate::ledger::Ledger;
 use crate::net::credit::Credit;
 use crate::net::fifo::Fifo;
+use crate::net::input_rr::InputRoundRobin;
 use crate::net::pervc::PerVc;
 use crate::net::admission::Admission;
 use crate::net::pushout::RandomDrop;
@@ -175,6 +176,10 @@ impl World {
             unit_hops: 0,
             wall_s: 0.0,
             abr,
+            input_rr: model.input_round_robin.then(|| {
+                let ends: Vec<_> = model.ports.iter().map(|p| (p.from, p.to, p.rate)).collect();
+                Box::new(InputRoundRobin::new(&ends, &model.is_host))
+            }),
             boston: model.boston.clone().map(|c| {
                 let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
                 super::boston::Boston::new(c, model.header_bytes, &tcp)

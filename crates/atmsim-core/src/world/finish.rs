@@ -203,6 +203,8 @@ impl World {
             frames_discarded += l.frames_discarded;
         }
         acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64 + p.queued_per_vc()).sum();
+        // Cells waiting in a round-robin switch's input ports for their slot's end.
+        acc.cells_in_flight += self.input_rr.as_deref().map_or(0, |rr| rr.waiting());
         if let Some(abr) = self.abr.as_deref() {
             // RM cells are cells of the identity (and of the CLR); data
             // cells waiting at ABR sources are sent (cut) but in no pipe.

@@ -8,8 +8,9 @@ use crate::atm::abr::is_frameless;
 use crate::atm::discard::DropReason;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
+use crate::net::input_rr::Park;
 use crate::net::port::Offer;
-use crate::net::{FlowId, Limit, PortId, Segment, Unit, VcId};
+use crate::net::{FlowId, Limit, NodeId, PortId, Segment, Unit, VcId};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -25,9 +26,32 @@ impl World {
         let mut unit = inflight.unit;
         unit.hop += 1;
         match self.vcs.get(unit.vc).ports.get(unit.hop as usize) {
-            Some(&next_port) => self.enter(next_port, unit),
+            Some(&next_port) => match self.input_rr.as_deref_mut() {
+                None => self.enter(next_port, unit),
+                Some(rr) => match rr.park(self.now, p, next_port, unit) {
+                    Park::Through => self.enter(next_port, unit),
+                    Park::Parked => {}
+                    Park::Wake(at) => {
+                        let node = self.ports[next_port.ix()].from;
+                        self.sched.schedule(at, Event::Port(PortEvent::InputSlot(node)));
+                    }
+                },
+            },
             None => self.receive(unit),
         }
+    }
+
+    /// The slot of a round-robin switch ends: its input ports' cells enter
+    /// their output ports in round-robin order of inputs.
+    pub(super) fn input_slot(&mut self, node: NodeId) {
+        let rr = self.input_rr.as_deref_mut().expect("input slots only with round-robin input service");
+        rr.drain(node);
+        let mut order = std::mem::take(&mut rr.order);
+        for &(p, unit) in &order {
+            self.enter(p, unit);
+        }
+        order.clear();
+        self.input_rr.as_deref_mut().expect("still there").order = order;
     }
 
     /// Offers a unit to a port; schedules the pipe if it was idle.

@@ -104,6 +104,8 @@ pub struct World {
     abr: Option<Box<abr::AbrState>>,
     /// TCP Boston and its measurements, in scenarios with `[boston]`.
     boston: Option<boston::Boston>,
+    /// Round-robin service of switch input ports (`switch.input_service`).
+    input_rr: Option<Box<crate::net::input_rr::InputRoundRobin>>,
 }
 
 impl World {
@@ -133,6 +135,7 @@ impl World {
         match ev {
             Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
             Event::Port(PortEvent::Free(p)) => self.port_free(p),
+            Event::Port(PortEvent::InputSlot(n)) => self.input_slot(n),
             Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => self.credit_arrives(port, vc, fwd),
             Event::Credit(CreditEvent::Emit { link, vc, fwd }) => self.emit_credit(link, vc, fwd),
             Event::Host(HostEvent::AdapterLoaded(h)) => self.adapter_loaded(h),

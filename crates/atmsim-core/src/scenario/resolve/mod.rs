@@ -69,6 +69,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         credit_transport: s.credit.transport,
         boston,
         capture,
+        input_round_robin: ports::input_round_robin(s)?,
     };
     if model.capture.is_some() {
         super::capture::check(&model)?;

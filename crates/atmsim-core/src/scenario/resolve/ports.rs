@@ -8,7 +8,7 @@ use crate::net::red::RedConfig;
 use crate::net::Limit;
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
-use crate::scenario::schema::{PolicyName, QueueingName, RouterPolicyName, Scenario};
+use crate::scenario::schema::{InputServiceName, PolicyName, QueueingName, RouterPolicyName, Scenario};
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
 use crate::time::Time;
 
@@ -104,6 +104,22 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
         }
     }
     Ok(ports)
+}
+
+/// `switch.input_service`: round-robin service runs in cell slots, so it
+/// needs ATM; credit-controlled VCs keep their receive buffers per link and
+/// are not parked in input ports.
+pub(super) fn input_round_robin(s: &Scenario) -> Result<bool, ScenarioError> {
+    if s.switch.input_service == InputServiceName::Arrival {
+        return Ok(false);
+    }
+    if s.network != Network::Atm {
+        return err("switch.input_service", "\"round-robin\" serves cell slots; it needs network = \"atm\"");
+    }
+    if s.credit.enabled {
+        return err("switch.input_service", "\"round-robin\" is not modelled with credit flow control");
+    }
+    Ok(true)
 }
 
 /// What the output ports of switching nodes do, before their buffers are
@@ -268,6 +284,16 @@ mod tests {
         assert_eq!(m.ports.iter().map(|p| p.red.map(|r| r.max_th)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
         assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]), "router.red.min_th");
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
+    }
+
+    #[test]
+    fn round_robin_input_service_needs_atm_without_credit() {
+        assert!(!check(&[]).unwrap().input_round_robin);
+        assert!(check(&["switch.input_service=round-robin"]).unwrap().input_round_robin);
+        let packet = ["network=packet", "switch.buffer=192528B", "switch.input_service=round-robin"];
+        assert_eq!(key_of(&packet), "switch.input_service");
+        assert_eq!(key_of(&["credit.enabled=true", "switch.input_service=round-robin"]), "switch.input_service");
+        assert_eq!(key_of(&["switch.input_service=fair"]), "switch.input_service");
     }
 
     #[test]
