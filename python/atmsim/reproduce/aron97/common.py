@@ -60,6 +60,7 @@ class Spec:
     delayed_ack: bool = False  # fairness-sensitivity only
     timer_phase: bool = True  # False: every host's timer ticks at 0 (seed_randomizes = "nothing")
     send_jitter: str = ""  # host.send_jitter (phase-sensitivity, fairness-anatomy); "" = the scenario's 0
+    access_offset_ps: int = 0  # access-offsets: each sender's access delay + a static U[0, this) (per seed)
 
     def job(self) -> Job:
         o = [f"switch.buffer={self.k * SEG}B"]
@@ -82,8 +83,23 @@ class Spec:
             o.append("seed_randomizes=nothing")
         if self.send_jitter:
             o.append(f"host.send_jitter={self.send_jitter}")
+        if self.access_offset_ps:
+            o += access_offsets(self.topo, self.seed, self.access_offset_ps)
         text = atmsim.load_scenario(f"aron97-topo{self.topo}-{self.net}")
         return Job(text, tuple(o), self.seed, self.trace)
+
+
+def access_offsets(topo: int, seed: int, spread_ps: int) -> list[str]:
+    """Overrides that lengthen each sender's 1 us access link by a static amount drawn uniformly
+    in [0, spread_ps) from Python's Mersenne Twister seeded by (seed, sender): breaks the exact
+    arrival ties of identical paths once for the whole run, unlike host.send_jitter's per-packet
+    draws (topology 1 only: its senders S1..S8 reach R1)."""
+    import random
+
+    if topo != 1:
+        raise ValueError("access offsets are defined on topology 1")
+    return [f"link.S{i}-R1.delay={1_000_000 + int(random.Random(seed * 1000 + i).random() * spread_ps)}ps"
+            for i in range(1, 9)]
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,9 @@ JITTER_CELLS = [0, 0.25, 1, 3]
 PHASE_KS_FULL, PHASE_KS_QUICK = [9, 21, 45], [21]
 
 
+OFFSET_NS = [0, 50, 300, 1000, 3000]  # access-offsets: spread of the static access-delay offsets
+
+
 def _jitter(cells) -> str:
     return f"{round(cells * CELL_NS)}ns" if cells else ""  # "": the scenario's 0, shared with fig3's runs
 
@@ -223,3 +226,49 @@ def phase_sensitivity(c, runs):
         ax.legend(fontsize=7)
     fig.suptitle("aron97 topology 1, TCP-Lite: random send time at the hosts (not in the paper)", fontsize=9)
     save(fig, c.out / "phase-sensitivity.png")
+
+
+# --------------------------------------------------------------------------- access-offsets
+
+def _offset_runs(g) -> list[Spec]:
+    ks = PHASE_KS_QUICK if g.quick else PHASE_KS_FULL
+    return [sp for ns in OFFSET_NS for sp in g.specs([1], ["atm", "packet"], ["lite"], ks=ks, access_offset_ps=ns * 1000)]
+
+
+@figure("access-offsets", runs=_offset_runs)
+def access_offsets_figure(c, runs):
+    """Not a paper figure: E and Jain's index of Lite on topology 1 (both networks) when each
+    sender's 1 us access link is made longer by a static amount drawn uniformly in [0, U) per
+    seed, U from 0 to one cell time: the arrival ties at R1 broken once for the whole run (the
+    other way of breaking them beside phase-sensitivity's per-packet send_jitter). No claim; the
+    csv and plot back docs/reproductions.md."""
+    import matplotlib.pyplot as plt
+
+    from atmsim.plotting import save
+
+    df = table(runs)
+    df.insert(5, "offset_ns", [sp.access_offset_ps // 1000 for sp, _ in runs])
+    by = ["network", "k", "offset_ns"]
+    pts = df.groupby(by)[["E", "fairness", "timeouts"]].median()
+    pts["fairness_min"] = df.groupby(by)["fairness"].min()
+    pts["fairness_max"] = df.groupby(by)["fairness"].max()
+    pts = pts.reset_index()
+    c.write("access-offsets", pts, df)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for (net, k), g in pts.groupby(["network", "k"]):
+        ls = "-" if net == "atm" else "--"
+        x = g.offset_ns.clip(lower=10)  # log axis: 0 drawn at 10 ns
+        axes[0].plot(x, g.E, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        (line,) = axes[1].plot(x, g.fairness, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        axes[1].fill_between(x, g.fairness_min, g.fairness_max, color=line.get_color(), alpha=0.12)
+    axes[1].axhline(0.79, color="k", lw=0.5, ls=":")
+    axes[1].axhline(0.95, color="k", lw=0.5, ls=":")
+    axes[0].set_ylabel("effective throughput E (median)")
+    axes[1].set_ylabel("Jain's index (median; band: min-max over seeds)")
+    axes[1].set_ylim(0.2, 1.02)
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("spread U of the static access-delay offsets (ns; 0 drawn at 10)")
+        ax.legend(fontsize=7)
+    fig.suptitle("aron97 topology 1, TCP-Lite: static access-delay offsets (not in the paper)", fontsize=9)
+    save(fig, c.out / "access-offsets.png")
