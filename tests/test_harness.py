@@ -151,3 +151,14 @@ def test_a_deviation_note_is_written_only_when_the_claim_fails(tmp_path):
     c.claim("f", "c1", "s", "value", "1", 1, True, "rule", deviation="why")
     c.claim("f", "c2", "s", "value", "1", 2, False, "rule", note="measured", deviation="why")
     assert [r.note for r in c.claims] == ["", "measured why"]
+
+
+def test_report_orders_figures_as_the_paper_does_and_notes_read_numbers():
+    from atmsim.claims import plain
+    from atmsim.html_report import _figure_order
+
+    rows = [{"figure": f} for f in ("fig10", "fig3", "table1", "fig8-tcp-udp", "fig8", "credit-buffer")]
+    assert _figure_order(rows) == ["credit-buffer", "fig3", "fig8", "fig8-tcp-udp", "fig10", "table1"]
+    import numpy as np
+
+    assert str(plain({"k": np.int64(45), "x": np.float64(0.5), "n": "atm"})) == "{'k': 45, 'x': 0.5, 'n': 'atm'}"

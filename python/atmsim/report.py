@@ -57,6 +57,8 @@ def print_claims(rows: list[dict]) -> None:
     c = Console(stderr=False)
     t = Table("claim", "paper", "ours", "verdict")
     t.columns[0].no_wrap = True
+    for col in t.columns[1:3]:
+        col.overflow = "fold"  # a long name or number is folded onto the next line, never cut with "…"
     for r in rows:
         verdict = "[green]held[/]" if r["holds"] else "[yellow]deviates[/]"
         ours = compact(r["ours"], 10_000)
