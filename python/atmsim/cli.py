@@ -268,13 +268,21 @@ def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
-def _papers_epilog() -> str:
-    from .reproduce import names
+class _ReproduceCommand(click.Command):
+    """`reproduce --help` ends with every paper and its figures, listed only
+    when help is asked for (a paper's module imports numpy and pandas)."""
 
-    return "Papers: " + ", ".join(names()) + ", all."
+    def format_epilog(self, ctx, formatter):
+        from . import reproduce as registry
+
+        formatter.write_paragraph()
+        formatter.write_text("Papers (PAPER) and their figures (--figure ID):")
+        with formatter.indentation():
+            formatter.write_dl([(n, ", ".join(registry.figures_of(n))) for n in registry.names()]
+                               + [("all", "every paper above")])
 
 
-@main.command(epilog=_papers_epilog())
+@main.command(cls=_ReproduceCommand)
 @click.argument("paper")
 @click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
