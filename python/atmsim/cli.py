@@ -248,7 +248,13 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format):
     atmsim.resolve(scenario, sets)  # all input errors before any output
     if out is not None:
         check_out(out)
-    result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None)
+    from .progress import RunProgress
+
+    progress = RunProgress(scenario)  # silent unless the run lasts more than a few seconds
+    try:
+        result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, progress=progress)
+    finally:
+        progress.close()
     s = result.summary
     if out is not None:
         with atomic_dir(out) as d:

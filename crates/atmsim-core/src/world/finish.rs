@@ -11,7 +11,8 @@ use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Time};
-use crate::trace::Traces;
+use crate::net::VcRole;
+use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{SenderState, TcpSender};
 
@@ -285,7 +286,20 @@ impl World {
             let names: Vec<String> = m.flows.iter().map(|f| f.name.clone()).collect();
             summary.abr = Some(abr.summary(horizon, &self.vcs, &names));
         }
-        (summary, self.traces.take())
+        let mut traces = self.traces.take();
+        if let Some(tr) = traces.as_mut() {
+            tr.names = self.trace_names();
+        }
+        (summary, traces)
+    }
+
+    /// The names of the flows, ports and VCs the traces number.
+    fn trace_names(&self) -> TraceNames {
+        let flows: Vec<String> = self.model.flows.iter().map(|f| f.name.clone()).collect();
+        // A VC past the flows' is the ABR VBR background's (world/build.rs).
+        let vc_flows = self.vcs.iter().map(|v| flows.get(v.flow.ix()).map_or_else(|| "vbr".to_string(), String::clone)).collect();
+        let vc_directions = self.vcs.iter().map(|v| if v.role == VcRole::Reply { "reply" } else { "data" }).collect();
+        TraceNames { ports: self.ports.iter().map(|p| p.name.clone()).collect(), flows, vc_flows, vc_directions }
     }
 }
 
