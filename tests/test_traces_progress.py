@@ -71,8 +71,10 @@ def test_plain_progress_lines_after_a_quiet_start_then_every_period():
 
 
 def test_sigterm_stops_a_long_run_with_one_line():
-    # Waits for the run's first progress line (a few seconds), then sends SIGTERM.
-    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", "aron97-topo1-atm", "--set", "duration=100000s"],
+    # Waits for the run's first progress line (a few seconds), then sends SIGTERM. One
+    # unbounded flow keeps the run going for its whole 100000 s (hours of wall time).
+    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", "aron97-topo1-atm", "--set", "duration=100000s",
+                          "--set", "flow.f1.bytes=unbounded"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = p.stderr.readline()
     p.send_signal(signal.SIGTERM)

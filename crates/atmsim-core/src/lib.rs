@@ -52,10 +52,10 @@ pub fn run_text_observed(
     overrides: &[String],
     seed: Option<u64>,
     trace: bool,
-    observe: impl FnMut(time::Time, time::Time) -> bool,
+    mut observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
     let scenario = scenario::parse(text, overrides)?;
     let model = scenario::validate(&scenario, seed)?;
     let mut world = World::new(model, trace);
-    Ok(world.run_observed(observe).then(|| world.finish()))
+    Ok(world.run_observed(&mut observe).then(|| world.finish()))
 }

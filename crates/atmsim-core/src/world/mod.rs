@@ -107,14 +107,17 @@ impl World {
     /// Runs until the scenario's duration, or until every finite transfer
     /// has been delivered.
     pub fn run(&mut self) {
-        self.run_observed(|_, _| true);
+        self.run_observed(&mut |_, _| true);
     }
 
     /// Runs like [`World::run`], and every [`OBSERVE_EVERY`] events calls
     /// `observe(simulated time reached, duration)`: a long run can report its
     /// progress and be stopped (return false) without any per-cell work.
     /// Returns false if `observe` stopped it (the world is then mid-run).
-    pub fn run_observed(&mut self, mut observe: impl FnMut(Time, Time) -> bool) -> bool {
+    /// `observe` is called through a pointer so that the event loop is
+    /// compiled once, here, whatever the caller (a generic loop would be
+    /// monomorphised, and optimised differently, in the Python crate).
+    pub fn run_observed(&mut self, observe: &mut dyn FnMut(Time, Time) -> bool) -> bool {
         let started = Instant::now();
         let mut countdown = OBSERVE_EVERY;
         let mut whole = true;
