@@ -55,8 +55,32 @@ def _natural(fig: str):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", fig)]
 
 
-def _figure_order(rows: list[dict]) -> list[str]:
-    return sorted(dict.fromkeys(r["figure"] for r in rows), key=_natural)
+def _paper_order(paper) -> list[str]:
+    """The figures of a registered paper in the order it declares them (the paper's own)."""
+    from .reproduce import PAPERS, figures_of
+
+    return figures_of(paper) if paper in PAPERS else []
+
+
+def _figure_order(rows: list[dict], extra=()) -> list[str]:
+    """The figures of `rows` (and `extra`, figures with a plot only) in the
+    paper's order; figures the paper does not declare follow in natural
+    order (fig3 before fig10)."""
+    figs = dict.fromkeys([r["figure"] for r in rows] + list(extra))
+    order = _paper_order(rows[0].get("paper")) if rows else []
+    rank = {f: i for i, f in enumerate(order)}
+    return sorted(figs, key=lambda f: (rank.get(f, len(rank)), _natural(f)))
+
+
+def in_paper_order(rows: list[dict]) -> list[dict]:
+    """Claim rows paper by paper, each paper's figures in its order, claims
+    in natural order (c2 before c10). claims.json stays sorted by ID."""
+    out = []
+    for paper in dict.fromkeys(r.get("paper") for r in rows):
+        mine = [r for r in rows if r.get("paper") == paper]
+        rank = {f: i for i, f in enumerate(_figure_order(mine))}
+        out += sorted(mine, key=lambda r: (rank[r["figure"]], _natural(r["id"])))
+    return out
 
 
 def render(root: Path) -> str:
@@ -76,11 +100,11 @@ def render(root: Path) -> str:
         summary.append(f"<li><a href='#{html.escape(name)}'>{html.escape(name)}</a>: {held} of {len(rows)} claims hold</li>")
         parts.append(f"<h2 id='{html.escape(name)}'>{html.escape(name)}</h2>")
         pngs = {p.stem: p for p in d.glob("*.png")}
-        for fig in _figure_order(rows) + sorted(set(pngs) - set(_figure_order(rows)), key=_natural):
+        for fig in _figure_order(rows, pngs):
             parts.append(f"<h3>{html.escape(fig)}</h3>")
             if fig in pngs:
                 parts.append(f"<img src='{html.escape(str(pngs[fig].relative_to(root)))}' alt='{html.escape(fig)}'>")
-            fr = [r for r in rows if r["figure"] == fig]
+            fr = in_paper_order([r for r in rows if r["figure"] == fig])
             if not fr:
                 continue
             parts.append("<table><tr><th>claim</th><th>paper</th><th>ours</th><th>holds</th><th>rule</th></tr>")
