@@ -165,3 +165,16 @@ def test_sack_variant_runs_and_recovers(cli):
     assert sum(f["fast_retransmits"] for f in sack["flows"]) > 0
     assert sum(f["segments_retransmitted"] for f in sack["flows"]) > 0
     assert sack["flows"] != newreno["flows"]
+
+
+def test_a_newcomer_finds_papers_figures_and_descriptions(cli):
+    h = cli("reproduce", "--help", check=True).stdout
+    listed = h[h.index("Papers (PAPER) and their figures"):]
+    for paper, fig in (("aron97", "fig10"), ("morris-kung95", "fig6"), ("boston97", "table1"), ("jain96", "tail-drop")):
+        assert f"\n  {paper} " in listed and fig in listed, (paper, fig)
+    lines = cli("list", check=True).stdout.splitlines()
+    i = lines.index("aron97-topo1-atm")
+    assert lines[i + 1].startswith("    ") and "Aron" in lines[i + 1]
+    import atmsim
+
+    assert atmsim.run("aron97-topo1-packet", set="duration=0.2s").summary["duration_s"] == 0.2  # one str is one override

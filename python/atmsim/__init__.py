@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "model_facts", "resolve", "run", "version"]
+__all__ = ["ScenarioError", "Result", "list_scenarios", "load_scenario", "model_facts", "resolve", "run", "trace_frames",
+           "version"]
 
 
 def version() -> str:
@@ -142,20 +143,44 @@ class Result:
         return pa.Table.from_pandas(flat, preserve_index=False)
 
 
-def _trace_frames(raw: dict) -> dict:
+def trace_frames(raw: dict) -> dict:
+    """A run's traces from the core (plain columns, flows, ports and VCs as
+    indices, and their names under "names") as pandas DataFrames of numpy
+    columns that name them as the summary does: `flow` (window, events,
+    rate, abr) is the flow's name, the queue trace's `port` the port's
+    ("S->B"), and the port log's VC is its `flow` and `direction` ("data" or
+    "reply"; flow "vbr" for the ABR background)."""
     import numpy as np
     import pandas as pd
 
-    return {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()}) for name, cols in raw.items()}
+    names = {k: np.asarray(v, dtype=object) for k, v in raw.get("names", {}).items()}
+
+    def columns(table: str, cols: dict):
+        for k, v in cols.items():
+            codes = np.asarray(v, dtype=np.intp) if k in ("flow", "port", "vc") else None
+            if k == "flow":
+                yield k, names["flow"][codes]
+            elif k == "port" and table == "queue":
+                yield k, names["port"][codes]
+            elif k == "vc" and table == "port":
+                yield "flow", names["vc_flow"][codes]
+                yield "direction", names["vc_direction"][codes]
+            else:
+                yield k, np.asarray(v)
+
+    return {table: pd.DataFrame(dict(columns(table, cols))) for table, cols in raw.items() if table != "names"}
 
 
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,
-        capture: bool = False) -> Result:
+        capture: bool = False, progress=None) -> Result:
     """Run a built-in scenario name or TOML file; raises ScenarioError on bad input.
 
     capture=True records the ports and hosts of the scenario's [capture] (by
     default every host of a flow and the bottleneck port) as pcap files in
-    `Result.captures` (docs/captures.md); the summary gains a `capture` block."""
+    `Result.captures` (docs/captures.md); the summary gains a `capture` block.
+    `progress(simulated_s, duration_s)`, if given, is called every 2^20
+    events (about a tenth of a second) while the run lasts; its exception
+    stops the run, as Ctrl-C and SIGTERM do (not with capture=True)."""
     from .runner import check_seed
 
     check_seed(seed)
@@ -163,5 +188,5 @@ def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trac
     if capture:
         summary_json, traces, files = _core.run_capture(text, _sets(set), seed, trace)
     else:
-        (summary_json, traces), files = _core.run(text, _sets(set), seed, trace), []
-    return Result(json.loads(summary_json), _trace_frames(traces) if trace else {}, dict(files))
+        (summary_json, traces), files = _core.run(text, _sets(set), seed, trace, progress), []
+    return Result(json.loads(summary_json), trace_frames(traces) if trace else {}, dict(files))

@@ -36,6 +36,12 @@ def make(paper, figure, cid, statement, kind, paper_value, ours, holds, rule, no
     return Claim(paper, figure, f"{paper}.{figure}.{cid}", statement, kind, paper_value, ours, bool(holds), rule, note)
 
 
+def plain(v):
+    """`v` with numpy scalars as Python numbers (recursively), so that text
+    made from it reads 1, not np.int64(1); floats to 6 decimals."""
+    return _clean(v)
+
+
 def _clean(v):
     if isinstance(v, (bool, int)) and not hasattr(v, "dtype"):
         return v

@@ -251,7 +251,17 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     for d, option in ((out, "--out"), (pcap, "--pcap")):
         if d is not None:
             check_out(d, option)
-    result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None)
+    from .progress import RunProgress
+
+    # Silent unless the run lasts more than a few seconds; a captured run
+    # reports no progress (its core call does not take the GIL back).
+    progress = RunProgress(scenario) if pcap is None else None
+    try:
+        result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
+                            progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     s = result.summary
     if out is not None:
         with atomic_dir(out) as d:
@@ -274,13 +284,21 @@ def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
-def _papers_epilog() -> str:
-    from .reproduce import names
+class _ReproduceCommand(click.Command):
+    """`reproduce --help` ends with every paper and its figures, listed only
+    when help is asked for (a paper's module imports numpy and pandas)."""
 
-    return "Papers: " + ", ".join(names()) + ", all."
+    def format_epilog(self, ctx, formatter):
+        from . import reproduce as registry
+
+        formatter.write_paragraph()
+        formatter.write_text("Papers (PAPER) and their figures (--figure ID):")
+        with formatter.indentation():
+            formatter.write_dl([(n, ", ".join(registry.figures_of(n))) for n in registry.names()]
+                               + [("all", "every paper above")])
 
 
-@main.command(epilog=_papers_epilog())
+@main.command(cls=_ReproduceCommand)
 @click.argument("paper")
 @click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")

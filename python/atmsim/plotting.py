@@ -70,13 +70,15 @@ def plot_run(d) -> "Path":
 
     d = Path(d)
     s = json.loads((d / "summary.json").read_text())
-    read = lambda name: pd.read_csv(d / f"trace_{name}.csv") if (d / f"trace_{name}.csv").exists() else pd.DataFrame()
+    # Flows and ports are named in the traces ("f1", "S->B"): read names as text.
+    read = lambda name: (pd.read_csv(d / f"trace_{name}.csv", dtype={"flow": str, "port": str, "direction": str})
+                         if (d / f"trace_{name}.csv").exists() else pd.DataFrame())
     win, queue, events, port = read("window"), read("queue"), read("events"), read("port")
     panels = 3 if len(port) else 2
     fig, axes = plt.subplots(panels, 1, figsize=(9, 2.6 * panels), sharex=True)
     ax = axes[0]
-    for f, g in win.groupby("flow") if len(win) else []:
-        line, = ax.step(g.t, g.cwnd / 1000, where="post", lw=0.8, label=s["flows"][f]["name"])
+    for f, g in win.groupby("flow", sort=False) if len(win) else []:
+        line, = ax.step(g.t, g.cwnd / 1000, where="post", lw=0.8, label=f)
         for kind, marker in (("timeout", "x"), ("fast_retransmit", "v")):
             e = events[(events.flow == f) & (events.kind == kind)] if len(events) else events
             if len(e):
@@ -88,10 +90,9 @@ def plot_run(d) -> "Path":
     if len(win) and win.flow.nunique() <= 10:
         ax.legend(fontsize=6, ncol=5)
     ax = axes[1]
-    names = [p["name"] for p in s["ports"]]
-    for i, g in queue.groupby("port") if len(queue) else []:
+    for name, g in queue.groupby("port", sort=False) if len(queue) else []:
         if g.occupancy.max() > 0:
-            ax.step(g.t, g.occupancy, where="post", lw=0.8, label=names[i])
+            ax.step(g.t, g.occupancy, where="post", lw=0.8, label=name)
     ax.set_ylabel("queue (units)")
     ax.legend(fontsize=6)
     if len(port):

@@ -2,7 +2,9 @@
 peaks and troughs, overflow episodes.
 
 The core logs each unit's arrival, departure and drop at one port (see
-`PortLog` in trace.rs). VC 2f carries flow f's data and VC 2f+1 its ACKs.
+`PortLog` in trace.rs). In a run's tables (`atmsim.run(...).traces["port"]`,
+`trace_port.csv`) each unit's VC is named by its `flow` and `direction`
+("data" or "reply"); the raw columns of `atmsim._core.run` number it (`vc`).
 """
 from __future__ import annotations
 
@@ -12,13 +14,19 @@ import pandas as pd
 _ORDER = {"depart": 0, "drop": 1, "arrive": 2}
 
 
-def occupancy(log: pd.DataFrame, vc: int | None = None) -> pd.DataFrame:
+def occupancy(log: pd.DataFrame, vc: int | None = None, flow: str | None = None,
+              direction: str | None = None) -> pd.DataFrame:
     """Occupancy (units) after every change, in time order; departures come
     first at equal times, as the port drains before it admits. Columns t, q,
-    change, frame, eom, vc. `log` is a DataFrame or the raw column dict."""
+    change, frame, eom and the VC's columns. `log` is a DataFrame or the raw
+    column dict; only the units of VC number `vc` (raw columns), or of `flow`
+    and `direction` (a run's tables), count if given."""
     if isinstance(log, dict):
         log = pd.DataFrame({k: np.asarray(v) for k, v in log.items()})
-    d = log if vc is None else log[log.vc == vc]
+    d = log
+    for col, want in (("vc", vc), ("flow", flow), ("direction", direction)):
+        if want is not None:
+            d = d[d[col] == want]
     d = d.assign(_o=d.change.map(_ORDER)).sort_values(["t", "_o"], kind="stable").drop(columns="_o")
     step = np.where(d.change == "arrive", 1, np.where(d.change == "depart", -1, 0))
     return d.assign(q=np.cumsum(step)).reset_index(drop=True)

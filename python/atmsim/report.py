@@ -54,10 +54,14 @@ def print_claims(rows: list[dict]) -> None:
     """The claims of a reproduction, one row each (claim IDs PAPER.FIGURE.cN):
     held, or deviates with its one-line reason. A deviation is a finding the
     reproduction reports, not a failure of the run."""
+    from .html_report import in_paper_order
+
     c = Console(stderr=False)
     t = Table("claim", "paper", "ours", "verdict")
     t.columns[0].no_wrap = True
-    for r in rows:
+    for col in t.columns[1:3]:
+        col.overflow = "fold"  # a long name or number is folded onto the next line, never cut with "…"
+    for r in in_paper_order(rows):
         verdict = "[green]held[/]" if r["holds"] else "[yellow]deviates[/]"
         ours = compact(r["ours"], 10_000)
         if not r["holds"] and r.get("note"):

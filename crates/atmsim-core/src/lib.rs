@@ -43,11 +43,23 @@ pub use summary::Summary;
 
 /// Parses, overrides and validates a scenario, then runs it.
 pub fn run_text(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<(Summary, Option<trace::Traces>), ScenarioError> {
+    Ok(run_text_observed(text, overrides, seed, trace, |_, _| true)?.expect("an observer that never stops"))
+}
+
+/// Like [`run_text`], calling `observe(simulated time reached, duration)`
+/// every [`world::OBSERVE_EVERY`] events (progress reports, interruption);
+/// `Ok(None)` if `observe` stopped the run.
+pub fn run_text_observed(
+    text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    trace: bool,
+    mut observe: impl FnMut(time::Time, time::Time) -> bool,
+) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
     let scenario = scenario::parse(text, overrides)?;
     let model = scenario::validate(&scenario, seed)?;
     let mut world = World::new(model, trace);
-    world.run();
-    Ok(world.finish())
+    Ok(world.run_observed(&mut observe).then(|| world.finish()))
 }
 
 /// As [`run_text`], with packet captures on (`[capture]`, or by default

@@ -137,6 +137,19 @@ impl AbrTrace {
     }
 }
 
+/// The names behind the index columns, as the summary spells them: flows
+/// (`flow` columns), ports (`QueueTrace::port`) and, per VC, the flow it
+/// belongs to ("vbr" for the ABR background) and its direction ("data" or
+/// "reply"). Filled in at the end of the run; the columns stay indices while
+/// recording, and outputs (the Python tables, csv) show the names.
+#[derive(Clone, Debug, Default)]
+pub struct TraceNames {
+    pub flows: Vec<String>,
+    pub ports: Vec<String>,
+    pub vc_flows: Vec<String>,
+    pub vc_directions: Vec<&'static str>,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Traces {
     pub window: WindowTrace,
@@ -148,6 +161,9 @@ pub struct Traces {
     pub rate: RateTrace,
     #[serde(skip_serializing_if = "AbrTrace::is_empty")]
     pub abr: AbrTrace,
+    /// Not serialised: the recorded columns are what the golden digests pin.
+    #[serde(skip)]
+    pub names: TraceNames,
 }
 
 impl Traces {

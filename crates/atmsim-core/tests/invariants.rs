@@ -392,3 +392,46 @@ fn send_jitter_is_balanced_deterministic_and_effective() {
     assert_ne!(a, run(&[]));
     assert_ne!(a, run(&["host.send_jitter=4us"]));
 }
+
+#[test]
+fn traces_name_the_flows_ports_and_vcs_they_number() {
+    let text = std::fs::read_to_string(builtin_dir().join("jain96-2src.toml")).unwrap();
+    let o: Vec<String> = ["duration=50ms", "abr.vbr.port=SW1->SW2"].iter().map(|s| s.to_string()).collect();
+    let (s, t) = run_text(&text, &o, None, true).unwrap();
+    let n = t.unwrap().names;
+    assert_eq!(n.flows, s.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
+    assert_eq!(n.ports, s.ports.iter().map(|p| p.name.clone()).collect::<Vec<_>>());
+    // Each TCP flow has a data and a reply VC, in flow order; the VBR background's comes last.
+    let mut want: Vec<(String, &str)> = n.flows.iter().flat_map(|f| [(f.clone(), "data"), (f.clone(), "reply")]).collect();
+    want.push(("vbr".into(), "data"));
+    let got: Vec<(String, &str)> = n.vc_flows.iter().cloned().zip(n.vc_directions.iter().copied()).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn an_observer_sees_the_simulated_time_reached_and_can_stop_the_run() {
+    use atmsim_core::{run_text_observed, world::OBSERVE_EVERY};
+    let text = std::fs::read_to_string(builtin_dir().join("aron97-topo1-atm.toml")).unwrap();
+    let o = vec!["duration=8s".to_string()];
+    let mut seen = Vec::new();
+    let (s, _) = run_text_observed(&text, &o, None, false, |now, duration| {
+        seen.push((now, duration));
+        true
+    })
+    .unwrap()
+    .expect("never stopped");
+    assert!(s.events >= 2 * OBSERVE_EVERY, "long enough to be observed twice");
+    assert_eq!(seen.len() as u64, s.events / OBSERVE_EVERY);
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(seen.iter().all(|&(now, d)| now <= d && d == 8_000_000_000_000));
+    // The same run, unobserved, gives the same summary.
+    let (plain, _) = run_text(&text, &o, None, false).unwrap();
+    assert_eq!((plain.events, plain.accounting.bytes_delivered), (s.events, s.accounting.bytes_delivered));
+    let mut calls = 0;
+    let stopped = run_text_observed(&text, &o, None, false, |_, _| {
+        calls += 1;
+        false
+    });
+    assert!(stopped.unwrap().is_none());
+    assert_eq!(calls, 1, "stopped at the first look");
+}

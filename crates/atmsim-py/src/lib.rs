@@ -3,11 +3,12 @@
 //! and the traces as plain columns (the Python side makes numpy arrays).
 
 use atmsim_core::atm::aal5::{Encapsulation, CELL_BYTES, CELL_PAYLOAD};
+use atmsim_core::time::{secs, Time};
 use atmsim_core::{scenario, trace::Traces, ScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 mod ida;
 
@@ -26,8 +27,21 @@ fn resolve(text: &str, overrides: Vec<String>) -> PyResult<String> {
     Ok(scenario::to_toml(&s))
 }
 
+/// Names as one list of Python strings (each made once, shared by the rows).
+fn name_list<'py, S: AsRef<str>>(py: Python<'py>, names: &[S]) -> Bound<'py, PyList> {
+    PyList::new_bound(py, names.iter().map(|n| PyString::new_bound(py, n.as_ref())))
+}
+
+/// The traces as plain columns; `names` holds the flow, port and VC names
+/// the index columns refer to (atmsim's tables show the names).
 fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new_bound(py);
+    let n = PyDict::new_bound(py);
+    n.set_item("flow", name_list(py, &t.names.flows))?;
+    n.set_item("port", name_list(py, &t.names.ports))?;
+    n.set_item("vc_flow", name_list(py, &t.names.vc_flows))?;
+    n.set_item("vc_direction", name_list(py, &t.names.vc_directions))?;
+    out.set_item("names", n)?;
     let w = PyDict::new_bound(py);
     w.set_item("t", &t.window.t)?;
     w.set_item("flow", &t.window.flow)?;
@@ -78,13 +92,38 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
 }
 
 /// Runs one simulation: returns (summary JSON, traces dict). The GIL is
-/// released while the simulation runs.
+/// released while the simulation runs; every `OBSERVE_EVERY` events (about
+/// a tenth of a second) it is taken back for a moment, to run Python's
+/// signal handlers (Ctrl-C, SIGTERM stop the run with their exception) and
+/// to call `progress(simulated_s, duration_s)` if given (its exception
+/// stops the run too).
 #[pyfunction]
-#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false))]
-fn run<'py>(py: Python<'py>, text: &str, overrides: Vec<String>, seed: Option<u64>, trace: bool) -> PyResult<(String, Bound<'py, PyDict>)> {
+#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    trace: bool,
+    progress: Option<PyObject>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let text = text.to_owned();
-    let result = py.allow_threads(move || atmsim_core::run_text(&text, &overrides, seed, trace));
-    let (summary, traces) = result.map_err(to_py)?;
+    let mut stopped: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let observe = |now: Time, duration: Time| {
+            Python::with_gil(|py| {
+                let called = py.check_signals().and_then(|()| match &progress {
+                    Some(f) => f.call1(py, (secs(now), secs(duration))).map(drop),
+                    None => Ok(()),
+                });
+                called.map_err(|e| stopped = Some(e)).is_ok()
+            })
+        };
+        atmsim_core::run_text_observed(&text, &overrides, seed, trace, observe)
+    });
+    let Some((summary, traces)) = result.map_err(to_py)? else {
+        return Err(stopped.expect("a run stops only on an exception"));
+    };
     let tr = match traces {
         Some(t) => traces_to_py(py, &t)?,
         None => PyDict::new_bound(py),

@@ -62,12 +62,38 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
     }
+    let named = item_names(&table);
     let value = toml::Value::Table(table);
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
+        let path = name_items(&e.path().to_string(), &named);
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
         ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
     })
+}
+
+/// The names of the `[[flow]]` and `[[link]]` items (a flow's name, a link's
+/// ends "A-B"), to name them in errors as validation does.
+fn item_names(table: &toml::Table) -> Vec<(&'static str, Vec<Option<String>>)> {
+    let name = |v: &toml::Value, array: &str| match array {
+        "flow" => v.get("name")?.as_str().map(str::to_string),
+        _ => Some(v.get("ends")?.as_array()?.iter().map(|e| e.as_str()).collect::<Option<Vec<_>>>()?.join("-")),
+    };
+    ["flow", "link"]
+        .into_iter()
+        .map(|a| (a, table.get(a).and_then(|v| v.as_array()).map_or_else(Vec::new, |items| items.iter().map(|v| name(v, a)).collect())))
+        .collect()
+}
+
+/// `flow[0].kind` as `flow[f1].kind` (and `link[2]` as `link[A-B]`) when the item has a name.
+fn name_items(path: &str, named: &[(&'static str, Vec<Option<String>>)]) -> String {
+    for (array, names) in named {
+        let Some(rest) = path.strip_prefix(array).and_then(|r| r.strip_prefix('[')) else { continue };
+        let Some((ix, tail)) = rest.split_once(']') else { continue };
+        if let Some(Some(name)) = ix.parse::<usize>().ok().and_then(|i| names.get(i)) {
+            return format!("{array}[{name}]{tail}");
+        }
+    }
+    path.to_string()
 }
 
 /// The fully resolved scenario as TOML (defaults filled in).
@@ -86,8 +112,15 @@ mod tests {
         assert_eq!(e.to_string(), "ip.mtu: unknown size unit '0' in '0\\n0\\r\\t'");
     }
 
-    use super::test_support::BASE;
+    use super::test_support::{key_of, BASE};
     use super::*;
+
+    #[test]
+    fn type_errors_name_flows_and_links_as_validation_does() {
+        assert_eq!(key_of(&["flow.f1.kind=nope"]), "flow[f1].kind");
+        assert_eq!(key_of(&["link.X-B.rate=[1]"]), "link[X-B].rate");
+        assert_eq!(key_of(&["flow.0.start=1.5"]), "flow[f1].start");
+    }
 
     #[test]
     fn resolved_toml_round_trips() {

@@ -127,7 +127,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let unit_den = unit_den.as_deref();
     // A rate of 1 Pb/s or more (a cell every 0.4 ps) is no network's: refuse
     // it rather than let picosecond arithmetic lose its meaning.
-    let too_large = || format!("rate '{s}' is too large (at most 1Pbps)");
+    let too_large = || format!("rate '{s}' is too large (below 1000Tbps)");
     let (num, unit) = split_unit(&s_num);
     let bad = || format!("rate '{s}' must be positive");
     if let Some(per) = unit.strip_suffix("/cell") {

@@ -3,7 +3,7 @@
 //! order + duplicate + dropped in queues + discarded at reassembly + in
 //! flight; cells sent = delivered + dropped + in flight; every queue within
 //! its limit) and its physical sanity (no line busier than the time that
-//! passed, no more payload through the bottleneck than its line carries).
+//! passed, no more payload through any line than it carries).
 
 use super::{Endpoints, Flow, World};
 use crate::atm::discard::DropReason;
@@ -12,7 +12,8 @@ use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Time};
 use crate::capture::write::CaptureFile;
-use crate::trace::Traces;
+use crate::net::VcRole;
+use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{SenderState, TcpSender};
 
@@ -130,6 +131,23 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
     }
 }
 
+/// What one line did over a run, for the physical check.
+struct LineLoad {
+    /// Time its transmitter was busy.
+    busy: Time,
+    /// What its line can carry in the run's time, in bytes.
+    capacity_bytes: f64,
+    /// Payload delivered by the flows whose data crosses it.
+    payload_bytes: u64,
+}
+
+/// Physically possible: no line busier than the time that passed, and none
+/// carried more payload for the flows crossing it than its line can carry
+/// in that time (so no flow or bottleneck throughput above 1).
+fn physically_possible(lines: &[LineLoad], horizon: Time) -> bool {
+    lines.iter().all(|l| l.busy <= horizon && l.payload_bytes as f64 <= l.capacity_bytes)
+}
+
 /// Did the port stay within its limit (per VC for a per-VC port)?
 fn within_limit(p: &Port) -> bool {
     let limit = match p.limit {
@@ -231,23 +249,21 @@ impl World {
             + acc.bytes_dropped_in_queues
             + acc.bytes_discarded_at_reassembly
             + acc.bytes_in_flight;
-        // Physically possible: no line busier than the time that passed, and
-        // the flows through the bottleneck delivered no more payload than
-        // its line could carry in that time.
-        let lines_within_capacity = self.ports.iter().all(|p| p.busy_until(horizon) <= horizon);
-        let through_bottleneck: u64 = (0..flows.len())
-            .filter(|&i| m.flows[i].data_route.contains(&m.bottleneck))
-            .map(|i| flows[i].bytes_delivered)
-            .sum();
-        let bottleneck_within_capacity = through_bottleneck as f64 <= bn.rate().bytes_in(horizon);
+        // Every line's load: the payload delivered by the flows whose data crosses it.
+        let mut lines: Vec<LineLoad> =
+            self.ports.iter().map(|p| LineLoad { busy: p.busy_until(horizon), capacity_bytes: p.rate().bytes_in(horizon), payload_bytes: 0 }).collect();
+        for (f, fs) in m.flows.iter().zip(&flows) {
+            for p in &f.data_route {
+                lines[p.ix()].payload_bytes += fs.bytes_delivered;
+            }
+        }
         acc.balanced = acc.bytes_sent == bytes_sum
             && boston.iter().all(|b| b.payload_mismatches == 0)
             && received_ok
             && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
             && port_drops == acc.cells_dropped
             && acc.queues_within_limits
-            && lines_within_capacity
-            && bottleneck_within_capacity;
+            && physically_possible(&lines, horizon);
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
         let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / 53.0) } else { 0.0 };
@@ -282,6 +298,34 @@ impl World {
         }
         let files = self.capture_files();
         summary.capture = self.capture_summary(&files);
-        (summary, self.traces.take(), files)
+        let mut traces = self.traces.take();
+        if let Some(tr) = traces.as_mut() {
+            tr.names = self.trace_names();
+        }
+        (summary, traces, files)
+    }
+
+    /// The names of the flows, ports and VCs the traces number.
+    fn trace_names(&self) -> TraceNames {
+        let flows: Vec<String> = self.model.flows.iter().map(|f| f.name.clone()).collect();
+        // A VC past the flows' is the ABR VBR background's (world/build.rs).
+        let vc_flows = self.vcs.iter().map(|v| flows.get(v.flow.ix()).map_or_else(|| "vbr".to_string(), String::clone)).collect();
+        let vc_directions = self.vcs.iter().map(|v| if v.role == VcRole::Reply { "reply" } else { "data" }).collect();
+        TraceNames { ports: self.ports.iter().map(|p| p.name.clone()).collect(), flows, vc_flows, vc_directions }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{physically_possible, LineLoad};
+
+    const LINE: LineLoad = LineLoad { busy: 900, capacity_bytes: 1000.0, payload_bytes: 1000 };
+
+    #[test]
+    fn a_line_busier_than_time_or_carrying_more_than_its_capacity_is_impossible() {
+        assert!(physically_possible(&[LINE, LINE], 1000));
+        assert!(physically_possible(&[LineLoad { busy: 1000, ..LINE }], 1000), "busy the whole time");
+        assert!(!physically_possible(&[LINE, LineLoad { busy: 1001, ..LINE }], 1000), "busier than the time that passed");
+        assert!(!physically_possible(&[LineLoad { payload_bytes: 1001, ..LINE }, LINE], 1000), "more than the line carries");
     }
 }

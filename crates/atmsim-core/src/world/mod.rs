@@ -43,6 +43,10 @@ use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use std::time::Instant;
 
+/// Events between two calls of a run's observer ([`World::run_observed`]):
+/// about a tenth of a second of wall time on one core.
+pub const OBSERVE_EVERY: u64 = 1 << 20;
+
 /// What moves a flow's data: a TCP connection, or a one-way datagram source.
 enum Endpoints {
     Tcp { sender: TcpSender, receiver: TcpReceiver },
@@ -112,7 +116,20 @@ impl World {
     /// Runs until the scenario's duration, or until every finite transfer
     /// has been delivered.
     pub fn run(&mut self) {
+        self.run_observed(&mut |_, _| true);
+    }
+
+    /// Runs like [`World::run`], and every [`OBSERVE_EVERY`] events calls
+    /// `observe(simulated time reached, duration)`: a long run can report its
+    /// progress and be stopped (return false) without any per-cell work.
+    /// Returns false if `observe` stopped it (the world is then mid-run).
+    /// `observe` is called through a pointer so that the event loop is
+    /// compiled once, here, whatever the caller (a generic loop would be
+    /// monomorphised, and optimised differently, in the Python crate).
+    pub fn run_observed(&mut self, observe: &mut dyn FnMut(Time, Time) -> bool) -> bool {
         let started = Instant::now();
+        let mut countdown = OBSERVE_EVERY;
+        let mut whole = true;
         while let Some((t, ev)) = self.sched.pop_until(self.model.duration) {
             self.now = t;
             // A pipe head is nearly every event of a run: test for it first.
@@ -123,11 +140,20 @@ impl World {
             if self.unfinished == 0 {
                 break;
             }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = OBSERVE_EVERY;
+                if !observe(self.now, self.model.duration) {
+                    whole = false;
+                    break;
+                }
+            }
         }
-        if self.unfinished != 0 {
+        if self.unfinished != 0 && whole {
             self.now = self.model.duration;
         }
         self.wall_s = started.elapsed().as_secs_f64();
+        whole
     }
 
     /// Hands every other event to the component that owns it.

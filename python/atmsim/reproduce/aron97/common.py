@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 import atmsim
-from atmsim.claims import Claim, make
+from atmsim.claims import Claim, make, plain
 from atmsim.reproduce.harness import medians, product  # noqa: F401  (medians: re-exported for the figures)
 from atmsim.runner import Job
 
@@ -199,4 +199,4 @@ def fairness_claim(figure: str, runs_df: pd.DataFrame) -> Claim:
     return make_claim(figure, "fair", statement, "value", pv,
                       {"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
                        "points_below_floor": int((pts["fairness"] < floor).sum()), "points": len(pts)},
-                      ok_floor and share95 > 0.5, rule, f"worst point: {dict((k, worst[k]) for k in by)}")
+                      ok_floor and share95 > 0.5, rule, f"worst point: {plain({k: worst[k] for k in by})}")

@@ -23,7 +23,7 @@ def _trace_spec(net: str) -> Spec:
 def _trace_run(result):
     """The summary, the traces as tables, and the typical sender: the one with the median useful bytes."""
     s, tr = result
-    frames = {k: pd.DataFrame({col: np.asarray(v) for col, v in cols.items()}) for k, cols in tr.items()}
+    frames = {k: pd.DataFrame({col: np.asarray(v) for col, v in cols.items()}) for k, cols in tr.items() if k != "names"}
     bytes_ = [f["bytes_delivered"] for f in s["flows"]]
     typical = int(np.argsort(bytes_)[len(bytes_) // 2])  # the median sender
     return s, frames, typical
@@ -57,8 +57,9 @@ def _window_figure(c, which: str, runs):
     per_flow["flow"] = range(len(per_flow))
     per_flow[["flow", "name", "bytes_delivered", "timeouts", "fast_retransmits", "loss_episodes", "single_loss_episodes",
               "consecutive_loss_episodes"]].pipe(c.table, f"{which}")
-    win[win.flow == typ].pipe(c.table, f"{which}_window")
-    ev[ev.flow == typ].pipe(c.table, f"{which}_events")
+    name = s["flows"][typ]["name"]  # traces name their flow, as the summary does
+    win[win.flow == typ].assign(flow=name).pipe(c.table, f"{which}_window")
+    ev[ev.flow == typ].assign(flow=name).pipe(c.table, f"{which}_events")
     rtt = 0.0625
     f = s["flows"][typ]
     if which == "fig4":

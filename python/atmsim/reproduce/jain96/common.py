@@ -113,4 +113,4 @@ def frames(tr: dict) -> dict:
     import numpy as np
     import pandas as pd
 
-    return {k: pd.DataFrame({c: np.asarray(v) for c, v in cols.items()}) for k, cols in tr.items()}
+    return {k: pd.DataFrame({c: np.asarray(v) for c, v in cols.items()}) for k, cols in tr.items() if k != "names"}

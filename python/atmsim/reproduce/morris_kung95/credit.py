@@ -87,8 +87,11 @@ def fig8_competition(c, runs, bin_s=0.010):
         ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
         bins = np.arange(0, end + bin_s, bin_s)
         active = []
+        # Each flow's data VC, by the names the core gives the numbered VCs (no numbering rule).
+        names = tr["names"]
+        data_vc = {fl: v for v, (fl, d) in enumerate(zip(names["vc_flow"], names["vc_direction"])) if d == "data"}
         for f in (0, 1):
-            occ = portlog.occupancy(log, vc=2 * f)  # VC 2f: flow f's data
+            occ = portlog.occupancy(log, vc=data_vc[names["flow"][f]])
             hit = np.zeros(len(bins) - 1, bool)
             if len(occ):
                 hit[np.clip(np.searchsorted(bins, occ.t.to_numpy(), side="right") - 1, 0, len(hit) - 1)] = True

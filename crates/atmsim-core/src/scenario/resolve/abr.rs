@@ -20,12 +20,30 @@ fn rate(key: &str, s: &str) -> Result<f64, ScenarioError> {
 }
 
 fn within(key: &str, v: f64, lo: f64, hi: f64, lo_open: bool) -> Result<f64, ScenarioError> {
+    within_unit(key, v, lo, hi, lo_open, "")
+}
+
+/// `v` within its bounds, or an error showing the three numbers short (a
+/// value of 1e300 is not printed with 300 digits) and in `unit`.
+fn within_unit(key: &str, v: f64, lo: f64, hi: f64, lo_open: bool, unit: &str) -> Result<f64, ScenarioError> {
     let ok = v.is_finite() && (if lo_open { v > lo } else { v >= lo }) && v <= hi;
     if !ok {
         let open = if lo_open { "(" } else { "[" };
-        return err(key, format!("{v} is outside {open}{lo}, {hi}]"));
+        return err(key, format!("{}{unit} is outside {open}{}, {}]{unit}", short(v), short(lo), short(hi)));
     }
     Ok(v)
+}
+
+/// A number in at most 7 significant digits.
+fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-4..1e9).contains(&v.abs()) {
+        let s = format!("{v:.7}");
+        let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
+        // Seven digits after the point, but significant ones for small values.
+        if v != 0.0 && v.abs() < 1.0 && s.len() < 9 { format!("{v:.6e}") } else { s.to_string() }
+    } else {
+        format!("{v:.6e}")
+    }
 }
 
 /// The ABR configuration, if the scenario has `[abr]`.
@@ -66,7 +84,7 @@ fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfi
         return err("abr.vbr.port", "must leave a switch");
     }
     let line = cells_per_second(ports[port.ix()].rate.bits_per_second());
-    let rate = within("abr.vbr.rate", rate("abr.vbr.rate", &v.rate)?, 0.0, line, true)?;
+    let rate = within_unit("abr.vbr.rate", rate("abr.vbr.rate", &v.rate)?, 0.0, line, true, " cells/s")?;
     let (on, off, start) = (time("abr.vbr.on", &v.on)?, time("abr.vbr.off", &v.off)?, time("abr.vbr.start", &v.start)?);
     if on == 0 {
         return err("abr.vbr.on", "must be positive");
@@ -78,8 +96,12 @@ fn params(a: &AbrSection) -> Result<AbrParams, ScenarioError> {
     let pcr = rate("abr.pcr", &a.pcr)?;
     let mcr = if a.mcr.trim() == "0" { 0.0 } else { rate("abr.mcr", &a.mcr)? };
     let icr = rate("abr.icr", &a.icr)?;
-    within("abr.mcr", mcr, 0.0, pcr, false)?;
-    within("abr.icr", icr, mcr, pcr, false)?;
+    if mcr > pcr {
+        return err("abr.mcr", format!("'{}' is above abr.pcr '{}'", a.mcr, a.pcr));
+    }
+    if icr < mcr || icr > pcr {
+        return err("abr.icr", format!("'{}' must lie between abr.mcr '{}' and abr.pcr '{}'", a.icr, a.mcr, a.pcr));
+    }
     if !(2..=256).contains(&a.nrm) {
         return err("abr.nrm", format!("{} is outside 2..=256", a.nrm));
     }
@@ -114,7 +136,7 @@ fn params(a: &AbrSection) -> Result<AbrParams, ScenarioError> {
         crm,
         cdf: within("abr.cdf", a.cdf, 0.0, 1.0, false)?,
         adtf,
-        tcr: within("abr.tcr", a.tcr, 0.0, pcr, false)?,
+        tcr: within_unit("abr.tcr", a.tcr, 0.0, pcr, false, " cells/s")?,
     })
 }
 
@@ -179,6 +201,10 @@ mod tests {
         assert_eq!(key_of(&["abr.vbr.color=1"]), "abr.vbr.color");
         assert_eq!(key_of(&["abr.loss.port=\"X->B\"", "abr.loss.probability=2"]), "abr.loss.probability");
         assert_eq!(key_of(&["abr.loss.port=\"nowhere\""]), "abr.loss.port");
+        let msg = |o: &[&str]| check(o).unwrap_err().to_string();
+        assert_eq!(msg(&["abr.pcr=\"1bps\""]), "abr.icr: '10Mbps' must lie between abr.mcr '0' and abr.pcr '1bps'");
+        assert_eq!(msg(&["abr.tcr=1e300"]), "abr.tcr: 1.000000e300 cells/s is outside [0, 366792.4528302] cells/s");
+        assert_eq!(msg(&["abr.rdf=-1e-300"]), "abr.rdf: -1.000000e-300 is outside (0, 1]");
         let v = check(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"100Mbps\""]).unwrap().abr.unwrap().vbr.unwrap();
         assert_eq!((v.on, v.start), (100 * crate::time::PS_PER_MS, 2 * crate::time::PS_PER_MS));
     }
