@@ -85,7 +85,7 @@ def test_tshark_counts_equal_atmsim_counters_on_a_lossy_packet_run(cli, tmp_path
     assert totals["retransmissions"] > 50 and totals["dup_acks"] > 50, "the run must lose packets"
     # ... and tshark finds the retransmissions where atmsim's event trace puts them (ns, raw seq).
     with open(out / "trace_events.csv") as f:
-        events = [r for r in csv.DictReader(f) if r["flow"] == "0" and r["kind"] == "retransmit"]
+        events = [r for r in csv.DictReader(f) if r["flow"] == "f1" and r["kind"] == "retransmit"]
     ours = sorted((round(float(r["t"]) * 1e9), int(r["seq"])) for r in events)
     rows = tshark_rows(pcap / "host-S1.pcap")
     theirs = sorted((int(Decimal(r["frame.time_epoch"]) * 10**9), int(r["tcp.seq_raw"]))
@@ -105,9 +105,12 @@ def test_tshark_decodes_the_atm_capture(cli, tmp_path):
                                  "switch.buffer=48KB", "trace.port=R1->R2",
                                  'capture.ports=["R1->R2"]', 'capture.hosts=["S1", "S2"]')
     assert [f["name"] for f in summary["capture"]["files"]] == ["port-R1-R2.pcap", "host-S1.pcap", "host-S2.pcap"]
-    # The AAL5 PDUs leaving the port: one per EOM cell the port log saw leave, per VCI (32 + VC).
+    # The AAL5 PDUs leaving the port: one per EOM cell the port log saw leave, per VCI (32 + the VC's
+    # number; the port log names a VC by its flow and direction, the core's trace names list them by number).
+    raw = atmsim._core.run(atmsim.load_scenario("aron97-topo1-atm"), ["duration=0.01s"], None, True)[1]["names"]
+    vci = {(flow, d): 32 + i for i, (flow, d) in enumerate(zip(raw["vc_flow"], raw["vc_direction"]))}
     with open(out / "trace_port.csv") as f:
-        eoms = collections.Counter(32 + int(r["vc"]) for r in csv.DictReader(f)
+        eoms = collections.Counter(vci[r["flow"], r["direction"]] for r in csv.DictReader(f)
                                    if r["change"] == "depart" and r["eom"] == "True" and float(r["t"]) <= 1.0)
     rows = tshark_rows(pcap / "port-R1-R2.pcap", ["atm.vpi", "atm.vci", "atm.aal", "llc.type", "ip.len", "tcp.srcport"])
     assert collections.Counter(int(r["atm.vci"]) for r in rows) == eoms

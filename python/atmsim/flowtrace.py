@@ -36,6 +36,14 @@ import numpy as np
 import pandas as pd
 
 
+def _numbered(df: pd.DataFrame, flows_summary: list) -> pd.DataFrame:
+    """`df` with its flow column as the flows' indices in the summary (names are mapped back)."""
+    if pd.api.types.is_numeric_dtype(df.flow):
+        return df
+    index = {f["name"]: i for i, f in enumerate(flows_summary)}
+    return df.assign(flow=df.flow.map(index).astype(int))
+
+
 def _flow(df: pd.DataFrame, flow: int) -> pd.DataFrame:
     return df[df.flow == flow].sort_values("t", kind="stable")
 
@@ -133,7 +141,9 @@ def anatomy(window: pd.DataFrame, events: pd.DataFrame, flows_summary: list, mss
     Returns (table, curves, episodes): table has one row per flow (flow, name, bytes_delivered,
     share, timeouts, episodes, backoffs, stall_s, backoff_s, idle_s, first_recovery, t_first_loss,
     overshoot_lost, retx_lost, cwnd_at_loss_segs, mean_cwnd_segs, max_cwnd_segs, largest_window_share);
-    curves has columns t and one acked-bytes column per flow; episodes lists every timeout episode."""
+    curves has columns t and one acked-bytes column per flow; episodes lists every timeout episode.
+    The traces may number the flows (the core's columns) or name them (`Result.traces`)."""
+    window, events = (_numbered(df, flows_summary) for df in (window, events))
     flows = list(range(len(flows_summary)))
     grid = np.arange(0.0, end + step / 2, step)
     total = sum(f["bytes_delivered"] for f in flows_summary) or 1
