@@ -60,10 +60,11 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     gaps = np.diff(np.sort(first))
     ack_s = 8 * 50 / 50e3  # one 50-byte ACK at 50 kb/s
     out["ack_gaps_back_to_back"] = float(np.mean(gaps < 1.5 * ack_s)) if len(gaps) else float("nan")
+    ev = tr["events"][tr["events"].t >= t0]
     w = tr["window"][tr["window"].t >= t0]
+    w = w[w.flow.isin(ev[ev.kind == "send"].flow.unique())]  # connections that run
     out["mean_cwnd_packets"] = float(w.cwnd.mean() / 450)
     out["mean_ssthresh_packets"] = float(w.ssthresh.mean() / 450)
-    ev = tr["events"][tr["events"].t >= t0]
     out["events"] = {k: int(v) for k, v in ev[ev.kind != "tick"].groupby("kind").size().items()}
     return out
 
@@ -116,7 +117,9 @@ def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     what, extra = argv[0], tuple(argv[1:])
     if what == "fig9":
-        res = {"tahoe": twoway_short(extra=extra), "timeout_only": twoway_short(extra=extra + ("tcp.variant=timeout-only",))}
+        one = tuple(f"flow.{d}{k}.start=5000s" for k in range(2, 6) for d in "fr")  # one connection each way: the others never start
+        res = {"tahoe": twoway_short(extra=extra), "timeout_only": twoway_short(extra=extra + ("tcp.variant=timeout-only",)),
+               "one_each_way": twoway_short(extra=extra + one)}
     elif what == "fig12":
         res = [phase(d, st, extra=extra) for d in (6.0, 9.75, 12.0, 38.75) for st in ("10ms", "15s")]
     elif what == "fig15":

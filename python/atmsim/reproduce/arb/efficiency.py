@@ -249,7 +249,8 @@ def fig9(c, runs):
     c.claim("fig9", "c1", "small pipeline two-way utilisation 70 %", "value", "70% (§3.3)", u, 0.55 <= u <= 0.85, "mean of both directions in [0.55, 0.85]",
             "" if u <= 0.85 else "ACK compression (61 % of ACKs back to back) and out-of-phase queues (correlation -0.79) are there, "
             "but the ten windows are small (cwnd ~5) and interleaved, so each idle period is short (median 60 ms, none >= 1 s; "
-            "anatomy fig9, docs/arb.md §8); timeouts only 0.85, a 500 ms tick 0.93, a byte buffer 0.96: none gives 0.70")
+            "anatomy fig9, docs/arb.md §8); timeouts only 0.85, a byte buffer 0.96; one connection each way 0.79-0.85 at "
+            "buffers 20-120: fewer, larger windows idle the line longer, but none gives 0.70")
     amps = st.groupby("port").amplitude.median()
     c.claim("fig9", "c2", "queue fluctuates over roughly 30 packets", "shape", "30 packets (§3.3)", amps.to_dict(), bool((amps >= 22.5).all()),
             "amplitude >= 0.75 x 30 in both directions")
