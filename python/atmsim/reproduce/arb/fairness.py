@@ -110,8 +110,9 @@ def fig12(c, runs):
              "from_1.2": float((far.share1 >= 0.8).mean()) if len(far) else None}
     c.claim("fig12", "c1", "node 1 gets about 90 % of the bandwidth for most RTT ratios", "value", "about 90% (§4.2)", parts, hi >= 0.5,
             "drop tail: node 1's share >= 0.8 at >= 50 % of points",
-            "" if hi >= 0.5 else "below a ratio of 1.2 our two Tahoe connections share about evenly between the valleys (node 1 "
-            "0.45-0.55); node 1's 85-93 % plateaus appear only at larger ratios; the valleys themselves (c2-c4) are as deep as the paper's")
+            "" if hi >= 0.5 else "every drop is a window-increase packet 1 ms behind its clocked one, and a connection parked at its "
+            "32-packet window never loses; below a ratio of 1.2 our start (node 2 at 10 ms) ends with both climbing and losing their own "
+            "increase packets (node 1 0.45-0.55); node 2 starting at 15 s, node 1 parked, gives 0.92 (anatomy fig12, docs/arb.md §8)")
     rtt2 = dt.ratio.to_numpy() * RTT1_MS
     periods = np.floor((rtt2 - RTT1_MS) / 10.0)
     full = [p for p in np.unique(periods) if (periods == p).sum() >= 10]
@@ -242,7 +243,8 @@ def fig15(c, runs):
     tot = float((cl.share1 + cl.share2).min())
     c.claim("fig15", "c1", "the two connections share the bandwidth almost equally at every RTT ratio", "value", "§4.3, Fig. 15",
             {"max_gap": gap, "min_sum": tot}, gap <= 0.1 and tot >= 0.9, "|node 1 - node 2| <= 0.1 and node 1 + node 2 >= 0.9 at every ratio",
-            "" if gap <= 0.1 else "the gap is at the largest ratio and favours node 2, the long-RTT connection (the opposite of "
-            "TCP-SS's bias); its cause in our model is not isolated")
+            "" if gap <= 0.1 else "the gap is at the largest ratio and favours node 2: its round trip (1.77 s) exceeds M = 0.5 s, so "
+            "replies to requests sent before a cut raise Rs to Ra + Rinc with the pre-cut Ra, undoing the cut (31 such increases, node 1 "
+            "none); with M = 2 s node 2's part is 0.497 (anatomy fig15, docs/arb.md §8)")
     lr = float(df.loss_ratio.max())
     c.claim("fig15", "c2", "drops are rare", "value", "§4.4", lr, lr <= 0.001, "drops <= 0.1 % of the packets sent at every point")

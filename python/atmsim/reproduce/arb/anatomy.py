@@ -1,0 +1,133 @@
+"""Mechanism probes for the arb deviations that remain (docs/arb.md §8):
+each runs one point of a figure with traces and returns the numbers that
+explain it. No claims: these are the measurements the deviation notes cite.
+
+    python -m atmsim.reproduce.arb.anatomy fig9    # TCP-SS two-way short pipe: idle time, ACK compression
+    python -m atmsim.reproduce.arb.anatomy fig12   # Tahoe pair: which packets find the buffer full, start order
+    python -m atmsim.reproduce.arb.anatomy fig15   # ARB long RTT: increases from stale Ra when RTT > M
+
+Extra arguments are `--set` overrides (KEY=VALUE) applied to every run."""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+import atmsim
+
+from .common import transport
+from .fairness import d23_of
+
+
+def _run(scenario: str, kind: str, extra) -> tuple[dict, dict]:
+    r = atmsim.run(scenario, transport(scenario, kind) + tuple(extra), 1, True)
+    return r.summary, r.traces
+
+
+def _idle_runs(idle: np.ndarray, dt: float) -> np.ndarray:
+    """Lengths (s) of the runs of consecutive idle samples."""
+    edges = np.diff(np.concatenate([[0], idle.astype(int), [0]]))
+    return (np.where(edges == -1)[0] - np.where(edges == 1)[0]) * dt
+
+
+def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
+    """fig9: utilisation and idle periods of each direction, who shares the forward queue, ACK spacing, windows and losses."""
+    fwd, rev = "switch-1->switch-2", "switch-2->switch-1"
+    s, tr = _run("arb-twoway-short", "tcp", (f"duration={duration}s", "trace.interval=20ms", f"trace.port={fwd}") + tuple(extra))
+    names = [p["name"] for p in s["ports"]]
+    q = tr["queue"][tr["queue"].t >= t0]
+    occ = {p: q[q.port == names.index(p)].occupancy.to_numpy() for p in (fwd, rev)}
+    n = min(len(v) for v in occ.values())
+    out = {}
+    for p in (fwd, rev):
+        runs = _idle_runs(occ[p][:n] == 0, 0.02)
+        out[p] = {"utilisation": float((occ[p][:n] > 0).mean()), "mean_queue": float(occ[p][:n].mean()), "idle_periods": len(runs),
+                  "median_idle_s": float(np.median(runs)) if len(runs) else 0.0, "idle_in_runs_over_1s": float(runs[runs >= 1].sum())}
+    idle_f = occ[fwd][:n] == 0
+    out["rev_queue_when_fwd_idle"] = float(occ[rev][:n][idle_f].mean()) if idle_f.any() else float("nan")
+    out["queue_correlation"] = float(np.corrcoef(occ[fwd][:n], occ[rev][:n])[0, 1])
+    log = tr["port"][tr["port"].t >= t0]
+    ack = log.vc % 2 == 1  # each flow's data VC is even, its ACK VC odd
+    out["fwd_port"] = {f"{c}_{'ack' if a else 'data'}": int(v) for (c, a), v in log.groupby([log.change, ack]).size().items()}
+    # Runs of data departures between two ACK departures: how long the other direction waits for its ACKs.
+    kinds = ack[log.change == "depart"].to_numpy().astype(int)
+    edges = np.diff(np.concatenate([[1], kinds, [1]]))
+    runs = np.where(edges == 1)[0] - np.where(edges == -1)[0]
+    out["data_runs_between_acks"] = {"median": float(np.median(runs)), "p90": float(np.percentile(runs, 90)), "max": int(runs.max())}
+    acks = log[ack & (log.change == "depart")]
+    first = acks[acks.vc == acks.vc.min()].t.to_numpy()
+    gaps = np.diff(np.sort(first))
+    ack_s = 8 * 50 / 50e3  # one 50-byte ACK at 50 kb/s
+    out["ack_gaps_back_to_back"] = float(np.mean(gaps < 1.5 * ack_s)) if len(gaps) else float("nan")
+    ev = tr["events"][tr["events"].t >= t0]
+    w = tr["window"][tr["window"].t >= t0]
+    w = w[w.flow.isin(ev[ev.kind == "send"].flow.unique())]  # connections that run
+    out["mean_cwnd_packets"] = float(w.cwnd.mean() / 450)
+    out["mean_ssthresh_packets"] = float(w.ssthresh.mean() / 450)
+    out["events"] = {k: int(v) for k, v in ev[ev.kind != "tick"].groupby("kind").size().items()}
+    return out
+
+
+def phase(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: float = 20.0, extra=()) -> dict:
+    """fig12: per connection, its share, its drops, and where in the gateway's 10 ms service time its arrivals and drops fall."""
+    gw = "gateway-3->node-4"
+    o = (f"link.node-2-gateway-3.delay={round(d23_ms * 1000)}us", f"flow.f2.start={f2_start}", f"duration={duration}s",
+         "trace.interval=10ms", f"trace.port={gw}") + tuple(extra)
+    s, tr = _run("arb-fairness", "tcp", o)
+    log = tr["port"][tr["port"].t >= warm]
+    dep = np.sort(log[log.change == "depart"].t.to_numpy())
+
+    def ph(t):
+        return (t - dep[np.maximum(np.searchsorted(dep, t) - 1, 0)]) * 1e3
+
+    out = {"ratio": (221.44 + 2 * (d23_ms - 5)) / 221.44}
+    w = tr["window"][tr["window"].t >= warm]
+    for f in (0, 1):
+        mine = log[log.vc == 2 * f]
+        arr, drp = mine[mine.change == "arrive"].t.to_numpy(), mine[mine.change == "drop"].t.to_numpy()
+        out[f"node{f + 1}"] = {
+            "line_share": len(mine[mine.change == "depart"]) * 0.01 / (duration - warm),
+            "drops": len(drp),
+            "arrival_phase_ms": float(np.median(ph(arr))) if len(arr) else None,
+            "drop_phase_ms": float(np.median(ph(drp))) if len(drp) else None,
+            "window_limited": float((w[w.flow == f].cwnd >= 32 * 960).mean()),
+        }
+    return out
+
+
+def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0: float = 100.0, extra=()) -> dict:
+    """fig15: per ARB connection, its part of the delivered data and the increases larger than Rinc (max(Rs, Ra + Rinc) with an Ra from before a cut)."""
+    o = (f"link.node-2-gateway-3.delay={round(d23_of(ratio) * 1000)}us", f"arb.interval={interval}", f"duration={duration}s",
+         "trace.interval=20ms") + tuple(extra)
+    s, tr = _run("arb-fairness", "arb", o)
+    d = [f["bytes_delivered"] for f in s["flows"]]
+    rt = tr["rate"][tr["rate"].t >= t0]
+    out = {"ratio": ratio, "interval": interval, "node2_part": d[1] / sum(d)}
+    for f, g in rt.groupby("flow"):
+        rs, rinc = g.rate_bps.to_numpy(), g.rinc_bps.to_numpy()
+        up = np.diff(rs)
+        big = up > 1.001 * rinc[:-1]  # the step before this reply's update
+        out[f"node{int(f) + 1}"] = {"replies": len(g), "cuts": int((up < 0).sum()), "increases": int((up > 0).sum()),
+                                    "increases_above_rinc": int(big.sum()), "excess_kbps": float((up[big] - rinc[:-1][big]).sum() / 1e3)}
+    return out
+
+
+def main(argv=None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    what, extra = argv[0], tuple(argv[1:])
+    if what == "fig9":
+        one = tuple(f"flow.{d}{k}.start=5000s" for k in range(2, 6) for d in "fr")  # one connection each way: the others never start
+        res = {"tahoe": twoway_short(extra=extra), "timeout_only": twoway_short(extra=extra + ("tcp.variant=timeout-only",)),
+               "one_each_way": twoway_short(extra=extra + one)}
+    elif what == "fig12":
+        res = [phase(d, st, extra=extra) for d in (6.0, 9.75, 12.0, 38.75) for st in ("10ms", "15s")]
+    elif what == "fig15":
+        res = [feedback(r, m, extra=extra) for r in (1, 4, 8) for m in ("500ms", "2s")]
+    else:
+        raise SystemExit(f"unknown probe {what!r}: fig9, fig12 or fig15")
+    print(json.dumps(res, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()
