@@ -35,9 +35,8 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     """fig9: utilisation and idle periods of each direction, who shares the forward queue, ACK spacing, windows and losses."""
     fwd, rev = "switch-1->switch-2", "switch-2->switch-1"
     s, tr = _run("arb-twoway-short", "tcp", (f"duration={duration}s", "trace.interval=20ms", f"trace.port={fwd}") + tuple(extra))
-    names = [p["name"] for p in s["ports"]]
     q = tr["queue"][tr["queue"].t >= t0]
-    occ = {p: q[q.port == names.index(p)].occupancy.to_numpy() for p in (fwd, rev)}
+    occ = {p: q[q.port == p].occupancy.to_numpy() for p in (fwd, rev)}
     n = min(len(v) for v in occ.values())
     out = {}
     for p in (fwd, rev):
@@ -48,7 +47,7 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     out["rev_queue_when_fwd_idle"] = float(occ[rev][:n][idle_f].mean()) if idle_f.any() else float("nan")
     out["queue_correlation"] = float(np.corrcoef(occ[fwd][:n], occ[rev][:n])[0, 1])
     log = tr["port"][tr["port"].t >= t0]
-    ack = log.vc % 2 == 1  # each flow's data VC is even, its ACK VC odd
+    ack = log.direction == "reply"  # a flow's ACKs travel on its reply VC
     out["fwd_port"] = {f"{c}_{'ack' if a else 'data'}": int(v) for (c, a), v in log.groupby([log.change, ack]).size().items()}
     # Runs of data departures between two ACK departures: how long the other direction waits for its ACKs.
     kinds = ack[log.change == "depart"].to_numpy().astype(int)
@@ -56,7 +55,8 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     runs = np.where(edges == 1)[0] - np.where(edges == -1)[0]
     out["data_runs_between_acks"] = {"median": float(np.median(runs)), "p90": float(np.percentile(runs, 90)), "max": int(runs.max())}
     acks = log[ack & (log.change == "depart")]
-    first = acks[acks.vc == acks.vc.min()].t.to_numpy()
+    order = [f["name"] for f in s["flows"]]
+    first = acks[acks.flow == min(acks.flow.unique(), key=order.index)].t.to_numpy()
     gaps = np.diff(np.sort(first))
     ack_s = 8 * 50 / 50e3  # one 50-byte ACK at 50 kb/s
     out["ack_gaps_back_to_back"] = float(np.mean(gaps < 1.5 * ack_s)) if len(gaps) else float("nan")
@@ -84,14 +84,15 @@ def phase(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: 
     out = {"ratio": (221.44 + 2 * (d23_ms - 5)) / 221.44}
     w = tr["window"][tr["window"].t >= warm]
     for f in (0, 1):
-        mine = log[log.vc == 2 * f]
+        name = s["flows"][f]["name"]
+        mine = log[(log.flow == name) & (log.direction == "data")]
         arr, drp = mine[mine.change == "arrive"].t.to_numpy(), mine[mine.change == "drop"].t.to_numpy()
         out[f"node{f + 1}"] = {
             "line_share": len(mine[mine.change == "depart"]) * 0.01 / (duration - warm),
             "drops": len(drp),
             "arrival_phase_ms": float(np.median(ph(arr))) if len(arr) else None,
             "drop_phase_ms": float(np.median(ph(drp))) if len(drp) else None,
-            "window_limited": float((w[w.flow == f].cwnd >= 32 * 960).mean()),
+            "window_limited": float((w[w.flow == name].cwnd >= 32 * 960).mean()),
         }
     return out
 
@@ -104,7 +105,9 @@ def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0:
     d = [f["bytes_delivered"] for f in s["flows"]]
     rt = tr["rate"][tr["rate"].t >= t0]
     out = {"ratio": ratio, "interval": interval, "node2_part": d[1] / sum(d)}
-    for f, g in rt.groupby("flow"):
+    order = [f["name"] for f in s["flows"]]
+    for name, g in rt.groupby("flow"):
+        f = order.index(name)
         rs, rinc = g.rate_bps.to_numpy(), g.rinc_bps.to_numpy()
         up = np.diff(rs)
         big = up > 1.001 * rinc[:-1]  # the step before this reply's update
