@@ -1,4 +1,4 @@
-"""`atmsim sweep`: grid expansion, validation before output, determinism across worker counts."""
+"""`atmsim sweep`: grid expansion, failures per point, validation before output, determinism across worker counts."""
 import pandas as pd
 import pytest
 
@@ -16,8 +16,9 @@ def test_parse_and_expand_the_grid():
 
 def test_results_do_not_depend_on_the_worker_count():
     grid = {"switch.buffer": ["48KB", "192.5KB"]}
-    one, f1 = sweep.run("aron97-topo1-atm", grid, ["duration=1s"], [1, 2], workers=1)
-    two, f2 = sweep.run("aron97-topo1-atm", grid, ["duration=1s"], [1, 2], workers=2)
+    one, f1, bad1 = sweep.run("aron97-topo1-atm", grid, ["duration=1s"], [1, 2], workers=1)
+    two, f2, bad2 = sweep.run("aron97-topo1-atm", grid, ["duration=1s"], [1, 2], workers=2)
+    assert bad1.empty and bad2.empty
     pd.testing.assert_frame_equal(one, two)
     pd.testing.assert_frame_equal(f1, f2)
     assert one.balanced.all() and len(one) == 4 and len(f1) == 4 * 8
@@ -25,10 +26,10 @@ def test_results_do_not_depend_on_the_worker_count():
     assert pts["switch.buffer"].tolist() == ["48KB", "192.5KB"]
 
 
-def test_cli_writes_tables_and_rejects_bad_points_before_output(cli, tmp_path):
+def test_cli_writes_tables_and_rejects_an_all_bad_grid_before_output(cli, tmp_path):
     out = tmp_path / "s"
-    r = cli("sweep", "aron97-topo1-atm", "--vary", "switch.buffer=48KB,1000000cellz", "--out", str(out))
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "switch.buffer" in r.stderr
+    r = cli("sweep", "aron97-topo1-atm", "--vary", "switch.bufer=48KB,96KB", "--out", str(out))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "switch.bufer" in r.stderr
     assert not out.exists()
     r = cli("sweep", "aron97-topo1-atm", "--vary", "tcp.variant=lite,vegas", "--set", "duration=1s", "--seeds", "1,2",
             "--out", str(out))
@@ -36,3 +37,35 @@ def test_cli_writes_tables_and_rejects_bad_points_before_output(cli, tmp_path):
     runs = pd.read_csv(out / "runs.csv")
     assert len(runs) == 4 and set(runs["tcp.variant"]) == {"lite", "vegas"}
     assert len(pd.read_csv(out / "points.csv")) == 2
+    assert not (out / "failures.csv").exists()
+
+
+def test_a_bad_point_is_reported_with_its_values_and_the_others_are_kept(cli, tmp_path):
+    out = tmp_path / "s"
+    r = cli("sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB,1000000cellz,96KB", "--set", "duration=1s",
+            "--out", str(out))
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and "switch.buffer=1000000cellz" in r.stderr and "switch.buffer:" in r.stderr
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs["switch.buffer"].tolist() == ["48KB", "96KB"] and runs.balanced.all()
+    failed = pd.read_csv(out / "failures.csv")
+    assert failed["switch.buffer"].tolist() == ["1000000cellz"] and failed.reason[0].startswith("switch.buffer:")
+
+
+def test_a_run_that_fails_is_a_failure_row_not_an_abort(monkeypatch):
+    # A run can fail after its point validated (a bug, a resource limit): its
+    # reason takes its place and the sweep goes on.
+    from atmsim import runner
+
+    real = runner._run_one
+
+    def flaky(job):
+        if "tcp.variant=vegas" in job.overrides:
+            raise RuntimeError("worker lost\n  (simulated)")
+        return real(job)
+
+    monkeypatch.setattr(runner, "_run_one", flaky)
+    runs, flows, failed = sweep.run("aron97-topo1-packet", {"tcp.variant": ["lite", "vegas"]}, ["duration=0.5s"], [1],
+                                    workers=1)
+    assert runs["tcp.variant"].tolist() == ["lite"] and len(flows) == 8
+    assert failed.to_dict("records") == [{"tcp.variant": "vegas", "seed": 1, "reason": "worker lost (simulated)"}]

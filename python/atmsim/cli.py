@@ -371,23 +371,34 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
     except ValueError:
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
-    sw.plan(scenario, grid, fixed, [None])  # every point validated before any output
+    sw.plan(scenario, grid, fixed, [None])  # an error common to every point fails before any output
     check_out(out)
     t0 = time.perf_counter()
-    runs, flows = sw.run(scenario, grid, fixed, seed_list, workers=workers,
-                         cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress, scheduler=scheduler)
-    pts = sw.medians(runs, list(grid))
+    runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
+                                   cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
+                                   scheduler=scheduler)
     from . import tables
 
     with atomic_dir(out) as d:
-        tables.write(runs, d / "runs")
-        tables.write(flows, d / "flows")
-        tables.write(pts, d / "points")
-    with __import__("pandas").option_context("display.width", 160, "display.max_columns", 12):
-        click.echo(pts.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
-    click.echo(f"{len(runs)} runs; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
-    if not runs.balanced.all():
+        if len(runs):
+            pts = sw.medians(runs, list(grid))
+            tables.write(runs, d / "runs")
+            tables.write(flows, d / "flows")
+            tables.write(pts, d / "points")
+        if len(failures):
+            tables.write(failures, d / "failures")
+    if len(runs):
+        with __import__("pandas").option_context("display.width", 160, "display.max_columns", 12):
+            click.echo(pts.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    for f in failures.to_dict("records"):
+        where = " ".join(f"{k}={f[k]}" for k in grid) + ("" if f["seed"] is None or f["seed"] != f["seed"] else f" seed={int(f['seed'])}")
+        click.echo(f"atmsim: sweep point {where}: {f['reason']}", err=True)
+    failed = f"; {len(failures)} failed (failures.csv)" if len(failures) else ""
+    click.echo(f"{len(runs)} runs{failed}; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
+    if len(runs) and not runs.balanced.all():
         click.echo("atmsim: error: accounting: identity violated in some run (a simulator bug)", err=True)
+        return 1
+    if len(failures):
         return 1
 
 

@@ -61,6 +61,23 @@ def check_seed(seed: Optional[int]) -> None:
         raise _core.ScenarioError(f"seed: must be an integer in 0..{SEED_MAX}, got {seed!r}")
 
 
+@dataclass(frozen=True)
+class RunFailed:
+    """The result of a job that failed, with `run_jobs(..., keep_going=True)`:
+    its one-line reason ("key: problem" for an invalid scenario)."""
+
+    reason: str
+
+
+def _run_one_or_reason(job: Job):
+    """Runs in a worker: the job's result, or RunFailed with the one-line
+    reason of its failure (so the other jobs go on)."""
+    try:
+        return _run_one(job)
+    except Exception as e:  # noqa: BLE001 - any failure of one run is that run's result
+        return RunFailed(" ".join(str(e).split()) or type(e).__name__)
+
+
 def _run_one(job: Job):
     """Runs in a worker: returns the summary dict, or (summary, traces) for a traced job."""
     check_seed(job.seed)
@@ -104,9 +121,12 @@ class _Cache:
 
 
 def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optional[bool] = None,
-             cache_dir: Optional[Path] = None, label: str = "simulating", scheduler: Optional[str] = None) -> list:
+             cache_dir: Optional[Path] = None, label: str = "simulating", scheduler: Optional[str] = None,
+             keep_going: bool = False) -> list:
     """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs) in job order.
 
+    keep_going: a job that fails gives `RunFailed(reason)` in its place (not
+    cached) and the others go on; otherwise its exception propagates.
     workers: processes (default os.cpu_count()); 1 runs inline in this process.
     scheduler: instead of local processes, the address of a running
     dask.distributed scheduler ("tcp://host:8786"), or "local:N" for a
@@ -137,9 +157,12 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
 
     plain = _PlainProgress(label, len(todo)) if not show else None
 
+    run_one = _run_one_or_reason if keep_going else _run_one
+
     def done(i, r):
         results[i] = r
-        cache.store(jobs[i], r)
+        if not isinstance(r, RunFailed):
+            cache.store(jobs[i], r)
         if plain is not None:
             plain.advance()
 
@@ -150,17 +173,17 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
                   console=Console(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task(label, total=len(todo))
         if scheduler is not None:
-            _run_on_dask(scheduler, jobs, todo, done, lambda: bar.advance(task))
+            _run_on_dask(scheduler, jobs, todo, done, lambda: bar.advance(task), run_one)
         elif workers == 1 or len(todo) <= 1:
             for i in todo:
-                done(i, _run_one(jobs[i]))
+                done(i, run_one(jobs[i]))
                 bar.advance(task)
         else:
             pool = _pool(workers)
             # Longest first keeps every worker busy to the end; the order of
             # completion does not matter because results go back by index.
             order = sorted(todo, key=lambda i: -_cost(jobs[i]))
-            futures = {pool.submit(_run_one, jobs[i]): i for i in order}
+            futures = {pool.submit(run_one, jobs[i]): i for i in order}
             try:
                 for fut in as_completed(futures):
                     done(futures[fut], fut.result())
@@ -229,7 +252,7 @@ def _dask_client(scheduler: str):
         raise InputError(f"--scheduler: cannot reach '{scheduler}' ({' '.join(str(e).split())})") from None
 
 
-def _run_on_dask(scheduler: str, jobs, todo, done, advance) -> None:
+def _run_on_dask(scheduler: str, jobs, todo, done, advance, run_one=None) -> None:
     """Runs jobs[i] for i in todo on a Dask cluster; results go back by index,
     so the order of completion does not matter."""
     from distributed import as_completed
@@ -237,7 +260,7 @@ def _run_on_dask(scheduler: str, jobs, todo, done, advance) -> None:
     client, cluster = _dask_client(scheduler)
     try:
         order = sorted(todo, key=lambda i: -_cost(jobs[i]))
-        futures = {client.submit(_run_one, jobs[i], pure=False): i for i in order}
+        futures = {client.submit(run_one or _run_one, jobs[i], pure=False): i for i in order}
         for fut in as_completed(futures):
             done(futures[fut], fut.result())
             advance()

@@ -14,6 +14,7 @@ import pandas as pd
 
 import atmsim
 from atmsim.reproduce.harness import Run, medians, product, run_all
+from atmsim.runner import RunFailed
 
 __all__ = ["RUN_COLUMNS", "medians", "parse_vary", "plan", "points", "run"]
 
@@ -40,27 +41,43 @@ def points(grid: dict[str, list[str]]) -> list[dict[str, str]]:
     return product(grid)
 
 
-def plan(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str], seeds: Sequence[Optional[int]]) -> list[Run]:
-    """One Run per grid point and seed, tagged with its point. Every point is
-    resolved first, so a bad key or value fails before anything runs."""
+def plan(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str],
+         seeds: Sequence[Optional[int]]) -> tuple[list[Run], list[dict]]:
+    """One Run per valid grid point and seed, tagged with its point, and the
+    failures: one row per invalid point (its key values and the one-line
+    reason). If no point is valid, the first point's ScenarioError is raised:
+    a mistyped key or a bad fixed override fails before anything runs."""
     text = atmsim.load_scenario(scenario)
-    out = []
+    out, failures, first = [], [], None
     for p in points(grid):
         overrides = tuple(fixed) + tuple(f"{k}={v}" for k, v in p.items())
-        atmsim._core.resolve(text, list(overrides))
+        try:
+            atmsim._core.resolve(text, list(overrides))
+        except atmsim.ScenarioError as e:
+            first = first or e
+            failures.append({**p, "seed": None, "reason": str(e)})
+            continue
         out += [Run(scenario, overrides, seed, tag=p) for seed in seeds]
-    return out
+    if not out and first is not None:
+        raise first
+    return out, failures
 
 
 def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), seeds: Sequence[Optional[int]] = (None,),
-        workers: Optional[int] = None, cache_dir=None, progress=None, scheduler=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Runs the sweep; returns (runs, flows) tables."""
-    rs = plan(scenario, grid, fixed, seeds)
+        workers: Optional[int] = None, cache_dir=None, progress=None,
+        scheduler=None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Runs the sweep; returns (runs, flows, failures) tables. A point that is
+    invalid, or a run that fails, is a row of `failures` (key values, seed,
+    one-line reason); every other run finishes and is kept."""
+    rs, failures = plan(scenario, grid, fixed, seeds)
     results = run_all(rs, workers=workers, cache_dir=cache_dir, progress=progress, label=f"sweep: {len(rs)} runs",
-                      scheduler=scheduler)
+                      scheduler=scheduler, keep_going=True)
     runs, flows = [], []
     for r in rs:
         s = results[r]
+        if isinstance(s, RunFailed):
+            failures.append({**r.tag, "seed": r.seed, "reason": s.reason})
+            continue
         point, seed = r.tag, s["seed"]
         acc = s["accounting"]
         runs.append({**point, "seed": seed, **{c: s[c] for c in RUN_COLUMNS},
@@ -68,4 +85,4 @@ def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), se
                      "timeouts": sum(f["timeouts"] for f in s["flows"]), "balanced": acc["balanced"]})
         for f in s["flows"]:
             flows.append({**point, "seed": seed, **{k: v for k, v in f.items() if not isinstance(v, (list, dict))}})
-    return pd.DataFrame(runs), pd.DataFrame(flows)
+    return pd.DataFrame(runs), pd.DataFrame(flows), pd.DataFrame(failures, columns=[*grid, "seed", "reason"])

@@ -161,11 +161,13 @@ def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = Fa
     return Plan(paper, grid, figures, {f: paper.figure(f).runs(grid) for f in figures})
 
 
-def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating", scheduler=None) -> dict:
-    """Runs each distinct spec once (runner.run_jobs: worker pool or Dask cluster, run cache); returns {spec: result}."""
+def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating", scheduler=None,
+            keep_going=False) -> dict:
+    """Runs each distinct spec once (runner.run_jobs: worker pool or Dask cluster, run cache); returns {spec: result}
+    (with keep_going, a failed run's result is a runner.RunFailed)."""
     union = list(dict.fromkeys(specs))
     return dict(zip(union, run_jobs([s.job() for s in union], workers=workers, progress=progress,
-                                    cache_dir=cache_dir, label=label, scheduler=scheduler)))
+                                    cache_dir=cache_dir, label=label, scheduler=scheduler, keep_going=keep_going)))
 
 
 def summary_of(result) -> dict:
