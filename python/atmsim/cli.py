@@ -387,12 +387,14 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
             tables.write(pts, d / "points")
         if len(failures):
             tables.write(failures, d / "failures")
+    import pandas as pd
+
     if len(runs):
-        with __import__("pandas").option_context("display.width", 160, "display.max_columns", 12):
+        with pd.option_context("display.width", 160, "display.max_columns", 12):
             click.echo(pts.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     for f in failures.to_dict("records"):
-        where = " ".join(f"{k}={f[k]}" for k in grid) + ("" if f["seed"] is None or f["seed"] != f["seed"] else f" seed={int(f['seed'])}")
-        click.echo(f"atmsim: sweep point {where}: {f['reason']}", err=True)
+        seed = "" if pd.isna(f["seed"]) else f" seed={int(f['seed'])}"  # no seed: the point itself is invalid
+        click.echo(f"atmsim: sweep point {' '.join(f'{k}={f[k]}' for k in grid)}{seed}: {f['reason']}", err=True)
     failed = f"; {len(failures)} failed (failures.csv)" if len(failures) else ""
     click.echo(f"{len(runs)} runs{failed}; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
     if len(runs) and not runs.balanced.all():
