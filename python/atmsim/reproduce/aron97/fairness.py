@@ -197,35 +197,45 @@ def phase_sensitivity(c, runs):
     """Not a paper figure: E and Jain's index of Lite on topology 1 (both networks) against a random
     per-packet send time at the hosts, uniform in [0, X], X in cell times (host.send_jitter). The
     shipped scenarios have X = 0. No claim; the csv and plot back docs/hosts.md and reproductions.md."""
+    cells = {_jitter(x): x for x in JITTER_CELLS}
+    _tie_breaking(c, "phase-sensitivity", runs, "jitter_cells", [cells[sp.send_jitter] for sp, _ in runs],
+                  "host.send_jitter X (cell times of 3 us)", "random send time at the hosts", ylow=0.4)
+
+
+def _tie_breaking(c, name, runs, xcol, xs, xlabel, what, ylow, log=False):
+    """The two tie-breaking sensitivity figures: medians of E, Jain's index and timeouts per
+    (network, k, x) with Jain's range over the seeds, as csv and a two-panel plot."""
     import matplotlib.pyplot as plt
 
     from atmsim.plotting import save
 
     df = table(runs)
-    cells = {_jitter(x): x for x in JITTER_CELLS}
-    df.insert(5, "jitter_cells", [cells[sp.send_jitter] for sp, _ in runs])
-    by = ["network", "k", "jitter_cells"]
+    df.insert(5, xcol, xs)
+    by = ["network", "k", xcol]
     pts = df.groupby(by)[["E", "fairness", "timeouts"]].median()
     pts["fairness_min"] = df.groupby(by)["fairness"].min()
     pts["fairness_max"] = df.groupby(by)["fairness"].max()
     pts = pts.reset_index()
-    c.write("phase-sensitivity", pts, df)
+    c.write(name, pts, df)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for (net, k), g in pts.groupby(["network", "k"]):
         ls = "-" if net == "atm" else "--"
-        axes[0].plot(g.jitter_cells, g.E, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
-        (line,) = axes[1].plot(g.jitter_cells, g.fairness, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
-        axes[1].fill_between(g.jitter_cells, g.fairness_min, g.fairness_max, color=line.get_color(), alpha=0.12)
+        x = g[xcol].clip(lower=10) if log else g[xcol]  # a log axis draws 0 at 10
+        axes[0].plot(x, g.E, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        (line,) = axes[1].plot(x, g.fairness, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
+        axes[1].fill_between(x, g.fairness_min, g.fairness_max, color=line.get_color(), alpha=0.12)
     axes[1].axhline(0.79, color="k", lw=0.5, ls=":")
     axes[1].axhline(0.95, color="k", lw=0.5, ls=":")
     axes[0].set_ylabel("effective throughput E (median)")
     axes[1].set_ylabel("Jain's index (median; band: min-max over seeds)")
-    axes[1].set_ylim(0.4, 1.02)
+    axes[1].set_ylim(ylow, 1.02)
     for ax in axes:
-        ax.set_xlabel("host.send_jitter X (cell times of 3 us)")
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
         ax.legend(fontsize=7)
-    fig.suptitle("aron97 topology 1, TCP-Lite: random send time at the hosts (not in the paper)", fontsize=9)
-    save(fig, c.out / "phase-sensitivity.png")
+    fig.suptitle(f"aron97 topology 1, TCP-Lite: {what} (not in the paper)", fontsize=9)
+    save(fig, c.out / f"{name}.png")
 
 
 # --------------------------------------------------------------------------- access-offsets
@@ -242,33 +252,6 @@ def access_offsets_figure(c, runs):
     seed, U from 0 to one cell time: the arrival ties at R1 broken once for the whole run (the
     other way of breaking them beside phase-sensitivity's per-packet send_jitter). No claim; the
     csv and plot back docs/reproductions.md."""
-    import matplotlib.pyplot as plt
-
-    from atmsim.plotting import save
-
-    df = table(runs)
-    df.insert(5, "offset_ns", [sp.access_offset_ps // 1000 for sp, _ in runs])
-    by = ["network", "k", "offset_ns"]
-    pts = df.groupby(by)[["E", "fairness", "timeouts"]].median()
-    pts["fairness_min"] = df.groupby(by)["fairness"].min()
-    pts["fairness_max"] = df.groupby(by)["fairness"].max()
-    pts = pts.reset_index()
-    c.write("access-offsets", pts, df)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for (net, k), g in pts.groupby(["network", "k"]):
-        ls = "-" if net == "atm" else "--"
-        x = g.offset_ns.clip(lower=10)  # log axis: 0 drawn at 10 ns
-        axes[0].plot(x, g.E, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
-        (line,) = axes[1].plot(x, g.fairness, ls, marker="o", label=f"{net}, {k * SEG / 1000:.1f} KB")
-        axes[1].fill_between(x, g.fairness_min, g.fairness_max, color=line.get_color(), alpha=0.12)
-    axes[1].axhline(0.79, color="k", lw=0.5, ls=":")
-    axes[1].axhline(0.95, color="k", lw=0.5, ls=":")
-    axes[0].set_ylabel("effective throughput E (median)")
-    axes[1].set_ylabel("Jain's index (median; band: min-max over seeds)")
-    axes[1].set_ylim(0.2, 1.02)
-    for ax in axes:
-        ax.set_xscale("log")
-        ax.set_xlabel("spread U of the static access-delay offsets (ns; 0 drawn at 10)")
-        ax.legend(fontsize=7)
-    fig.suptitle("aron97 topology 1, TCP-Lite: static access-delay offsets (not in the paper)", fontsize=9)
-    save(fig, c.out / "access-offsets.png")
+    _tie_breaking(c, "access-offsets", runs, "offset_ns", [sp.access_offset_ps // 1000 for sp, _ in runs],
+                  "spread U of the static access-delay offsets (ns; 0 drawn at 10)", "static access-delay offsets",
+                  ylow=0.2, log=True)
