@@ -1,4 +1,4 @@
-"""boston97 sensitivity runs (experiments.md §3.8 G2): the switch's input
+"""boston97 sensitivity runs (ours; Bestavros & Kim §4.1 model one switch): the switch's input
 service and the access links, at Table 1's smallest, Fig. 7's and the
 largest buffer, small and large packets, 64 kB window, 16 sources.
 
