@@ -1,4 +1,4 @@
-//! The event queue: a binary heap ordered by (time, insertion number).
+//! The event queue: a binary min-heap ordered by (time, insertion number).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
 //! the scenario and its seed. Events are small plain enums grouped by the
@@ -8,8 +8,6 @@
 
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,20 +86,97 @@ pub enum Event {
     TraceSample,
 }
 
+/// An event as the heap holds it: three whole words. The heap's root is
+/// written by one event and read back by the next, often a few nanoseconds
+/// later; an enum written field by field (a tag, an id) and read back in
+/// wider loads makes every such read wait for the stores to drain (a failed
+/// store-to-load forward). Words written and read as words never do.
+#[derive(Clone, Copy, Debug)]
+struct Packed([u64; 3]);
+
+impl Packed {
+    #[inline(always)]
+    fn of(event: Event) -> Packed {
+        let one = |code: u64, id: u32| Packed([code, id as u64, 0]);
+        match event {
+            Event::Port(PortEvent::PipeHead(p)) => one(0, p.0),
+            Event::Port(PortEvent::Free(p)) => one(1, p.0),
+            Event::Port(PortEvent::InputSlot(n)) => one(2, n.0),
+            Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => {
+                Packed([3, port.0 as u64 | (vc.0 as u64) << 32, fwd])
+            }
+            Event::Credit(CreditEvent::Emit { link, vc, fwd }) => {
+                Packed([4, link.0 as u64 | (vc.0 as u64) << 32, fwd])
+            }
+            Event::Host(HostEvent::AdapterLoaded(h)) => one(5, h.0),
+            Event::Host(HostEvent::AdapterFree(h)) => one(6, h.0),
+            Event::Host(HostEvent::Deliver(h)) => one(7, h.0),
+            Event::Host(HostEvent::JitterRelease(h)) => one(8, h.0),
+            Event::Transport(TransportEvent::SlowTick(h)) => one(9, h.0),
+            Event::Transport(TransportEvent::FastTick(h)) => one(10, h.0),
+            Event::Transport(TransportEvent::Open(f)) => one(11, f.0),
+            Event::Transport(TransportEvent::ArbWake(f)) => one(12, f.0),
+            Event::Source(SourceEvent::Send(f)) => one(13, f.0),
+            Event::Abr(AbrEvent::Send(vc)) => one(14, vc.0),
+            Event::Abr(AbrEvent::Vbr) => one(15, 0),
+            Event::TraceSample => one(16, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn event(self) -> Event {
+        let [code, a, b] = self.0;
+        let id = a as u32;
+        let (lo, hi) = (a as u32, (a >> 32) as u32);
+        match code {
+            0 => Event::Port(PortEvent::PipeHead(PortId(id))),
+            1 => Event::Port(PortEvent::Free(PortId(id))),
+            2 => Event::Port(PortEvent::InputSlot(NodeId(id))),
+            3 => Event::Credit(CreditEvent::Arrive {
+                port: PortId(lo),
+                vc: VcId(hi),
+                fwd: b,
+            }),
+            4 => Event::Credit(CreditEvent::Emit {
+                link: PortId(lo),
+                vc: VcId(hi),
+                fwd: b,
+            }),
+            5 => Event::Host(HostEvent::AdapterLoaded(HostId(id))),
+            6 => Event::Host(HostEvent::AdapterFree(HostId(id))),
+            7 => Event::Host(HostEvent::Deliver(HostId(id))),
+            8 => Event::Host(HostEvent::JitterRelease(HostId(id))),
+            9 => Event::Transport(TransportEvent::SlowTick(HostId(id))),
+            10 => Event::Transport(TransportEvent::FastTick(HostId(id))),
+            11 => Event::Transport(TransportEvent::Open(FlowId(id))),
+            12 => Event::Transport(TransportEvent::ArbWake(FlowId(id))),
+            13 => Event::Source(SourceEvent::Send(FlowId(id))),
+            14 => Event::Abr(AbrEvent::Send(VcId(id))),
+            15 => Event::Abr(AbrEvent::Vbr),
+            _ => Event::TraceSample,
+        }
+    }
+}
+
 /// A pending event and its place in the order: time, then insertion
-/// number, packed into one integer so that the heap compares once.
+/// number, compared as one integer.
 /// (Two 64-bit words rather than a `u128`, whose 16-byte alignment would
 /// pad an entry from 40 to 48 bytes.)
 #[derive(Clone, Copy, Debug)]
 struct Scheduled {
     at: Time,
     seq: u64,
-    event: Event,
+    event: Packed,
 }
 
 impl Scheduled {
+    #[inline(always)]
     fn new(at: Time, seq: u64, event: Event) -> Self {
-        Scheduled { at, seq, event }
+        Scheduled {
+            at,
+            seq,
+            event: Packed::of(event),
+        }
     }
 
     fn at(&self) -> Time {
@@ -114,27 +189,12 @@ impl Scheduled {
     }
 }
 
-impl PartialEq for Scheduled {
-    fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Scheduled {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key().cmp(&self.key())
-    }
-}
-
+/// A binary min-heap of pending events in (time, insertion) order. The sifts
+/// move a hole and compare keys only; the entry being placed stays in
+/// registers until it is written once, where it ends (see [`Packed`]).
 #[derive(Default)]
 pub struct Scheduler {
-    heap: BinaryHeap<Scheduled>,
+    heap: Vec<Scheduled>,
     /// The root of the heap has been handed out by [`Scheduler::pop_until`]
     /// but is still in place: the next `schedule` overwrites it and sifts
     /// down once, instead of a pop's sift plus a push's. Most events schedule
@@ -147,16 +207,19 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    #[inline]
+    /// Inlined everywhere, so that the event is packed from constants and
+    /// registers where it is made.
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         let s = Scheduled::new(at, self.next_seq, event);
         self.next_seq += 1;
         if self.root_taken {
             self.root_taken = false;
-            // Overwriting the root through `PeekMut` sifts it down on drop.
-            *self.heap.peek_mut().expect("a taken root is still in the heap") = s;
+            sift_down(&mut self.heap, 0, s);
         } else {
             self.heap.push(s);
+            let last = self.heap.len() - 1;
+            sift_up(&mut self.heap, last, s);
         }
     }
 
@@ -165,21 +228,68 @@ impl Scheduler {
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
         if self.root_taken {
             self.root_taken = false;
-            self.heap.pop();
+            let last = self.heap.pop().expect("a taken root is still in the heap");
+            if !self.heap.is_empty() {
+                sift_down(&mut self.heap, 0, last);
+            }
         }
-        let s = self.heap.peek()?;
+        let s = self.heap.first()?;
         if s.at() > until {
             return None;
         }
         self.root_taken = true;
         self.executed += 1;
-        Some((s.at(), s.event))
+        Some((s.at(), s.event.event()))
     }
 
     /// Number of events executed so far.
     pub fn executed(&self) -> u64 {
         self.executed
     }
+}
+
+/// Places `item` at `hole` or below: the earlier child moves up while it
+/// is earlier than `item`. (Keys are unique: insertion numbers are.)
+#[inline(always)]
+fn sift_down(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
+    let key = item.key();
+    let n = heap.len();
+    loop {
+        let left = 2 * hole + 1;
+        if left >= n {
+            break;
+        }
+        let mut child = left;
+        let mut child_key = heap[left].key();
+        if left + 1 < n {
+            let right_key = heap[left + 1].key();
+            if right_key < child_key {
+                child = left + 1;
+                child_key = right_key;
+            }
+        }
+        if key < child_key {
+            break;
+        }
+        heap[hole] = heap[child];
+        hole = child;
+    }
+    heap[hole] = item;
+}
+
+/// Places `item` at `hole` or above: parents later than `item` move down.
+#[inline(always)]
+fn sift_up(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
+    let key = item.key();
+    while hole > 0 {
+        let parent = (hole - 1) / 2;
+        if heap[parent].key() < key {
+            break;
+        }
+        heap[hole] = heap[parent];
+        hole = parent;
+    }
+    heap[hole] = item;
 }
 
 #[cfg(test)]
@@ -197,7 +307,9 @@ mod tests {
         s.schedule(3, open(0));
         s.schedule(5, open(3));
         s.schedule(3, open(1));
-        let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10)).map(|(_, e)| e).collect();
+        let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10))
+            .map(|(_, e)| e)
+            .collect();
         assert_eq!(order, vec![open(0), open(1), open(2), open(3)]);
         assert_eq!(s.executed(), 4);
     }
@@ -209,7 +321,10 @@ mod tests {
         let mut s = Scheduler::default();
         let mut reference = std::collections::BTreeSet::new();
         let mut seq = 0u64;
-        let add = |s: &mut Scheduler, r: &mut std::collections::BTreeSet<(u64, u64)>, seq: &mut u64, at: u64| {
+        let add = |s: &mut Scheduler,
+                   r: &mut std::collections::BTreeSet<(u64, u64)>,
+                   seq: &mut u64,
+                   at: u64| {
             s.schedule(at, open(*seq as u32));
             r.insert((at, *seq));
             *seq += 1;
@@ -221,7 +336,9 @@ mod tests {
         while let Some((t, ev)) = s.pop_until(10_000) {
             let first = reference.pop_first().unwrap();
             assert_eq!((t, ev), (first.0, open(first.1 as u32)));
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             for _ in 0..(x >> 62) % 3 {
                 if seq < 2000 {
                     add(&mut s, &mut reference, &mut seq, t + (x >> 40) % 7);
@@ -240,9 +357,50 @@ mod tests {
     }
 
     #[test]
+    fn every_event_survives_packing() {
+        let all = [
+            Event::Port(PortEvent::PipeHead(PortId(7))),
+            Event::Port(PortEvent::Free(PortId(u32::MAX))),
+            Event::Port(PortEvent::InputSlot(NodeId(3))),
+            Event::Credit(CreditEvent::Arrive {
+                port: PortId(u32::MAX),
+                vc: VcId(u32::MAX - 1),
+                fwd: u64::MAX,
+            }),
+            Event::Credit(CreditEvent::Emit {
+                link: PortId(1),
+                vc: VcId(2),
+                fwd: 3,
+            }),
+            Event::Host(HostEvent::AdapterLoaded(HostId(4))),
+            Event::Host(HostEvent::AdapterFree(HostId(5))),
+            Event::Host(HostEvent::Deliver(HostId(6))),
+            Event::Host(HostEvent::JitterRelease(HostId(7))),
+            Event::Transport(TransportEvent::SlowTick(HostId(8))),
+            Event::Transport(TransportEvent::FastTick(HostId(9))),
+            Event::Transport(TransportEvent::Open(FlowId(10))),
+            Event::Transport(TransportEvent::ArbWake(FlowId(11))),
+            Event::Source(SourceEvent::Send(FlowId(12))),
+            Event::Abr(AbrEvent::Send(VcId(13))),
+            Event::Abr(AbrEvent::Vbr),
+            Event::TraceSample,
+        ];
+        for e in all {
+            assert_eq!(Packed::of(e).event(), e);
+        }
+        let codes: std::collections::BTreeSet<u64> =
+            all.iter().map(|&e| Packed::of(e).0[0]).collect();
+        assert_eq!(codes.len(), all.len(), "one code per variant");
+    }
+
+    #[test]
     fn events_stay_small() {
         // The heap moves events around on every push and pop.
-        assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
+        assert!(
+            std::mem::size_of::<Event>() <= 24,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
         assert_eq!(std::mem::size_of::<Scheduled>(), 40);
     }
 }

@@ -73,14 +73,16 @@ impl Rate {
 /// error and a send costs additions only (the quotient and remainder of the
 /// last size sent are kept: a cell line sends one size).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Serializer {
-    rate: Rate,
     free_at: Time,
     slack: u64,
     /// `last_bytes · 8 · rate.ps = last_q · rate.bits + last_r`.
     last_bytes: u64,
     last_q: u64,
     last_r: u64,
+    /// Read only when the size of the unit changes.
+    rate: Rate,
 }
 
 impl Serializer {

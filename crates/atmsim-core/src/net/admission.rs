@@ -30,7 +30,7 @@ pub enum Admission {
     /// buffer is given in bytes.
     Bytes { limit: u64 },
     /// RED on a packet limit.
-    Red(Red),
+    Red(Box<Red>),
 }
 
 impl Admission {

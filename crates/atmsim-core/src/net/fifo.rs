@@ -9,9 +9,8 @@
 //! counts them (and their bytes), forgetting the ones whose departure has
 //! passed when it next looks.
 
-use crate::net::InFlight;
 use crate::time::Time;
-use std::collections::VecDeque;
+use crate::net::pipe::Pipe;
 
 #[derive(Clone, Debug, Default)]
 pub struct Fifo {
@@ -24,9 +23,9 @@ pub struct Fifo {
 impl Fifo {
     /// Forgets the units whose last bit has left by `now`.
     #[inline]
-    pub fn drain(&mut self, now: Time, pipe: &VecDeque<InFlight>, delay: Time) {
+    pub fn drain(&mut self, now: Time, pipe: &Pipe, delay: Time) {
         while self.queued > 0 {
-            let oldest = &pipe[pipe.len() - self.queued];
+            let oldest = pipe.from_back(self.queued);
             if oldest.arrive_at - delay > now {
                 break;
             }
@@ -81,8 +80,8 @@ impl Fifo {
 
     /// The part of queued units' stay that lies beyond `horizon`, weighted
     /// by bytes or by one per unit (for time averages over [0, horizon]).
-    pub fn stay_beyond(&self, pipe: &VecDeque<InFlight>, delay: Time, horizon: Time, in_bytes: bool) -> u128 {
-        pipe.range(pipe.len() - self.queued..)
+    pub fn stay_beyond(&self, pipe: &Pipe, delay: Time, horizon: Time, in_bytes: bool) -> u128 {
+        pipe.iter_from(pipe.len() - self.queued)
             .map(|f| (f.arrive_at - delay, f.unit.wire_bytes))
             .filter(|&(end, _)| end > horizon)
             .map(|(end, bytes)| if in_bytes { bytes as u128 } else { 1 } * (end - horizon) as u128)
@@ -93,9 +92,9 @@ impl Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Unit, VcId};
+    use crate::net::{InFlight, Unit, VcId};
 
-    fn enter(f: &mut Fifo, pipe: &mut VecDeque<InFlight>, end: Time, bytes: u16) {
+    fn enter(f: &mut Fifo, pipe: &mut Pipe, end: Time, bytes: u16) {
         let unit = Unit { vc: VcId(0), frame: 0, hop: 0, index: 0, ncells: 1, wire_bytes: bytes };
         pipe.push_back(InFlight { arrive_at: end + 5, unit });
         f.push(bytes);
@@ -103,7 +102,7 @@ mod tests {
 
     #[test]
     fn drain_forgets_departed_units_in_order() {
-        let (mut f, mut pipe) = (Fifo::default(), VecDeque::new());
+        let (mut f, mut pipe) = (Fifo::default(), Pipe::new());
         enter(&mut f, &mut pipe, 10, 53);
         enter(&mut f, &mut pipe, 20, 53);
         f.drain(10, &pipe, 5);
@@ -116,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_unit_that_left_the_pipe_is_no_longer_counted() {
-        let (mut f, mut pipe) = (Fifo::default(), VecDeque::new());
+        let (mut f, mut pipe) = (Fifo::default(), Pipe::new());
         enter(&mut f, &mut pipe, 10, 100);
         enter(&mut f, &mut pipe, 30, 50);
         let first = pipe.pop_front().unwrap();
@@ -131,7 +130,7 @@ mod tests {
 
     #[test]
     fn stay_beyond_the_horizon() {
-        let (mut f, mut pipe) = (Fifo::default(), VecDeque::new());
+        let (mut f, mut pipe) = (Fifo::default(), Pipe::new());
         enter(&mut f, &mut pipe, 10, 100);
         enter(&mut f, &mut pipe, 30, 50);
         assert_eq!(f.stay_beyond(&pipe, 5, 20, false), 10);

@@ -11,6 +11,7 @@ pub mod credit;
 pub mod fifo;
 pub mod input_rr;
 pub mod pervc;
+pub mod pipe;
 pub mod port;
 pub mod pushout;
 pub mod red;
@@ -92,12 +93,17 @@ impl Segment {
 /// kept once in the VC's ledger (`ledger::FrameRecord`), read when the
 /// frame is delivered. A unit in flight (with its arrival time) is 24 bytes,
 /// so the pipes of long, fast links stay small in memory and in cache.
+///
+/// The layout is fixed (`repr(C)`, two 8-byte words), so a unit moves as
+/// whole words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(8))]
 pub struct Unit {
     pub vc: VcId,
     /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
     pub frame: u32,
-    /// Index in the VC's route of the port the unit is at (or next enters).
+    /// Index in the VC's route of the port the unit is at; in a pipe, of
+    /// the port it enters next (see [`Unit::onward`]).
     pub hop: u16,
     /// Index of this cell in its frame, and the frame's length in cells
     /// (1 and 1 for a packet). The last cell (EOM) has `index + 1 == ncells`.
@@ -110,6 +116,16 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// The unit as it goes into a pipe: heading for the next port of its
+    /// route. (Advancing the hop when the unit enters the pipe, long
+    /// before it is read back, rather than when it leaves, keeps a narrow
+    /// store and a wide load of the same unit apart on the hot path: the
+    /// load would wait for the store to drain.)
+    #[inline(always)]
+    pub fn onward(&self) -> Unit {
+        Unit { hop: self.hop + 1, ..*self }
+    }
+
     #[inline]
     pub fn is_eom(&self) -> bool {
         self.index + 1 == self.ncells
@@ -122,9 +138,15 @@ impl Unit {
 
 /// Time a unit spends from entering a port's queue to reaching the far node.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct InFlight {
     pub arrive_at: Time,
     pub unit: Unit,
+}
+
+impl InFlight {
+    /// A placeholder for the unused slots of a pipe's ring.
+    pub const EMPTY: InFlight = InFlight { arrive_at: 0, unit: Unit { vc: VcId(0), frame: 0, hop: 0, index: 0, ncells: 0, wire_bytes: 0 } };
 }
 
 #[cfg(test)]

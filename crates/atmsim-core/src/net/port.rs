@@ -27,7 +27,7 @@ use crate::net::pervc::{CreditCell, PerVc};
 use crate::net::priority::Priority;
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
-use std::collections::VecDeque;
+use crate::net::pipe::Pipe;
 
 /// Buffer limit of a port. Counts include the unit in transmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,17 +40,19 @@ pub enum Limit {
     Bytes(u64),
 }
 
+/// The counters updated on every unit first (`repr(C)`: they share a line).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct PortStats {
-    pub units_in: u64,
-    pub units_dropped: u64,
-    pub dropped_by: [u64; DropReason::COUNT],
-    pub peak_occupancy: u64,
     /// Σ over accepted units of (occupancy weight × time in port), in
     /// weight·ps, where the weight is 1 unit or the unit's bytes.
     pub occupancy_integral: u128,
+    pub units_in: u64,
+    pub peak_occupancy: u64,
     /// Time the transmitter was busy.
     pub busy: Time,
+    pub units_dropped: u64,
+    pub dropped_by: [u64; DropReason::COUNT],
     /// Units forwarded that belong to a frame already doomed upstream (the
     /// "dead" cells that waste bandwidth, Romanow & Floyd 1995).
     pub dead_units: u64,
@@ -66,31 +68,39 @@ impl PortStats {
 }
 
 /// How a port orders the units it holds.
+///
+/// The variants other than the FIFO fast path are boxed, so that a port
+/// stays small (see [`Port`]).
 pub enum Discipline {
     Fifo(Fifo),
-    PerVc(PerVc),
+    PerVc(Box<PerVc>),
     /// Two classes, VBR before ABR (`net/priority.rs`).
-    Priority(Priority),
+    Priority(Box<Priority>),
 }
 
+/// The fields a unit-hop reads come first, in as few cache lines as they
+/// fit (`repr(C)` keeps the order; a port starts on a line): the pipe and
+/// the discipline, then the transmitter and the delay, then admission; the
+/// statistics follow, names and rarely used parts last.
+#[repr(C, align(64))]
 pub struct Port {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub delay: Time,
-    pub limit: Limit,
-    pub admission: Admission,
+    /// Units on the wire towards `to`, in arrival order.
+    pub pipe: Pipe,
     pub discipline: Discipline,
     pub(super) ser: Serializer,
+    pub delay: Time,
+    pub admission: Admission,
     /// Random drop (push-out) on overflow instead of dropping the arrival.
-    pub random_drop: Option<RandomDrop>,
-    /// The unit a push-out just evicted (see [`Offer::PushedOut`]).
-    pub evicted: Option<Unit>,
+    pub random_drop: Option<Box<RandomDrop>>,
+    pub stats: PortStats,
     /// How much earlier every unit behind the evicted one now leaves.
     pub evicted_shift: Time,
-    /// Units on the wire towards `to`, in arrival order.
-    pub pipe: VecDeque<InFlight>,
-    pub stats: PortStats,
+    /// The unit a push-out just evicted (see [`Offer::PushedOut`]).
+    pub evicted: Option<Unit>,
+    pub limit: Limit,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub name: String,
 }
 
 /// What a per-VC port started to transmit. Either way the transmitter is
@@ -117,14 +127,14 @@ impl Started {
 /// whose discipline picks the next cell: per VC or by priority): the
 /// transmitter's busy time, the occupancy integral, and the pipe.
 #[inline]
-fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut VecDeque<InFlight>, delay: Time, now: Time, arrived: Time, unit: Unit) -> Started {
+fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut Pipe, delay: Time, now: Time, arrived: Time, unit: Unit) -> Started {
     let start = ser.free_at().max(now);
     let end = ser.send(now, unit.wire_bytes as u64);
     stats.busy += end - start;
     stats.occupancy_integral += (end - arrived) as u128;
     let arrive_at = end + delay;
     let pipe_was_empty = pipe.is_empty();
-    pipe.push_back(InFlight { arrive_at, unit });
+    pipe.push_back(InFlight { arrive_at, unit: unit.onward() });
     Started::Cell { unit, free_at: end, arrive_at, pipe_was_empty }
 }
 
@@ -170,7 +180,7 @@ impl Port {
             random_drop: None,
             evicted: None,
             evicted_shift: 0,
-            pipe: VecDeque::new(),
+            pipe: Pipe::new(),
             stats: PortStats::default(),
         }
     }
@@ -252,7 +262,7 @@ impl Port {
         self.stats.occupancy_integral += weight * (end - now) as u128;
         let arrive_at = end + self.delay;
         let pipe_was_empty = self.pipe.is_empty();
-        self.pipe.push_back(InFlight { arrive_at, unit: *unit });
+        self.pipe.push_back(InFlight { arrive_at, unit: unit.onward() });
         Offer::Accepted { arrive_at, pipe_was_empty }
     }
 
@@ -401,13 +411,15 @@ impl Port {
 
     /// The unit at the head of the pipe reaches the far node: it leaves
     /// the pipe (and, if a FIFO still counted it, the port's books).
+    /// Returns the unit (heading for its next hop).
     #[inline]
-    pub fn pop_pipe(&mut self) -> InFlight {
-        let f = self.pipe.pop_front().expect("a pipe event has a unit");
+    pub fn pop_pipe(&mut self) -> Unit {
+        let unit = self.pipe.front().expect("a pipe event has a unit").unit;
+        self.pipe.drop_front();
         if let Discipline::Fifo(fifo) = &mut self.discipline {
-            fifo.left_pipe(self.pipe.len(), f.unit.wire_bytes);
+            fifo.left_pipe(self.pipe.len(), unit.wire_bytes);
         }
-        f
+        unit
     }
 }
 

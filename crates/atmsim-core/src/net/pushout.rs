@@ -56,15 +56,13 @@ impl Port {
         // units are the last `fifo.len()` entries of the pipe.
         let ix = 1 + k;
         let pipe_ix = self.pipe.len() - fifo.len() + ix;
-        let bytes = self.pipe[pipe_ix].unit.wire_bytes;
+        let bytes = self.pipe.get(pipe_ix).unit.wire_bytes;
         let shift = self.ser.unsend(bytes as u64);
         let behind = (fifo.len() - ix - 1) as u128;
-        let victim = self.pipe.remove(pipe_ix).expect("a queued unit");
+        let victim = self.pipe.remove(pipe_ix);
         let (end, victim) = (victim.arrive_at - self.delay, victim.unit);
         fifo.remove(bytes);
-        for f in self.pipe.range_mut(pipe_ix..) {
-            f.arrive_at -= shift;
-        }
+        self.pipe.update_from(pipe_ix, |f| f.arrive_at -= shift);
         // The books: the victim stays until now, not until `end`; the units
         // behind it each leave `shift` earlier; the line is busy `shift` less.
         let weight = if self.admission.counts_bytes() { bytes as u128 } else { 1 };
@@ -96,7 +94,7 @@ mod tests {
     /// A 3-packet router port at 8 bits per microsecond (1 byte/us).
     fn port(include_arrival: bool) -> Port {
         let mut p = Port::new("X->Y".into(), NodeId(0), NodeId(1), Rate::new(8, 1_000_000).unwrap(), 0, Limit::Units(3), DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()));
-        p.random_drop = Some(RandomDrop::new(7, PortId(0), include_arrival));
+        p.random_drop = Some(Box::new(RandomDrop::new(7, PortId(0), include_arrival)));
         p
     }
 

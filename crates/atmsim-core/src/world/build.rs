@@ -89,10 +89,10 @@ impl World {
             .enumerate()
             .map(|(i, p)| {
                 let discipline = if vbr_port == Some(i) {
-                    Discipline::Priority(Default::default())
+                    Discipline::Priority(Box::default())
                 } else if p.per_vc {
                     let credit = p.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
-                    Discipline::PerVc(PerVc::new(num_vcs, credit))
+                    Discipline::PerVc(Box::new(PerVc::new(num_vcs, credit)))
                 } else {
                     Discipline::Fifo(Fifo::default())
                 };
@@ -101,10 +101,10 @@ impl World {
             .enumerate()
             .map(|(i, mut port)| {
                 let include_arrival = model.ports[i].random_drop;
-                port.random_drop = include_arrival.map(|inc| RandomDrop::new(model.seed, PortId(i as u32), inc));
+                port.random_drop = include_arrival.map(|inc| Box::new(RandomDrop::new(model.seed, PortId(i as u32), inc)));
                 if let (Some(cfg), Limit::Units(limit)) = (model.ports[i].red, model.ports[i].limit) {
                     let packet_time = model.ports[i].rate.tx_time(model.wire_bytes_of(model.tcp.mss));
-                    port.admission = Admission::Red(Red::new(cfg, limit, packet_time, model.seed, PortId(i as u32)));
+                    port.admission = Admission::Red(Box::new(Red::new(cfg, limit, packet_time, model.seed, PortId(i as u32))));
                 }
                 port
             })

@@ -18,13 +18,11 @@ impl World {
     #[inline]
     pub(super) fn pipe_head(&mut self, p: PortId) {
         let port = &mut self.ports[p.ix()];
-        let inflight = port.pop_pipe();
+        let unit = port.pop_pipe();
         if let Some(next) = port.pipe.front() {
             self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
         self.unit_hops += 1;
-        let mut unit = inflight.unit;
-        unit.hop += 1;
         match self.vcs.get(unit.vc).ports.get(unit.hop as usize) {
             Some(&next_port) => match self.input_rr.as_deref_mut() {
                 None => self.enter(next_port, unit),
