@@ -129,3 +129,56 @@ def test_one_worker_pool_serves_every_call():
     assert first == second
     runner.shutdown_pool()
     assert runner._POOL is None
+
+
+def _console_script_entry():
+    """The `atmsim` console script's entry point, as installed (module, attribute)."""
+    from importlib.metadata import entry_points
+
+    try:
+        eps = entry_points(group="console_scripts", name="atmsim")
+    except TypeError:  # Python 3.9
+        eps = [e for e in entry_points().get("console_scripts", ()) if e.name == "atmsim"]
+    (ep,) = eps
+    return ep.module, ep.attr
+
+
+def test_spawned_workers_import_only_the_core(tmp_path):
+    # A spawned worker re-imports the parent's main script as __mp_main__; the
+    # parent here is a copy of the `atmsim` console script (its one import line,
+    # as pip writes it), so whatever that line imports, every worker imports too.
+    import subprocess
+    import sys
+
+    module, attr = _console_script_entry()
+    script = tmp_path / "atmsim"
+    script.write_text(
+        "import json\nimport sys\n"
+        f"from {module} import {attr}\n"
+        "\n\n"
+        "def heavy_modules():\n"
+        "    import time\n"
+        "    time.sleep(0.2)  # one probe per worker\n"
+        "    return sorted(m for m in ('click', 'rich', 'pandas', 'matplotlib') if m in sys.modules)\n"
+        "\n\n"
+        "if __name__ == '__main__':\n"
+        "    from atmsim import load_scenario, runner\n"
+        "    text = load_scenario('aron97-topo1-packet')\n"
+        "    jobs = [runner.Job(text, ('duration=100ms',), seed) for seed in (1, 2)]\n"
+        "    assert len(runner.run_jobs(jobs, workers=2, progress=False)) == 2\n"
+        "    pool = runner._pool(2)  # the pool that ran the jobs\n"
+        "    print(json.dumps([f.result() for f in [pool.submit(heavy_modules) for _ in range(2)]]))\n"
+    )
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    assert json.loads(p.stdout) == [[], []], f"workers of `atmsim` ({module}:{attr}) import {p.stdout.strip()}"
+
+
+def test_python_dash_m_atmsim():
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "atmsim", "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and "atmsim" in p.stdout and _core.version() in p.stdout, p.stderr

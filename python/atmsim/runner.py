@@ -7,6 +7,10 @@ Why it looks like this:
 - Workers are started with the `spawn` method: the parent may hold threads
   (rich's progress refresher), and forking a threaded process can deadlock.
   The job function is a module-level function of plain data, so it pickles.
+- A spawned worker re-imports the parent's main script (as `__mp_main__`):
+  the `atmsim` script's one import is `atmsim._entry`, not the CLI, and this
+  module imports only `_core` and stdlib at top level, so workers load the
+  core and not click, rich, pandas or matplotlib (a test checks it).
 - With a cache directory each finished run is written at once to
   `<cache_dir>/<sha256(resolved scenario + seed)>.json`; a sweep that is
   interrupted (Ctrl-C, crash, machine reboot) resumes where it stopped, and
