@@ -144,11 +144,6 @@ pub struct InFlight {
     pub unit: Unit,
 }
 
-impl InFlight {
-    /// A placeholder for the unused slots of a pipe's ring.
-    pub const EMPTY: InFlight = InFlight { arrive_at: 0, unit: Unit { vc: VcId(0), frame: 0, hop: 0, index: 0, ncells: 0, wire_bytes: 0 } };
-}
-
 #[cfg(test)]
 mod tests {
     use super::Segment;

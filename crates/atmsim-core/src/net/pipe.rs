@@ -6,14 +6,22 @@
 //! rather than a comparison and a subtraction, and the hot path (`front`,
 //! `pop_front`, `push_back`, `from_back`) has no wrap-around branch. It grows
 //! by doubling and never shrinks: after the first round trip of a run a pipe
-//! holds its largest window without allocating again.
+//! holds its largest window without allocating again. The slots of a new
+//! capacity are filled as the ring first reaches them, never in advance, so
+//! memory the ring has not yet used is not resident (an in-flight cell costs
+//! its 24 bytes, not the doubling's spare room).
 
 use crate::net::InFlight;
 
 #[derive(Clone, Debug)]
 pub struct Pipe {
-    /// `buf.len()` is zero or a power of two.
+    /// The slots used so far: `buf.len() <= cap`, and every live position
+    /// is below `buf.len()` (positions are written in ring order, so the
+    /// next one is at most `buf.len()` until the ring first wraps, when
+    /// `buf.len() == cap`).
     buf: Vec<InFlight>,
+    /// Zero or a power of two.
+    cap: usize,
     /// Position of the oldest unit.
     head: usize,
     len: usize,
@@ -29,6 +37,7 @@ impl Pipe {
     pub fn new() -> Self {
         Pipe {
             buf: Vec::new(),
+            cap: 0,
             head: 0,
             len: 0,
         }
@@ -36,7 +45,7 @@ impl Pipe {
 
     #[inline]
     fn mask(&self) -> usize {
-        self.buf.len().wrapping_sub(1)
+        self.cap.wrapping_sub(1)
     }
 
     #[inline]
@@ -76,11 +85,15 @@ impl Pipe {
 
     #[inline]
     pub fn push_back(&mut self, f: InFlight) {
-        if self.len == self.buf.len() {
+        if self.len == self.cap {
             self.grow();
         }
         let at = (self.head + self.len) & self.mask();
-        self.buf[at] = f;
+        if at == self.buf.len() {
+            self.buf.push(f);
+        } else {
+            self.buf[at] = f;
+        }
         self.len += 1;
     }
 
@@ -128,12 +141,11 @@ impl Pipe {
     /// Doubles the capacity, the units kept in order from position 0.
     #[cold]
     fn grow(&mut self) {
-        let cap = (2 * self.buf.len()).max(16);
+        let cap = (2 * self.cap).max(16);
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter().copied());
-        let filler = buf.first().copied().unwrap_or(InFlight::EMPTY);
-        buf.resize(cap, filler);
         self.buf = buf;
+        self.cap = cap;
         self.head = 0;
     }
 }
@@ -190,6 +202,21 @@ mod tests {
             .iter()
             .map(|i| i.arrive_at)
             .eq(d.iter().map(|i| i.arrive_at)));
+    }
+
+    #[test]
+    fn a_new_capacity_is_filled_only_as_the_ring_reaches_it() {
+        let mut p = Pipe::new();
+        for t in 0..17 {
+            p.push_back(f(t));
+        }
+        assert_eq!((p.cap, p.buf.len()), (32, 17));
+        for t in 17..40 {
+            p.pop_front();
+            p.push_back(f(t));
+        }
+        assert_eq!((p.cap, p.buf.len()), (32, 32));
+        assert!(p.iter().map(|i| i.arrive_at).eq(23..40));
     }
 
     #[test]
