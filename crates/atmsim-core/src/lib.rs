@@ -26,6 +26,7 @@ pub mod engine;
 pub mod host;
 pub mod ledger;
 pub mod net;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod send_jitter;

@@ -8,6 +8,10 @@
 
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::time::Time;
+use crate::ring::Ring;
+use packed::Packed;
+
+mod packed;
 
 /// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,78 +90,6 @@ pub enum Event {
     TraceSample,
 }
 
-/// An event as the heap holds it: three whole words. The heap's root is
-/// written by one event and read back by the next, often a few nanoseconds
-/// later; an enum written field by field (a tag, an id) and read back in
-/// wider loads makes every such read wait for the stores to drain (a failed
-/// store-to-load forward). Words written and read as words never do.
-#[derive(Clone, Copy, Debug)]
-struct Packed([u64; 3]);
-
-impl Packed {
-    #[inline(always)]
-    fn of(event: Event) -> Packed {
-        let one = |code: u64, id: u32| Packed([code, id as u64, 0]);
-        match event {
-            Event::Port(PortEvent::PipeHead(p)) => one(0, p.0),
-            Event::Port(PortEvent::Free(p)) => one(1, p.0),
-            Event::Port(PortEvent::InputSlot(n)) => one(2, n.0),
-            Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => {
-                Packed([3, port.0 as u64 | (vc.0 as u64) << 32, fwd])
-            }
-            Event::Credit(CreditEvent::Emit { link, vc, fwd }) => {
-                Packed([4, link.0 as u64 | (vc.0 as u64) << 32, fwd])
-            }
-            Event::Host(HostEvent::AdapterLoaded(h)) => one(5, h.0),
-            Event::Host(HostEvent::AdapterFree(h)) => one(6, h.0),
-            Event::Host(HostEvent::Deliver(h)) => one(7, h.0),
-            Event::Host(HostEvent::JitterRelease(h)) => one(8, h.0),
-            Event::Transport(TransportEvent::SlowTick(h)) => one(9, h.0),
-            Event::Transport(TransportEvent::FastTick(h)) => one(10, h.0),
-            Event::Transport(TransportEvent::Open(f)) => one(11, f.0),
-            Event::Transport(TransportEvent::ArbWake(f)) => one(12, f.0),
-            Event::Source(SourceEvent::Send(f)) => one(13, f.0),
-            Event::Abr(AbrEvent::Send(vc)) => one(14, vc.0),
-            Event::Abr(AbrEvent::Vbr) => one(15, 0),
-            Event::TraceSample => one(16, 0),
-        }
-    }
-
-    #[inline(always)]
-    fn event(self) -> Event {
-        let [code, a, b] = self.0;
-        let id = a as u32;
-        let (lo, hi) = (a as u32, (a >> 32) as u32);
-        match code {
-            0 => Event::Port(PortEvent::PipeHead(PortId(id))),
-            1 => Event::Port(PortEvent::Free(PortId(id))),
-            2 => Event::Port(PortEvent::InputSlot(NodeId(id))),
-            3 => Event::Credit(CreditEvent::Arrive {
-                port: PortId(lo),
-                vc: VcId(hi),
-                fwd: b,
-            }),
-            4 => Event::Credit(CreditEvent::Emit {
-                link: PortId(lo),
-                vc: VcId(hi),
-                fwd: b,
-            }),
-            5 => Event::Host(HostEvent::AdapterLoaded(HostId(id))),
-            6 => Event::Host(HostEvent::AdapterFree(HostId(id))),
-            7 => Event::Host(HostEvent::Deliver(HostId(id))),
-            8 => Event::Host(HostEvent::JitterRelease(HostId(id))),
-            9 => Event::Transport(TransportEvent::SlowTick(HostId(id))),
-            10 => Event::Transport(TransportEvent::FastTick(HostId(id))),
-            11 => Event::Transport(TransportEvent::Open(FlowId(id))),
-            12 => Event::Transport(TransportEvent::ArbWake(FlowId(id))),
-            13 => Event::Source(SourceEvent::Send(FlowId(id))),
-            14 => Event::Abr(AbrEvent::Send(VcId(id))),
-            15 => Event::Abr(AbrEvent::Vbr),
-            _ => Event::TraceSample,
-        }
-    }
-}
-
 /// A pending event and its place in the order: time, then insertion
 /// number, compared as one integer.
 /// (Two 64-bit words rather than a `u128`, whose 16-byte alignment would
@@ -189,32 +121,84 @@ impl Scheduled {
     }
 }
 
-/// A binary min-heap of pending events in (time, insertion) order. The sifts
-/// move a hole and compare keys only; the entry being placed stays in
-/// registers until it is written once, where it ends (see [`Packed`]).
+/// At most this many gap lanes (see [`Scheduler::add_lane`]): the next
+/// event is chosen among their fronts and the heap's root.
+pub const MAX_LANES: usize = 6;
+
+/// The heap size from which events go to the gap lanes. Below it a sift is
+/// short and cheaper than choosing, at every event, between the heap and a
+/// lane (a branch the processor cannot predict when the two alternate).
+/// Which structure holds an event changes no order, only the cost.
+const LANES_FROM: usize = 32;
+
+/// Events scheduled a fixed `gap` after the event being executed. Executed
+/// events come in time order and insertion numbers grow, so such events
+/// arrive in (time, insertion) order: a plain queue keeps them sorted.
+struct Lane {
+    gap: Time,
+    queue: Ring<Scheduled>,
+}
+
+/// Where the event handed out last still waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taken {
+    Heap,
+    Lane(usize),
+}
+
+/// Pending events in (time, insertion) order: a binary min-heap, and beside
+/// it up to [`MAX_LANES`] *gap lanes*, queues of the events scheduled a
+/// fixed time after the current one, the gaps the network declares: a busy
+/// link's next cell reaches the far end one cell time (whole picoseconds,
+/// rounded down or up) after the last, so nearly every event of a run joins
+/// a lane's back in O(1), and the heap keeps the timers and the rest. The
+/// next event is the earliest of the heap's root and the lanes' fronts, so
+/// the order is exactly that of one heap; only the cost changes, and it no
+/// longer grows with the number of busy links. The lanes are used once the
+/// heap holds [`LANES_FROM`] events (a large network); a small one keeps
+/// the heap alone. The heap's sifts move a hole and place the new entry
+/// once, from registers (see [`Packed`]).
 #[derive(Default)]
 pub struct Scheduler {
     heap: Vec<Scheduled>,
-    /// The root of the heap has been handed out by [`Scheduler::pop_until`]
-    /// but is still in place: the next `schedule` overwrites it and sifts
-    /// down once, instead of a pop's sift plus a push's. Most events schedule
-    /// exactly one successor (the next unit of a pipe), so this fuses the pop
-    /// and the push of nearly every event. The order of events is that of
-    /// the (time, insertion) key alone, whatever the heap's inner layout.
-    root_taken: bool,
+    lanes: Vec<Lane>,
+    /// Events in the lanes (the lanes are not looked at while none).
+    in_lanes: usize,
+    /// The time of the event handed out last (the gaps count from it).
+    now: Time,
+    /// Where the event handed out last still waits: its place is taken
+    /// back at the next `pop_until`, or, for the heap's root, overwritten
+    /// by the next event into the heap (one sift instead of a pop's sift
+    /// plus a push's).
+    taken: Option<Taken>,
     next_seq: u64,
     executed: u64,
 }
 
 impl Scheduler {
+    /// Declares a gap after which events are often scheduled (a link's
+    /// cell or packet time). Before the first event; beyond [`MAX_LANES`]
+    /// gaps, or a gap already declared, it is ignored. Changes no order.
+    pub fn add_lane(&mut self, gap: Time) {
+        assert_eq!(self.executed, 0, "lanes are declared before the run");
+        if gap > 0 && self.lanes.len() < MAX_LANES && self.lanes.iter().all(|l| l.gap != gap) {
+            self.lanes.push(Lane { gap, queue: Ring::new() });
+        }
+    }
+
     /// Inlined everywhere, so that the event is packed from constants and
     /// registers where it is made.
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         let s = Scheduled::new(at, self.next_seq, event);
         self.next_seq += 1;
-        if self.root_taken {
-            self.root_taken = false;
+        let gap = at.wrapping_sub(self.now);
+        let lane = if self.heap.len() >= LANES_FROM { self.lanes.iter_mut().find(|l| l.gap == gap) } else { None };
+        if let Some(lane) = lane {
+            self.in_lanes += 1;
+            lane.queue.push_back(s);
+        } else if self.taken == Some(Taken::Heap) {
+            self.taken = None;
             sift_down(&mut self.heap, 0, s);
         } else {
             self.heap.push(s);
@@ -226,20 +210,48 @@ impl Scheduler {
     /// Hands out the earliest event if it is due no later than `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
-        if self.root_taken {
-            self.root_taken = false;
-            let last = self.heap.pop().expect("a taken root is still in the heap");
-            if !self.heap.is_empty() {
-                sift_down(&mut self.heap, 0, last);
+        match self.taken.take() {
+            Some(Taken::Heap) => {
+                let last = self.heap.pop().expect("a taken root is still in the heap");
+                if !self.heap.is_empty() {
+                    sift_down(&mut self.heap, 0, last);
+                }
+            }
+            Some(Taken::Lane(i)) => {
+                self.lanes[i].queue.drop_front();
+                self.in_lanes -= 1;
+            }
+            None => {}
+        }
+        // The earliest of the heap's root and the lanes' fronts (no key is
+        // u128::MAX: no event is due at the end of time).
+        let mut best_key = self.heap.first().map_or(u128::MAX, Scheduled::key);
+        let mut taken = Taken::Heap;
+        if self.in_lanes > 0 {
+            for (i, lane) in self.lanes.iter().enumerate() {
+                if let Some(front) = lane.queue.front() {
+                    if front.key() < best_key {
+                        best_key = front.key();
+                        taken = Taken::Lane(i);
+                    }
+                }
             }
         }
-        let s = self.heap.first()?;
+        if best_key == u128::MAX {
+            return None;
+        }
+        let s = match taken {
+            Taken::Heap => &self.heap[0],
+            Taken::Lane(i) => self.lanes[i].queue.front().expect("a lane's front"),
+        };
         if s.at() > until {
             return None;
         }
-        self.root_taken = true;
+        let out = (s.at(), s.event.event());
+        self.now = s.at();
+        self.taken = Some(taken);
         self.executed += 1;
-        Some((s.at(), s.event.event()))
+        Some(out)
     }
 
     /// Number of events executed so far.
@@ -349,48 +361,52 @@ mod tests {
     }
 
     #[test]
+    fn gap_lanes_keep_the_order_of_one_heap() {
+        // Enough far events to put the lanes to use, then each popped event
+        // schedules successors at the declared gaps (3 and 5) and at others.
+        let mut s = Scheduler::default();
+        s.add_lane(3);
+        s.add_lane(5);
+        s.add_lane(3); // a gap already declared: ignored
+        let mut reference = std::collections::BTreeMap::new();
+        let mut seq = 0u64;
+        let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64, pipe: bool| {
+            let e = if pipe { Event::Port(PortEvent::PipeHead(PortId(*seq as u32))) } else { open(*seq as u32) };
+            s.schedule(at, e);
+            r.insert((at, *seq), e);
+            *seq += 1;
+        };
+        for i in 0..(LANES_FROM as u64 + 8) {
+            add(&mut s, &mut reference, &mut seq, 50_000 + 7 * i, false);
+        }
+        for i in 0..6 {
+            add(&mut s, &mut reference, &mut seq, i, true);
+        }
+        let (mut x, mut laned) = (777u64, 0);
+        while let Some((t, ev)) = s.pop_until(60_000) {
+            let ((at, _), expected) = reference.pop_first().unwrap();
+            assert_eq!((t, ev), (at, expected));
+            laned = laned.max(s.in_lanes);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let gap = [3, 5, 3, 5, 1 + (x >> 50) % 9][(x >> 61) as usize % 5];
+            for k in 0..1 + (x >> 63) {
+                if seq < 6000 {
+                    add(&mut s, &mut reference, &mut seq, t + gap + k, (x >> (10 + k)) & 1 == 0);
+                }
+            }
+        }
+        assert!(reference.is_empty());
+        assert!(laned > 0, "the lanes were used");
+        assert_eq!(s.in_lanes, 0);
+        assert_eq!(s.lanes.len(), 2);
+    }
+
+    #[test]
     fn does_not_pop_past_the_horizon() {
         let mut s = Scheduler::default();
         s.schedule(11, Event::TraceSample);
         assert!(s.pop_until(10).is_none());
         assert_eq!(s.executed(), 0);
-    }
-
-    #[test]
-    fn every_event_survives_packing() {
-        let all = [
-            Event::Port(PortEvent::PipeHead(PortId(7))),
-            Event::Port(PortEvent::Free(PortId(u32::MAX))),
-            Event::Port(PortEvent::InputSlot(NodeId(3))),
-            Event::Credit(CreditEvent::Arrive {
-                port: PortId(u32::MAX),
-                vc: VcId(u32::MAX - 1),
-                fwd: u64::MAX,
-            }),
-            Event::Credit(CreditEvent::Emit {
-                link: PortId(1),
-                vc: VcId(2),
-                fwd: 3,
-            }),
-            Event::Host(HostEvent::AdapterLoaded(HostId(4))),
-            Event::Host(HostEvent::AdapterFree(HostId(5))),
-            Event::Host(HostEvent::Deliver(HostId(6))),
-            Event::Host(HostEvent::JitterRelease(HostId(7))),
-            Event::Transport(TransportEvent::SlowTick(HostId(8))),
-            Event::Transport(TransportEvent::FastTick(HostId(9))),
-            Event::Transport(TransportEvent::Open(FlowId(10))),
-            Event::Transport(TransportEvent::ArbWake(FlowId(11))),
-            Event::Source(SourceEvent::Send(FlowId(12))),
-            Event::Abr(AbrEvent::Send(VcId(13))),
-            Event::Abr(AbrEvent::Vbr),
-            Event::TraceSample,
-        ];
-        for e in all {
-            assert_eq!(Packed::of(e).event(), e);
-        }
-        let codes: std::collections::BTreeSet<u64> =
-            all.iter().map(|&e| Packed::of(e).0[0]).collect();
-        assert_eq!(codes.len(), all.len(), "one code per variant");
     }
 
     #[test]
