@@ -10,7 +10,6 @@
 //! memory the ring has not yet used is not resident (an in-flight cell costs
 //! its 24 bytes, not the doubling's spare room).
 
-
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
     /// The slots used so far: `buf.len() <= cap`, and every live position
@@ -20,7 +19,7 @@ pub struct Ring<T> {
     buf: Vec<T>,
     /// Zero or a power of two.
     cap: usize,
-    /// Position of the oldest unit.
+    /// Position of the oldest value.
     head: usize,
     len: usize,
 }
@@ -56,7 +55,7 @@ impl<T: Copy> Ring<T> {
         self.len == 0
     }
 
-    /// The oldest unit (the next to reach the far node).
+    /// The oldest value.
     #[inline]
     pub fn front(&self) -> Option<&T> {
         (self.len > 0).then(|| &self.buf[self.head])
@@ -68,12 +67,11 @@ impl<T: Copy> Ring<T> {
             return None;
         }
         let f = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
-        self.len -= 1;
+        self.drop_front();
         Some(f)
     }
 
-    /// Forgets the oldest unit (the pipe is not empty).
+    /// Forgets the oldest value; the ring must not be empty.
     #[inline]
     pub fn drop_front(&mut self) {
         debug_assert!(self.len > 0);
@@ -95,20 +93,20 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
-    /// The `i`-th unit from the oldest (0 is the front).
+    /// The `i`-th value from the oldest (0 is the front).
     #[inline]
     pub fn get(&self, i: usize) -> &T {
-        assert!(i < self.len, "pipe index {i} beyond its {} units", self.len);
+        assert!(i < self.len, "ring index {i} beyond its {} values", self.len);
         &self.buf[(self.head + i) & self.mask()]
     }
 
-    /// The `k`-th newest unit (1 is the newest).
+    /// The `k`-th newest value (1 is the newest).
     #[inline]
     pub fn from_back(&self, k: usize) -> &T {
         self.get(self.len - k)
     }
 
-    /// The units from the `i`-th on, oldest first.
+    /// The values from the `i`-th on, oldest first.
     pub fn iter_from(&self, i: usize) -> impl Iterator<Item = &T> {
         (i..self.len).map(move |j| self.get(j))
     }
@@ -117,7 +115,7 @@ impl<T: Copy> Ring<T> {
         self.iter_from(0)
     }
 
-    /// Applies `f` to the units from the `i`-th on.
+    /// Applies `f` to the values from the `i`-th on.
     pub fn update_from(&mut self, i: usize, mut f: impl FnMut(&mut T)) {
         let mask = self.mask();
         for j in i..self.len {
@@ -125,7 +123,7 @@ impl<T: Copy> Ring<T> {
         }
     }
 
-    /// Takes out the `i`-th unit; the ones behind it close the gap.
+    /// Takes out the `i`-th value; the ones behind it close the gap.
     pub fn remove(&mut self, i: usize) -> T {
         let victim = *self.get(i);
         let mask = self.mask();
@@ -142,7 +140,7 @@ impl<T: Copy> Ring<T> {
         (self.cap, self.buf.len())
     }
 
-    /// Doubles the capacity, the units kept in order from position 0.
+    /// Doubles the capacity, the values kept in order from position 0.
     #[cold]
     fn grow(&mut self) {
         let cap = (2 * self.cap).max(16);

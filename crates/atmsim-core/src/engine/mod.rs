@@ -1,9 +1,11 @@
-//! The event queue: a binary min-heap ordered by (time, insertion number).
+//! The event queue: pending events in (time, insertion number) order, in a
+//! binary min-heap and, on large networks, in gap lanes beside it (see
+//! [`Scheduler`]).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
 //! the scenario and its seed. Events are small plain enums grouped by the
-//! component that owns them; the heap stays small because a link has at most
-//! one pending event (the head of its pipe) and timers are per host, not per
+//! component that owns them; few are pending because a link has at most one
+//! pending event (the head of its pipe) and timers are per host, not per
 //! segment.
 
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};

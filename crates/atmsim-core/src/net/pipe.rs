@@ -3,7 +3,7 @@
 //! far node: a [`Ring`] of [`InFlight`].
 
 use crate::net::InFlight;
-pub use crate::ring::Ring;
+use crate::ring::Ring;
 
 pub type Pipe = Ring<InFlight>;
 
