@@ -92,6 +92,22 @@ pub enum Event {
     TraceSample,
 }
 
+/// An event handed out by [`Scheduler::next_until`].
+#[derive(Clone, Copy, Debug)]
+pub struct Popped(Packed);
+
+impl Popped {
+    /// The port, if the event is a pipe head.
+    #[inline(always)]
+    pub fn pipe_head(self) -> Option<PortId> {
+        self.0.pipe_head()
+    }
+
+    pub fn event(self) -> Event {
+        self.0.event()
+    }
+}
+
 /// A pending event and its place in the order: time, then insertion
 /// number, compared as one integer.
 /// (Two 64-bit words rather than a `u128`, whose 16-byte alignment would
@@ -133,6 +149,13 @@ pub const MAX_LANES: usize = 6;
 /// Which structure holds an event changes no order, only the cost.
 const LANES_FROM: usize = 32;
 
+/// Events scheduled at least this long after the current one (the
+/// transports' coarse timers, a long link's first cell) wait in a heap of
+/// their own, beside the near events: a small network's heap is then a few
+/// pipe heads deep, not a timer per host deeper. A speed setting only: the
+/// next event is the earliest of both heaps either way.
+const FAR_FROM: Time = crate::time::PS_PER_MS;
+
 /// Events scheduled a fixed `gap` after the event being executed. Executed
 /// events come in time order and insertion numbers grow, so such events
 /// arrive in (time, insertion) order: a plain queue keeps them sorted.
@@ -141,11 +164,19 @@ struct Lane {
     queue: Ring<Scheduled>,
 }
 
-/// Where the event handed out last still waits.
+/// Where the event handed out last still waits: nowhere, the heap's root,
+/// the far heap's root, or the front of lane `i` (`Taken(Taken::LANE + i)`).
+/// One word, written and read whole (an enum with a lane's index would be
+/// written as a tag and a payload and read back in one wider load: see
+/// `packed.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Taken {
-    Heap,
-    Lane(usize),
+struct Taken(usize);
+
+impl Taken {
+    const NONE: Taken = Taken(0);
+    const HEAP: Taken = Taken(1);
+    const FAR: Taken = Taken(2);
+    const LANE: usize = 3;
 }
 
 /// Pending events in (time, insertion) order: a binary min-heap, and beside
@@ -160,9 +191,12 @@ enum Taken {
 /// heap holds [`LANES_FROM`] events (a large network); a small one keeps
 /// the heap alone. The heap's sifts move a hole and place the new entry
 /// once, from registers (see [`Packed`]).
-#[derive(Default)]
 pub struct Scheduler {
     heap: Vec<Scheduled>,
+    /// Events due [`FAR_FROM`] or more after they were scheduled.
+    far: Vec<Scheduled>,
+    /// The key of `far`'s root (`u128::MAX` when it is empty).
+    far_key: u128,
     lanes: Vec<Lane>,
     /// Events in the lanes (the lanes are not looked at while none).
     in_lanes: usize,
@@ -172,9 +206,25 @@ pub struct Scheduler {
     /// back at the next `pop_until`, or, for the heap's root, overwritten
     /// by the next event into the heap (one sift instead of a pop's sift
     /// plus a push's).
-    taken: Option<Taken>,
+    taken: Taken,
     next_seq: u64,
     executed: u64,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler {
+            heap: Vec::new(),
+            far: Vec::new(),
+            far_key: u128::MAX,
+            lanes: Vec::new(),
+            in_lanes: 0,
+            now: 0,
+            taken: Taken::NONE,
+            next_seq: 0,
+            executed: 0,
+        }
+    }
 }
 
 impl Scheduler {
@@ -195,12 +245,28 @@ impl Scheduler {
         let s = Scheduled::new(at, self.next_seq, event);
         self.next_seq += 1;
         let gap = at.wrapping_sub(self.now);
+        // (An event due before `now`, which a caller should not schedule
+        // but one heap would run next, has a huge gap: it goes here, and
+        // still runs next.)
+        if gap >= FAR_FROM {
+            if self.taken == Taken::FAR {
+                // The far root was handed out: the new event takes its place.
+                self.taken = Taken::NONE;
+                sift_down(&mut self.far, 0, s);
+            } else {
+                self.far.push(s);
+                let last = self.far.len() - 1;
+                sift_up(&mut self.far, last, s);
+            }
+            self.far_key = self.far[0].key();
+            return;
+        }
         let lane = if self.heap.len() >= LANES_FROM { self.lanes.iter_mut().find(|l| l.gap == gap) } else { None };
         if let Some(lane) = lane {
             self.in_lanes += 1;
             lane.queue.push_back(s);
-        } else if self.taken == Some(Taken::Heap) {
-            self.taken = None;
+        } else if self.taken == Taken::HEAP {
+            self.taken = Taken::NONE;
             sift_down(&mut self.heap, 0, s);
         } else {
             self.heap.push(s);
@@ -210,31 +276,46 @@ impl Scheduler {
     }
 
     /// Hands out the earliest event if it is due no later than `until`.
-    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
-        match self.taken.take() {
-            Some(Taken::Heap) => {
-                let last = self.heap.pop().expect("a taken root is still in the heap");
-                if !self.heap.is_empty() {
-                    sift_down(&mut self.heap, 0, last);
-                }
+        self.next_until(until).map(|(t, e)| (t, e.event()))
+    }
+
+    /// [`Scheduler::pop_until`] for the event loop: the event as stored,
+    /// so that a pipe head, nearly every event, is recognised by one test.
+    #[inline]
+    pub fn next_until(&mut self, until: Time) -> Option<(Time, Popped)> {
+        let taken = std::mem::replace(&mut self.taken, Taken::NONE);
+        if taken == Taken::HEAP {
+            let last = self.heap.pop().expect("a taken root is still in the heap");
+            if !self.heap.is_empty() {
+                sift_down(&mut self.heap, 0, last);
             }
-            Some(Taken::Lane(i)) => {
-                self.lanes[i].queue.drop_front();
-                self.in_lanes -= 1;
+        } else if taken == Taken::FAR {
+            let last = self.far.pop().expect("a taken root is still in the far heap");
+            if self.far.is_empty() {
+                self.far_key = u128::MAX;
+            } else {
+                sift_down(&mut self.far, 0, last);
+                self.far_key = self.far[0].key();
             }
-            None => {}
+        } else if taken != Taken::NONE {
+            self.lanes[taken.0 - Taken::LANE].queue.drop_front();
+            self.in_lanes -= 1;
         }
         // The earliest of the heap's root and the lanes' fronts (no key is
         // u128::MAX: no event is due at the end of time).
         let mut best_key = self.heap.first().map_or(u128::MAX, Scheduled::key);
-        let mut taken = Taken::Heap;
+        let mut taken = Taken::HEAP;
+        if self.far_key < best_key {
+            best_key = self.far_key;
+            taken = Taken::FAR;
+        }
         if self.in_lanes > 0 {
             for (i, lane) in self.lanes.iter().enumerate() {
                 if let Some(front) = lane.queue.front() {
                     if front.key() < best_key {
                         best_key = front.key();
-                        taken = Taken::Lane(i);
+                        taken = Taken(Taken::LANE + i);
                     }
                 }
             }
@@ -242,16 +323,19 @@ impl Scheduler {
         if best_key == u128::MAX {
             return None;
         }
-        let s = match taken {
-            Taken::Heap => &self.heap[0],
-            Taken::Lane(i) => self.lanes[i].queue.front().expect("a lane's front"),
+        let s = if taken == Taken::HEAP {
+            &self.heap[0]
+        } else if taken == Taken::FAR {
+            &self.far[0]
+        } else {
+            self.lanes[taken.0 - Taken::LANE].queue.front().expect("a lane's front")
         };
         if s.at() > until {
             return None;
         }
-        let out = (s.at(), s.event.event());
+        let out = (s.at(), Popped(s.event));
         self.now = s.at();
-        self.taken = Some(taken);
+        self.taken = taken;
         self.executed += 1;
         Some(out)
     }
@@ -401,6 +485,41 @@ mod tests {
         assert!(laned > 0, "the lanes were used");
         assert_eq!(s.in_lanes, 0);
         assert_eq!(s.lanes.len(), 2);
+    }
+
+    #[test]
+    fn far_events_keep_the_order_of_one_heap() {
+        // Successors near and far (beyond FAR_FROM), ties included, and now
+        // and then one due before the event being run (which one heap would
+        // run next).
+        let mut s = Scheduler::default();
+        let mut reference = std::collections::BTreeMap::new();
+        let mut seq = 0u64;
+        let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64| {
+            let e = open(*seq as u32);
+            s.schedule(at, e);
+            r.insert((at, *seq), e);
+            *seq += 1;
+        };
+        for i in 0..5 {
+            add(&mut s, &mut reference, &mut seq, 10 * FAR_FROM + i * FAR_FROM / 2);
+        }
+        let (mut x, mut far_roots) = (99u64, 0);
+        while let Some((t, ev)) = s.pop_until(u64::MAX - 1) {
+            let ((at, _), expected) = reference.pop_first().unwrap();
+            assert_eq!((t, ev), (at, expected));
+            far_roots += (s.taken == Taken::FAR) as u32;
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            for k in 0..(x >> 62) % 3 {
+                if seq < 20_000 {
+                    let gap = [0, 1, FAR_FROM - 1, FAR_FROM, FAR_FROM + 3, 5 * FAR_FROM][((x >> (20 + 3 * k)) % 6) as usize];
+                    let past = (x >> 40) % 50 == 0 && t >= FAR_FROM / 3;
+                    add(&mut s, &mut reference, &mut seq, if past { t - FAR_FROM / 3 } else { t + gap });
+                }
+            }
+        }
+        assert!(reference.is_empty());
+        assert!(far_roots > 5, "the far heap was used: {far_roots}");
     }
 
     #[test]

@@ -40,6 +40,12 @@ impl Packed {
         }
     }
 
+    /// The port of a pipe head (code 0), without decoding the rest.
+    #[inline(always)]
+    pub(super) fn pipe_head(self) -> Option<PortId> {
+        (self.0[0] == 0).then_some(PortId(self.0[1] as u32))
+    }
+
     #[inline(always)]
     pub(super) fn event(self) -> Event {
         let [code, a, b] = self.0;

@@ -130,12 +130,12 @@ impl World {
         let started = Instant::now();
         let mut countdown = OBSERVE_EVERY;
         let mut whole = true;
-        while let Some((t, ev)) = self.sched.pop_until(self.model.duration) {
+        while let Some((t, ev)) = self.sched.next_until(self.model.duration) {
             self.now = t;
             // A pipe head is nearly every event of a run: test for it first.
-            match ev {
-                Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
-                _ => self.dispatch(ev),
+            match ev.pipe_head() {
+                Some(p) => self.pipe_head(p),
+                None => self.dispatch(ev.event()),
             }
             if self.unfinished == 0 {
                 break;
@@ -157,6 +157,7 @@ impl World {
     }
 
     /// Hands every other event to the component that owns it.
+    #[inline(never)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Port(PortEvent::PipeHead(p)) => self.pipe_head(p),
