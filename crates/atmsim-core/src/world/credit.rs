@@ -65,7 +65,16 @@ impl World {
     /// `left` (now, or later for a host adapter that drains at a fixed
     /// rate, in order): the receiver counts it and, every N2 cells, sends a
     /// credit upstream after its processing delay.
+    /// Only per-VC ports run credit: the test is inlined on every cell's
+    /// path, the rest is not.
+    #[inline]
     pub(super) fn forwarded(&mut self, link: PortId, vc: VcId, left: Time) {
+        if self.ports[link.ix()].is_per_vc() {
+            self.credit_forwarded(link, vc, left);
+        }
+    }
+
+    fn credit_forwarded(&mut self, link: PortId, vc: VcId, left: Time) {
         let port = &mut self.ports[link.ix()];
         let Some(credit) = port.per_vc_mut().and_then(|pv| pv.credit.as_mut()) else {
             return;

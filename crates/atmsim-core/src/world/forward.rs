@@ -55,6 +55,14 @@ impl World {
     /// Offers a unit to a port; schedules the pipe if it was idle.
     #[inline]
     pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
+        // The common case: a plain FIFO port, nothing watching, no ABR.
+        if self.abr.is_none() && !self.watching && self.ports[p.ix()].is_plain_fifo() {
+            match self.ports[p.ix()].offer_fifo(self.now, &unit) {
+                Ok((arrive_at, pipe_was_empty)) => self.accepted(p, &unit, arrive_at, pipe_was_empty),
+                Err(_) => self.unit_dropped(unit),
+            }
+            return;
+        }
         if let Some(abr) = self.abr.as_deref_mut() {
             abr.at_port(self.now, p, &unit, &self.vcs);
             if abr.loses(p, &unit) {
@@ -69,14 +77,7 @@ impl World {
             self.watch_offer(p, &unit, offer);
         }
         match offer {
-            Offer::Accepted { arrive_at, pipe_was_empty } => {
-                if self.doomed[unit.vc.ix()] == unit.frame {
-                    self.ports[p.ix()].stats.dead_units += 1;
-                }
-                if pipe_was_empty {
-                    self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
-                }
-            }
+            Offer::Accepted { arrive_at, pipe_was_empty } => self.accepted(p, &unit, arrive_at, pipe_was_empty),
             Offer::Queued(started) => {
                 if let Some(st) = started {
                     self.started(p, st);
@@ -84,6 +85,36 @@ impl World {
             }
             Offer::Dropped(_) => self.unit_dropped(unit),
             Offer::PushedOut { .. } => self.pushed_out(p, unit),
+        }
+    }
+
+    /// Offers the units of a frame, in order, to the first port of its
+    /// route: at a port that takes whole frames (a host adapter), at once.
+    fn enter_frame(&mut self, p: PortId, first: Unit) {
+        let port = &mut self.ports[p.ix()];
+        if self.watching || self.abr.is_some() || !port.takes_whole_frames() {
+            for index in 0..first.ncells {
+                self.enter(p, Unit { index, ..first });
+            }
+            return;
+        }
+        let (arrive_at, pipe_was_empty) = port.accept_frame(self.now, first);
+        if self.doomed[first.vc.ix()] == first.frame {
+            port.stats.dead_units += first.ncells as u64;
+        }
+        if pipe_was_empty {
+            self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
+        }
+    }
+
+    /// A FIFO port accepted `unit`: it reaches the far node at `arrive_at`.
+    #[inline(always)]
+    fn accepted(&mut self, p: PortId, unit: &Unit, arrive_at: Time, pipe_was_empty: bool) {
+        if self.doomed[unit.vc.ix()] == unit.frame {
+            self.ports[p.ix()].stats.dead_units += 1;
+        }
+        if pipe_was_empty {
+            self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
     }
 
@@ -160,14 +191,13 @@ impl World {
             }
             return None;
         }
-        let abr = self.abr.as_deref().is_some_and(|a| a.is_abr(vc));
-        for index in 0..ncells as u16 {
-            let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire };
-            if abr {
-                self.abr_enqueue(unit); // waits at the source for ACR
-            } else {
-                self.enter(first_port, unit);
+        let first = Unit { vc, hop: 0, index: 0, ncells: ncells as u16, frame, wire_bytes: wire };
+        if self.abr.as_deref().is_some_and(|a| a.is_abr(vc)) {
+            for index in 0..first.ncells {
+                self.abr_enqueue(Unit { index, ..first }); // waits at the source for ACR
             }
+        } else {
+            self.enter_frame(first_port, first);
         }
         let port = &self.ports[first_port.ix()];
         (!port.is_per_vc()).then(|| port.last_departure())
