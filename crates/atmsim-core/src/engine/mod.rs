@@ -149,12 +149,6 @@ pub const MAX_LANES: usize = 6;
 /// Which structure holds an event changes no order, only the cost.
 const LANES_FROM: usize = 32;
 
-/// Events scheduled at least this long after the current one (the
-/// transports' coarse timers, a long link's first cell) wait in a heap of
-/// their own, beside the near events: a small network's heap is then a few
-/// pipe heads deep, not a timer per host deeper. A speed setting only: the
-/// next event is the earliest of both heaps either way.
-const FAR_FROM: Time = crate::time::PS_PER_MS;
 
 /// Events scheduled a fixed `gap` after the event being executed. Executed
 /// events come in time order and insertion numbers grow, so such events
@@ -193,8 +187,11 @@ impl Taken {
 /// once, from registers (see [`Packed`]).
 pub struct Scheduler {
     heap: Vec<Scheduled>,
-    /// Events due [`FAR_FROM`] or more after they were scheduled.
+    /// Events due `far_from` or more after they were scheduled.
     far: Vec<Scheduled>,
+    /// Beyond the gaps of the network's pipe heads (see
+    /// [`Scheduler::set_far_from`]); never, until declared.
+    far_from: Time,
     /// The key of `far`'s root (`u128::MAX` when it is empty).
     far_key: u128,
     lanes: Vec<Lane>,
@@ -217,6 +214,7 @@ impl Default for Scheduler {
             heap: Vec::new(),
             far: Vec::new(),
             far_key: u128::MAX,
+            far_from: Time::MAX,
             lanes: Vec::new(),
             in_lanes: 0,
             now: 0,
@@ -238,6 +236,18 @@ impl Scheduler {
         }
     }
 
+    /// Declares the gap beyond which events wait in the far heap: longer
+    /// than any pipe head can be due after the event that schedules it (a
+    /// link's largest unit time plus its delay), so that only the
+    /// transports' coarse timers and the like go there, and a small
+    /// network's near heap is a few pipe heads deep rather than a timer per
+    /// host deeper. A speed setting: the next event is the earliest of
+    /// both heaps either way. Before the first event.
+    pub fn set_far_from(&mut self, gap: Time) {
+        assert_eq!(self.executed, 0, "the far horizon is declared before the run");
+        self.far_from = gap.max(1);
+    }
+
     /// Inlined everywhere, so that the event is packed from constants and
     /// registers where it is made.
     #[inline(always)]
@@ -248,7 +258,7 @@ impl Scheduler {
         // (An event due before `now`, which a caller should not schedule
         // but one heap would run next, has a huge gap: it goes here, and
         // still runs next.)
-        if gap >= FAR_FROM {
+        if gap >= self.far_from {
             if self.taken == Taken::FAR {
                 // The far root was handed out: the new event takes its place.
                 self.taken = Taken::NONE;
@@ -492,7 +502,9 @@ mod tests {
         // Successors near and far (beyond FAR_FROM), ties included, and now
         // and then one due before the event being run (which one heap would
         // run next).
+        const FAR_FROM: Time = 1_000;
         let mut s = Scheduler::default();
+        s.set_far_from(FAR_FROM);
         let mut reference = std::collections::BTreeMap::new();
         let mut seq = 0u64;
         let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64| {

@@ -125,13 +125,17 @@ impl World {
         // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
         // first ports' gaps, up to its limit).
         let unit_bytes = if model.network == Network::Atm { 53 } else { model.wire_bytes_of(model.tcp.mss) };
+        let mut longest = 0;
         for p in &model.ports {
             let up = p.rate.tx_time(unit_bytes);
             let down = if (unit_bytes as u128 * 8 * p.rate.ps as u128) % p.rate.bits as u128 != 0 { up - 1 } else { up };
             for gap in [up, down, up + p.delay, down + p.delay] {
                 sched.add_lane(gap);
             }
+            longest = longest.max(up + p.delay);
         }
+        // Events due later than any pipe head (timers) wait in a heap apart.
+        sched.set_far_from(longest + 1);
         for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
             let fid = FlowId(i as u32);
             match &mut flow.endpoints {
