@@ -1,5 +1,6 @@
 //! The event queue: pending events in (time, insertion number) order, in a
-//! binary min-heap and, on large networks, in gap lanes beside it (see
+//! binary min-heap of the near events, a second heap of the far ones
+//! (timers) and, on large networks, in gap lanes beside them (see
 //! [`Scheduler`]).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
@@ -183,7 +184,9 @@ impl Taken {
 /// the order is exactly that of one heap; only the cost changes, and it no
 /// longer grows with the number of busy links. The lanes are used once the
 /// heap holds [`LANES_FROM`] events (a large network); a small one keeps
-/// the heap alone. The heap's sifts move a hole and place the new entry
+/// the heap alone. Events due beyond any pipe head (the transports' coarse
+/// timers) wait in a far heap of their own ([`Scheduler::set_far_from`]),
+/// so the near heap holds pipe heads only. The heap's sifts move a hole and place the new entry
 /// once, from registers (see [`Packed`]).
 pub struct Scheduler {
     heap: Vec<Scheduled>,
@@ -259,15 +262,7 @@ impl Scheduler {
         // but one heap would run next, has a huge gap: it goes here, and
         // still runs next.)
         if gap >= self.far_from {
-            if self.taken == Taken::FAR {
-                // The far root was handed out: the new event takes its place.
-                self.taken = Taken::NONE;
-                sift_down(&mut self.far, 0, s);
-            } else {
-                self.far.push(s);
-                let last = self.far.len() - 1;
-                sift_up(&mut self.far, last, s);
-            }
+            place(&mut self.far, &mut self.taken, Taken::FAR, s);
             self.far_key = self.far[0].key();
             return;
         }
@@ -275,13 +270,8 @@ impl Scheduler {
         if let Some(lane) = lane {
             self.in_lanes += 1;
             lane.queue.push_back(s);
-        } else if self.taken == Taken::HEAP {
-            self.taken = Taken::NONE;
-            sift_down(&mut self.heap, 0, s);
         } else {
-            self.heap.push(s);
-            let last = self.heap.len() - 1;
-            sift_up(&mut self.heap, last, s);
+            place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
         }
     }
 
@@ -353,6 +343,21 @@ impl Scheduler {
     /// Number of events executed so far.
     pub fn executed(&self) -> u64 {
         self.executed
+    }
+}
+
+/// Puts `s` into `heap`: in the place of its root if that is the event
+/// handed out last (`taken == root`: one sift instead of a pop's and a
+/// push's), else at the end.
+#[inline(always)]
+fn place(heap: &mut Vec<Scheduled>, taken: &mut Taken, root: Taken, s: Scheduled) {
+    if *taken == root {
+        *taken = Taken::NONE;
+        sift_down(heap, 0, s);
+    } else {
+        heap.push(s);
+        let last = heap.len() - 1;
+        sift_up(heap, last, s);
     }
 }
 
