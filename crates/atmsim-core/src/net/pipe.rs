@@ -53,6 +53,9 @@ mod tests {
                 assert_eq!(p.from_back(1).arrive_at, d.back().unwrap().arrive_at);
                 let mid = d.len() / 2;
                 assert_eq!(p.get(mid).arrive_at, d[mid].arrive_at);
+                // The runs from a position, across the wrap-around too.
+                let i = (x >> 20) as usize % (d.len() + 1);
+                assert!(p.iter_from(i).map(|f| f.arrive_at).eq(d.range(i..).map(|f| f.arrive_at)));
             }
         }
         assert!(p

@@ -21,7 +21,8 @@ impl World {
 
     /// Schedules the sender's next wake-up if it needs an earlier one.
     fn arb_reschedule(&mut self, f: FlowId) {
-        if let Some(at) = self.arb(f).0.wake_needed() {
+        let now = self.now;
+        if let Some(at) = self.arb(f).0.wake_needed(now) {
             self.sched.schedule(at, Event::Transport(TransportEvent::ArbWake(f)));
         }
     }

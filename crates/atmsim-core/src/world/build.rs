@@ -142,7 +142,7 @@ impl World {
                 Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
                 Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
                 Endpoints::Arb { sender, .. } => {
-                    if let Some(at) = sender.wake_needed() {
+                    if let Some(at) = sender.wake_needed(0) {
                         sched.schedule(at, Event::Transport(TransportEvent::ArbWake(fid)));
                     }
                 }

@@ -104,13 +104,16 @@ impl ArbSender {
 
     /// The time a new wake-up event is needed at, if any: when the next
     /// burst is due earlier than the one scheduled (a rate increase) or none
-    /// is scheduled. Records it as scheduled.
-    pub fn wake_needed(&mut self) -> Option<Time> {
-        if !self.has_data() || self.next_burst_at >= self.scheduled {
+    /// is scheduled. Records it as scheduled. A rate increase can make the
+    /// next burst (the last one plus the new Bt) overdue: it then goes at
+    /// `now`, never in the past.
+    pub fn wake_needed(&mut self, now: Time) -> Option<Time> {
+        let due = self.next_burst_at.max(now);
+        if !self.has_data() || due >= self.scheduled {
             return None;
         }
-        self.scheduled = self.next_burst_at;
-        Some(self.next_burst_at)
+        self.scheduled = due;
+        Some(due)
     }
 
     /// Is a wake-up event at `t` the one currently scheduled? Stale ones
@@ -231,12 +234,12 @@ mod tests {
     #[test]
     fn paces_one_packet_per_burst_period_and_requests_every_interval() {
         let mut s = ArbSender::new(&test_config(), None, 0);
-        assert_eq!(s.wake_needed(), Some(0));
+        assert_eq!(s.wake_needed(0), Some(0));
         assert!(s.is_current_wake(0));
         let first = s.on_wake(0).unwrap();
         assert_eq!((first.seq, first.len, first.flags), (1, 450, 0));
         // 4000 b/s and 4000-bit packets: one per second.
-        assert_eq!(s.wake_needed(), Some(S));
+        assert_eq!(s.wake_needed(0), Some(S));
         assert!(s.on_wake(S).unwrap().flags == 0);
         let third = s.on_wake(2 * S).unwrap();
         assert_eq!(third.flags, flags::REQUEST, "M = 2 s has passed");
@@ -247,10 +250,10 @@ mod tests {
     #[test]
     fn stale_wakes_are_ignored() {
         let mut s = ArbSender::new(&test_config(), None, 0);
-        s.wake_needed();
+        s.wake_needed(0);
         assert!(!s.is_current_wake(5));
         assert!(s.is_current_wake(0));
-        assert_eq!(s.wake_needed(), Some(0), "nothing scheduled any more");
+        assert_eq!(s.wake_needed(0), Some(0), "nothing scheduled any more");
     }
 
     #[test]
@@ -259,13 +262,30 @@ mod tests {
         for k in 0..3 {
             s.on_wake(k * S);
         }
-        s.wake_needed();
+        s.wake_needed(0);
         // The request carried Ra = 8000 bits over 2 s = 4000 b/s.
         assert_eq!(s.on_reply(2 * S + S / 2, &reply(1, 4000, 1351, false)), ReplyOutcome::Rate);
         assert_eq!(s.rc.rs, 4900.0);
-        let t = s.wake_needed().unwrap();
+        let t = s.wake_needed(2 * S + S / 2).unwrap();
         assert_eq!(t, 2 * S + ps(4000.0 / 4900.0));
         assert_eq!(s.snd_una, 1351);
+    }
+
+    #[test]
+    fn an_overdue_burst_wakes_now_not_in_the_past() {
+        let mut s = ArbSender::new(&test_config(), None, 0);
+        for k in 0..3 {
+            s.on_wake(k * S);
+        }
+        assert_eq!(s.wake_needed(2 * S), Some(3 * S));
+        // A reply at 2.9 s doubles the rate: the next burst, due 0.5 s after
+        // the last packet (2.5 s), is overdue and goes at once.
+        assert_eq!(s.on_reply(2 * S + 9 * S / 10, &reply(1, 8000, 1351, false)), ReplyOutcome::Rate);
+        assert!(s.next_burst_at < 2 * S + 9 * S / 10, "the burst is overdue");
+        let now = 2 * S + 9 * S / 10;
+        assert_eq!(s.wake_needed(now), Some(now));
+        assert!(s.is_current_wake(now));
+        assert!(s.on_wake(now).is_some(), "the overdue packet goes at once");
     }
 
     #[test]
@@ -304,6 +324,6 @@ mod tests {
         assert_eq!(s.on_wake(0).unwrap().len, 450);
         assert_eq!(s.on_wake(S).unwrap().len, 50);
         assert!(s.on_wake(2 * S).is_none());
-        assert_eq!(s.wake_needed(), None);
+        assert_eq!(s.wake_needed(0), None);
     }
 }
