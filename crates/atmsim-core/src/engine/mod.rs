@@ -147,8 +147,11 @@ pub const MAX_LANES: usize = 6;
 /// The heap size from which events go to the gap lanes. Below it a sift is
 /// short and cheaper than choosing, at every event, between the heap and a
 /// lane (a branch the processor cannot predict when the two alternate).
-/// Which structure holds an event changes no order, only the cost.
-const LANES_FROM: usize = 32;
+/// Which structure holds an event changes no order, only the cost. (The
+/// near heap holds pipe heads only, the timers waiting in the far heap, so
+/// 8 is a network larger than topology 1, whose near heap holds about 4;
+/// docs/performance.md, third round.)
+const LANES_FROM: usize = 8;
 
 
 /// Events scheduled a fixed `gap` after the event being executed. Executed
