@@ -279,6 +279,7 @@ impl Scheduler {
     }
 
     /// Hands out the earliest event if it is due no later than `until`.
+    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
         self.next_until(until).map(|(t, e)| (t, e.event()))
     }
