@@ -6,7 +6,7 @@ import pytest
 
 def run_cli(*args, check=False):
     """Runs `atmsim ARGS` in a fresh interpreter; returns CompletedProcess."""
-    p = subprocess.run([sys.executable, "-m", "atmsim.cli", *args], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "atmsim", *args], capture_output=True, text=True)
     if check and p.returncode != 0:
         raise AssertionError(p.stderr)
     return p
