@@ -291,8 +291,8 @@ impl Port {
         if occ > self.stats.peak_occupancy {
             self.stats.peak_occupancy = occ;
         }
-        let weight = if in_bytes { unit.wire_bytes as u128 } else { 1 };
-        self.stats.occupancy_integral += weight * (end - now) as u128;
+        let stay = (end - now) as u128;
+        self.stats.occupancy_integral += if in_bytes { unit.wire_bytes as u128 * stay } else { stay };
         let arrive_at = end + self.delay;
         let pipe_was_empty = self.pipe.is_empty();
         self.pipe.push_back(InFlight { arrive_at, unit: unit.onward() });

@@ -63,6 +63,14 @@ impl World {
             }
             return;
         }
+        self.enter_general(p, unit);
+    }
+
+    /// [`World::enter`] for every other port or run: per-VC and priority
+    /// disciplines, random drop, ABR, a watched port. Out of line, so that
+    /// the common case's function stays small.
+    #[inline(never)]
+    fn enter_general(&mut self, p: PortId, unit: Unit) {
         if let Some(abr) = self.abr.as_deref_mut() {
             abr.at_port(self.now, p, &unit, &self.vcs);
             if abr.loses(p, &unit) {
