@@ -29,6 +29,8 @@ use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 use crate::net::pipe::Pipe;
 
+mod fifo_path;
+
 /// Buffer limit of a port. Counts include the unit in transmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
@@ -245,90 +247,6 @@ impl Port {
         self.accept(now, unit)
     }
 
-    /// A FIFO port without random drop ([`Port::offer_fifo`]'s condition).
-    #[inline]
-    pub fn is_plain_fifo(&self) -> bool {
-        matches!(self.discipline, Discipline::Fifo(_)) && self.random_drop.is_none()
-    }
-
-    /// [`Port::offer`] at a plain FIFO port ([`Port::is_plain_fifo`]), the
-    /// path of nearly every unit: when the unit reaches the far node and
-    /// whether the pipe was empty, or why it was dropped. A small result
-    /// in registers, where [`Offer`] (with a per-VC port's `Started`) is
-    /// built in memory and matched again.
-    #[inline(always)]
-    pub fn offer_fifo(&mut self, now: Time, unit: &Unit) -> Result<(Time, bool), DropReason> {
-        debug_assert!(self.is_plain_fifo());
-        let in_bytes = self.admission.counts_bytes();
-        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
-        fifo.drain(now, &self.pipe, self.delay);
-        self.stats.units_in += 1;
-        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
-            self.stats.dropped(reason);
-            return Err(reason);
-        }
-        Ok(self.queue_fifo(now, unit, in_bytes))
-    }
-
-    /// Queues an admitted unit at a FIFO port. On the path of every unit at
-    /// every FIFO port: always inlined.
-    #[inline(always)]
-    pub(super) fn accept(&mut self, now: Time, unit: &Unit) -> Offer {
-        let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, self.admission.counts_bytes());
-        Offer::Accepted { arrive_at, pipe_was_empty }
-    }
-
-    /// [`Port::accept`] without the [`Offer`]; `in_bytes`: whether
-    /// occupancy counts bytes.
-    #[inline(always)]
-    fn queue_fifo(&mut self, now: Time, unit: &Unit, in_bytes: bool) -> (Time, bool) {
-        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
-        let start = self.ser.free_at().max(now);
-        let end = self.ser.send(now, unit.wire_bytes as u64);
-        self.stats.busy += end - start;
-        fifo.push(unit.wire_bytes);
-        let occ = fifo.occupancy(in_bytes);
-        if occ > self.stats.peak_occupancy {
-            self.stats.peak_occupancy = occ;
-        }
-        let stay = (end - now) as u128;
-        self.stats.occupancy_integral += if in_bytes { unit.wire_bytes as u128 * stay } else { stay };
-        let arrive_at = end + self.delay;
-        let pipe_was_empty = self.pipe.is_empty();
-        self.pipe.push_back(InFlight { arrive_at, unit: unit.onward() });
-        (arrive_at, pipe_was_empty)
-    }
-
-    /// May a whole frame be queued at once ([`Port::accept_frame`])? At a
-    /// FIFO that admits everything (a host adapter) no unit of a frame can
-    /// be refused or evict another, so none needs admission's verdict.
-    pub fn takes_whole_frames(&self) -> bool {
-        matches!(self.discipline, Discipline::Fifo(_))
-            && matches!(self.admission, Admission::Unlimited)
-            && self.random_drop.is_none()
-    }
-
-    /// Queues the `first.ncells` units of a frame at `now`, exactly as that
-    /// many offers of them in order would, with one drain and no admission
-    /// (requires [`Port::takes_whole_frames`]). Returns when the first unit
-    /// reaches the far node, and whether the pipe was empty before it.
-    #[inline]
-    pub fn accept_frame(&mut self, now: Time, first: Unit) -> (Time, bool) {
-        debug_assert!(self.takes_whole_frames() && first.index == 0);
-        if let Discipline::Fifo(fifo) = &mut self.discipline {
-            fifo.drain(now, &self.pipe, self.delay);
-        }
-        self.stats.units_in += first.ncells as u64;
-        let mut head = None;
-        for index in 0..first.ncells {
-            let Offer::Accepted { arrive_at, pipe_was_empty } = self.accept(now, &Unit { index, ..first }) else {
-                unreachable!("a FIFO port accepts what it admits")
-            };
-            head.get_or_insert((arrive_at, pipe_was_empty));
-        }
-        head.expect("a frame has at least one unit")
-    }
-
     /// Per-VC path: admission sees the VC's own queue against the limit.
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
@@ -492,7 +410,7 @@ mod tests {
     use crate::net::VcId;
     use crate::time::PS_PER_US;
 
-    fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
+    pub(super) fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
         Unit {
             vc: VcId(0),
             hop: 0,
@@ -503,7 +421,7 @@ mod tests {
         }
     }
 
-    fn port(limit: Limit) -> Port {
+    pub(super) fn port(limit: Limit) -> Port {
         let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
         Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()))
     }

@@ -1,0 +1,152 @@
+//! The scheduler's order, checked against a sorted reference.
+
+use super::*;
+
+fn open(f: u32) -> Event {
+    Event::Transport(TransportEvent::Open(FlowId(f)))
+}
+
+#[test]
+fn earliest_first_and_ties_in_insertion_order() {
+    let mut s = Scheduler::default();
+    s.schedule(5, open(2));
+    s.schedule(3, open(0));
+    s.schedule(5, open(3));
+    s.schedule(3, open(1));
+    let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10))
+        .map(|(_, e)| e)
+        .collect();
+    assert_eq!(order, vec![open(0), open(1), open(2), open(3)]);
+    assert_eq!(s.executed(), 4);
+}
+
+#[test]
+fn a_successor_scheduled_in_place_keeps_the_order() {
+    // Each popped event schedules zero, one or two successors: the order
+    // must be that of (time, insertion) alone.
+    let mut s = Scheduler::default();
+    let mut reference = std::collections::BTreeSet::new();
+    let mut seq = 0u64;
+    let add = |s: &mut Scheduler,
+               r: &mut std::collections::BTreeSet<(u64, u64)>,
+               seq: &mut u64,
+               at: u64| {
+        s.schedule(at, open(*seq as u32));
+        r.insert((at, *seq));
+        *seq += 1;
+    };
+    for at in [7, 3, 3, 9, 1] {
+        add(&mut s, &mut reference, &mut seq, at);
+    }
+    let mut x = 12345u64;
+    while let Some((t, ev)) = s.pop_until(10_000) {
+        let first = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (first.0, open(first.1 as u32)));
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        for _ in 0..(x >> 62) % 3 {
+            if seq < 2000 {
+                add(&mut s, &mut reference, &mut seq, t + (x >> 40) % 7);
+            }
+        }
+    }
+    assert!(reference.is_empty());
+}
+
+#[test]
+fn gap_lanes_keep_the_order_of_one_heap() {
+    // Enough far events to put the lanes to use, then each popped event
+    // schedules successors at the declared gaps (3 and 5) and at others.
+    let mut s = Scheduler::default();
+    s.add_lane(3);
+    s.add_lane(5);
+    s.add_lane(3); // a gap already declared: ignored
+    let mut reference = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64, pipe: bool| {
+        let e = if pipe { Event::Port(PortEvent::PipeHead(PortId(*seq as u32))) } else { open(*seq as u32) };
+        s.schedule(at, e);
+        r.insert((at, *seq), e);
+        *seq += 1;
+    };
+    for i in 0..(LANES_FROM as u64 + 8) {
+        add(&mut s, &mut reference, &mut seq, 50_000 + 7 * i, false);
+    }
+    for i in 0..6 {
+        add(&mut s, &mut reference, &mut seq, i, true);
+    }
+    let (mut x, mut laned) = (777u64, 0);
+    while let Some((t, ev)) = s.pop_until(60_000) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        laned = laned.max(s.in_lanes);
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let gap = [3, 5, 3, 5, 1 + (x >> 50) % 9][(x >> 61) as usize % 5];
+        for k in 0..1 + (x >> 63) {
+            if seq < 6000 {
+                add(&mut s, &mut reference, &mut seq, t + gap + k, (x >> (10 + k)) & 1 == 0);
+            }
+        }
+    }
+    assert!(reference.is_empty());
+    assert!(laned > 0, "the lanes were used");
+    assert_eq!(s.in_lanes, 0);
+    assert_eq!(s.lanes.len(), 2);
+}
+
+#[test]
+fn far_events_keep_the_order_of_one_heap() {
+    // Successors near and far (beyond FAR_FROM), ties included, and now
+    // and then one due before the event being run (which one heap would
+    // run next).
+    const FAR_FROM: Time = 1_000;
+    let mut s = Scheduler::default();
+    s.set_far_from(FAR_FROM);
+    let mut reference = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64| {
+        let e = open(*seq as u32);
+        s.schedule(at, e);
+        r.insert((at, *seq), e);
+        *seq += 1;
+    };
+    for i in 0..5 {
+        add(&mut s, &mut reference, &mut seq, 10 * FAR_FROM + i * FAR_FROM / 2);
+    }
+    let (mut x, mut far_roots) = (99u64, 0);
+    while let Some((t, ev)) = s.pop_until(u64::MAX - 1) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        far_roots += (s.taken == Taken::FAR) as u32;
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        for k in 0..(x >> 62) % 3 {
+            if seq < 20_000 {
+                let gap = [0, 1, FAR_FROM - 1, FAR_FROM, FAR_FROM + 3, 5 * FAR_FROM][((x >> (20 + 3 * k)) % 6) as usize];
+                let past = (x >> 40) % 50 == 0 && t >= FAR_FROM / 3;
+                add(&mut s, &mut reference, &mut seq, if past { t - FAR_FROM / 3 } else { t + gap });
+            }
+        }
+    }
+    assert!(reference.is_empty());
+    assert!(far_roots > 5, "the far heap was used: {far_roots}");
+}
+
+#[test]
+fn does_not_pop_past_the_horizon() {
+    let mut s = Scheduler::default();
+    s.schedule(11, Event::TraceSample);
+    assert!(s.pop_until(10).is_none());
+    assert_eq!(s.executed(), 0);
+}
+
+#[test]
+fn events_stay_small() {
+    // The heap moves events around on every push and pop.
+    assert!(
+        std::mem::size_of::<Event>() <= 24,
+        "{}",
+        std::mem::size_of::<Event>()
+    );
+    assert_eq!(std::mem::size_of::<Scheduled>(), 40);
+}

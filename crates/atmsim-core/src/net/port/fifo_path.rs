@@ -1,0 +1,143 @@
+//! The FIFO fast path of a [`Port`]: a plain FIFO port's offer without
+//! an [`Offer`] to build and match, the queueing every FIFO offer ends in,
+//! and a whole frame queued at once at a host adapter.
+
+use super::{Discipline, Offer, Port};
+use crate::atm::discard::DropReason;
+use crate::net::admission::Admission;
+use crate::net::{InFlight, Unit};
+use crate::time::Time;
+
+impl Port {
+    /// A FIFO port without random drop ([`Port::offer_fifo`]'s condition).
+    #[inline]
+    pub fn is_plain_fifo(&self) -> bool {
+        matches!(self.discipline, Discipline::Fifo(_)) && self.random_drop.is_none()
+    }
+
+    /// [`Port::offer`] at a plain FIFO port ([`Port::is_plain_fifo`]), the
+    /// path of nearly every unit: when the unit reaches the far node and
+    /// whether the pipe was empty, or why it was dropped. A small result
+    /// in registers, where [`Offer`] (with a per-VC port's `Started`) is
+    /// built in memory and matched again.
+    #[inline(always)]
+    pub fn offer_fifo(&mut self, now: Time, unit: &Unit) -> Result<(Time, bool), DropReason> {
+        debug_assert!(self.is_plain_fifo());
+        let in_bytes = self.admission.counts_bytes();
+        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
+        fifo.drain(now, &self.pipe, self.delay);
+        self.stats.units_in += 1;
+        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
+            self.stats.dropped(reason);
+            return Err(reason);
+        }
+        Ok(self.queue_fifo(now, unit, in_bytes))
+    }
+
+    /// Queues an admitted unit at a FIFO port. On the path of every unit at
+    /// every FIFO port: always inlined.
+    #[inline(always)]
+    pub(in crate::net) fn accept(&mut self, now: Time, unit: &Unit) -> Offer {
+        let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, self.admission.counts_bytes());
+        Offer::Accepted { arrive_at, pipe_was_empty }
+    }
+
+    /// [`Port::accept`] without the [`Offer`]; `in_bytes`: whether
+    /// occupancy counts bytes.
+    #[inline(always)]
+    fn queue_fifo(&mut self, now: Time, unit: &Unit, in_bytes: bool) -> (Time, bool) {
+        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
+        let start = self.ser.free_at().max(now);
+        let end = self.ser.send(now, unit.wire_bytes as u64);
+        self.stats.busy += end - start;
+        fifo.push(unit.wire_bytes);
+        let occ = fifo.occupancy(in_bytes);
+        if occ > self.stats.peak_occupancy {
+            self.stats.peak_occupancy = occ;
+        }
+        let stay = (end - now) as u128;
+        self.stats.occupancy_integral += if in_bytes { unit.wire_bytes as u128 * stay } else { stay };
+        let arrive_at = end + self.delay;
+        let pipe_was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight { arrive_at, unit: unit.onward() });
+        (arrive_at, pipe_was_empty)
+    }
+
+    /// May a whole frame be queued at once ([`Port::accept_frame`])? At a
+    /// FIFO that admits everything (a host adapter) no unit of a frame can
+    /// be refused or evict another, so none needs admission's verdict.
+    pub fn takes_whole_frames(&self) -> bool {
+        matches!(self.discipline, Discipline::Fifo(_))
+            && matches!(self.admission, Admission::Unlimited)
+            && self.random_drop.is_none()
+    }
+
+    /// Queues the `first.ncells` units of a frame at `now`, exactly as that
+    /// many offers of them in order would, with one drain and no admission
+    /// (requires [`Port::takes_whole_frames`]). Returns when the first unit
+    /// reaches the far node, and whether the pipe was empty before it.
+    #[inline]
+    pub fn accept_frame(&mut self, now: Time, first: Unit) -> (Time, bool) {
+        debug_assert!(self.takes_whole_frames() && first.index == 0);
+        if let Discipline::Fifo(fifo) = &mut self.discipline {
+            fifo.drain(now, &self.pipe, self.delay);
+        }
+        self.stats.units_in += first.ncells as u64;
+        let mut head = None;
+        for index in 0..first.ncells {
+            let Offer::Accepted { arrive_at, pipe_was_empty } = self.accept(now, &Unit { index, ..first }) else {
+                unreachable!("a FIFO port accepts what it admits")
+            };
+            head.get_or_insert((arrive_at, pipe_was_empty));
+        }
+        head.expect("a frame has at least one unit")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{cell, port};
+    use super::*;
+    use crate::net::Limit;
+    use crate::time::PS_PER_US;
+
+    /// What a port holds and has counted, for comparing two of them.
+    fn books(p: &Port) -> (Vec<(Time, Unit)>, Time, u64, u64, u128, u64) {
+        let pipe = p.pipe.iter().map(|f| (f.arrive_at, f.unit)).collect();
+        (pipe, p.ser.free_at(), p.stats.units_in, p.stats.peak_occupancy, p.stats.occupancy_integral, p.stats.busy)
+    }
+
+    #[test]
+    fn a_frame_at_once_is_its_cells_one_by_one() {
+        let (mut whole, mut single) = (port(Limit::Unlimited), port(Limit::Unlimited));
+        assert!(whole.takes_whole_frames() && !port(Limit::Units(4)).takes_whole_frames());
+        // Two frames, the second while the first is still queued and after part of it left.
+        for (now, frame, n) in [(0, 0, 5u16), (7 * PS_PER_US, 1, 3)] {
+            let head = whole.accept_frame(now, cell(frame, 0, n));
+            let mut first = None;
+            for i in 0..n {
+                let Offer::Accepted { arrive_at, pipe_was_empty } = single.offer(now, &cell(frame, i, n)) else { panic!("accepted") };
+                first.get_or_insert((arrive_at, pipe_was_empty));
+            }
+            assert_eq!(Some(head), first);
+            assert_eq!(books(&whole), books(&single));
+        }
+    }
+
+    #[test]
+    fn the_fifo_fast_path_offers_as_offer_does() {
+        let (mut fast, mut general) = (port(Limit::Units(3)), port(Limit::Units(3)));
+        assert!(fast.is_plain_fifo());
+        for k in 0..12u64 {
+            let (now, c) = (k * PS_PER_US, cell(k as u32, 0, 1));
+            let expected = match general.offer(now, &c) {
+                Offer::Accepted { arrive_at, pipe_was_empty } => Ok((arrive_at, pipe_was_empty)),
+                Offer::Dropped(reason) => Err(reason),
+                other => panic!("a plain FIFO port: {other:?}"),
+            };
+            assert_eq!(fast.offer_fifo(now, &c), expected);
+        }
+        assert_eq!(books(&fast), books(&general));
+        assert!(fast.stats.units_dropped > 0 && fast.stats.units_dropped == general.stats.units_dropped);
+    }
+}
