@@ -74,7 +74,7 @@ impl Admission {
         // Tail drop on a unit limit, the plain switch port, decided first
         // (one test rather than two jump tables).
         if let Admission::Units { limit, policy: DiscardPolicy::Tail, .. } = self {
-            return if q < *limit { Ok(()) } else { Err(DropReason::Tail) };
+            return DiscardPolicy::Tail.decide(None, unit, q, *limit);
         }
         match self {
             Admission::Unlimited => Ok(()),

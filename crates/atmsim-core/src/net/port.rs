@@ -233,18 +233,17 @@ impl Port {
             Discipline::PerVc(_) => return self.offer_per_vc(now, unit),
             Discipline::Priority(_) => return self.offer_priority(now, unit),
         }
-        let in_bytes = self.admission.counts_bytes();
-        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
-        fifo.drain(now, &self.pipe, self.delay);
-        self.stats.units_in += 1;
-        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
-            if self.random_drop.is_some() {
-                return self.push_out(now, unit);
+        match self.admit_fifo(now, unit) {
+            Ok(in_bytes) => {
+                let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, in_bytes);
+                Offer::Accepted { arrive_at, pipe_was_empty }
             }
-            self.stats.dropped(reason);
-            return Offer::Dropped(reason);
+            Err(_) if self.random_drop.is_some() => self.push_out(now, unit),
+            Err(reason) => {
+                self.stats.dropped(reason);
+                Offer::Dropped(reason)
+            }
         }
-        self.accept(now, unit)
     }
 
     /// Per-VC path: admission sees the VC's own queue against the limit.

@@ -58,7 +58,7 @@ impl World {
         // The common case: a plain FIFO port, nothing watching, no ABR.
         if self.abr.is_none() && !self.watching && self.ports[p.ix()].is_plain_fifo() {
             match self.ports[p.ix()].offer_fifo(self.now, &unit) {
-                Ok((arrive_at, pipe_was_empty)) => self.accepted(p, &unit, arrive_at, pipe_was_empty),
+                Ok((arrive_at, pipe_was_empty)) => self.accepted(p, &unit, 1, arrive_at, pipe_was_empty),
                 Err(_) => self.unit_dropped(unit),
             }
             return;
@@ -85,7 +85,7 @@ impl World {
             self.watch_offer(p, &unit, offer);
         }
         match offer {
-            Offer::Accepted { arrive_at, pipe_was_empty } => self.accepted(p, &unit, arrive_at, pipe_was_empty),
+            Offer::Accepted { arrive_at, pipe_was_empty } => self.accepted(p, &unit, 1, arrive_at, pipe_was_empty),
             Offer::Queued(started) => {
                 if let Some(st) = started {
                     self.started(p, st);
@@ -107,19 +107,15 @@ impl World {
             return;
         }
         let (arrive_at, pipe_was_empty) = port.accept_frame(self.now, first);
-        if self.doomed[first.vc.ix()] == first.frame {
-            port.stats.dead_units += first.ncells as u64;
-        }
-        if pipe_was_empty {
-            self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));
-        }
+        self.accepted(p, &first, first.ncells as u64, arrive_at, pipe_was_empty);
     }
 
-    /// A FIFO port accepted `unit`: it reaches the far node at `arrive_at`.
+    /// A FIFO port accepted `units` units of `unit`'s frame (the first
+    /// reaches the far node at `arrive_at`).
     #[inline(always)]
-    fn accepted(&mut self, p: PortId, unit: &Unit, arrive_at: Time, pipe_was_empty: bool) {
+    fn accepted(&mut self, p: PortId, unit: &Unit, units: u64, arrive_at: Time, pipe_was_empty: bool) {
         if self.doomed[unit.vc.ix()] == unit.frame {
-            self.ports[p.ix()].stats.dead_units += 1;
+            self.ports[p.ix()].stats.dead_units += units;
         }
         if pipe_was_empty {
             self.sched.schedule(arrive_at, Event::Port(PortEvent::PipeHead(p)));

@@ -23,15 +23,26 @@ impl Port {
     #[inline(always)]
     pub fn offer_fifo(&mut self, now: Time, unit: &Unit) -> Result<(Time, bool), DropReason> {
         debug_assert!(self.is_plain_fifo());
+        match self.admit_fifo(now, unit) {
+            Ok(in_bytes) => Ok(self.queue_fifo(now, unit, in_bytes)),
+            Err(reason) => {
+                self.stats.dropped(reason);
+                Err(reason)
+            }
+        }
+    }
+
+    /// A unit arrives at a FIFO port: the units that left by `now` are
+    /// forgotten and admission decides against the occupancy. Counts the
+    /// arrival, not a refusal (a random-drop port may still take the unit).
+    /// `Ok`: whether occupancy counts bytes.
+    #[inline(always)]
+    pub(super) fn admit_fifo(&mut self, now: Time, unit: &Unit) -> Result<bool, DropReason> {
         let in_bytes = self.admission.counts_bytes();
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         fifo.drain(now, &self.pipe, self.delay);
         self.stats.units_in += 1;
-        if let Err(reason) = self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser) {
-            self.stats.dropped(reason);
-            return Err(reason);
-        }
-        Ok(self.queue_fifo(now, unit, in_bytes))
+        self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser).map(|()| in_bytes)
     }
 
     /// Queues an admitted unit at a FIFO port. On the path of every unit at
@@ -45,7 +56,7 @@ impl Port {
     /// [`Port::accept`] without the [`Offer`]; `in_bytes`: whether
     /// occupancy counts bytes.
     #[inline(always)]
-    fn queue_fifo(&mut self, now: Time, unit: &Unit, in_bytes: bool) -> (Time, bool) {
+    pub(super) fn queue_fifo(&mut self, now: Time, unit: &Unit, in_bytes: bool) -> (Time, bool) {
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
@@ -83,14 +94,12 @@ impl Port {
             fifo.drain(now, &self.pipe, self.delay);
         }
         self.stats.units_in += first.ncells as u64;
-        let mut head = None;
-        for index in 0..first.ncells {
-            let Offer::Accepted { arrive_at, pipe_was_empty } = self.accept(now, &Unit { index, ..first }) else {
-                unreachable!("a FIFO port accepts what it admits")
-            };
-            head.get_or_insert((arrive_at, pipe_was_empty));
+        let in_bytes = self.admission.counts_bytes();
+        let head = self.queue_fifo(now, &first, in_bytes);
+        for index in 1..first.ncells {
+            self.queue_fifo(now, &Unit { index, ..first }, in_bytes);
         }
-        head.expect("a frame has at least one unit")
+        head
     }
 }
 
