@@ -148,5 +148,61 @@ fn events_stay_small() {
         "{}",
         std::mem::size_of::<Event>()
     );
-    assert_eq!(std::mem::size_of::<Scheduled>(), 40);
+    assert_eq!(std::mem::size_of::<Scheduled>(), 16);
+}
+
+/// Runs a random workload of pipe heads (of ports up to `ports`) and
+/// other events, near and far, on `s`, against a sorted reference.
+fn random_workload(mut s: Scheduler, ports: u32, events: u64) -> Scheduler {
+    s.set_far_from(1_000);
+    let mut reference = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    let mut x = 4242u64;
+    let mut add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64, x: u64| {
+        let e = if x & 3 != 0 { Event::Port(PortEvent::PipeHead(PortId((x >> 8) as u32 % ports))) } else { open(*seq as u32) };
+        s.schedule(at, e);
+        r.insert((at, *seq), e);
+        *seq += 1;
+    };
+    for i in 0..20 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        add(&mut s, &mut reference, &mut seq, i * 7, x);
+    }
+    while let Some((t, ev)) = s.pop_until(u64::MAX - 1) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // About one successor each, while some 30 events are pending.
+        let successors = if reference.len() < 30 { 2 } else { (x >> 62) % 3 };
+        for k in 0..successors {
+            if seq < events {
+                let gap = [0, 3, 3, 999, 1_000, 4_000][((x >> (20 + 3 * k)) % 6) as usize];
+                add(&mut s, &mut reference, &mut seq, t + gap, x >> (5 * k));
+            }
+        }
+    }
+    assert!(reference.is_empty());
+    s
+}
+
+#[test]
+fn renumbering_when_insertion_numbers_run_out_keeps_the_order() {
+    // Numbers end at 128: the pending events are renumbered again and
+    // again, in the heap, the far heap and the lanes.
+    let mut s = Scheduler::default();
+    s.add_lane(3);
+    s.tags.end_numbers_at(128);
+    let s = random_workload(s, 40, 5_000);
+    assert_eq!(s.executed(), 5_000);
+    assert!(s.tags.renumbered > 50, "renumbered {} times", s.tags.renumbered);
+}
+
+#[test]
+fn ids_widen_for_ports_and_slots_that_do_not_fit() {
+    // Two id bits to start with: port 0 and slot 0 fit, nothing else.
+    let mut s = Scheduler::default();
+    s.tags = Tags::with_id_bits(2);
+    let s = random_workload(s, 1_000, 5_000);
+    assert_eq!(s.executed(), 5_000);
+    assert!(s.tags.id_bits >= 11, "ports up to 999 fit below the slots: {} bits", s.tags.id_bits);
 }
