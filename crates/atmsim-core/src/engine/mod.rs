@@ -1,7 +1,7 @@
 //! The event queue: pending events in (time, insertion number) order, in a
 //! binary min-heap of the near events, a second heap of the far ones
 //! (timers) and, on large networks, in gap lanes beside them (see
-//! [`Scheduler`]), each entry 16 bytes (`tags.rs`).
+//! [`Scheduler`]).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
 //! the scenario and its seed. Events are small plain enums grouped by the
@@ -12,11 +12,9 @@
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::time::Time;
 use crate::ring::Ring;
-pub use packed::Packed;
-use tags::{Scheduled, Tags};
+use packed::Packed;
 
 mod packed;
-mod tags;
 
 /// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,20 +93,50 @@ pub enum Event {
     TraceSample,
 }
 
-/// An event handed out by [`Scheduler::next_until`]: a pipe head, nearly
-/// every event of a run, known as such without decoding anything.
+/// An event handed out by [`Scheduler::next_until`].
 #[derive(Clone, Copy, Debug)]
-pub enum Popped {
-    PipeHead(PortId),
-    Other(Packed),
-}
+pub struct Popped(Packed);
 
 impl Popped {
+    /// The port, if the event is a pipe head.
+    #[inline(always)]
+    pub fn pipe_head(self) -> Option<PortId> {
+        self.0.pipe_head()
+    }
+
     pub fn event(self) -> Event {
-        match self {
-            Popped::PipeHead(p) => Event::Port(PortEvent::PipeHead(p)),
-            Popped::Other(packed) => packed.event(),
+        self.0.event()
+    }
+}
+
+/// A pending event and its place in the order: time, then insertion
+/// number, compared as one integer.
+/// (Two 64-bit words rather than a `u128`, whose 16-byte alignment would
+/// pad an entry from 40 to 48 bytes.)
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    at: Time,
+    seq: u64,
+    event: Packed,
+}
+
+impl Scheduled {
+    #[inline(always)]
+    fn new(at: Time, seq: u64, event: Event) -> Self {
+        Scheduled {
+            at,
+            seq,
+            event: Packed::of(event),
         }
+    }
+
+    fn at(&self) -> Time {
+        self.at
+    }
+
+    #[inline]
+    fn key(&self) -> u128 {
+        (self.at as u128) << 64 | self.seq as u128
     }
 }
 
@@ -161,9 +189,7 @@ impl Taken {
 /// the heap alone. Events due beyond any pipe head (the transports' coarse
 /// timers) wait in a far heap of their own ([`Scheduler::set_far_from`]),
 /// so the near heap holds pipe heads only. The heaps' sifts move a hole
-/// and place the new entry once, from registers; an entry is the time and
-/// a tag word (`tags.rs`), the event itself kept aside unless it is a pipe
-/// head.
+/// and place the new entry once, from registers (see [`Packed`]).
 pub struct Scheduler {
     heap: Vec<Scheduled>,
     /// Events due `far_from` or more after they were scheduled.
@@ -183,8 +209,7 @@ pub struct Scheduler {
     /// by the next event into the heap (one sift instead of a pop's sift
     /// plus a push's).
     taken: Taken,
-    /// Insertion numbers, and the events other than pipe heads.
-    tags: Tags,
+    next_seq: u64,
     executed: u64,
 }
 
@@ -199,7 +224,7 @@ impl Default for Scheduler {
             in_lanes: 0,
             now: 0,
             taken: Taken::NONE,
-            tags: Tags::default(),
+            next_seq: 0,
             executed: 0,
         }
     }
@@ -232,11 +257,8 @@ impl Scheduler {
     /// registers where it is made.
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
-        let tag = match self.tags.tag(event) {
-            Some(tag) => tag,
-            None => self.renumber(event),
-        };
-        let s = Scheduled { at, tag };
+        let s = Scheduled::new(at, self.next_seq, event);
+        self.next_seq += 1;
         let gap = at.wrapping_sub(self.now);
         // (An event due before `now`, which a caller should not schedule
         // but one heap would run next, has a huge gap: it goes here, and
@@ -311,32 +333,14 @@ impl Scheduler {
         } else {
             self.lanes[taken.0 - Taken::LANE].queue.front().expect("a lane's front")
         };
-        if s.at > until {
+        if s.at() > until {
             return None;
         }
-        let (at, tag) = (s.at, s.tag);
-        let out = (at, self.tags.event(tag));
-        self.now = at;
+        let out = (s.at(), Popped(s.event));
+        self.now = s.at();
         self.taken = taken;
         self.executed += 1;
         Some(out)
-    }
-
-    /// Renumbers the pending events to make room for `event`'s tag
-    /// ([`Tags::renumber`]); returns that tag.
-    #[cold]
-    #[inline(never)]
-    fn renumber(&mut self, event: Event) -> u64 {
-        let mut lanes: Vec<Vec<Scheduled>> = self.lanes.iter().map(|l| l.queue.iter().copied().collect()).collect();
-        let mut parts: Vec<&mut [Scheduled]> = vec![&mut self.heap[..], &mut self.far[..]];
-        parts.extend(lanes.iter_mut().map(|v| &mut v[..]));
-        self.tags.renumber(event, &mut parts);
-        for (lane, renumbered) in self.lanes.iter_mut().zip(lanes) {
-            let mut next = renumbered.into_iter();
-            lane.queue.update_from(0, |s| *s = next.next().expect("as many as before"));
-        }
-        self.far_key = self.far.first().map_or(u128::MAX, Scheduled::key);
-        self.tags.tag(event).expect("room after renumbering")
     }
 
     /// Number of events executed so far.

@@ -1,16 +1,15 @@
-//! Events other than pipe heads as the scheduler's slab stores them
-//! (`tags.rs`): three whole words.
+//! Events as the scheduler stores them: three whole words.
 
 use super::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, SourceEvent, TransportEvent};
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 
-/// An event as the slab holds it: three whole words. A slot is written
-/// by one event and may be read back by the next, a few nanoseconds later;
-/// an enum written field by field (a tag, an id) and read back in wider
-/// loads makes such a read wait for the stores to drain (a failed
+/// An event as the heap holds it: three whole words. The heap's root is
+/// written by one event and read back by the next, often a few nanoseconds
+/// later; an enum written field by field (a tag, an id) and read back in
+/// wider loads makes every such read wait for the stores to drain (a failed
 /// store-to-load forward). Words written and read as words never do.
 #[derive(Clone, Copy, Debug)]
-pub struct Packed(pub(super) [u64; 3]);
+pub(super) struct Packed(pub(super) [u64; 3]);
 
 impl Packed {
     #[inline(always)]
@@ -41,8 +40,14 @@ impl Packed {
         }
     }
 
+    /// The port of a pipe head (code 0), without decoding the rest.
     #[inline(always)]
-    pub fn event(self) -> Event {
+    pub(super) fn pipe_head(self) -> Option<PortId> {
+        (self.0[0] == 0).then_some(PortId(self.0[1] as u32))
+    }
+
+    #[inline(always)]
+    pub(super) fn event(self) -> Event {
         let [code, a, b] = self.0;
         let id = a as u32;
         let (lo, hi) = (a as u32, (a >> 32) as u32);

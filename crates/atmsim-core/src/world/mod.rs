@@ -30,7 +30,7 @@ mod hosts;
 mod transport;
 
 use crate::atm::aal5::Reassembler;
-use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, Popped, PortEvent, Scheduler, SourceEvent, TransportEvent};
+use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::{Ledger, Loss};
 use crate::net::{FlowId, Port, PortId, Segment, VcTable};
@@ -133,9 +133,9 @@ impl World {
         while let Some((t, ev)) = self.sched.next_until(self.model.duration) {
             self.now = t;
             // A pipe head is nearly every event of a run: test for it first.
-            match ev {
-                Popped::PipeHead(p) => self.pipe_head(p),
-                Popped::Other(packed) => self.dispatch(packed.event()),
+            match ev.pipe_head() {
+                Some(p) => self.pipe_head(p),
+                None => self.dispatch(ev.event()),
             }
             if self.unfinished == 0 {
                 break;
