@@ -85,13 +85,13 @@ impl Reassembler {
         if !self.open {
             self.open = true;
             self.first = c.frame;
-            self.corrupt = c.index != 0;
-        } else if c.frame != self.last || c.index != self.next_index {
+            self.corrupt = c.index() != 0;
+        } else if c.frame != self.last || c.index() != self.next_index {
             // A cell (possibly the previous frame's EOM) is missing.
             self.corrupt = true;
         }
         self.last = c.frame;
-        self.next_index = c.index + 1;
+        self.next_index = c.index() + 1;
         if !c.is_eom() {
             return Verdict::Pending;
         }
@@ -157,7 +157,7 @@ mod tests {
 
     fn cells_of(frame: u32, n: u16) -> Vec<Unit> {
         (0..n)
-            .map(|index| Unit { vc: VcId(0), hop: 0, index, ncells: n, frame, wire_bytes: 53 })
+            .map(|index| Unit::new(VcId(0), frame, index, n, 53))
             .collect()
     }
 

@@ -137,7 +137,7 @@ mod tests {
     use crate::net::VcId;
 
     fn cell(index: u16, ncells: u16) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index, ncells, frame: 0, wire_bytes: 53 }
+        Unit::new(VcId(0), 0, index, ncells, 53)
     }
 
     /// Runs the cells of frames through a policy with the queue at `q[i]`.

@@ -44,7 +44,7 @@ mod tests {
     use crate::net::VcId;
 
     fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index, ncells, frame, wire_bytes: 53 }
+        Unit::new(VcId(0), frame, index, ncells, 53)
     }
 
     #[test]

@@ -102,7 +102,8 @@ impl Capture {
         open.1 &= open.2 == unit.frame;
         if unit.is_eom() {
             let (cells, clean, _) = *open;
-            let intact = clean && cells == unit.ncells;
+            // (At the EOM, the frame's length is its index + 1.)
+            let intact = clean && cells == unit.index() + 1;
             rec.rows.push(Row { t, vc: unit.vc, seg, frame: unit.frame, cells, intact, sent: false });
             *open = (0, false, 0);
         }
@@ -134,7 +135,7 @@ mod tests {
     use super::*;
 
     fn cell(vc: u32, frame: u32, index: u16, ncells: u16) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index, ncells, frame, wire_bytes: 53 }
+        Unit::new(VcId(vc), frame, index, ncells, 53)
     }
 
     /// The segment header the ledger keeps for a frame.

@@ -101,7 +101,7 @@ mod tests {
     }
 
     fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index, ncells, frame: 0, wire_bytes }
+        Unit::new(VcId(vc), 0, index, ncells, wire_bytes)
     }
 
     #[test]

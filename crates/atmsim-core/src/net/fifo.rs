@@ -95,7 +95,7 @@ mod tests {
     use crate::net::{InFlight, Unit, VcId};
 
     fn enter(f: &mut Fifo, pipe: &mut Pipe, end: Time, bytes: u16) {
-        let unit = Unit { vc: VcId(0), frame: 0, hop: 0, index: 0, ncells: 1, wire_bytes: bytes };
+        let unit = Unit::new(VcId(0), 0, 0, 1, bytes);
         pipe.push_back(InFlight { arrive_at: end + 5, unit });
         f.push(bytes);
     }

@@ -173,12 +173,12 @@ mod tests {
     }
 
     fn cell(vc: u32, index: u16) -> Unit {
-        Unit { vc: VcId(vc), hop: 1, index, ncells: 8, frame: 0, wire_bytes: 53 }
+        Unit::new(VcId(vc), 0, index, 8, 53).at_hop(1)
     }
 
     fn served(rr: &mut InputRoundRobin) -> Vec<(u32, u16)> {
         rr.drain(NodeId(3));
-        let out = rr.order.iter().map(|(_, u)| (u.vc.0, u.index)).collect();
+        let out = rr.order.iter().map(|(_, u)| (u.vc.0, u.index())).collect();
         rr.order.clear();
         out
     }

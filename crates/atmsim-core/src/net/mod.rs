@@ -102,20 +102,63 @@ pub struct Unit {
     pub vc: VcId,
     /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
     pub frame: u32,
-    /// Index in the VC's route of the port the unit is at; in a pipe, of
-    /// the port it enters next (see [`Unit::onward`]).
-    pub hop: u16,
-    /// Index of this cell in its frame, and the frame's length in cells
-    /// (1 and 1 for a packet). The last cell (EOM) has `index + 1 == ncells`.
-    pub index: u16,
-    pub ncells: u16,
+    /// Where the unit is on its route: the position, in the VC table's
+    /// list of every route's hops ([`VcTable::hop`]), of the port it is at;
+    /// in a pipe, of the port it enters next (see [`Unit::onward`]). The
+    /// unit itself names its next port, so leaving a pipe reads one entry
+    /// of that list rather than the VC, then its route.
+    pub hop: u32,
+    /// The cell's index in its frame, with two marks above it: the frame's
+    /// last cell (EOM), and a cell of no frame (RM and VBR cells).
+    cell: u16,
     /// Bytes on the wire: 53 for a cell, the IP length for a packet (at
     /// most 65535, IPv4's total length field, RFC 791; `ip.mtu` is checked
     /// against it).
     pub wire_bytes: u16,
 }
 
+const EOM: u16 = 1 << 15;
+const FRAMELESS: u16 = 1 << 14;
+/// The largest index a cell can have (a 65535-byte packet is 1366 cells;
+/// a TCP Boston frame at most 256).
+pub const MAX_CELL_INDEX: u16 = FRAMELESS - 1;
+
 impl Unit {
+    /// Cell `index` of frame `frame`, of `ncells` cells (1 and 1 for a
+    /// packet; 0 cells: a cell of no frame), at the first position of the
+    /// hop list until placed on its route ([`Unit::at_hop`]).
+    #[inline]
+    pub fn new(vc: VcId, frame: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
+        Unit { vc, frame, hop: 0, cell: 0, wire_bytes }.with_index(index, ncells)
+    }
+
+    /// The unit at position `hop` of the list of hops: placed on its
+    /// route at the route's first position.
+    #[inline]
+    pub fn at_hop(self, hop: u32) -> Unit {
+        Unit { hop, ..self }
+    }
+
+    /// The same frame's cell `index` of `ncells`.
+    #[inline(always)]
+    pub fn with_index(self, index: u16, ncells: u16) -> Unit {
+        debug_assert!(index <= MAX_CELL_INDEX && (ncells == 0 || index < ncells));
+        let marks = if ncells == 0 { FRAMELESS } else if index + 1 == ncells { EOM } else { 0 };
+        Unit { cell: index | marks, ..self }
+    }
+
+    /// Index of this cell in its frame (0 for a packet).
+    #[inline]
+    pub fn index(&self) -> u16 {
+        self.cell & MAX_CELL_INDEX
+    }
+
+    /// A cell of no data frame (an RM or a VBR cell)?
+    #[inline]
+    pub fn is_frameless(&self) -> bool {
+        self.cell & FRAMELESS != 0
+    }
+
     /// The unit as it goes into a pipe: heading for the next port of its
     /// route. (Advancing the hop when the unit enters the pipe, long
     /// before it is read back, rather than when it leaves, keeps a narrow
@@ -126,13 +169,14 @@ impl Unit {
         Unit { hop: self.hop + 1, ..*self }
     }
 
+    /// The last cell of its frame (a packet is its own last cell).
     #[inline]
     pub fn is_eom(&self) -> bool {
-        self.index + 1 == self.ncells
+        self.cell & EOM != 0
     }
     #[inline]
     pub fn is_first(&self) -> bool {
-        self.index == 0
+        self.index() == 0
     }
 }
 
@@ -162,5 +206,29 @@ mod tests {
         // a simulated network (bench/scaling.py, family `inflight`).
         assert_eq!(std::mem::size_of::<super::Unit>(), 16);
         assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
+    }
+
+    #[test]
+    fn a_cell_knows_its_index_and_whether_it_ends_its_frame() {
+        use super::{Unit, MAX_CELL_INDEX};
+        use crate::net::VcId;
+        let cells: Vec<_> = (0..3).map(|i| Unit::new(VcId(4), 9, i, 3, 53)).collect();
+        assert_eq!(cells.iter().map(Unit::index).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(cells.iter().map(Unit::is_eom).collect::<Vec<_>>(), [false, false, true]);
+        assert!(cells[0].is_first() && !cells[1].is_first());
+        assert!(cells.iter().all(|c| !c.is_frameless() && c.frame == 9 && c.vc == VcId(4)));
+        // A packet is a frame of one cell: first and last.
+        let packet = Unit::new(VcId(0), 1, 0, 1, 1500);
+        assert!(packet.is_first() && packet.is_eom() && packet.wire_bytes == 1500);
+        // A cell of no frame (RM, VBR) ends nothing.
+        let rm = Unit::new(VcId(0), u32::MAX, 0, 0, 53);
+        assert!(rm.is_frameless() && !rm.is_eom() && rm.index() == 0);
+        // The largest frame a 65535-byte packet makes, and more, keeps its marks apart.
+        let last = Unit::new(VcId(0), 0, MAX_CELL_INDEX, MAX_CELL_INDEX + 1, 53);
+        assert!(last.is_eom() && !last.is_frameless() && last.index() == MAX_CELL_INDEX);
+        assert!(MAX_CELL_INDEX as u32 >= 65535 / 48 + 1);
+        // Re-indexing and moving along the route keep the rest.
+        let moved = cells[2].with_index(1, 3).at_hop(7).onward();
+        assert_eq!((moved.index(), moved.is_eom(), moved.hop, moved.frame), (1, false, 8, 9));
     }
 }

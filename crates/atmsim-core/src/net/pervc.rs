@@ -123,7 +123,7 @@ mod tests {
     use super::*;
 
     fn cell(vc: u32) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53 }
+        Unit::new(VcId(vc), 0, 0, 1, 53)
     }
 
     #[test]

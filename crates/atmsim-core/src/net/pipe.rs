@@ -16,14 +16,7 @@ mod tests {
     fn f(t: u64) -> InFlight {
         InFlight {
             arrive_at: t,
-            unit: Unit {
-                vc: VcId(0),
-                frame: t as u32,
-                hop: 0,
-                index: 0,
-                ncells: 1,
-                wire_bytes: 53,
-            },
+            unit: Unit::new(VcId(0), t as u32, 0, 1, 53),
         }
     }
 

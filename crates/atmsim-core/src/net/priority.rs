@@ -62,7 +62,7 @@ mod tests {
     use crate::net::VcId;
 
     fn cell(vc: u32) -> Unit {
-        Unit { vc: VcId(vc), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53 }
+        Unit::new(VcId(vc), 0, 0, 1, 53)
     }
 
     #[test]

@@ -88,7 +88,7 @@ mod tests {
     use crate::time::Rate;
 
     fn packet(frame: u32, bytes: u16) -> Unit {
-        Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame, wire_bytes: bytes }
+        Unit::new(VcId(0), frame, 0, 1, bytes)
     }
 
     /// A 3-packet router port at 8 bits per microsecond (1 byte/us).

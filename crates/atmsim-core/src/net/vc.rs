@@ -30,6 +30,9 @@ pub struct Vc {
     pub ports: Vec<PortId>,
     /// IP + transport header bytes of its datagrams.
     pub header_bytes: u32,
+    /// Where its route starts in the table's list of hops
+    /// ([`VcTable::hop`]): the first unit position of its units.
+    pub first_hop: u32,
 }
 
 impl Vc {
@@ -40,10 +43,17 @@ impl Vc {
     }
 }
 
+/// Ends each route in [`VcTable`]'s list of hops (no port has this id).
+const ROUTE_END: PortId = PortId(u32::MAX);
+
 /// All VCs of a run, and per flow its payload VC and, if any, its reply VC.
 #[derive(Clone, Debug, Default)]
 pub struct VcTable {
     vcs: Vec<Vc>,
+    /// Every VC's route, one after the other, each followed by
+    /// [`ROUTE_END`]: a unit's position in this list names the port it is
+    /// at, and the next position the port after (`Unit::hop`).
+    hops: Vec<PortId>,
     /// Per flow: (payload VC, reply VC).
     of_flow: Vec<(VcId, Option<VcId>)>,
 }
@@ -54,14 +64,25 @@ impl VcTable {
     pub fn open(&mut self, flow: FlowId, src: HostId, dst: HostId, forward: (Vec<PortId>, u32), backward: Option<(Vec<PortId>, u32)>) {
         assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
         let role = if backward.is_some() { VcRole::Data } else { VcRole::Stream };
-        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1 });
-        let reply = backward.map(|(ports, header_bytes)| self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes }));
+        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, first_hop: 0 });
+        let reply = backward.map(|(ports, header_bytes)| self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0 }));
         self.of_flow.push((data, reply));
     }
 
-    fn push(&mut self, vc: Vc) -> VcId {
+    fn push(&mut self, mut vc: Vc) -> VcId {
+        vc.first_hop = u32::try_from(self.hops.len()).expect("fewer than 2^32 hops in all routes");
+        self.hops.extend_from_slice(&vc.ports);
+        self.hops.push(ROUTE_END);
         self.vcs.push(vc);
         VcId(self.vcs.len() as u32 - 1)
+    }
+
+    /// The port at position `hop` of the list of hops, or `None` at the
+    /// end of a route.
+    #[inline]
+    pub fn hop(&self, hop: u32) -> Option<PortId> {
+        let p = self.hops[hop as usize];
+        (p != ROUTE_END).then_some(p)
     }
 
     #[inline]
@@ -112,5 +133,12 @@ mod tests {
         let reply = t.get(t.reply_of(FlowId(0)));
         assert_eq!((reply.src, reply.dst, reply.role), (HostId(1), HostId(0), VcRole::Reply));
         assert!(!reply.carries_payload());
+        // Each route's hops in order from its first position, then its end.
+        for vc in t.iter() {
+            let hops: Vec<_> = (vc.first_hop..).map_while(|h| t.hop(h)).collect();
+            assert_eq!(hops, vc.ports);
+        }
+        assert_eq!(t.get(VcId(2)).first_hop, 6);
+        assert_eq!(t.hop(t.get(VcId(2)).first_hop + 1), None);
     }
 }

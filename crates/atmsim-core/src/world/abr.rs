@@ -320,8 +320,9 @@ impl World {
             }
         };
         if let Some(u) = unit {
-            let first = self.vcs.get(vc).ports[0];
-            self.enter(first, u);
+            let v = self.vcs.get(vc);
+            let (first, hop) = (v.ports[0], v.first_hop);
+            self.enter(first, u.at_hop(hop));
         }
         self.abr_kick(vc);
     }
@@ -333,7 +334,8 @@ impl World {
         abr.vbr_cells.sent += 1;
         let next = cfg.next_cell(self.now + 1);
         self.sched.schedule(next, Event::Abr(AbrEvent::Vbr));
-        self.enter(cfg.port, vbr_unit(vc));
+        let hop = self.vcs.get(vc).first_hop;
+        self.enter(cfg.port, vbr_unit(vc).at_hop(hop));
     }
 
     /// A cell of no frame reached the end of its route: a VBR cell leaves
@@ -358,9 +360,10 @@ impl World {
                     // still waiting for their ACR.
                     Some(brm) => {
                         abr.rm.sent += 1;
-                        let first = self.vcs.get(reply).ports[0];
                         let unit = abr.rm_cells.to_unit(brm, owner, reply);
-                        self.enter(first, unit);
+                        let v = self.vcs.get(reply);
+                        let (first, hop) = (v.ports[0], v.first_hop);
+                        self.enter(first, unit.at_hop(hop));
                     }
                     None => self.abr_kick(reply),
                 }

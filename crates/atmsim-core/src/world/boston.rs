@@ -192,11 +192,11 @@ impl World {
         if let Some(k) = unit.frame.checked_sub(flow.frames_base).map(|k| k as usize).filter(|&k| k < flow.frames.len()) {
             let info = &flow.frames[k];
             if info.seg.len > 0 {
-                let piece = ((info.first_piece as usize + unit.index as usize) % b.cfg.pieces as usize) as u16;
+                let piece = ((info.first_piece as usize + unit.index() as usize) % b.cfg.pieces as usize) as u16;
                 flow.store.add(info.seg.seq, info.seg.len, piece);
                 if b.cfg.payload {
                     let mut cell = [0u8; 48];
-                    cell.copy_from_slice(&info.bytes[unit.index as usize * 48..][..48]);
+                    cell.copy_from_slice(&info.bytes[unit.index() as usize * 48..][..48]);
                     flow.held_bytes.entry((info.seg.seq, info.seg.len)).or_default().push((piece as usize, cell));
                 }
             }

@@ -26,8 +26,8 @@ impl World {
             if self.watching {
                 self.watch_depart(p, t, &done);
             }
-            if done.hop > 0 {
-                let upstream = self.vcs.get(done.vc).ports[done.hop as usize - 1];
+            if done.hop > self.vcs.get(done.vc).first_hop {
+                let upstream = self.vcs.hop(done.hop - 1).expect("a hop before");
                 self.forwarded(upstream, done.vc, t);
             } else if done.is_eom() && self.model.host.is_some() {
                 // The packet has left the sending host's adapter.

@@ -23,8 +23,8 @@ impl World {
             self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
         self.unit_hops += 1;
-        match self.vcs.get(unit.vc).ports.get(unit.hop as usize) {
-            Some(&next_port) => match self.input_rr.as_deref_mut() {
+        match self.vcs.hop(unit.hop) {
+            Some(next_port) => match self.input_rr.as_deref_mut() {
                 None => self.enter(next_port, unit),
                 Some(rr) => match rr.park(self.now, p, next_port, unit) {
                     Park::Through => self.enter(next_port, unit),
@@ -98,16 +98,16 @@ impl World {
 
     /// Offers the units of a frame, in order, to the first port of its
     /// route: at a port that takes whole frames (a host adapter), at once.
-    fn enter_frame(&mut self, p: PortId, first: Unit) {
+    fn enter_frame(&mut self, p: PortId, first: Unit, ncells: u16) {
         let port = &mut self.ports[p.ix()];
         if self.watching || self.abr.is_some() || !port.takes_whole_frames() {
-            for index in 0..first.ncells {
-                self.enter(p, Unit { index, ..first });
+            for index in 0..ncells {
+                self.enter(p, first.with_index(index, ncells));
             }
             return;
         }
-        let (arrive_at, pipe_was_empty) = port.accept_frame(self.now, first);
-        self.accepted(p, &first, first.ncells as u64, arrive_at, pipe_was_empty);
+        let (arrive_at, pipe_was_empty) = port.accept_frame(self.now, first, ncells);
+        self.accepted(p, &first, ncells as u64, arrive_at, pipe_was_empty);
     }
 
     /// A FIFO port accepted `units` units of `unit`'s frame (the first
@@ -177,7 +177,7 @@ impl World {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
         };
-        let (first_port, flow, payload) = (v.ports[0], v.flow, v.carries_payload());
+        let (first_port, flow, payload, first_hop) = (v.ports[0], v.flow, v.carries_payload(), v.first_hop);
         if let Some(c) = self.capture.as_deref_mut() {
             c.at_host(v.src, self.now, vc, &seg, true);
         }
@@ -186,7 +186,7 @@ impl World {
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         if first_transmission && payload && self.scripted_drop(flow, seg.seq) {
             for index in 0..ncells as u16 {
-                let unit = Unit { vc, hop: 0, index, ncells: ncells as u16, frame, wire_bytes: wire };
+                let unit = Unit::new(vc, frame, index, ncells as u16, wire).at_hop(first_hop);
                 let stats = &mut self.ports[first_port.ix()].stats;
                 stats.units_in += 1;
                 stats.units_dropped += 1;
@@ -195,13 +195,14 @@ impl World {
             }
             return None;
         }
-        let first = Unit { vc, hop: 0, index: 0, ncells: ncells as u16, frame, wire_bytes: wire };
+        let ncells = ncells as u16;
+        let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
         if self.abr.as_deref().is_some_and(|a| a.is_abr(vc)) {
-            for index in 0..first.ncells {
-                self.abr_enqueue(Unit { index, ..first }); // waits at the source for ACR
+            for index in 0..ncells {
+                self.abr_enqueue(first.with_index(index, ncells)); // waits at the source for ACR
             }
         } else {
-            self.enter_frame(first_port, first);
+            self.enter_frame(first_port, first, ncells);
         }
         let port = &self.ports[first_port.ix()];
         (!port.is_per_vc()).then(|| port.last_departure())

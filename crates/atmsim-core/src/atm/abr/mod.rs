@@ -101,11 +101,11 @@ impl RmCells {
                 self.slots.len() as u32 - 1
             }
         };
-        Unit { vc: route_vc, hop: 0, index: 0, ncells: 0, frame: RM_FRAME_TOP - slot, wire_bytes: 53 }
+        Unit::new(route_vc, RM_FRAME_TOP - slot, 0, 0, 53)
     }
 
     fn slot(u: &Unit) -> Option<usize> {
-        (u.ncells == 0 && u.frame != VBR_FRAME).then(|| (RM_FRAME_TOP - u.frame) as usize)
+        (u.is_frameless() && u.frame != VBR_FRAME).then(|| (RM_FRAME_TOP - u.frame) as usize)
     }
 
     /// The RM cell a unit carries and the VC that owns it (whose source sent
@@ -136,18 +136,18 @@ impl RmCells {
 /// Is this unit a cell of no data frame (an RM or a VBR cell)?
 #[inline]
 pub fn is_frameless(u: &Unit) -> bool {
-    u.ncells == 0
+    u.is_frameless()
 }
 
 /// Is this unit a VBR background cell?
 #[inline]
 pub fn is_vbr(u: &Unit) -> bool {
-    u.ncells == 0 && u.frame == VBR_FRAME
+    u.is_frameless() && u.frame == VBR_FRAME
 }
 
 /// A VBR background cell on `vc` (its route is the port it loads).
 pub fn vbr_unit(vc: VcId) -> Unit {
-    Unit { vc, hop: 0, index: 0, ncells: 0, frame: VBR_FRAME, wire_bytes: 53 }
+    Unit::new(vc, VBR_FRAME, 0, 0, 53)
 }
 
 #[cfg(test)]
@@ -195,7 +195,7 @@ mod unit_tests {
 
     #[test]
     fn a_data_cell_is_not_an_rm_cell() {
-        let u = Unit { vc: VcId(0), hop: 0, index: 0, ncells: 1, frame: 0, wire_bytes: 53 };
+        let u = Unit::new(VcId(0), 0, 0, 1, 53);
         assert!(!is_frameless(&u) && RmCells::default().read(&u).is_none());
     }
 }

@@ -83,21 +83,21 @@ impl Port {
             && self.random_drop.is_none()
     }
 
-    /// Queues the `first.ncells` units of a frame at `now`, exactly as that
+    /// Queues the `ncells` units of a frame at `now`, exactly as that
     /// many offers of them in order would, with one drain and no admission
     /// (requires [`Port::takes_whole_frames`]). Returns when the first unit
     /// reaches the far node, and whether the pipe was empty before it.
     #[inline]
-    pub fn accept_frame(&mut self, now: Time, first: Unit) -> (Time, bool) {
-        debug_assert!(self.takes_whole_frames() && first.index == 0);
+    pub fn accept_frame(&mut self, now: Time, first: Unit, ncells: u16) -> (Time, bool) {
+        debug_assert!(self.takes_whole_frames() && first.index() == 0);
         if let Discipline::Fifo(fifo) = &mut self.discipline {
             fifo.drain(now, &self.pipe, self.delay);
         }
-        self.stats.units_in += first.ncells as u64;
+        self.stats.units_in += ncells as u64;
         let in_bytes = self.admission.counts_bytes();
         let head = self.queue_fifo(now, &first, in_bytes);
-        for index in 1..first.ncells {
-            self.queue_fifo(now, &Unit { index, ..first }, in_bytes);
+        for index in 1..ncells {
+            self.queue_fifo(now, &first.with_index(index, ncells), in_bytes);
         }
         head
     }
@@ -122,7 +122,7 @@ mod tests {
         assert!(whole.takes_whole_frames() && !port(Limit::Units(4)).takes_whole_frames());
         // Two frames, the second while the first is still queued and after part of it left.
         for (now, frame, n) in [(0, 0, 5u16), (7 * PS_PER_US, 1, 3)] {
-            let head = whole.accept_frame(now, cell(frame, 0, n));
+            let head = whole.accept_frame(now, cell(frame, 0, n), n);
             let mut first = None;
             for i in 0..n {
                 let Offer::Accepted { arrive_at, pipe_was_empty } = single.offer(now, &cell(frame, i, n)) else { panic!("accepted") };
