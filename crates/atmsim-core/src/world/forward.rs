@@ -35,7 +35,7 @@ impl World {
                     }
                 },
             },
-            None => self.receive(unit),
+            None => self.receive(p, unit),
         }
     }
 
@@ -208,8 +208,9 @@ impl World {
         (!port.is_per_vc()).then(|| port.last_departure())
     }
 
-    /// A unit reached the end of its route.
-    fn receive(&mut self, unit: Unit) {
+    /// A unit reached the end of its route, leaving the pipe of `last`,
+    /// its route's last port.
+    fn receive(&mut self, last: PortId, unit: Unit) {
         if is_frameless(&unit) {
             return self.abr_frameless_arrives(&unit);
         }
@@ -218,10 +219,13 @@ impl World {
         // Credit for the last link: an ideal host consumes the cell at once;
         // a modelled host's adapter moves cells to host memory at the host's
         // rate, and credits them as they go (Morris & Kung 1995, setup).
-        let v = self.vcs.get(unit.vc);
-        let last = *v.ports.last().expect("routes are not empty");
-        let dst = v.dst;
-        let consumed = self.hosts[dst.ix()].pipe.as_mut().map_or(self.now, |p| p.consume_cell(self.now));
+        let consumed = match self.model.host {
+            None => self.now,
+            Some(_) => {
+                let dst = self.vcs.get(unit.vc).dst;
+                self.hosts[dst.ix()].pipe.as_mut().map_or(self.now, |p| p.consume_cell(self.now))
+            }
+        };
         self.forwarded(last, unit.vc, consumed);
         if self.atm {
             if self.boston.is_some() && self.boston_cell(&unit) {
