@@ -120,7 +120,8 @@ pub struct Unit {
 const EOM: u16 = 1 << 15;
 const FRAMELESS: u16 = 1 << 14;
 /// The largest index a cell can have (a 65535-byte packet is 1366 cells;
-/// a TCP Boston frame at most 256).
+/// a TCP Boston frame's count is checked against this when the scenario
+/// is read).
 pub const MAX_CELL_INDEX: u16 = FRAMELESS - 1;
 
 impl Unit {

@@ -8,6 +8,7 @@ use super::model::Network;
 use super::schema::{HostKind, Scenario, VariantName};
 use super::{err, ScenarioError};
 use crate::coding::MatrixKind;
+use crate::net::MAX_CELL_INDEX;
 use crate::transport::boston::BostonConfig;
 
 
@@ -43,6 +44,12 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
         let why = if b.payload { " (payload mode: GF(2^8))" } else { "" };
         return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
     }
+    // A first transmission carries min(m + redundancy, N) pieces, one a
+    // cell, and a cell's index in its frame has 14 bits (`net::Unit`).
+    let most = MAX_CELL_INDEX as u32 + 1;
+    if (m + b.redundancy as u32).min(b.pieces as u32) > most {
+        return err("boston.redundancy", format!("{} pieces beyond the {m} cells of a full segment make frames of more than {most} cells", b.redundancy));
+    }
     Ok(Some(b.clone()))
 }
 
@@ -77,6 +84,10 @@ mod tests {
         assert_eq!(with("boston.pieces=100"), "boston.pieces");
         assert!(check(&[BOSTON.as_slice(), &["boston.pieces=4096"]].concat()).is_ok());
         assert_eq!(with("boston.pieces=70000"), "boston.pieces");
+        // A frame's cells are numbered in 14 bits: at most 16384 of them.
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=16384", "boston.redundancy=20000"]].concat()).is_ok());
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=16000"]].concat()).is_ok());
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=20000"]].concat()), "boston.redundancy");
         assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=300", "boston.payload=true"]].concat()), "boston.pieces");
         assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.matrix=cauchy", "boston.payload=true"]].concat()), "boston.pieces");
         assert_eq!(with("boston.matrix=hilbert"), "boston.matrix");

@@ -33,7 +33,9 @@ pub struct BostonConfig {
     /// TCP Boston (AIDA and partial ACKs) or plain Reno measured the same way.
     pub aida: bool,
     /// Extra pieces a first transmission carries beyond m (the spatial
-    /// redundancy n − m; off in the paper's runs, §3 last paragraph).
+    /// redundancy n − m; off in the paper's runs, §3 last paragraph). A
+    /// frame holds at most 16384 cells, so m plus this is checked against it
+    /// unless N is smaller.
     pub redundancy: u16,
     /// N: distinct pieces per segment. Payload mode rebuilds bytes over
     /// GF(2^8), so N ≤ 256 there; counting pieces allows up to 65535 (a
