@@ -320,9 +320,7 @@ impl World {
             }
         };
         if let Some(u) = unit {
-            let v = self.vcs.get(vc);
-            let (first, hop) = (v.ports[0], v.first_hop);
-            self.enter(first, u.at_hop(hop));
+            self.enter_route(vc, u);
         }
         self.abr_kick(vc);
     }
@@ -334,8 +332,8 @@ impl World {
         abr.vbr_cells.sent += 1;
         let next = cfg.next_cell(self.now + 1);
         self.sched.schedule(next, Event::Abr(AbrEvent::Vbr));
-        let hop = self.vcs.get(vc).first_hop;
-        self.enter(cfg.port, vbr_unit(vc).at_hop(hop));
+        // (The VBR VC's route is its port alone.)
+        self.enter_route(vc, vbr_unit(vc));
     }
 
     /// A cell of no frame reached the end of its route: a VBR cell leaves
@@ -361,9 +359,7 @@ impl World {
                     Some(brm) => {
                         abr.rm.sent += 1;
                         let unit = abr.rm_cells.to_unit(brm, owner, reply);
-                        let v = self.vcs.get(reply);
-                        let (first, hop) = (v.ports[0], v.first_hop);
-                        self.enter(first, unit.at_hop(hop));
+                        self.enter_route(reply, unit);
                     }
                     None => self.abr_kick(reply),
                 }

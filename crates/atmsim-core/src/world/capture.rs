@@ -64,7 +64,7 @@ impl World {
     /// The segment header of a unit's frame, kept once per frame in the
     /// ledger (`None` for RM and VBR cells, which belong to no frame).
     fn segment_of(&self, unit: &Unit) -> Option<Segment> {
-        if crate::atm::abr::is_frameless(unit) {
+        if unit.is_frameless() {
             return None;
         }
         self.ledgers[unit.vc.ix()].segment(unit.frame)

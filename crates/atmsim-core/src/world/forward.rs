@@ -4,7 +4,6 @@
 
 use super::World;
 use crate::atm::aal5::Verdict;
-use crate::atm::abr::is_frameless;
 use crate::atm::discard::DropReason;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
@@ -96,6 +95,13 @@ impl World {
         }
     }
 
+    /// Offers a unit to the first port of `vc`'s route, placed on it.
+    pub(super) fn enter_route(&mut self, vc: VcId, unit: Unit) {
+        let v = self.vcs.get(vc);
+        let (first, hop) = (v.ports[0], v.first_hop);
+        self.enter(first, unit.at_hop(hop));
+    }
+
     /// Offers the units of a frame, in order, to the first port of its
     /// route: at a port that takes whole frames (a host adapter), at once.
     fn enter_frame(&mut self, p: PortId, first: Unit, ncells: u16) {
@@ -133,7 +139,7 @@ impl World {
     }
 
     fn unit_dropped(&mut self, unit: Unit) {
-        if is_frameless(&unit) {
+        if unit.is_frameless() {
             self.abr.as_deref_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
             return;
         }
@@ -211,7 +217,7 @@ impl World {
     /// A unit reached the end of its route, leaving the pipe of `last`,
     /// its route's last port.
     fn receive(&mut self, last: PortId, unit: Unit) {
-        if is_frameless(&unit) {
+        if unit.is_frameless() {
             return self.abr_frameless_arrives(&unit);
         }
         let vc = unit.vc.ix();

@@ -133,12 +133,6 @@ impl RmCells {
     }
 }
 
-/// Is this unit a cell of no data frame (an RM or a VBR cell)?
-#[inline]
-pub fn is_frameless(u: &Unit) -> bool {
-    u.is_frameless()
-}
-
 /// Is this unit a VBR background cell?
 #[inline]
 pub fn is_vbr(u: &Unit) -> bool {
@@ -160,7 +154,7 @@ mod unit_tests {
         let mut rm = RmCells::default();
         let u = rm.to_unit(c, VcId(3), VcId(4));
         let other = rm.to_unit(RmCell { er: 1.0, ..c }, VcId(5), VcId(5));
-        assert!(is_frameless(&u) && !is_vbr(&u) && !u.is_eom());
+        assert!(u.is_frameless() && !is_vbr(&u) && !u.is_eom());
         assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
         assert_eq!(rm.read(&u), Some((c, VcId(3))));
         rm.set_er(&u, 5.0);
@@ -176,7 +170,7 @@ mod unit_tests {
     #[test]
     fn vbr_cells_are_not_rm_cells_and_follow_their_on_periods() {
         let u = vbr_unit(VcId(7));
-        assert!(is_vbr(&u) && is_frameless(&u) && RmCells::default().read(&u).is_none());
+        assert!(is_vbr(&u) && u.is_frameless() && RmCells::default().read(&u).is_none());
         let ms = crate::time::PS_PER_MS;
         let v = VbrConfig { port: crate::net::PortId(0), rate: 1000.0, on: 100 * ms, off: 100 * ms, start: 2 * ms };
         assert_eq!(v.next_cell(0), 2 * ms);
@@ -196,7 +190,7 @@ mod unit_tests {
     #[test]
     fn a_data_cell_is_not_an_rm_cell() {
         let u = Unit::new(VcId(0), 0, 0, 1, 53);
-        assert!(!is_frameless(&u) && RmCells::default().read(&u).is_none());
+        assert!(!u.is_frameless() && RmCells::default().read(&u).is_none());
     }
 }
 
