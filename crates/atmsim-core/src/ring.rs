@@ -93,6 +93,32 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
+    /// Makes room for `n` more values at once (so that a run of
+    /// [`Ring::push_back`] does not grow the ring between them).
+    #[inline]
+    pub fn reserve(&mut self, n: usize) {
+        while self.len + n > self.cap {
+            self.grow();
+        }
+    }
+
+    /// Appends `n` values in order, the `k`-th being `value(k)`: what `n`
+    /// calls of [`Ring::push_back`] would do, growing the ring once.
+    #[inline]
+    pub fn extend_with(&mut self, n: usize, mut value: impl FnMut(usize) -> T) {
+        self.reserve(n);
+        let (mask, start) = (self.mask(), self.head + self.len);
+        for k in 0..n {
+            let (at, v) = ((start + k) & mask, value(k));
+            if at < self.buf.len() {
+                self.buf[at] = v;
+            } else {
+                self.buf.push(v);
+            }
+        }
+        self.len += n;
+    }
+
     /// The `i`-th value from the oldest (0 is the front).
     #[inline]
     pub fn get(&self, i: usize) -> &T {

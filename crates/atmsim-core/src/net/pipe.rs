@@ -58,6 +58,24 @@ mod tests {
     }
 
     #[test]
+    fn extend_with_is_push_back_in_order() {
+        let (mut whole, mut single) = (Pipe::new(), Pipe::new());
+        for round in 0..40u64 {
+            // Runs of every length, across growth and the wrap-around.
+            let n = (round * 7 % 23) as usize;
+            whole.extend_with(n, |k| f(100 * round + k as u64));
+            for k in 0..n {
+                single.push_back(f(100 * round + k as u64));
+            }
+            for _ in 0..(round % 5) * 3 {
+                assert_eq!(whole.pop_front().map(|i| i.arrive_at), single.pop_front().map(|i| i.arrive_at));
+            }
+            assert!(whole.iter().map(|i| i.arrive_at).eq(single.iter().map(|i| i.arrive_at)));
+        }
+        assert_eq!(whole.slots(), single.slots());
+    }
+
+    #[test]
     fn a_new_capacity_is_filled_only_as_the_ring_reaches_it() {
         let mut p = Pipe::new();
         for t in 0..17 {

@@ -397,7 +397,7 @@ impl Port {
         let unit = self.pipe.front().expect("a pipe event has a unit").unit;
         self.pipe.drop_front();
         if let Discipline::Fifo(fifo) = &mut self.discipline {
-            fifo.left_pipe(self.pipe.len(), unit.wire_bytes);
+            fifo.left_pipe(&self.pipe, self.delay);
         }
         unit
     }

@@ -61,7 +61,7 @@ impl Port {
         let start = self.ser.free_at().max(now);
         let end = self.ser.send(now, unit.wire_bytes as u64);
         self.stats.busy += end - start;
-        fifo.push(unit.wire_bytes);
+        fifo.push(unit.wire_bytes, end);
         let occ = fifo.occupancy(in_bytes);
         if occ > self.stats.peak_occupancy {
             self.stats.peak_occupancy = occ;
@@ -87,19 +87,40 @@ impl Port {
     /// many offers of them in order would, with one drain and no admission
     /// (requires [`Port::takes_whole_frames`]). Returns when the first unit
     /// reaches the far node, and whether the pipe was empty before it.
+    ///
+    /// The cells go back to back, so the books are kept once per frame:
+    /// the line is busy from the first cell's start to the last cell's end,
+    /// the occupancy only grows while they enter (its peak is the last
+    /// one's), and their stays sum to the sum of their ends less `ncells`
+    /// times `now`. Per cell only its end and its pipe entry remain.
     #[inline]
     pub fn accept_frame(&mut self, now: Time, first: Unit, ncells: u16) -> (Time, bool) {
-        debug_assert!(self.takes_whole_frames() && first.index() == 0);
-        if let Discipline::Fifo(fifo) = &mut self.discipline {
-            fifo.drain(now, &self.pipe, self.delay);
-        }
-        self.stats.units_in += ncells as u64;
+        debug_assert!(self.takes_whole_frames() && first.index() == 0 && ncells > 0);
+        let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
+        fifo.drain(now, &self.pipe, self.delay);
         let in_bytes = self.admission.counts_bytes();
-        let head = self.queue_fifo(now, &first, in_bytes);
-        for index in 1..ncells {
-            self.queue_fifo(now, &first.with_index(index, ncells), in_bytes);
-        }
-        head
+        let (n, wire) = (ncells as u64, first.wire_bytes);
+        let start = self.ser.free_at().max(now);
+        let pipe_was_empty = self.pipe.is_empty();
+        let onward = first.onward();
+        let (mut ser, delay) = (self.ser.clone(), self.delay);
+        let mut ends = 0u128;
+        let mut end = start;
+        self.pipe.extend_with(ncells as usize, |k| {
+            end = if k == 0 { ser.send(now, wire as u64) } else { ser.send_again(now) };
+            ends += end as u128;
+            InFlight { arrive_at: end + delay, unit: onward.with_index(k as u16, ncells) }
+        });
+        self.ser = ser;
+        let first_arrival = self.pipe.from_back(ncells as usize).arrive_at;
+        fifo.push_many(n, wire, first_arrival - delay);
+        let stats = &mut self.stats;
+        stats.units_in += n;
+        stats.busy += end - start;
+        stats.peak_occupancy = stats.peak_occupancy.max(fifo.occupancy(in_bytes));
+        let stays = ends - n as u128 * now as u128;
+        stats.occupancy_integral += if in_bytes { wire as u128 * stays } else { stays };
+        (first_arrival, pipe_was_empty)
     }
 }
 
