@@ -28,8 +28,10 @@ pub enum Admission {
     Unlimited,
     /// At most `limit` units (cells, or packets on a router), under a cell
     /// discard policy; `frames` is the per-VC frame state of the
-    /// frame-aware policies (empty for tail drop).
-    Units { limit: u64, policy: DiscardPolicy, frames: Vec<VcDiscard> },
+    /// frame-aware policies (empty for tail drop). (A boxed slice, two
+    /// words, rather than a vector, three: with it a port's admission and
+    /// its per-unit counters share a cache line, see `Port`.)
+    Units { limit: u64, policy: DiscardPolicy, frames: Box<[VcDiscard]> },
     /// At most `limit` bytes of queued packets: tail drop of routers whose
     /// buffer is given in bytes.
     Bytes { limit: u64 },
@@ -42,7 +44,7 @@ impl Admission {
         match limit {
             Limit::Unlimited => Admission::Unlimited,
             Limit::Units(limit) => {
-                let frames = if policy.needs_vc_state() { vec![VcDiscard::default(); num_vcs] } else { Vec::new() };
+                let frames = if policy.needs_vc_state() { vec![VcDiscard::default(); num_vcs] } else { Vec::new() }.into_boxed_slice();
                 Admission::Units { limit, policy, frames }
             }
             Limit::Bytes(limit) => Admission::Bytes { limit },

@@ -42,17 +42,19 @@ pub enum Limit {
     Bytes(u64),
 }
 
-/// The counters updated on every unit first (`repr(C)`: they share a line).
+/// The counters updated on every unit first (`repr(C)`: they share a line
+/// with the end of the port's admission; the 16-byte sum last, where its
+/// alignment pads least).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct PortStats {
-    /// Σ over accepted units of (occupancy weight × time in port), in
-    /// weight·ps, where the weight is 1 unit or the unit's bytes.
-    pub occupancy_integral: u128,
     pub units_in: u64,
     pub peak_occupancy: u64,
     /// Time the transmitter was busy.
     pub busy: Time,
+    /// Σ over accepted units of (occupancy weight × time in port), in
+    /// weight·ps, where the weight is 1 unit or the unit's bytes.
+    pub occupancy_integral: u128,
     pub units_dropped: u64,
     pub dropped_by: [u64; DropReason::COUNT],
     /// Units forwarded that belong to a frame already doomed upstream (the
@@ -81,19 +83,21 @@ pub enum Discipline {
 }
 
 /// The fields a unit-hop reads come first, in as few cache lines as they
-/// fit (`repr(C)` keeps the order; a port starts on a line): the pipe and
-/// the discipline, then the transmitter and the delay, then admission; the
-/// statistics follow, names and rarely used parts last.
+/// fit (`repr(C)` keeps the order; a port starts on a line): the pipe, the
+/// discipline and whether random drop is on, then the transmitter and the
+/// delay, then admission and the counters every unit updates (the first
+/// four lines hold them all); the other statistics follow, names and
+/// rarely used parts last.
 #[repr(C, align(64))]
 pub struct Port {
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: Pipe,
     pub discipline: Discipline,
+    /// Random drop (push-out) on overflow instead of dropping the arrival.
+    pub random_drop: Option<Box<RandomDrop>>,
     pub(super) ser: Serializer,
     pub delay: Time,
     pub admission: Admission,
-    /// Random drop (push-out) on overflow instead of dropping the arrival.
-    pub random_drop: Option<Box<RandomDrop>>,
     pub stats: PortStats,
     /// How much earlier every unit behind the evicted one now leaves.
     pub evicted_shift: Time,
@@ -416,6 +420,20 @@ mod tests {
     pub(super) fn port(limit: Limit) -> Port {
         let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
         Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()))
+    }
+
+    #[test]
+    fn what_a_unit_hop_reads_lies_in_the_first_four_lines_of_its_port() {
+        use std::mem::{offset_of, size_of};
+        // The pipe, the discipline, random drop, the transmitter, the
+        // delay, admission, and the counters every unit updates.
+        let ends = [
+            offset_of!(Port, admission) + size_of::<Admission>(),
+            offset_of!(Port, stats.busy) + size_of::<Time>(),
+            offset_of!(Port, stats.occupancy_integral) + size_of::<u128>(),
+        ];
+        assert!(ends.iter().all(|&end| end <= 4 * 64), "{ends:?}");
+        assert_eq!(std::mem::align_of::<Port>(), 64);
     }
 
     #[test]
