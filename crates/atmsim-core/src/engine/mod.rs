@@ -112,7 +112,7 @@ impl Popped {
 /// A pending event and its place in the order: time, then insertion
 /// number, compared as one integer.
 /// (Two 64-bit words rather than a `u128`, whose 16-byte alignment would
-/// pad an entry from 40 to 48 bytes.)
+/// pad an entry from 32 to 48 bytes.)
 #[derive(Clone, Copy, Debug)]
 struct Scheduled {
     at: Time,

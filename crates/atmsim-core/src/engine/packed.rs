@@ -1,30 +1,42 @@
-//! Events as the scheduler stores them: three whole words.
+//! Events as the scheduler stores them: two whole words.
 
 use super::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, SourceEvent, TransportEvent};
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 
-/// An event as the heap holds it: three whole words. The heap's root is
+/// An event as the heap holds it: two whole words, the variant's code in
+/// the low bits of the first (with a credit count above it) and the ids in
+/// the second, so that a scheduled event, with its time and insertion
+/// number, is 32 bytes: half a cache line, in the heap and in the gap
+/// lanes, whose fronts a long chain of links reads from the second-level
+/// cache. The heap's root is
 /// written by one event and read back by the next, often a few nanoseconds
 /// later; an enum written field by field (a tag, an id) and read back in
 /// wider loads makes every such read wait for the stores to drain (a failed
 /// store-to-load forward). Words written and read as words never do.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Packed(pub(super) [u64; 3]);
+pub(super) struct Packed(pub(super) [u64; 2]);
+
+/// Bits of the variant's code in the first word.
+const CODE_BITS: u32 = 5;
+
+/// A credit count must fit above the code: 2^59 cells forwarded on one VC
+/// over one link is beyond any run (at 10^10 cells a second, 1,800 years).
+pub const MAX_CREDIT_COUNT: u64 = u64::MAX >> CODE_BITS;
 
 impl Packed {
     #[inline(always)]
     pub(super) fn of(event: Event) -> Packed {
-        let one = |code: u64, id: u32| Packed([code, id as u64, 0]);
+        let one = |code: u64, id: u32| Packed([code, id as u64]);
+        let credit = |code: u64, port: PortId, vc: VcId, fwd: u64| {
+            assert!(fwd <= MAX_CREDIT_COUNT, "a credit count beyond 2^59");
+            Packed([code | fwd << CODE_BITS, port.0 as u64 | (vc.0 as u64) << 32])
+        };
         match event {
             Event::Port(PortEvent::PipeHead(p)) => one(0, p.0),
             Event::Port(PortEvent::Free(p)) => one(1, p.0),
             Event::Port(PortEvent::InputSlot(n)) => one(2, n.0),
-            Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => {
-                Packed([3, port.0 as u64 | (vc.0 as u64) << 32, fwd])
-            }
-            Event::Credit(CreditEvent::Emit { link, vc, fwd }) => {
-                Packed([4, link.0 as u64 | (vc.0 as u64) << 32, fwd])
-            }
+            Event::Credit(CreditEvent::Arrive { port, vc, fwd }) => credit(3, port, vc, fwd),
+            Event::Credit(CreditEvent::Emit { link, vc, fwd }) => credit(4, link, vc, fwd),
             Event::Host(HostEvent::AdapterLoaded(h)) => one(5, h.0),
             Event::Host(HostEvent::AdapterFree(h)) => one(6, h.0),
             Event::Host(HostEvent::Deliver(h)) => one(7, h.0),
@@ -40,7 +52,8 @@ impl Packed {
         }
     }
 
-    /// The port of a pipe head (code 0), without decoding the rest.
+    /// The port of a pipe head (code 0, nothing above it), without
+    /// decoding the rest.
     #[inline(always)]
     pub(super) fn pipe_head(self) -> Option<PortId> {
         (self.0[0] == 0).then_some(PortId(self.0[1] as u32))
@@ -48,7 +61,8 @@ impl Packed {
 
     #[inline(always)]
     pub(super) fn event(self) -> Event {
-        let [code, a, b] = self.0;
+        let [first, a] = self.0;
+        let (code, b) = (first & ((1 << CODE_BITS) - 1), first >> CODE_BITS);
         let id = a as u32;
         let (lo, hi) = (a as u32, (a >> 32) as u32);
         match code {
@@ -94,7 +108,7 @@ mod tests {
             Event::Credit(CreditEvent::Arrive {
                 port: PortId(u32::MAX),
                 vc: VcId(u32::MAX - 1),
-                fwd: u64::MAX,
+                fwd: MAX_CREDIT_COUNT,
             }),
             Event::Credit(CreditEvent::Emit {
                 link: PortId(1),
@@ -118,7 +132,7 @@ mod tests {
             assert_eq!(Packed::of(e).event(), e);
         }
         let codes: std::collections::BTreeSet<u64> =
-            all.iter().map(|&e| Packed::of(e).0[0]).collect();
+            all.iter().map(|&e| Packed::of(e).0[0] & 31).collect();
         assert_eq!(codes.len(), all.len(), "one code per variant");
     }
 }

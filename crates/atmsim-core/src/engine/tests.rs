@@ -148,5 +148,5 @@ fn events_stay_small() {
         "{}",
         std::mem::size_of::<Event>()
     );
-    assert_eq!(std::mem::size_of::<Scheduled>(), 40);
+    assert_eq!(std::mem::size_of::<Scheduled>(), 32);
 }
