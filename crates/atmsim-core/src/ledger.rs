@@ -44,7 +44,7 @@ pub struct Loss {
     pub srtt: Time,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Ledger {
     base: u32,
     frames: VecDeque<FrameRecord>,
@@ -59,6 +59,35 @@ pub struct Ledger {
     pub cells_sent: u64,
     pub cells_arrived: u64,
     pub cells_dropped: u64,
+    /// The frame whose cells are arriving, and how many of them have
+    /// arrived that its record does not count yet. A frame's cells arrive
+    /// one after another, so its record (a load that waits on the VC's
+    /// ledger, then on the frame's slot) is written once per frame, when
+    /// the next frame's cells begin, not once per cell: [`Ledger::arrived`]
+    /// adds the two.
+    arriving: u32,
+    arriving_cells: u16,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger {
+            base: 0,
+            frames: VecDeque::new(),
+            next_frame: 0,
+            max_seq_sent: 0,
+            bytes_dropped: 0,
+            bytes_discarded: 0,
+            bytes_delivered: 0,
+            frames_discarded: 0,
+            frames_dropped: 0,
+            cells_sent: 0,
+            cells_arrived: 0,
+            cells_dropped: 0,
+            arriving: u32::MAX,
+            arriving_cells: 0,
+        }
+    }
 }
 
 impl Ledger {
@@ -94,7 +123,8 @@ impl Ledger {
         self.cells_dropped += 1;
         let r = self.rec(frame);
         r.dropped += 1;
-        if r.arrived == 0 && r.dropped == r.ncells {
+        // Every cell is counted once, arrived or dropped: all dropped, none arrived.
+        if r.dropped == r.ncells {
             return self.resolve(frame, Fate::Dropped);
         }
         None
@@ -115,7 +145,27 @@ impl Ledger {
     #[inline]
     pub fn cell_arrived(&mut self, frame: u32) {
         self.cells_arrived += 1;
-        self.rec(frame).arrived += 1;
+        if frame != self.arriving {
+            self.settle_arrivals();
+            self.arriving = frame;
+        }
+        self.arriving_cells += 1;
+    }
+
+    /// Writes the arriving frame's cells into its record (if it is still
+    /// kept: a frame whose fate is fixed needs no count).
+    #[cold]
+    fn settle_arrivals(&mut self) {
+        let n = std::mem::take(&mut self.arriving_cells);
+        if let Some(r) = self.arriving.checked_sub(self.base).and_then(|i| self.frames.get_mut(i as usize)) {
+            r.arrived += n;
+        }
+    }
+
+    /// Cells of `frame` (whose fate is still open) that have arrived.
+    pub fn arrived(&self, frame: u32) -> u16 {
+        let pending = if frame == self.arriving { self.arriving_cells } else { 0 };
+        self.record(frame).arrived + pending
     }
 
     /// Fixes a frame's fate; returns it as a loss if it was lost.
@@ -151,7 +201,7 @@ impl Ledger {
                 continue;
             }
             let r = *self.rec(f);
-            if r.fate == Fate::InFlight && r.arrived > 0 {
+            if r.fate == Fate::InFlight && self.arrived(f) > 0 {
                 if let Some(l) = self.resolve(f, Fate::Discarded) {
                     on_loss(l);
                 }
@@ -187,6 +237,8 @@ mod tests {
         for _ in 0..3 {
             l.cell_arrived(c);
         }
+        // Counted per frame whether or not its record has been written yet.
+        assert_eq!((l.arrived(b), l.arrived(c)), (2, 3));
         let mut lost = Vec::new();
         l.discard_range(b, c, |x| lost.push(x.seq));
         // d: one cell still in flight.

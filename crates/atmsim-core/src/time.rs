@@ -161,9 +161,10 @@ impl Serializer {
     pub fn send_again(&mut self, now: Time) -> Time {
         debug_assert!(now < self.free_at && self.last_bytes > 0);
         // As in `send`: carry a picosecond when the remainder exceeds the slack.
+        // (Subtracting before adding: `slack + bits` may exceed 2^64.)
         let carry = self.last_r > self.slack;
         self.free_at += self.last_q + carry as u64;
-        self.slack = self.slack + if carry { self.rate.bits } else { 0 } - self.last_r;
+        self.slack = if carry { self.slack + (self.rate.bits - self.last_r) } else { self.slack - self.last_r };
         self.free_at
     }
 }
@@ -245,7 +246,7 @@ mod tests {
         /// A frame's cells sent at once: `send_again` is `send` of the
         /// size sent last, on the busy line.
         #[test]
-        fn send_again_is_send_on_a_busy_line(bits in 1u64..1_000_000_000_000, ps in 1u64..10_000_000_000,
+        fn send_again_is_send_on_a_busy_line(bits in 1u64..u64::MAX, ps in 1u64..10_000_000_000,
                                              bytes in 1u64..10_000, now in 0u64..1_000_000, n in 1usize..300) {
             let (mut once, mut again) = (Serializer::new(Rate { bits, ps }), Serializer::new(Rate { bits, ps }));
             proptest::prop_assert_eq!(once.send(now, bytes), again.send(now, bytes));

@@ -83,6 +83,8 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-atm", "sack", &["tcp.variant=sack", "switch.buffer=48KB"]),
     ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
     ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
+    // Random drop (Chang et al.'s gateway) on a small buffer, so that it evicts often.
+    ("aron97-topo1-packet", "random-drop", &["router.policy=random-drop", "switch.buffer=3packets"]),
 ];
 
 fn matrix_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> {

@@ -164,7 +164,7 @@ mod tests {
         assert_eq!((f.len(), f.occupancy(true)), (1, 50));
         // A unit already forgotten by `drain` is not subtracted twice.
         f.drain(30, &pipe, 5);
-        let second = pipe.pop_front().unwrap();
+        pipe.pop_front().unwrap();
         f.left_pipe(&pipe, 5);
         assert_eq!((f.len(), f.occupancy(true)), (0, 0));
     }

@@ -215,10 +215,10 @@ impl World {
         let info = &flow.frames[k];
         let (seg, m) = (info.seg, info.m);
         let (seq, len) = (seg.seq, seg.len);
-        let rec = self.ledgers[vc.ix()].record(frame);
+        let ledger = &self.ledgers[vc.ix()];
         // A data segment is delivered when its pieces suffice, whatever
         // frame brought them; a frame without data (SYN) when it is whole.
-        let complete = if len > 0 { flow.store.held(seq, len) >= m } else { rec.arrived == rec.ncells };
+        let complete = if len > 0 { flow.store.held(seq, len) >= m } else { ledger.arrived(frame) == ledger.record(frame).ncells };
         // Everything before this frame has closed or died on the way.
         flow.frames_base += k as u32 + 1;
         flow.frames.drain(..=k);
