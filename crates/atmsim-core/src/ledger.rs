@@ -44,7 +44,7 @@ pub struct Loss {
     pub srtt: Time,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Ledger {
     base: u32,
     frames: VecDeque<FrameRecord>,
@@ -64,31 +64,12 @@ pub struct Ledger {
     /// one after another, so its record (a load that waits on the VC's
     /// ledger, then on the frame's slot) is written once per frame, when
     /// the next frame's cells begin, not once per cell: [`Ledger::arrived`]
-    /// adds the two.
+    /// adds the two. (Frame 0 with no cells at first: any frame may come
+    /// first, and writing no cells changes no record.)
     arriving: u32,
     arriving_cells: u16,
 }
 
-impl Default for Ledger {
-    fn default() -> Self {
-        Ledger {
-            base: 0,
-            frames: VecDeque::new(),
-            next_frame: 0,
-            max_seq_sent: 0,
-            bytes_dropped: 0,
-            bytes_discarded: 0,
-            bytes_delivered: 0,
-            frames_discarded: 0,
-            frames_dropped: 0,
-            cells_sent: 0,
-            cells_arrived: 0,
-            cells_dropped: 0,
-            arriving: u32::MAX,
-            arriving_cells: 0,
-        }
-    }
-}
 
 impl Ledger {
     /// Registers a new frame; returns its number.

@@ -72,11 +72,7 @@ impl Fifo {
     /// bit leaves at `leaves`.
     #[inline]
     pub fn push(&mut self, bytes: u16, leaves: Time) {
-        if self.queued == 0 {
-            (self.oldest_leaves, self.oldest_bytes) = (leaves, bytes);
-        }
-        self.queued += 1;
-        self.queued_bytes += bytes as u64;
+        self.push_many(1, bytes, leaves);
     }
 
     /// `n` units of `bytes` each entered (the pipe's newest entries), the
