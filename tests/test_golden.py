@@ -2,8 +2,8 @@
 
 `run --json` of every built-in scenario for seeds 1-3 must equal the core's
 goldens (crates/atmsim-core/tests/golden, wall time aside), and
-`reproduce aron97 --quick` and `reproduce morris-kung95 --quick` must write the same claims.json files and the same
-tables, byte for byte. A change of behaviour must re-record them and say why
+`reproduce PAPER --quick` of all five papers must write the same claims.json
+files and the same tables, byte for byte. A change of behaviour must re-record them and say why
 (ATMSIM_BLESS=1 python -m pytest tests/test_golden.py).
 """
 import hashlib
@@ -31,18 +31,19 @@ def test_run_json_matches_core_golden(cli, scenario, seed):
     assert got == want
 
 
+PAPERS = ("aron97", "morris-kung95", "jain96", "boston97", "arb")
+
+
 def test_reproduce_all_quick_matches_golden(cli, tmp_path):
-    # The two papers the goldens were recorded for, each as `reproduce all` lays it out (later
-    # papers have tests of their own and are not part of this golden).
+    # Every paper as `reproduce all --quick` lays it out: its claims.json and every table.
     out = tmp_path / "all"
-    for paper in ("aron97", "morris-kung95"):
-        cli("reproduce", paper, "--quick", "--out", str(out / paper), check=True)
-    tables = sorted(p for paper in ("aron97", "morris-kung95") for p in (out / paper).glob("*.csv"))
+    cli("reproduce", "all", "--quick", "--out", str(out), check=True)
+    tables = sorted(p for paper in PAPERS for p in (out / paper).glob("*.csv"))
     digests = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(out)}\n" for p in tables)
     if os.environ.get("ATMSIM_BLESS"):
-        for paper in ("aron97", "morris-kung95"):
+        for paper in PAPERS:
             shutil.copy(out / paper / "claims.json", REPRO_GOLDEN / f"{paper}.claims.json")
         (REPRO_GOLDEN / "tables.sha256").write_text(digests)
-    for paper in ("aron97", "morris-kung95"):
+    for paper in PAPERS:
         assert (out / paper / "claims.json").read_text() == (REPRO_GOLDEN / f"{paper}.claims.json").read_text(), paper
     assert digests == (REPRO_GOLDEN / "tables.sha256").read_text()

@@ -1,7 +1,9 @@
 //! Golden outputs: every built-in scenario, seeds 1–3, must give exactly the
 //! summary it gave when the goldens were recorded (the wall time set to 0), and
-//! seed 1 with traces on the same traces (by digest). A refactoring of the
-//! core that changes any result, event count or trace fails here.
+//! seed 1 with traces on the same traces (by digest); a matrix of variations
+//! and of runs with captures on must give the same summaries, traces and pcap
+//! files (by digest). A refactoring of the core that changes any result, event
+//! count, trace or capture fails here.
 //!
 //! Re-record after an intended change of behaviour with
 //! `ATMSIM_BLESS=1 cargo test --release -p atmsim-core --test golden`
@@ -85,6 +87,26 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
     // Random drop (Chang et al.'s gateway) on a small buffer, so that it evicts often.
     ("aron97-topo1-packet", "random-drop", &["router.policy=random-drop", "switch.buffer=3packets"]),
+    // RED (Floyd & Jacobson's defaults) on a buffer large enough that early drops dominate.
+    ("aron97-topo1-packet", "red", &["router.policy=red", "switch.buffer=60packets"]),
+    // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology
+    // where several inputs feed one output in the same slot.
+    ("aron97-topo1-atm", "input-rr", &["switch.input_service=round-robin", "switch.buffer=48KB"]),
+    // ABR with scattered cell loss at the bottleneck (Jain et al., "Effect of Fast Retransmit").
+    ("jain96-2src", "abr-loss", &["abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=0.001", "tcp.variant=lite"]),
+    // ABR with the on/off VBR background at strict priority (the two-class port).
+    ("jain96-5src", "vbr", &["abr.vbr.port=\"SW1->SW2\"", "abr.vbr.rate=\"124.416Mbps\""]),
+    // Intelligent tail drop (EOM protection) on ABR with a buffer small enough to overflow.
+    ("jain96-2src", "eom-protect", &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"]),
+];
+
+/// Runs with packet captures on (`--pcap`), every capture file pinned by its
+/// digest: the pcap writer, the headers it synthesises and the choice of what
+/// is captured. (scenario, golden name, overrides), 2 s, seed 2.
+const CAPTURES: &[(&str, &str, &[&str])] = &[
+    ("aron97-topo1-atm", "capture", &[]),
+    ("aron97-topo1-packet", "capture", &["capture.ports=[\"R1->R2\"]", "capture.hosts=[\"S1\", \"D1\"]"]),
+    ("morris-kung95-a", "capture", &[]),
 ];
 
 fn matrix_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> {
@@ -97,6 +119,27 @@ fn matrix_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> 
     let mut out = summary.to_json();
     out.push_str(&format!("\ntraces {}\n", digest(&t)));
     check(&format!("matrix/{scenario}.{variation}.json"), &out)
+}
+
+fn capture_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> {
+    let text = scenarios().into_iter().find(|(n, _)| n == scenario).expect("built-in scenario").1;
+    let mut overrides: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    overrides.push("duration=2s".into());
+    let (mut summary, _, files) = atmsim_core::run_text_capture(&text, &overrides, Some(2), false).expect("capture runs");
+    summary.wall_s = 0.0;
+    let mut out = summary.to_json();
+    out.push('\n');
+    for f in &files {
+        out.push_str(&format!("{} linktype {} packets {} digest {}\n", f.name, f.linktype, f.packets, digest(&f.bytes)));
+    }
+    check(&format!("matrix/{scenario}.{variation}.json"), &out)
+}
+
+#[test]
+fn captures_match_their_goldens() {
+    std::fs::create_dir_all(golden_path("matrix")).unwrap();
+    let diffs: Vec<String> = CAPTURES.iter().filter_map(|(s, v, sets)| capture_one(s, v, sets)).collect();
+    assert!(diffs.is_empty(), "captures differ from their goldens: {diffs:?}");
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod packed;
 
 /// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum PortEvent {
     /// The unit at the head of a port's pipe reaches the node at the far end.
     PipeHead(PortId),
@@ -30,17 +31,29 @@ pub enum PortEvent {
 
 /// Events of credit flow control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum CreditEvent {
     /// A credit for `vc` carrying the receiver's `fwd` count reaches the
     /// sending side of `port`'s link.
-    Arrive { port: PortId, vc: VcId, fwd: u64 },
+    Arrive {
+        port: PortId,
+        vc: VcId,
+        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
+        fwd: u64,
+    },
     /// The receiver of `link` has processed a credit for `vc`: the in-band
     /// credit cell queues at the port of the reverse direction.
-    Emit { link: PortId, vc: VcId, fwd: u64 },
+    Emit {
+        link: PortId,
+        vc: VcId,
+        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
+        fwd: u64,
+    },
 }
 
 /// Events of the host/adapter model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum HostEvent {
     /// A host's transmit adapter has loaded a packet: cells go out.
     AdapterLoaded(HostId),
@@ -54,6 +67,7 @@ pub enum HostEvent {
 
 /// Events of transports (TCP timers and connection opening).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum TransportEvent {
     /// A host's coarse TCP timer (BSD `tcp_slowtimo`).
     SlowTick(HostId),
@@ -67,6 +81,7 @@ pub enum TransportEvent {
 
 /// Events of traffic sources that are not transports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum SourceEvent {
     /// A datagram source sends its next datagram.
     Send(FlowId),
@@ -74,6 +89,7 @@ pub enum SourceEvent {
 
 /// Events of ABR end systems (TM 4.0; `world/abr.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum AbrEvent {
     /// The ABR source of a VC reaches its next send opportunity (1/ACR).
     Send(VcId),
@@ -82,6 +98,7 @@ pub enum AbrEvent {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum Event {
     Port(PortEvent),
     Credit(CreditEvent),

@@ -27,6 +27,7 @@ macro_rules! id {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        #[cfg_attr(test, derive(proptest_derive::Arbitrary))]
         pub struct $name(pub u32);
         impl $name {
             #[inline]
