@@ -1,6 +1,12 @@
 """Claim rows of claims.json: one per claim ID `PAPER.FIGURE.cN`, with the
 paper's value and where the paper states it, ours, whether it holds by the
-acceptance rule written beside it, and a note on any deviation."""
+acceptance rule written beside it, how far inside or outside its band it lies
+(`margin`), and a note on any deviation.
+
+A claim's acceptance test is written once, as bands on named numbers
+(`check(("share of points", 0.83, at_least(0.8)), ...)`): the same `Band`
+decides the verdict, gives the margin and is rendered into the row's `rule`,
+so the code and the rule text cannot disagree."""
 from __future__ import annotations
 
 import json
@@ -22,18 +28,120 @@ class Claim:
     holds: bool
     rule: str
     note: str = ""
+    margin: Optional[float] = None
 
     def row(self) -> dict:
         d = asdict(self)
         d["claim"] = f"{self.id} {self.statement}"
         d["holds"] = bool(self.holds)
         d["ours"] = _clean(self.ours)
-        return {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "id", "kind", "rule", "note")}
+        d["margin"] = _clean(self.margin)
+        return {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note")}
 
 
 def make(paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note="") -> Claim:
-    """The claim `paper.figure.cid`; kind is analytic, value, shape, trace or hard."""
+    """The claim `paper.figure.cid`; kind is analytic, value, shape, trace or hard. `holds` is a
+    bool, or a `Verdict` from `check`, which also gives the margin and the rule's test."""
+    if isinstance(holds, Verdict):
+        rule = f"{rule}: {holds.text}" if rule else holds.text
+        return Claim(paper, figure, f"{paper}.{figure}.{cid}", statement, kind, paper_value, ours, holds.holds, rule, note, holds.margin)
     return Claim(paper, figure, f"{paper}.{figure}.{cid}", statement, kind, paper_value, ours, bool(holds), rule, note)
+
+
+@dataclass(frozen=True)
+class Band:
+    """The values a number may take for a claim to hold: [lo, hi], either end
+    open (`strict`) or absent. `margin(x)` is how far x lies inside (+) or
+    outside (-) the band relative to its scale: for a two-sided band the
+    distance to the nearer end over half the band's width (1 at its centre),
+    for a one-sided band the distance to its end over that end's magnitude
+    (over 1 when the end is 0). A value on a closed end holds with margin 0;
+    on an open end it fails with margin 0."""
+
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+    strict: bool = False
+
+    def holds(self, x) -> bool:
+        x = _number(x)
+        if x is None:
+            return False
+        if self.lo is not None and (x <= self.lo if self.strict else x < self.lo):
+            return False
+        if self.hi is not None and (x >= self.hi if self.strict else x > self.hi):
+            return False
+        return True
+
+    def margin(self, x) -> Optional[float]:
+        x = _number(x)
+        if x is None:
+            return None
+        if self.lo is not None and self.hi is not None:
+            half = (self.hi - self.lo) / 2
+            return min(x - self.lo, self.hi - x) / half if half > 0 else -abs(x - self.lo)
+        if self.lo is not None:
+            return (x - self.lo) / (abs(self.lo) or 1.0)
+        return (self.hi - x) / (abs(self.hi) or 1.0)
+
+    def __str__(self) -> str:
+        if self.lo is not None and self.hi is not None:
+            return f"in ({_fmt(self.lo)}, {_fmt(self.hi)})" if self.strict else f"in [{_fmt(self.lo)}, {_fmt(self.hi)}]"
+        if self.lo is not None:
+            return f"{'>' if self.strict else '>='} {_fmt(self.lo)}"
+        return f"{'<' if self.strict else '<='} {_fmt(self.hi)}"
+
+
+def at_least(t: float) -> Band:
+    return Band(lo=t)
+
+
+def above(t: float) -> Band:
+    return Band(lo=t, strict=True)
+
+
+def at_most(t: float) -> Band:
+    return Band(hi=t)
+
+
+def below(t: float) -> Band:
+    return Band(hi=t, strict=True)
+
+
+def within(lo: float, hi: float) -> Band:
+    return Band(lo=lo, hi=hi)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a claim's tests: holds iff every named value lies in
+    its band; the margin is the smallest of theirs (None when a value is
+    missing); `text` renders the tests for the row's rule."""
+
+    holds: bool
+    margin: Optional[float]
+    text: str
+
+
+def check(*tests) -> Verdict:
+    """`tests`: (name, value, Band) triples, all of which must hold."""
+    if not tests:
+        raise ValueError("a claim needs at least one test")
+    holds = all(band.holds(v) for _, v, band in tests)
+    margins = [band.margin(v) for _, v, band in tests]
+    margin = None if any(m is None for m in margins) else min(margins)
+    return Verdict(holds, margin, " and ".join(f"{name} {band}" for name, _, band in tests))
+
+
+def _number(x) -> Optional[float]:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+def _fmt(t: float) -> str:
+    return f"{t:g}"
 
 
 def plain(v):

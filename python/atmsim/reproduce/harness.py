@@ -104,9 +104,12 @@ class Ctx:
         self.claims: list[claims.Claim] = []
 
     def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
-        """One claim row. `deviation`: the mechanism behind a failing claim,
+        """One claim row. `holds`: a bool, or a `claims.Verdict` (from
+        `claims.check`), which also renders its tests into the rule and gives
+        the margin. `deviation`: the mechanism behind a failing claim,
         written as the row's note only when the claim does not hold."""
-        if deviation and not holds:
+        ok = holds.holds if isinstance(holds, claims.Verdict) else holds
+        if deviation and not ok:
             note = f"{note} {deviation}".strip()
         self.claims.append(claims.make(self.paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note))
 

@@ -1,0 +1,60 @@
+"""The claim bands: one written test decides the verdict, gives the margin and
+renders the rule, so a row's rule text and its code cannot disagree."""
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from atmsim import claims
+from atmsim.claims import Band, above, at_least, at_most, below, check, within
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+
+
+@st.composite
+def bands(draw):
+    lo, hi = sorted([draw(finite), draw(finite)])
+    kind = draw(st.sampled_from(["lo", "hi", "both"]))
+    strict = draw(st.booleans()) and kind != "both"
+    if kind == "lo":
+        return Band(lo=lo, strict=strict)
+    if kind == "hi":
+        return Band(hi=hi, strict=strict)
+    return Band(lo=lo, hi=hi)
+
+
+@given(bands(), finite)
+def test_a_value_holds_exactly_when_its_margin_is_not_negative(band, x):
+    m = band.margin(x)
+    if band.strict:
+        assert band.holds(x) == (m > 0)
+    elif band.lo is not None and band.hi is not None and band.lo == band.hi:
+        assert band.holds(x) == (x == band.lo)
+    else:
+        assert band.holds(x) == (m >= 0)
+
+
+def test_margins_are_relative_to_the_band():
+    assert at_least(0.8).margin(0.8) == 0
+    assert math.isclose(at_least(0.8).margin(0.6), -0.25)
+    assert math.isclose(at_most(0.0062).margin(0.0031), 0.5)
+    assert math.isclose(within(0.45, 0.85).margin(0.65), 1.0)
+    assert math.isclose(within(0.45, 0.85).margin(0.45), 0.0)
+    assert math.isclose(within(0.45, 0.85).margin(0.95), -0.5)
+    assert above(0).margin(0.25) == 0.25  # an end at 0 scales by 1
+    # A tie on an open end fails with margin 0: "strictly better" is not shown by a tie.
+    assert not above(0.5).holds(0.5) and above(0.5).margin(0.5) == 0
+    assert not below(1).holds(float("nan")) and below(1).margin(float("nan")) is None
+
+
+def test_check_needs_every_test_and_renders_each_into_the_rule():
+    v = check(("share of points with E_vrm > E_lite", 0.9, at_least(0.8)), ("gain ratio", 0.4, at_least(0.5)))
+    assert not v.holds
+    assert math.isclose(v.margin, -0.2)
+    assert v.text == "share of points with E_vrm > E_lite >= 0.8 and gain ratio >= 0.5"
+    row = claims.make("p", "f", "c1", "s", "shape", "pv", 0.9, v, "topology 1").row()
+    assert row["holds"] is False and row["rule"] == f"topology 1: {v.text}"
+    assert row["margin"] == -0.2
+    # A missing value fails the claim and leaves the margin unknown.
+    assert check(("x", None, at_least(0)), ("y", 3, at_least(0))).margin is None
+    assert claims.make("p", "f", "c1", "s", "shape", "pv", 1, True, "r").row()["margin"] is None
