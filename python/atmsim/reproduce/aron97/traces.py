@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from atmsim.claims import above, at_least, at_most, check
 from atmsim.reproduce.harness import figure
 
 from .common import Spec
@@ -41,6 +42,34 @@ def _double_halvings(ev: pd.DataFrame, flow: int, rtt: float):
     return out
 
 
+def _slow_start_timeouts(ev: pd.DataFrame, win: pd.DataFrame) -> int:
+    """Senders whose first coarse timeout comes before 3 s and was caused by a
+    loss in slow start (aron97.fig4.c2): the timeout retransmits snd_una (the
+    event's seq); the transmission of that segment that was lost is the last
+    one sent before its last loss before the timeout; it was sent in slow
+    start if the last window sample at or before its send has cwnd < ssthresh.
+    (The flow's first loss alone would not do: before any loss ssthresh is at
+    its initial maximum, so every flow is "in slow start" there.)"""
+    n = 0
+    for fl in sorted(ev.flow.unique()):
+        e = ev[ev.flow == fl]
+        to = e[e.kind == "timeout"].sort_values("t")
+        if to.empty or to.t.iloc[0] >= 3.0:
+            continue
+        t_to, seq = to.t.iloc[0], to.seq.iloc[0]
+        lost = e[(e.kind == "loss") & (e.seq == seq) & (e.t <= t_to)]
+        if lost.empty:
+            continue
+        sent = e[e.kind.isin(["send", "retransmit", "fast_retransmit"]) & (e.seq == seq) & (e.t <= lost.t.max())]
+        sent = sent[sent.kind != "fast_retransmit"]
+        if sent.empty:
+            continue
+        w = win[(win.flow == fl) & (win.t <= sent.t.max())]
+        if not w.empty and w.cwnd.iloc[-1] < w.ssthresh.iloc[-1]:
+            n += 1
+    return n
+
+
 def _window_figure(c, which: str, runs):
     """Fig. 4 (ATM) or Fig. 5 (packet): the typical sender's window trace in the style of App. A
     (Figs. 13-14), and the trace claims of §5.1 and §5.2 over all 8 senders of the run."""
@@ -64,25 +93,18 @@ def _window_figure(c, which: str, runs):
     f = s["flows"][typ]
     if which == "fig4":
         c.claim("fig4", "c1", "the ATM typical sender has repeated coarse timeouts", "trace", "4 timeouts (near 1.5, 6.5, 8, 10 s; §5.1)",
-                f["timeouts"], f["timeouts"] >= 2, ">= 2 coarse timeouts of the median sender in 10 s")
-        early = 0
-        for fl in range(8):
-            to = ev[(ev.flow == fl) & (ev.kind == "timeout")]
-            if to.empty or to.t.min() >= 3.0:
-                continue
-            losses = ev[(ev.flow == fl) & (ev.kind == "loss") & (ev.t < to.t.min())]
-            if losses.empty:
-                continue
-            w = win[(win.flow == fl) & (win.t <= losses.t.min())]
-            if not w.empty and w.cwnd.iloc[-1] < w.ssthresh.iloc[-1]:
-                early += 1
+                f["timeouts"], check(("coarse timeouts of the median sender in 10 s", f["timeouts"], at_least(2))), "")
+        early = _slow_start_timeouts(ev, win)
         c.claim("fig4", "c2", "an early timeout from losses during the initial slow start", "trace", "near 1.5 s (§5.1)",
-                early, early >= 4, ">= 4 of 8 ATM senders time out before 3 s after losing segments sent while cwnd < ssthresh",
-                "slow start judged from the last window sample before the flow's first loss")
+                early, check(("ATM senders whose first timeout comes before 3 s and whose timed-out segment was lost "
+                              "in a transmission sent while cwnd < ssthresh", early, at_least(4))),
+                "the timed-out segment is snd_una at the timeout; its lost transmission is the last one sent before "
+                "its last loss; cwnd and ssthresh from the last window sample at or before that send")
         pairs = {fl: _double_halvings(ev, fl, rtt) for fl in range(8)}
         n_pairs = sum(len(p) for p in pairs.values())
         c.claim("fig4", "c3", "fast retransmit halves cwnd twice for losses in one window", "trace", "near 4.2 s (§5.1 ¶4)",
-                n_pairs, n_pairs >= 1, ">= 1 ATM episode with two fast retransmits of one flow within two RTTs, no timeout between")
+                n_pairs, check(("ATM episodes with two fast retransmits of one flow within two RTTs, no timeout between",
+                                n_pairs, at_least(1))), "8 senders")
         deep = 0
         for fl, ps in pairs.items():
             for t1, t2 in ps:
@@ -94,20 +116,22 @@ def _window_figure(c, which: str, runs):
                 if not before.empty and not after.empty and after.ssthresh.iloc[0] <= before.cwnd.iloc[-1] / 4:
                     deep += 1
         c.claim("fig4", "c4", "after a timeout that followed double halving, slow start ends at a small fraction of the earlier cwnd",
-                "trace", "1/8 (§5.1 ¶4)", deep, deep >= 1,
-                "ssthresh after the timeout <= 1/4 of cwnd before the first fast retransmit, in >= 1 ATM episode")
+                "trace", "1/8 (§5.1 ¶4)", deep,
+                check(("ATM double-halving episodes ending in a timeout after which ssthresh <= 1/4 of cwnd before the "
+                       "first fast retransmit", deep, at_least(1))), "8 senders")
     else:
         atm_s, _, atm_typ = _trace_run(runs["atm"][0][1])
         atm_to = atm_s["flows"][atm_typ]["timeouts"]
         c.claim("fig5", "c1", "the packet-network typical sender has few timeouts, fewer than over ATM", "trace", "Fig. 5 vs Fig. 4",
-                {"packet": f["timeouts"], "atm": atm_to}, f["timeouts"] <= 1 and f["timeouts"] < atm_to,
-                "median packet sender <= 1 timeout in 10 s and fewer than the median ATM sender")
+                {"packet": f["timeouts"], "atm": atm_to},
+                check(("coarse timeouts of the median packet sender in 10 s", f["timeouts"], at_most(1)),
+                      ("the median ATM sender's minus the median packet sender's", atm_to - f["timeouts"], above(0))), "")
         eps = per_flow[["loss_episodes", "single_loss_episodes"]].sum()
         share = eps.single_loss_episodes / eps.loss_episodes if eps.loss_episodes else float("nan")
         c.claim("fig5", "c2", "on the packet network losses are single and cwnd shows the fast-recovery saw-tooth", "trace",
                 "§5.2 ¶2", {"single_share": share, "typical_fast_retransmits": f["fast_retransmits"]},
-                share >= 0.8 and f["fast_retransmits"] >= 3,
-                ">= 80 % single-segment episodes (8 senders) and >= 3 fast recoveries of the median sender")
+                check(("share of single-segment loss episodes (8 senders)", share, at_least(0.8)),
+                      ("fast recoveries of the median sender", f["fast_retransmits"], at_least(3))), "")
 
 
 @figure("fig4", runs=lambda g: {"atm": [_trace_spec("atm")]})
