@@ -1,0 +1,98 @@
+"""The documentation is checked like code: every repository path it names
+exists, every scenario key it names is a key of the schema, and every
+built-in scenario, registered paper and scenario section is documented."""
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+import atmsim
+from atmsim import reproduce
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "ARCHITECTURE.md", ROOT / "README.md"]
+TICKED = re.compile(r"`([^`\s]+)`")
+PATHLIKE = re.compile(r"[\w./-]+\.(rs|py|md|toml|tcl|sh|c|cc)|[\w.-]+(/[\w.-]+)+/")
+# Named in the docs but not ours: 4.4BSD-Lite's TCP sources and ns-2's Vegas, which the models
+# cite; and places a run writes (DIR and out/ stand for the user's --out).
+EXTERNAL = re.compile(r"(sys/netinet/)?tcp_(input|output|timer|subr)\.c|(tcp/)?tcp-vegas\.cc|DIR/.*|out/.*")
+# Dotted names that are not scenario keys: Wireshark's fields (docs/captures.md) and claim IDs.
+NOT_KEYS = re.compile(r"tcp\.analysis\..*|atm\.(aal|vci|vpi)|\w+\.fig[\w-]*\..*")
+SECTIONS = ("atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston", "capture")
+KEYLIKE = re.compile(rf"(?:{'|'.join(SECTIONS)})(\.[a-z][a-z0-9_]*)+")
+
+
+def ticked(doc: Path):
+    for n, line in enumerate(doc.read_text().splitlines(), 1):
+        for t in TICKED.findall(line):
+            yield n, t.rstrip(".,;:")
+
+
+@lru_cache(maxsize=None)
+def repository_paths() -> frozenset:
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    out = set(files)
+    for f in files:
+        out.update(str(p) for p in Path(f).parents if str(p) != ".")
+    return frozenset(out)
+
+
+def names_a_file(t: str) -> bool:
+    """`t` is a repository path, or a path's tail (`recovery/sack.rs`, as the docs write them beside
+    the module they are in)."""
+    t = t.rstrip("/")
+    return any(p == t or p.endswith("/" + t) for p in repository_paths())
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_path_the_docs_name_exists(doc):
+    missing = [f"{doc.name}:{n}: {t}" for n, t in ticked(doc)
+               if PATHLIKE.fullmatch(t) and not EXTERNAL.fullmatch(t) and not names_a_file(t)]
+    assert not missing, missing
+
+
+def _unknown_key(key: str) -> bool:
+    """True if no built-in scenario accepts `key` as a key (whatever its value's type)."""
+    for name in atmsim.list_scenarios():
+        try:
+            atmsim.resolve(name, [f"{key}=0"])
+            return False
+        except atmsim.ScenarioError as e:
+            if "unknown field" not in str(e) and "unknown key" not in str(e):
+                return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def summary_fields() -> frozenset:
+    """Fields of a run's summary (`summary.rs`), which the docs name as `abr.erica_variant` and the like."""
+    return frozenset(re.findall(r"pub (\w+):", (ROOT / "crates/atmsim-core/src/summary.rs").read_text()))
+
+
+def test_every_scenario_key_the_docs_name_exists():
+    keys = {(doc.name, n, t) for doc in DOCS for n, t in ticked(doc)
+            if KEYLIKE.fullmatch(t) and not PATHLIKE.fullmatch(t) and not NOT_KEYS.fullmatch(t)
+            and t.rsplit(".", 1)[1] not in summary_fields()}
+    by_key = {}
+    for where in sorted(keys):
+        by_key.setdefault(where[2], where)
+    missing = [f"{d}:{n}: {k}" for k, (d, n, _) in sorted(by_key.items()) if _unknown_key(k)]
+    assert not missing, missing
+
+
+def test_every_built_in_scenario_paper_and_section_is_documented():
+    scenarios_md = (ROOT / "docs/scenarios.md").read_text()
+    reproductions_md = (ROOT / "docs/reproductions.md").read_text()
+    undocumented = [n for n in atmsim.list_scenarios() if f"`{n}`" not in scenarios_md]
+    assert not undocumented, f"built-in scenarios missing from docs/scenarios.md: {undocumented}"
+    papers = [p for p in reproduce.names() if f"`{p}`" not in reproductions_md]
+    assert not papers, f"papers missing from docs/reproductions.md: {papers}"
+    tables = set()
+    for n in atmsim.list_scenarios():
+        tables.update(re.findall(r"^\[+([a-z_.]+)\]+$", atmsim.resolve(n), re.M))
+    tables.update(("arb", "boston", "abr.loss"))  # sections no built-in writes out in full
+    absent = sorted(t for t in tables if f"[{t}]" not in scenarios_md and f"[[{t}]]" not in scenarios_md
+                    and f"`{t}." not in scenarios_md)
+    assert not absent, f"scenario sections missing from docs/scenarios.md: {absent}"
