@@ -178,3 +178,12 @@ def test_a_newcomer_finds_papers_figures_and_descriptions(cli):
     import atmsim
 
     assert atmsim.run("aron97-topo1-packet", set="duration=0.2s").summary["duration_s"] == 0.2  # one str is one override
+
+
+def test_repeated_figure_reproduces_each_figure(cli, tmp_path):
+    # `--figure` repeated runs every figure named (it once kept only the last, silently).
+    out = tmp_path / "mk"
+    cli("reproduce", "morris-kung95", "--quick", "--figure", "fig6", "--figure", "fig9", "--duration", "2s",
+        "--out", str(out), check=True)
+    figures = {r["figure"] for r in json.loads((out / "claims.json").read_text())}
+    assert figures == {"fig6", "fig9"}

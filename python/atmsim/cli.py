@@ -300,7 +300,7 @@ class _ReproduceCommand(click.Command):
 
 @main.command(cls=_ReproduceCommand)
 @click.argument("paper")
-@click.option("--figure", default=None, help="Figure ID (default: all figures implemented for the paper).")
+@click.option("--figure", multiple=True, help="Figure ID, repeatable (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True)
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
@@ -315,19 +315,19 @@ class _ReproduceCommand(click.Command):
 def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, index.html).
 
-    PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure (an
-    unknown ID lists the paper's figures).
+    PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure, and
+    repeated, several (an unknown ID lists the paper's figures).
     """
     from . import reproduce as registry
     from .reproduce import harness
 
-    papers = registry.select(paper, figure)
+    papers = registry.select(paper, figure or None)
     try:
         test = {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}
     except ValueError:
         raise InputError("--ks/--seeds: expected comma-separated integers") from None
     # Every figure's runs are declared (and every input checked) before any output.
-    plans = [harness.plan(p, [figure] if figure else None, quick, **test) for p in papers]
+    plans = [harness.plan(p, list(dict.fromkeys(figure)) if figure else None, quick, **test) for p in papers]
     check_out(out)
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None

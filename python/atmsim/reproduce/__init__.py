@@ -35,14 +35,17 @@ def paper(name: str):
     return importlib.import_module(PAPERS[name]).PAPER
 
 
-def select(name: str, figure: str | None = None) -> list:
-    """The papers `reproduce NAME [--figure FIGURE]` covers ("all": every paper), checked."""
+def select(name: str, figures=None) -> list:
+    """The papers `reproduce NAME [--figure FIGURE]...` covers ("all": every paper), checked;
+    `figures` is one figure ID or several."""
+    if isinstance(figures, str):
+        figures = [figures]
     if name != "all":
         p = paper(name)
-        if figure is not None:
-            p.figure(figure)
+        for f in figures or ():
+            p.figure(f)
         return [p]
-    if figure is not None:
+    if figures:
         raise InputError("--figure: give a paper, not 'all', with --figure")
     return [paper(n) for n in names()]
 
