@@ -96,6 +96,8 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("jain96-2src", "abr-loss", &["abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=0.001", "tcp.variant=lite"]),
     // ABR with the on/off VBR background at strict priority (the two-class port).
     ("jain96-5src", "vbr", &["abr.vbr.port=\"SW1->SW2\"", "abr.vbr.rate=\"124.416Mbps\""]),
+    // EOM protection with PPD on UBR: the rest of a damaged frame is dropped, EOMs kept.
+    ("aron97-topo1-atm", "eom-ppd", &["switch.policy=eom-protect-ppd", "switch.buffer=48KB", "atm.encapsulation=aal5-vcmux"]),
     // Intelligent tail drop (EOM protection) on ABR with a buffer small enough to overflow.
     ("jain96-2src", "eom-protect", &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"]),
 ];

@@ -201,6 +201,19 @@ mod tests {
     }
 
     #[test]
+    fn eom_protection_with_ppd_drops_the_rest_of_a_damaged_frame_but_its_eom() {
+        let p = DiscardPolicy::EomProtect { reserve: 2, ppd: true };
+        let mut st = VcDiscard::default();
+        // The first cell finds the queue above b - reserve: refused, and the frame is damaged.
+        assert_eq!(p.decide(Some(&mut st), &cell(0, 3), 8, 10), Err(DropReason::EomReserve));
+        // Its middle cell would fit now, but PPD drops it: the receiver would discard it.
+        assert_eq!(p.decide(Some(&mut st), &cell(1, 3), 0, 10), Err(DropReason::Ppd));
+        // The EOM is kept, so the next frame is delimited, and the next frame is admitted.
+        assert!(p.decide(Some(&mut st), &cell(2, 3), 0, 10).is_ok());
+        assert!(p.decide(Some(&mut st), &cell(0, 2), 0, 10).is_ok());
+    }
+
+    #[test]
     fn tail_drop_losing_only_the_eom() {
         // The frame's first cells pass and only its EOM is dropped: under tail
         // drop the next frame is offered normally (the merge dooms it later).

@@ -45,6 +45,11 @@ pub enum PolicyName {
     /// cells may use the buffer up to `switch.eom_reserve` cells short of the
     /// limit, EOM cells the whole buffer.
     EomProtect,
+    /// EOM protection with Partial Packet Discard: as `eom-protect`, and
+    /// once a cell of a frame is dropped the rest of the frame is dropped
+    /// too, its EOM kept if there is room (Jain et al.'s slides drop no EOM;
+    /// Romanow & Floyd's PPD drops what the receiver would discard anyway).
+    EomProtectPpd,
 }
 
 /// `switch.queueing`: how an ATM switch port queues cells (maps to the

@@ -186,12 +186,12 @@ fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Size
             }
             DiscardPolicy::Epd { threshold: t }
         }
-        PolicyName::EomProtect => {
+        PolicyName::EomProtect | PolicyName::EomProtectPpd => {
             let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
             if r >= cells {
                 return err("switch.eom_reserve", "must be smaller than the buffer");
             }
-            DiscardPolicy::EomProtect { reserve: r, ppd: false }
+            DiscardPolicy::EomProtect { reserve: r, ppd: s.switch.policy == PolicyName::EomProtectPpd }
         }
     };
     Ok((Limit::Units(cells), policy))
@@ -242,6 +242,7 @@ mod tests {
         assert!(e.problem.contains("too large"), "{e}");
     }
 
+    use crate::atm::discard::DiscardPolicy;
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
 
@@ -260,6 +261,15 @@ mod tests {
     }
 
     #[test]
+    fn eom_protection_with_ppd_is_a_policy_name() {
+        let m = check(&["switch.policy=eom-protect-ppd", "switch.eom_reserve=4"]).unwrap();
+        let switch_port = m.ports.iter().find(|p| matches!(p.policy, DiscardPolicy::EomProtect { .. })).unwrap();
+        assert_eq!(switch_port.policy, DiscardPolicy::EomProtect { reserve: 4, ppd: true });
+        let m = check(&["switch.policy=eom-protect", "switch.eom_reserve=4"]).unwrap();
+        assert!(m.ports.iter().any(|p| p.policy == DiscardPolicy::EomProtect { reserve: 4, ppd: false }));
+    }
+
+    #[test]
     fn packet_network_limits() {
         let m = check(&["network=packet", "switch.buffer=192528B"]).unwrap();
         assert_eq!(m.ports[1].limit, Limit::Bytes(192_528));
@@ -273,6 +283,7 @@ mod tests {
         assert_eq!(packet("switch.policy=ppd"), "switch.policy");
         assert_eq!(packet("switch.epd_threshold=100"), "switch.epd_threshold");
         assert_eq!(packet("switch.eom_reserve=4"), "switch.eom_reserve");
+        assert_eq!(packet("switch.policy=eom-protect-ppd"), "switch.policy");
         assert_eq!(packet("switch.queueing=per-vc"), "switch.queueing");
         assert!(check(&["network=packet", "switch.buffer=192528B", "switch.policy=tail", "router.policy=tail"]).is_ok());
         assert_eq!(key_of(&["router.policy=red"]), "router.policy");
