@@ -136,6 +136,13 @@ proptest! {
         let (s, _) = run_text(&text, &[], Some(seed), false).unwrap();
         prop_assert!(s.accounting.balanced, "{:?}", s.accounting);
         prop_assert!(s.accounting.queues_within_limits);
+        // A dead cell on a last hop (Y->Di for data, X->Si for ACKs) belongs
+        // to a frame discarded at reassembly or still in the receiver's
+        // buffer at the end (a few a flow): docs/atm.md, A7.
+        let frame_cells = (mss as u64 + 100).div_ceil(48);
+        let last_hop: u64 = s.ports.iter().filter(|p| p.name.starts_with("Y->D") || p.name.starts_with("X->S")).map(|p| p.dead_units).sum();
+        prop_assert!(last_hop <= frame_cells * (s.frames_discarded_at_reassembly + 2 * 2 * flows as u64),
+            "{} dead cells on the last hops, {} frames discarded at reassembly", last_hop, s.frames_discarded_at_reassembly);
         let (again, _) = run_text(&text, &[], Some(seed), false).unwrap();
         prop_assert_eq!(s.accounting.bytes_delivered, again.accounting.bytes_delivered);
         prop_assert_eq!(s.events, again.events);
@@ -373,6 +380,42 @@ fn two_consecutive_losses_recovered_without_timeout_by_vegas_rm_and_by_afr() {
     assert_eq!(a.afr_needless_extra, 0);
     let lite3 = scripted("lite", "[40, 41, 140, 141, 240, 241]", "500ms");
     assert!(a.fast_retransmits < lite3.flows[0].fast_retransmits || a.timeouts < lite3.flows[0].timeouts, "{a:?} vs {:?}", lite3.flows[0]);
+}
+
+/// A frame dropped whole leaves the receiver nothing to merge with: the next
+/// frame reassembles, and no cell is dead (docs/atm.md, A7; issue 24). A
+/// scripted loss drops a frame whole, EOM included, at the sender's adapter.
+#[test]
+fn a_frame_dropped_whole_dooms_no_other_frame() {
+    let s = scripted("lite", "[40, 41, 140]", "500ms");
+    assert_eq!(s.accounting.cells_dropped, s.ports.iter().map(|p| p.drops_by_reason.get("scripted").copied().unwrap_or(0)).sum::<u64>(), "only the scripted losses");
+    assert_eq!(s.flows[0].segments_lost, 3);
+    assert_eq!(s.frames_discarded_at_reassembly, 0);
+    for p in &s.ports {
+        assert_eq!(p.dead_units, 0, "{}: {p:?}", p.name);
+    }
+}
+
+/// On a route's last hop every cell forwarded reaches the receiver, so a
+/// dead cell there (docs/atm.md, A7) is a cell of a frame discarded at
+/// reassembly, or of a frame still open when the run stops (here at most
+/// two per data VC). EPD refuses whole frames, EOM included: before issue 24
+/// every such refusal made the next, intact frame count as dead.
+#[test]
+fn dead_cells_on_a_last_hop_belong_to_frames_discarded_at_reassembly() {
+    let text = std::fs::read_to_string(builtin_dir().join("aron97-topo1-atm.toml")).unwrap();
+    for policy in ["epd", "ppd", "tail"] {
+        let (s, _) = run_text(&text, &[format!("switch.policy={policy}")], None, false).unwrap();
+        assert!(s.accounting.balanced);
+        // raw48: a frame is at most 191 cells; 8 data VCs.
+        let bound = 191 * (s.frames_discarded_at_reassembly + 2 * 8);
+        let last_hop: u64 = s.ports.iter().filter(|p| p.name.starts_with("R2->D")).map(|p| p.dead_units).sum();
+        assert!(last_hop <= bound, "{policy}: {last_hop} dead cells on the last hops, {} frames discarded at reassembly", s.frames_discarded_at_reassembly);
+        let bn = s.ports.iter().find(|p| p.name == "R1->R2").unwrap();
+        if policy == "epd" {
+            assert!(bn.drops_by_reason["epd"] > 10_000, "EPD at work: {bn:?}");
+        }
+    }
 }
 
 /// A random per-packet processing time at the hosts: the run stays balanced

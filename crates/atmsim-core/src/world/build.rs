@@ -22,7 +22,7 @@ use crate::transport::tcp::{TcpReceiver, TcpSender, Variant};
 use rand::Rng;
 
 /// No frame is known to be doomed on the VC.
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = crate::atm::aal5::NO_FRAME;
 
 impl World {
     pub fn new(model: Model, trace: bool) -> Self {
@@ -181,6 +181,7 @@ impl World {
             ledgers: vec![Ledger::default(); num_vcs],
             reassembly: vec![Default::default(); num_vcs],
             doomed: vec![NONE; num_vcs],
+            merges: vec![Default::default(); num_vcs],
             unfinished: if bounded == flows.len() { bounded } else { usize::MAX },
             flows,
             hosts,

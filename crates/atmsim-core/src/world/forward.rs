@@ -144,10 +144,17 @@ impl World {
             return;
         }
         let vc = unit.vc.ix();
-        // A lost EOM merges the next frame into this one at the receiver:
-        // that frame is doomed from its first cell.
-        self.doomed[vc] = if self.atm && unit.is_eom() { unit.frame + 1 } else { unit.frame };
-        if let Some(loss) = self.ledgers[vc].cell_dropped(unit.frame) {
+        // `Some`: this was the frame's last cell on its way, all are dropped.
+        let lost = self.ledgers[vc].cell_dropped(unit.frame);
+        // A lost EOM merges the next frame into this one at the receiver if
+        // some cell is there to merge with: that frame is doomed from its
+        // first cell (`MergeWatch`).
+        self.doomed[vc] = if self.atm {
+            self.merges[vc].dropped(unit.frame, unit.is_eom(), lost.is_some(), self.doomed[vc])
+        } else {
+            unit.frame
+        };
+        if let Some(loss) = lost {
             self.record_loss(unit.vc, loss);
         }
     }

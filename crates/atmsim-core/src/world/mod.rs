@@ -29,7 +29,7 @@ mod forward;
 mod hosts;
 mod transport;
 
-use crate::atm::aal5::Reassembler;
+use crate::atm::aal5::{MergeWatch, Reassembler};
 use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::{Ledger, Loss};
@@ -83,11 +83,13 @@ pub struct World {
     /// Per port, the port of the same link in the other direction.
     reverse: Vec<PortId>,
     /// Per VC: the fate of its frames, its AAL5 reassembly, and the frame
-    /// known to be doomed (a cell dropped, or merged with a frame whose EOM
-    /// was dropped), for dead-cell counts.
+    /// known to be doomed (a cell dropped, or merged at the receiver with
+    /// the cells of a frame whose EOM was dropped), for dead-cell counts,
+    /// with what the drops tell of such merges (`MergeWatch`).
     ledgers: Vec<Ledger>,
     reassembly: Vec<Reassembler>,
     doomed: Vec<u32>,
+    merges: Vec<MergeWatch>,
     flows: Vec<Flow>,
     hosts: Vec<Host>,
     seg_buf: Vec<Segment>,
