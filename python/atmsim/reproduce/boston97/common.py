@@ -40,6 +40,12 @@ def cap(L: int) -> float:
     return L / (53 * cells(L))
 
 
+def packet_ratio(L: int) -> float:
+    """How much faster a packet access link brings cells than the 1.5 Mb/s output drains them: 53 cells(L) / L
+    (1.108 for 9180 B; docs/boston97.md, access links)."""
+    return 53 * cells(L) / L
+
+
 def window_packets(w_kb: int, L: int) -> int:
     """ns-1 windows are in packets: max(1, floor(w x 1024 / L))."""
     return max(1, w_kb * 1024 // L)
@@ -97,6 +103,9 @@ def metrics(s: dict, L: int, sources: int, seconds: float) -> dict:
     frames = sum(x["frames_sent"] for x in b)
     useful = sum(f["bytes_delivered"] for f in s["flows"][:sources]) * L / (L - HEADER)
     line = LINE_BPS * seconds / 8
+    fs = [x["frames_sent"] for x in b]
+    top = int(np.argmax(fs)) if fs else 0
+    lost = sum(x["frames_lost"] for x in b)
     return {
         "clr": sum(x["cells_dropped"] for x in b) / sent if sent else 0.0,
         "plr": sum(x["frames_lost"] for x in b) / frames if frames else 0.0,
@@ -110,6 +119,14 @@ def metrics(s: dict, L: int, sources: int, seconds: float) -> dict:
         "partial_acks": sum(x["partial_acks"] for x in b),
         "timeouts": sum(f["timeouts"] for f in s["flows"][:sources]),
         "fast_retransmits": sum(f["fast_retransmits"] for f in s["flows"][:sources]),
+        # What the claims' notes measure (docs/boston97.md §5).
+        "bottleneck_busy": next(p["busy_fraction"] for p in s["ports"] if p["name"] == s["bottleneck"]),
+        "fairness": s["fairness"],
+        "top_frame_share": fs[top] / frames if frames else 0.0,
+        "top_plr": b[top]["frames_lost"] / fs[top] if fs and fs[top] else 0.0,
+        "cells_per_lost_frame": sum(x["cells_dropped"] for x in b) / lost if lost else 0.0,
+        # Line capacity spent on segments the receiver already had: duplicate segments x cells(L) cells.
+        "duplicate_share": s["accounting"]["bytes_duplicate"] / (L - HEADER) * 53 * cells(L) / line,
     }
 
 
