@@ -6,23 +6,43 @@ explain it. No claims: these are the measurements the deviation notes cite.
     python -m atmsim.reproduce.arb.anatomy fig12   # Tahoe pair: which packets find the buffer full, start order
     python -m atmsim.reproduce.arb.anatomy fig15   # ARB long RTT: increases from stale Ra when RTT > M
 
-Extra arguments are `--set` overrides (KEY=VALUE) applied to every run."""
+Extra arguments are `--set` overrides (KEY=VALUE) applied to every run.
+
+Each probe is a run (`Probe`) and a measure of its result; the figures whose
+failing claims cite a probe declare the same runs (`runs(what)`) and quote
+`measure(what, results)`, so a note's numbers are what this command prints."""
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 import atmsim
+from atmsim.reproduce.harness import Run
 
-from .common import transport
-from .fairness import d23_of
+from .common import d23_of, ratio_of, transport
 
 
-def _run(scenario: str, kind: str, extra) -> tuple[dict, dict]:
-    r = atmsim.run(scenario, transport(scenario, kind) + tuple(extra), 1, True)
-    return r.summary, r.traces
+@dataclass(frozen=True)
+class Probe:
+    """One traced run (seed 1) and the measure that reads it: `measure(summary, traces)`, traces as
+    `atmsim.run` gives them (names, not indices)."""
+
+    scenario: str
+    kind: str
+    overrides: tuple
+    measure: Callable
+
+    def run(self) -> Run:
+        return Run(self.scenario, transport(self.scenario, self.kind) + self.overrides, 1, True)
+
+
+def _result(p: Probe) -> dict:
+    r = atmsim.run(p.scenario, transport(p.scenario, p.kind) + p.overrides, 1, True)
+    return p.measure(r.summary, r.traces)
 
 
 def _idle_runs(idle: np.ndarray, dt: float) -> np.ndarray:
@@ -31,10 +51,21 @@ def _idle_runs(idle: np.ndarray, dt: float) -> np.ndarray:
     return (np.where(edges == -1)[0] - np.where(edges == 1)[0]) * dt
 
 
+FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
+
+
+def twoway_short_probe(duration: float = 400.0, t0: float = 100.0, extra=()) -> Probe:
+    o = (f"duration={duration}s", "trace.interval=20ms", f"trace.port={FWD}") + tuple(extra)
+    return Probe("arb-twoway-short", "tcp", o, lambda s, tr: _twoway_short(s, tr, t0))
+
+
 def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     """fig9: utilisation and idle periods of each direction, who shares the forward queue, ACK spacing, windows and losses."""
-    fwd, rev = "switch-1->switch-2", "switch-2->switch-1"
-    s, tr = _run("arb-twoway-short", "tcp", (f"duration={duration}s", "trace.interval=20ms", f"trace.port={fwd}") + tuple(extra))
+    return _result(twoway_short_probe(duration, t0, extra))
+
+
+def _twoway_short(s: dict, tr: dict, t0: float) -> dict:
+    fwd, rev = FWD, REV
     q = tr["queue"][tr["queue"].t >= t0]
     occ = {p: q[q.port == p].occupancy.to_numpy() for p in (fwd, rev)}
     n = min(len(v) for v in occ.values())
@@ -56,7 +87,8 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     out["data_runs_between_acks"] = {"median": float(np.median(runs)), "p90": float(np.percentile(runs, 90)), "max": int(runs.max())}
     acks = log[ack & (log.change == "depart")]
     order = [f["name"] for f in s["flows"]]
-    first = acks[acks.flow == min(acks.flow.unique(), key=order.index)].t.to_numpy()
+    out["ack_gaps_flow"] = min(acks.flow.unique(), key=order.index)  # the first flow whose ACKs cross the forward port
+    first = acks[acks.flow == out["ack_gaps_flow"]].t.to_numpy()
     gaps = np.diff(np.sort(first))
     ack_s = 8 * 50 / 50e3  # one 50-byte ACK at 50 kb/s
     out["ack_gaps_back_to_back"] = float(np.mean(gaps < 1.5 * ack_s)) if len(gaps) else float("nan")
@@ -69,19 +101,28 @@ def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     return out
 
 
+GATEWAY = "gateway-3->node-4"
+
+
+def phase_probe(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: float = 20.0, extra=()) -> Probe:
+    o = (f"link.node-2-gateway-3.delay={round(d23_ms * 1000)}us", f"flow.f2.start={f2_start}", f"duration={duration}s",
+         "trace.interval=10ms", f"trace.port={GATEWAY}") + tuple(extra)
+    return Probe("arb-fairness", "tcp", o, lambda s, tr: {"f2_start": f2_start, **_phase(s, tr, d23_ms, duration, warm)})
+
+
 def phase(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: float = 20.0, extra=()) -> dict:
     """fig12: per connection, its share, its drops, and where in the gateway's 10 ms service time its arrivals and drops fall."""
-    gw = "gateway-3->node-4"
-    o = (f"link.node-2-gateway-3.delay={round(d23_ms * 1000)}us", f"flow.f2.start={f2_start}", f"duration={duration}s",
-         "trace.interval=10ms", f"trace.port={gw}") + tuple(extra)
-    s, tr = _run("arb-fairness", "tcp", o)
+    return _result(phase_probe(d23_ms, f2_start, duration, warm, extra))
+
+
+def _phase(s: dict, tr: dict, d23_ms: float, duration: float, warm: float) -> dict:
     log = tr["port"][tr["port"].t >= warm]
     dep = np.sort(log[log.change == "depart"].t.to_numpy())
 
     def ph(t):
         return (t - dep[np.maximum(np.searchsorted(dep, t) - 1, 0)]) * 1e3
 
-    out = {"ratio": (221.44 + 2 * (d23_ms - 5)) / 221.44}
+    out = {"ratio": ratio_of(d23_ms)}
     w = tr["window"][tr["window"].t >= warm]
     for f in (0, 1):
         name = s["flows"][f]["name"]
@@ -97,11 +138,18 @@ def phase(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: 
     return out
 
 
-def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0: float = 100.0, extra=()) -> dict:
-    """fig15: per ARB connection, its part of the delivered data and the increases larger than Rinc (max(Rs, Ra + Rinc) with an Ra from before a cut)."""
+def feedback_probe(ratio: float, interval: str = "500ms", duration: float = 300.0, t0: float = 100.0, extra=()) -> Probe:
     o = (f"link.node-2-gateway-3.delay={round(d23_of(ratio) * 1000)}us", f"arb.interval={interval}", f"duration={duration}s",
          "trace.interval=20ms") + tuple(extra)
-    s, tr = _run("arb-fairness", "arb", o)
+    return Probe("arb-fairness", "arb", o, lambda s, tr: _feedback(s, tr, ratio, interval, t0))
+
+
+def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0: float = 100.0, extra=()) -> dict:
+    """fig15: per ARB connection, its part of the delivered data and the increases larger than Rinc (max(Rs, Ra + Rinc) with an Ra from before a cut)."""
+    return _result(feedback_probe(ratio, interval, duration, t0, extra))
+
+
+def _feedback(s: dict, tr: dict, ratio: float, interval: str, t0: float) -> dict:
     d = [f["bytes_delivered"] for f in s["flows"]]
     rt = tr["rate"][tr["rate"].t >= t0]
     out = {"ratio": ratio, "interval": interval, "node2_part": d[1] / sum(d)}
@@ -116,19 +164,39 @@ def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0:
     return out
 
 
+def probes(what: str, extra=()) -> dict:
+    """The probes of one figure by label: what `python -m atmsim.reproduce.arb.anatomy WHAT` runs."""
+    extra = tuple(extra)
+    if what == "fig9":
+        one = tuple(f"flow.{d}{k}.start=5000s" for k in range(2, 6) for d in "fr")  # one connection each way: the others never start
+        return {"tahoe": twoway_short_probe(extra=extra), "timeout_only": twoway_short_probe(extra=extra + ("tcp.variant=timeout-only",)),
+                "one_each_way": twoway_short_probe(extra=extra + one)}
+    if what == "fig12":
+        return {f"{d}ms/{st}": phase_probe(d, st, extra=extra) for d in (6.0, 9.75, 12.0, 38.75) for st in ("10ms", "15s")}
+    if what == "fig15":
+        return {f"{r}/{m}": feedback_probe(r, m, extra=extra) for r in (1, 4, 8) for m in ("500ms", "2s")}
+    raise SystemExit(f"unknown probe {what!r}: fig9, fig12 or fig15")
+
+
+def runs(what: str) -> list:
+    """The runs of `what`'s probes, for a figure to declare."""
+    return [p.run() for p in probes(what).values()]
+
+
+def measure(what: str, pairs) -> dict:
+    """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`."""
+    got = {run: res for run, res in pairs}
+    out = {}
+    for label, p in probes(what).items():
+        s, raw = got[p.run()]
+        out[label] = p.measure(s, atmsim.trace_frames(raw))
+    return out
+
+
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     what, extra = argv[0], tuple(argv[1:])
-    if what == "fig9":
-        one = tuple(f"flow.{d}{k}.start=5000s" for k in range(2, 6) for d in "fr")  # one connection each way: the others never start
-        res = {"tahoe": twoway_short(extra=extra), "timeout_only": twoway_short(extra=extra + ("tcp.variant=timeout-only",)),
-               "one_each_way": twoway_short(extra=extra + one)}
-    elif what == "fig12":
-        res = [phase(d, st, extra=extra) for d in (6.0, 9.75, 12.0, 38.75) for st in ("10ms", "15s")]
-    elif what == "fig15":
-        res = [feedback(r, m, extra=extra) for r in (1, 4, 8) for m in ("500ms", "2s")]
-    else:
-        raise SystemExit(f"unknown probe {what!r}: fig9, fig12 or fig15")
+    res = {label: _result(p) for label, p in probes(what, extra).items()}
     print(json.dumps(res, indent=1, default=float))
 
 

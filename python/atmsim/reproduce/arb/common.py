@@ -25,6 +25,18 @@ SAMPLE = "20ms"  # queue sampling interval of traced runs
 WARMUP_S = 100.0  # efficiency runs: statistics over [100 s, end]
 
 
+RTT1_MS = 2 * (5 + 100) + 1 + 10 + 0.4 + 0.04  # fairness topology: node 1's round trip, 221.44 ms (§4.1)
+
+
+def ratio_of(d23_ms: float) -> float:
+    """RTT2/RTT1 of the fairness topology for node 2's access delay d23."""
+    return (RTT1_MS + 2 * (d23_ms - 5)) / RTT1_MS
+
+
+def d23_of(ratio: float) -> float:
+    return 5 + (ratio - 1) * RTT1_MS / 2
+
+
 def flow_names(scenario: str) -> list[str]:
     """The flow names of a built-in scenario, in file order."""
     return re.findall(r'^name = "([^"]+)"', atmsim.load_scenario(scenario), re.M)[1:]
@@ -97,10 +109,11 @@ def packets_sent(s: dict) -> int:
     return sum(f["segments_sent"] for f in s["flows"])
 
 
-def useful_utilisation(s: dict, capacity_bps: float, wire_bytes: int, payload: int) -> float:
-    """First-delivery data (delivered payload, in wire bits of full packets) over the line's capacity, whole run."""
-    bits = sum(f["bytes_delivered"] for f in s["flows"]) * wire_bytes / payload * 8
-    return bits / (capacity_bps * s["end_time_s"])
+def useful_utilisation(s: dict, s0: dict, capacity_bps: float, wire_bytes: int, payload: int) -> float:
+    """First-delivery data (delivered payload, in wire bits of full packets) over the line's capacity
+    between the end of `s0`, the same run stopped at the warm-up, and the end of `s`."""
+    d = sum(f["bytes_delivered"] for f in s["flows"]) - sum(f["bytes_delivered"] for f in s0["flows"])
+    return d * wire_bytes / payload * 8 / (capacity_bps * (s["end_time_s"] - s0["end_time_s"]))
 
 
 def loss_epochs(ev: pd.DataFrame, gap: float) -> list[pd.DataFrame]:
@@ -113,12 +126,13 @@ def loss_epochs(ev: pd.DataFrame, gap: float) -> list[pd.DataFrame]:
     return [loss.iloc[a:b] for a, b in zip(starts[:-1], starts[1:])]
 
 
-def reply_arrivals(s: dict, tr: dict, flow: int) -> np.ndarray:
-    """Times the ACKs (or rate replies) of `flow` leave the logged port (its last hop to the sender)."""
+def reply_arrivals(tr: dict, flow: str, t0: float = WARMUP_S) -> np.ndarray:
+    """Times the ACKs (or rate replies) of `flow` (its name) leave the logged port, from t0 on."""
+    names = tr["names"]
+    vc = next(v for v, (f, d) in enumerate(zip(names["vc_flow"], names["vc_direction"])) if f == flow and d == "reply")
     log = frame(tr, "port")
-    reply_vc = 2 * flow + 1  # the VC table opens each flow's data VC, then its reply VC
-    sel = log[(log.vc == reply_vc) & (log.change == "depart")]
-    return np.sort(sel.t.to_numpy())
+    t = np.sort(log[(log.vc == vc) & (log.change == "depart")].t.to_numpy())
+    return t[t >= t0]
 
 
 def rate_means(tr: dict, t0: float, t1: float) -> dict:

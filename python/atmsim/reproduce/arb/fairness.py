@@ -12,20 +12,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from atmsim.claims import above, at_least, at_most, below, check, within
 from atmsim.reproduce.harness import figure
 
+from .common import RTT1_MS, d23_of, ratio_of
 
-RTT1_MS = 2 * (5 + 100) + 1 + 10 + 0.4 + 0.04  # 221.44 ms (§4.1)
 LINE_BPS, DATA_B, PAYLOAD_B = 800e3, 1000, 960
 D23 = "link.node-2-gateway-3.delay"
+PLATEAU = 0.8  # fig12.c1: "about 90%"
+VALLEY = 0.3  # fig12.c2-c4: a valley point ("only 10-20%")
+EVEN = (0.3, 0.7)  # fig12.c5: no periodic bias
 
 
-def ratio_of(d23_ms: float) -> float:
-    return (RTT1_MS + 2 * (d23_ms - 5)) / RTT1_MS
+def _probe_runs(what: str) -> list:
+    """The runs of the mechanism probe `what` (anatomy.py), imported late so that `python -m ...anatomy` runs it as a script."""
+    from . import anatomy
+
+    return anatomy.runs(what)
 
 
-def d23_of(ratio: float) -> float:
-    return 5 + (ratio - 1) * RTT1_MS / 2
+def _probe(what: str, pairs) -> dict:
+    from . import anatomy
+
+    return anatomy.measure(what, pairs)
 
 
 def _us(ms: float) -> str:
@@ -79,7 +88,7 @@ def _plot_shares(c, name, df, title):
     save(fig, c.out / f"{name}.png")
 
 
-def _valley_centres(g: pd.DataFrame, low=0.3) -> list[float]:
+def _valley_centres(g: pd.DataFrame, low=VALLEY) -> list[float]:
     """RTT2 (ms) at the centre of each run of consecutive points with share1 <= low."""
     rtt2 = (g.ratio * RTT1_MS).to_numpy()
     v = (g.share1 <= low).to_numpy()
@@ -97,44 +106,70 @@ def _valley_centres(g: pd.DataFrame, low=0.3) -> list[float]:
 
 
 # RED (Floyd & Jacobson 1993) runs beside the paper's two gateways as the modern reference: plotted, no claim.
-@figure("fig12", runs=lambda g: _periodic_runs(g, "tcp", ("tail", "random-drop", "red")))
+@figure("fig12", runs=lambda g: {**_periodic_runs(g, "tcp", ("tail", "random-drop", "red")), "anatomy": _probe_runs("fig12")})
 def fig12(c, runs):
     """TCP-SS bias in periodic traffic (§4.2, Fig. 12), drop tail and random drop."""
     df = pd.concat([_shares(runs[gw], 20, 120) for gw in ("tail", "random-drop", "red")], ignore_index=True)
     c.write("fig12", df)
     _plot_shares(c, "fig12", df, "TCP-SS, two connections, 15-packet gateway (last 100 s of 120 s)")
     dt = df[df.gateway == "tail"].sort_values("ratio")
-    hi = float((dt.share1 >= 0.8).mean())
+    hi = float((dt.share1 >= PLATEAU).mean())
     near, far = dt[dt.ratio < 1.2], dt[dt.ratio >= 1.2]
-    parts = {"all": hi, "below_1.2": float((near.share1 >= 0.8).mean()) if len(near) else None,
-             "from_1.2": float((far.share1 >= 0.8).mean()) if len(far) else None}
-    c.claim("fig12", "c1", "node 1 gets about 90 % of the bandwidth for most RTT ratios", "value", "about 90% (§4.2)", parts, hi >= 0.5,
-            "drop tail: node 1's share >= 0.8 at >= 50 % of points",
-            "" if hi >= 0.5 else "every drop is a window-increase packet 1 ms behind its clocked one, and a connection parked at its "
-            "32-packet window never loses; below a ratio of 1.2 our start (node 2 at 10 ms) ends with both climbing and losing their own "
-            "increase packets (node 1 0.45-0.55); node 2 starting at 15 s, node 1 parked, gives 0.92 (anatomy fig12, docs/arb.md §8)")
+    parts = {"all": hi, "below_1.2": float((near.share1 >= PLATEAU).mean()) if len(near) else None,
+             "from_1.2": float((far.share1 >= PLATEAU).mean()) if len(far) else None}
+    c.claim("fig12", "c1", "node 1 gets about 90 % of the bandwidth for most RTT ratios", "value", "about 90% (§4.2)", parts,
+            check((f"drop tail: share of points with node 1's share >= {PLATEAU:g}", hi, at_least(0.5))), "",
+            deviation=_fig12_note(near, far, _probe("fig12", runs["anatomy"])))
     rtt2 = dt.ratio.to_numpy() * RTT1_MS
     periods = np.floor((rtt2 - RTT1_MS) / 10.0)
     full = [p for p in np.unique(periods) if (periods == p).sum() >= 10]
-    hit = [bool((dt.share1.to_numpy()[periods == p] <= 0.3).any()) for p in full]
+    hit = [bool((dt.share1.to_numpy()[periods == p] <= VALLEY).any()) for p in full]
     fr = float(np.mean(hit)) if hit else float("nan")
     c.claim("fig12", "c2", "some RTT ratios cause node 1's share to drop to 10-20 %, periodically", "value", "10-20% (§4.2)",
-            {"periods_with_valley": fr, "periods": len(full)}, bool(hit) and fr >= 0.7,
-            "in >= 70 % of the 10 ms RTT periods spanned some point has node 1's share <= 0.3")
+            {"periods_with_valley": fr, "periods": len(full)},
+            check((f"share of the 10 ms RTT periods spanned by the grid (>= 10 points) with a point where node 1's share <= {VALLEY:g}", fr,
+                   at_least(0.7))), "drop tail")
     cen = _valley_centres(dt)
     sp = float(np.median(np.diff(cen))) if len(cen) > 1 else float("nan")
     c.claim("fig12", "c3", "the valleys' period is 10 ms, one packet time at the gateway", "shape", "10 ms (§4.2)", {"spacing_ms": sp, "valleys": len(cen)},
-            abs(sp - 10) <= 1, "median spacing of valley centres (in RTT2) 10 +- 1 ms")
+            check((f"median spacing of valley centres (runs of points with node 1's share <= {VALLEY:g}), in RTT2 (ms)", sp, within(9, 11))),
+            "drop tail")
     sel = dt[(dt.ratio >= 1.039) & (dt.ratio <= 1.045)]
-    ok = sel[(sel.share1 <= 0.3) & (sel.drop_share1 >= 0.9)]
+    ok = sel[(sel.share1 <= VALLEY) & (sel.drop_share1 >= 0.9)]
     c.claim("fig12", "c4", "at ratios 1.039-1.045 the dropped packets are always from node 1", "value", "§4.2",
             {"points": len(sel), "min_share1": float(sel.share1.min()) if len(sel) else None,
-             "max_drop_share1": float(sel.drop_share1.max()) if len(sel) else None}, len(ok) >= 1,
-            ">= 1 grid point in [1.039, 1.045] with node 1's share <= 0.3 and >= 90 % of the drops")
+             "max_drop_share1": float(sel.drop_share1.max()) if len(sel) else None},
+            check((f"grid points in [1.039, 1.045] with node 1's share <= {VALLEY:g} and >= 90 % of the drops", len(ok), at_least(1))), "drop tail")
     dr = df[df.gateway == "random-drop"]
-    mid = float(((dr.share1 >= 0.3) & (dr.share1 <= 0.7)).mean())
-    c.claim("fig12", "c5", "a random drop gateway fixes this bias", "shape", "§4.2", mid, mid >= 0.8,
-            "random drop: node 1's share in [0.3, 0.7] at >= 80 % of points")
+    mid = float(((dr.share1 >= EVEN[0]) & (dr.share1 <= EVEN[1])).mean())
+    c.claim("fig12", "c5", "a random drop gateway fixes this bias", "shape", "§4.2", mid,
+            check((f"random drop: share of points with node 1's share in [{EVEN[0]:g}, {EVEN[1]:g}]", mid, at_least(0.8))), "")
+
+
+def _fig12_note(near: pd.DataFrame, far: pd.DataFrame, a: dict) -> str:
+    """fig12.c1's deviation, from the claim's points and the probe `anatomy fig12`."""
+    lags = np.array([r[n]["drop_phase_ms"] - r[n]["arrival_phase_ms"] for r in a.values() for n in ("node1", "node2")
+                     if r[n]["drop_phase_ms"] is not None and r[n]["drops"] > 1])
+    pair = np.abs(lags - 1.0) < 0.05  # one 1000-byte packet at 8 Mb/s behind
+    early, late, above_ = a["6.0ms/10ms"], a["6.0ms/15s"], a["38.75ms/10ms"]
+    e2, l2 = a["12.0ms/10ms"], a["12.0ms/15s"]
+    parked = [r["node1"]["drops"] for r in a.values() if r["node1"]["window_limited"] >= 0.9]
+    far_txt = f"; from 1.2 on at {(far.share1 >= PLATEAU).mean():.0%}" if len(far) else ""
+    return (f"Below a ratio of 1.2 node 1's share has median {near.share1.median():.2f} and is >= {PLATEAU:g} at "
+            f"{(near.share1 >= PLATEAU).mean():.0%} of the points{far_txt}. Measured by "
+            f"`python -m atmsim.reproduce.arb.anatomy fig12` (port log of gateway-3->node-4, [20 s, 120 s]): in {pair.sum()} of the "
+            f"{len(lags)} connections of the probe runs that lose more than one packet, the median drop falls one packet time at "
+            f"8 Mb/s (1 ms) behind the median ACK-clocked arrival: the second packet of a window-increase pair; a connection "
+            f"parked at its 32-packet window sends no such pair ({sum(parked)} drops in the {len(parked)} probe runs where node 1 "
+            f"is window-limited >= 90 % of the time). The start decides which state the pair "
+            f"reaches: with node 2 starting 10 ms after node 1 (our start) both climb and both lose their increase packets (ratio "
+            f"{early['ratio']:.3f}: drops {early['node1']['drops']}/{early['node2']['drops']}, line shares "
+            f"{early['node1']['line_share']:.2f}/{early['node2']['line_share']:.2f}; ratio {e2['ratio']:.3f}: "
+            f"{e2['node1']['line_share']:.2f}/{e2['node2']['line_share']:.2f}); with node 2 starting at 15 s node 1 is parked when it "
+            f"arrives and keeps {late['node1']['line_share']:.2f} and {l2['node1']['line_share']:.2f} (drops {late['node1']['drops']} "
+            f"and {l2['node1']['drops']}), the paper's plateau. At ratio {above_['ratio']:.3f} our start also ends with node 1 parked "
+            f"(window-limited {above_['node1']['window_limited']:.0%} of the time, {above_['node1']['drops']} drops, share "
+            f"{above_['node1']['line_share']:.2f}). The paper says only 'a steady-state setting'; docs/arb.md §8.")
 
 
 def _fig13_runs(g):
@@ -150,16 +185,19 @@ def fig13(c, runs):
     df = _shares(runs["tail"], 20, 120)
     c.write("fig13", df)
     _plot_shares(c, "fig13", df, "ARB, two connections, 15-packet drop-tail gateway (last 100 s of 120 s)")
-    inside = bool(((df.share1 >= 0.4) & (df.share1 <= 0.6)).all())
     c.claim("fig13", "c1", "node 1's share is around 50 % with a small ripple", "value", "around 50% (§4.2)",
-            {"min": float(df.share1.min()), "max": float(df.share1.max())}, inside, "node 1's share in [0.4, 0.6] at every point")
+            {"min": float(df.share1.min()), "max": float(df.share1.max())},
+            check(("node 1's smallest share", float(df.share1.min()), at_least(0.4)), ("its largest", float(df.share1.max()), at_most(0.6))),
+            "every point")
     lg = _shares(runs["long"], 100, 3600)
     sh = float(lg.share1.iloc[0] / (lg.share1.iloc[0] + lg.share2.iloc[0]))
-    c.claim("fig13", "c2", "in a 3600 s run each connection equally shares the bandwidth", "value", "equal shares (§4.2)", sh, abs(sh - 0.5) <= 0.02,
-            "ratio 1.042, [100 s, 3600 s]: node 1's part of the delivered data within 0.5 +- 0.02")
+    c.claim("fig13", "c2", "in a 3600 s run each connection equally shares the bandwidth", "value", "equal shares (§4.2)", sh,
+            check(("node 1's delivered data / (node 1's + node 2's)", sh, within(0.48, 0.52))),
+            "ratio 1.042, [100 s, 3600 s]; amended 2026-11-26 (catalogue 5.10): 'each connection equally shares the bandwidth' compares "
+            "the two connections, so the share is between them, not of the bottleneck (whose utilisation fig13's other claims judge)")
     lr = float(df.loss_ratio.max())
-    c.claim("fig13", "c3", "we will rarely find a packet dropped at the gateway", "value", "rarely (§4.4)", lr, lr <= 0.001,
-            "drops <= 0.1 % of the packets sent at every point")
+    c.claim("fig13", "c3", "we will rarely find a packet dropped at the gateway", "value", "rarely (§4.4)", lr,
+            check(("largest drops / packets sent over the points", lr, at_most(0.001))), "every point")
 
 
 RATIOS_FULL, RATIOS_QUICK = (1, 1.5, 2, 3, 4, 5, 6, 7, 8), (1, 2, 4, 8)
@@ -213,10 +251,10 @@ def fig14(c, runs):
     cl = _cluster(df)
     c.write("fig14", cl)
     _plot_long(c, "fig14", cl, "TCP-SS")
-    below = bool(all((g[g.ratio >= 2].share2 < g[g.ratio >= 2].share1).all() for _, g in cl.groupby("gateway")))
+    gap2 = float(max((g[g.ratio >= 2].share2 - g[g.ratio >= 2].share1).max() for _, g in cl.groupby("gateway")))
     c.claim("fig14", "c1", "a strong bias against the longer-RTT connection, both gateways", "shape", "§4.3, Fig. 14",
-            {gw: dict(zip(g.ratio, (g.share2 / g.share1).round(3))) for gw, g in cl.groupby("gateway")}, below,
-            "node 2 < node 1 at every ratio >= 2, both gateways")
+            {gw: dict(zip(g.ratio, (g.share2 / g.share1).round(3))) for gw, g in cl.groupby("gateway")},
+            check(("largest node 2 - node 1 (cluster means) at ratios >= 2, both gateways", gap2, below(0))), "")
     sp = {}
     for gw, g in cl.groupby("gateway"):
         r = pd.Series(g.ratio.to_numpy()).rank().to_numpy()
@@ -225,13 +263,15 @@ def fig14(c, runs):
     rd = cl[(cl.gateway == "random-drop") & (cl.ratio == cl.ratio.max())]
     r8 = float((rd.share2 / rd.share1).iloc[0])
     c.claim("fig14", "c2", "the bias grows with the ratio; random drop does not remove it", "shape", "§4.3", {"spearman": sp, "rd_ratio_at_max": r8},
-            all(v <= -0.8 for v in sp.values()) and r8 <= 0.5, "Spearman(ratio, node2/node1) <= -0.8 both panels; node2/node1 <= 0.5 at the largest ratio under random drop")
+            check(("larger Spearman(ratio, node 2 / node 1) of the two gateways", max(sp.values()), at_most(-0.8)),
+                  ("random drop: node 2 / node 1 at the largest ratio", r8, at_most(0.5))), "")
     t1 = cl[(cl.gateway == "tail") & (cl.ratio == 1)]
-    c.claim("fig14", "c3", "drop tail: node 1 above node 2 at a ratio around 1", "shape", "§4.3", {"node1": float(t1.share1.iloc[0]), "node2": float(t1.share2.iloc[0])},
-            bool((t1.share1 > t1.share2).all()), "cluster mean node 1 > node 2 at ratio 1 (drop tail)")
+    c.claim("fig14", "c3", "drop tail: node 1 above node 2 at a ratio around 1", "shape", "§4.3",
+            {"node1": float(t1.share1.iloc[0]), "node2": float(t1.share2.iloc[0])},
+            check(("drop tail, ratio 1: node 1 - node 2 (cluster means)", float(t1.share1.iloc[0] - t1.share2.iloc[0]), above(0))), "")
 
 
-@figure("fig15", runs=lambda g: _long_rtt_runs(g, "arb"))
+@figure("fig15", runs=lambda g: {**_long_rtt_runs(g, "arb"), "anatomy": _probe_runs("fig15")})
 def fig15(c, runs):
     """ARB with the long-RTT connection (§4.3, Fig. 15)."""
     df = _shares(runs["tail"], 100, 500)
@@ -242,9 +282,28 @@ def fig15(c, runs):
     gap = float((cl.share1 - cl.share2).abs().max())
     tot = float((cl.share1 + cl.share2).min())
     c.claim("fig15", "c1", "the two connections share the bandwidth almost equally at every RTT ratio", "value", "§4.3, Fig. 15",
-            {"max_gap": gap, "min_sum": tot}, gap <= 0.1 and tot >= 0.9, "|node 1 - node 2| <= 0.1 and node 1 + node 2 >= 0.9 at every ratio",
-            "" if gap <= 0.1 else "the gap is at the largest ratio and favours node 2: its round trip (1.77 s) exceeds M = 0.5 s, so "
-            "replies to requests sent before a cut raise Rs to Ra + Rinc with the pre-cut Ra, undoing the cut (31 such increases, node 1 "
-            "none); with M = 2 s node 2's part is 0.497 (anatomy fig15, docs/arb.md §8)")
-    lr = float(df.loss_ratio.max())
-    c.claim("fig15", "c2", "drops are rare", "value", "§4.4", lr, lr <= 0.001, "drops <= 0.1 % of the packets sent at every point")
+            {"max_gap": gap, "min_sum": tot},
+            check(("largest |node 1 - node 2| over the ratios (cluster means, of the bottleneck)", gap, at_most(0.1)),
+                  ("smallest node 1 + node 2", tot, at_least(0.9))), "",
+            deviation=_fig15_note(cl, _probe("fig15", runs["anatomy"])))
+    lr = float(cl.loss_ratio.max())
+    c.claim("fig15", "c2", "drops are rare", "value", "§4.4", lr,
+            check(("largest drops / packets sent over the points (cluster means)", lr, at_most(0.001))), "every point")
+
+
+def _fig15_note(cl: pd.DataFrame, a: dict) -> str:
+    """fig15.c1's deviation, from the claim's clusters and the probe `anatomy fig15`."""
+    w = cl.loc[(cl.share1 - cl.share2).abs().idxmax()]
+    ahead = "node 2" if w.share2 > w.share1 else "node 1"
+    rtt2 = {r: RTT1_MS * r / 1e3 for r in (1, 4, 8)}
+    m8, l8, m4, m1 = a["8/500ms"], a["8/2s"], a["4/500ms"], a["1/500ms"]
+    return (f"The largest gap is at ratio {w.ratio:g} and favours {ahead} ({w.share2:.3f} against {w.share1:.3f} for node 1). "
+            f"Measured by `python -m atmsim.reproduce.arb.anatomy fig15` (rate trace, [100 s, 300 s]): at ratio 8 node 2's round trip "
+            f"({rtt2[8]:.2f} s) exceeds M = 0.5 s, so requests overlap and a reply to one sent before a cut raises Rs to "
+            f"max(Rs, Ra + Rinc) with the pre-cut Ra: node 2 has {m8['node2']['increases_above_rinc']} increases larger than Rinc "
+            f"({m8['node2']['excess_kbps']:.0f} kb/s above Rinc in all), node 1 (round trip {RTT1_MS / 1e3:.2f} s) "
+            f"{m8['node1']['increases_above_rinc']}, and node 2's part of the delivered data is {m8['node2_part']:.3f}. With M = 2 s "
+            f"(requests do not overlap) node 2 has {l8['node2']['increases_above_rinc']} such increases and its part is "
+            f"{l8['node2_part']:.3f}. At ratio 4 ({rtt2[4]:.2f} s, M = 0.5 s) {m4['node2']['increases_above_rinc']} increases, part "
+            f"{m4['node2_part']:.3f}; at ratio 1 {m1['node2']['increases_above_rinc']}, part {m1['node2_part']:.3f}. M (0.5 s, "
+            f"'more than a round trip', docs/arb.md §3) is ours; [CHG] give neither M nor what to do with overlapping requests.")
