@@ -35,6 +35,7 @@ CELL_RATE_53 = _A["ports"][_A["bottleneck"]]["rate_bps"] / CELL_BITS  # 120,370.
 # Cells/s on an OC-3 line as the analytic claims write it: the line's 149.76 Mb/s / 424 b is 353,207.55.
 OC3_CELLS = 353207.5
 BUFFER_A = 682  # cells: the 32 KiB per-VC buffer without flow control (§IV)
+WARMUP_S = 1.0  # statistics over [1 s, end] (catalogue 2.2)
 
 
 def cells(L: int) -> int:
@@ -72,6 +73,11 @@ class Grid:
             o += (f"duration={self.duration}",)
         return Run(f"morris-kung95-{config}", o, seed, trace, tag)
 
+    def pair(self, config: str, overrides=(), seed: int = 1, tag=None, warm: float = WARMUP_S) -> list:
+        """The run and the same run stopped at `warm` s (runs are deterministic: the second is the first's
+        prefix), so that statistics over [warm, end] are differences of their summaries."""
+        return [self.run(config, overrides, seed, tag=tag), self.run(config, tuple(overrides) + (f"duration={warm:g}s",), seed, tag=tag)]
+
 
 def grid(quick: bool, seeds: Optional[list] = None, duration: Optional[str] = None) -> Grid:
     """The grid of `reproduce morris-kung95`; seeds and duration replace it for tests."""
@@ -80,7 +86,18 @@ def grid(quick: bool, seeds: Optional[list] = None, duration: Optional[str] = No
     return Grid(quick, tuple(seeds or ([1] if quick else [1, 2, 3])), duration or ("10s" if quick else "20s"))
 
 
-def goodput(s: dict, flow=None) -> float:
-    """Payload bytes per second delivered (whole run)."""
-    fl = s["flows"] if flow is None else [s["flows"][flow]]
-    return sum(f["bytes_delivered"] for f in fl) / s["end_time_s"]
+def goodput(s: dict, s0: Optional[dict] = None, flow=None) -> float:
+    """Payload bytes per second delivered between the end of `s0` (the same run stopped at the warm-up;
+    None: from 0) and the end of `s`."""
+    def delivered(x):
+        fl = x["flows"] if flow is None else [x["flows"][flow]]
+        return sum(f["bytes_delivered"] for f in fl)
+
+    if s0 is None:
+        return delivered(s) / s["end_time_s"]
+    return (delivered(s) - delivered(s0)) / (s["end_time_s"] - s0["end_time_s"])
+
+
+def pairs(runs) -> list:
+    """(run, summary, warm-up summary) from a list of `Grid.pair` runs."""
+    return [(r, s, s0) for (r, s), (_, s0) in zip(runs[::2], runs[1::2])]

@@ -14,6 +14,7 @@ from fractions import Fraction
 import pandas as pd
 
 import atmsim
+from atmsim.claims import above, at_most, check, within
 from atmsim.reproduce.harness import figure
 
 _FIG6 = atmsim.model_facts("morris-kung95-fig6")
@@ -70,11 +71,13 @@ def fig6(c, runs):
     lost = {pol: df[df.policy == pol].set_index("packet").cells_lost for pol in ("tail", "ppd")}
     damaged = {pol: [k - FIG6_I for k, v in lost[pol].items() if v > 0] for pol in lost}
     tail_i, tail_i1 = int(lost["tail"][FIG6_I]), int(lost["tail"][FIG6_I + 1])
+    others = len([k for k in damaged["tail"] if k not in (0, 1)])
     c.claim("fig6", "c1", "in this way two packets are damaged", "analytic", "packets i and i+1 (§IV, Fig. 6)",
             {"damaged_relative_to_i": damaged["tail"], "cells_lost_i": tail_i, "cells_lost_i+1": tail_i1,
              "fluid_lost_packets": [str(fl["tail"].lost[FIG6_I]), str(fl["tail"].lost[FIG6_I + 1])]},
-            damaged["tail"] == [0, 1] and abs(tail_i - 64) <= 1 and abs(tail_i1 - 64) <= 1,
-            "cell run: only packets i and i+1 lose cells, 64 +- 1 each (fluid: 1/3 packet each)")
+            check(("packets other than i and i+1 that lose cells", others, at_most(0)), ("cells lost from i", tail_i, within(63, 65)),
+                  ("cells lost from i+1", tail_i1, within(63, 65))),
+            "cell run, tail drop (fluid: 1/3 packet each)")
 
     def delta(pol):
         """Queue when packet i+1 starts to arrive minus the white-circle level (Fig. 7)."""
@@ -83,17 +86,22 @@ def fig6(c, runs):
         q_cell = int(portlog.value_at(cell[pol], (float(t3) + FIG6_SHIFT) * FIG6_UNIT_S)[0])
         return q_fluid - white, q_cell / PACKET_CELLS - float(white)
 
+    # The fluid values are exact fractions; "exact" here is to half a cell (the cell run's resolution).
+    half_cell = 0.5 / PACKET_CELLS
     d_tail, d_tail_cells = delta("tail")
     c.claim("fig6", "c2", "the delta value in Fig. 6 is greater than zero", "analytic", "Δ > 0 (§IV, Fig. 7)",
-            {"delta_fluid": str(d_tail), "delta_cell_run_packets": d_tail_cells}, d_tail == Fraction(1, 3) and d_tail_cells > 0,
-            "fluid Δ = 1/3 packet; cell run Δ > 0")
+            {"delta_fluid": str(d_tail), "delta_cell_run_packets": d_tail_cells},
+            check(("fluid Δ (packets)", float(d_tail), within(1 / 3 - half_cell, 1 / 3 + half_cell)), ("cell run Δ (packets)", d_tail_cells, above(0))),
+            "the fluid's exact fraction to half a cell (the cell run's resolution)")
     d_ppd, d_ppd_cells = delta("ppd")
     p_i, p_i1 = int(lost["ppd"][FIG6_I]), int(lost["ppd"][FIG6_I + 1])
     c.claim("fig6", "c3", "with PPD the switch has more space for packet i+1 but still drops part of it", "analytic", "§IV, Fig. 7",
             {"delta_ppd_fluid": str(d_ppd), "delta_ppd_cell_run_packets": d_ppd_cells, "cells_lost_i": p_i, "cells_lost_i+1": p_i1},
-            0 < d_ppd < d_tail and d_ppd == Fraction(1, 6) and abs(p_i - 94) <= 2 and abs(p_i1 - 49) <= 2,
-            "fluid Δ_PPD = 1/6 in (0, Δ); cell run loses 94 +- 2 and 49 +- 2 cells from i and i+1")
+            check(("fluid Δ_PPD (packets)", float(d_ppd), within(1 / 6 - half_cell, 1 / 6 + half_cell)),
+                  ("Δ - Δ_PPD (packets)", float(d_tail - d_ppd), above(0)),
+                  ("cell run: cells lost from i", p_i, within(92, 96)), ("from i+1", p_i1, within(47, 51))),
+            "the fluid's exact fraction to half a cell; Δ_PPD in (0, Δ)")
     diff = {pol: float((cell[pol].q - cell[pol].fluid).abs()[cell[pol].t_paper >= 0].max()) for pol in cell}
     c.claim("fig6", "c4", "the computed curves beside the cell run", "shape", "Fig. 6",
-            {f"max_abs_diff_cells_{k}": v for k, v in diff.items()}, max(diff.values()) <= 2,
-            "max |cell run - fluid| <= 2 cells from paper time 0 on (fig6.png)")
+            {f"max_abs_diff_cells_{k}": v for k, v in diff.items()},
+            check(("max |cell run - fluid| from paper time 0 on, both policies (cells)", max(diff.values()), at_most(2))), "fig6.png")
