@@ -320,7 +320,11 @@ def pause_summary(classes: list) -> dict:
 
 
 def _rng(x: list) -> str:
-    return f"{min(x):.2f}-{max(x):.2f} s" if x else "none"
+    """A range of seconds for a note: "a-b s", "a s" or "none"."""
+    if not x:
+        return "none"
+    lo, hi = f"{min(x):.2f}", f"{max(x):.2f}"
+    return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
 
 
 def _fig4_note(classes: list, mp: float, mp_all: float) -> str:

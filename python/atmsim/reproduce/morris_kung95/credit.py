@@ -15,7 +15,7 @@ import pandas as pd
 from atmsim.claims import at_least, at_most, below, check, within
 from atmsim.reproduce.harness import figure
 
-from .buffers import _log_runs, pause_classes, pause_summary
+from .buffers import _log_runs, _rng, pause_classes, pause_summary
 from .common import (CELL_PAYLOAD, CELL_RATE_53, MSS, MTU, OC3_CELLS, PACKET_CELLS, WARMUP_S, cells, credit_overrides, g_max, goodput,
                      pairs)
 
@@ -99,17 +99,13 @@ def _fig8_c2_note(df: pd.DataFrame, lone, pair) -> str:
     per_b = float(np.median([x for l in df[(~df.credit) & (df.config == "b")].per_flow_MBps for x in l]))
     to = nf.timeouts.median()
     return (f"Each TCP of config (b) delivers {per_b:.3f} MB/s, {per_b / per_a:.2f} x the lone TCP of config (a) ({per_a:.3f}): "
-            f"over [1 s, end] the lone TCP's pauses alternate between {_rng_s(a['short'])} ({len(a['short'])} over {na} runs) and "
-            f"{_rng_s(a['long'])} ({len(a['long'])}), each long one after a burst whose timed segment was dropped "
+            f"over [1 s, end] the lone TCP's pauses alternate between {_rng(a['short'])} ({len(a['short'])} over {na} runs) and "
+            f"{_rng(a['long'])} ({len(a['long'])}), each long one after a burst whose timed segment was dropped "
             f"({a['long_timed_lost']} of {len(a['long'])}), so that no RTT sample reset the back-off (fig4.c1's note); the TCPs of "
-            f"(b) pause {len(b['short'])} times over {nb} TCP-runs, {_rng_s(b['short'])}, {len(b['long'])} times longer than 2 s, "
+            f"(b) pause {len(b['short'])} times over {nb} TCP-runs, {_rng(b['short'])}, {len(b['long'])} times longer than 2 s, "
             f"their timed segments dropped {b['short_timed_lost'] + b['long_timed_lost']} times. Timeouts per run: "
             f"(a) {to['a']:.0f}, (b) {to['b']:.0f} for two TCPs. fig8.csv and the traced runs of fig4 and fig8.c6 "
             f"(`python -m atmsim reproduce morris-kung95 --figure fig8`).")
-
-
-def _rng_s(x: list) -> str:
-    return f"{min(x):.2f}-{max(x):.2f} s" if x else "none"
 
 
 def fig8_competition(c, runs, bin_s=0.010):
