@@ -136,6 +136,13 @@ impl LossRecovery for VegasRm {
             if c.snd_max > c.snd_una && self.fine.expired(c.now, c.oldest_sent_at) {
                 w.dupacks = THRESH;
                 action = NewAckAction::RetransmitFirst;
+                // This is a retransmission too, so the first and second new
+                // ACKs after it are checked again [AD97 §5: "On receiving the
+                // first and second non-duplicate ACK after a retransmission";
+                // BP95 §3.1]: every expired hole of a window is repaired, one
+                // per ACK. ns-2 arms the check only on a duplicate-ACK
+                // retransmission, which repairs at most three holes.
+                self.worried = 2;
             } else {
                 self.worried = 0;
             }
@@ -229,6 +236,34 @@ mod tests {
         let a = AckCtx { now: 10 * t + 1, acked: MSS, oldest_sent_at: 0, oldest_transmissions: 1, ..ctx(1 + MSS, 1 + 20 * MSS) };
         assert_eq!(cc.on_new_ack(&a), NewAckAction::RetransmitFirst);
         let b = AckCtx { now: 10 * t + 2, acked: MSS, oldest_sent_at: 10 * t, oldest_transmissions: 1, ..ctx(1 + 2 * MSS, 1 + 20 * MSS) };
+        assert_eq!(cc.on_new_ack(&b), NewAckAction::Nothing);
+        assert_eq!(rm(&mut cc).worried, 0);
+    }
+
+    #[test]
+    fn a_worried_retransmission_rearms_the_check_so_every_expired_hole_is_repaired() {
+        // Four holes in one window, each found expired by the next new ACK: the
+        // duplicate-ACK retransmission repairs the first, and each worried
+        // retransmission is itself "a retransmission" whose first and second
+        // new ACKs are checked, so the second, third and fourth are repaired
+        // without waiting for the coarse timer (ns-2 stops after the third).
+        let mut cc = vegas_rm();
+        let t = rm(&mut cc).fine.v_timeout;
+        let c = AckCtx { now: 10 * t, oldest_sent_at: 0, oldest_transmissions: 1, ..ctx(1, 1 + 20 * MSS) };
+        cc.on_dup_ack(&c);
+        for hole in 1..4u64 {
+            let a = AckCtx {
+                now: 10 * t + hole,
+                acked: MSS,
+                oldest_sent_at: 0,
+                oldest_transmissions: 1,
+                ..ctx(1 + hole * MSS, 1 + 20 * MSS)
+            };
+            assert_eq!(cc.on_new_ack(&a), NewAckAction::RetransmitFirst, "hole {hole}");
+            assert_eq!(rm(&mut cc).worried, 2);
+        }
+        // An ACK whose oldest segment has not expired ends the checks.
+        let b = AckCtx { now: 10 * t + 9, acked: MSS, oldest_sent_at: 10 * t, oldest_transmissions: 1, ..ctx(1 + 5 * MSS, 1 + 20 * MSS) };
         assert_eq!(cc.on_new_ack(&b), NewAckAction::Nothing);
         assert_eq!(rm(&mut cc).worried, 0);
     }
