@@ -277,7 +277,7 @@ rttmin_ticks = 100          # minrto_ 1 (s)
 rxtmax_ticks = 6000         # maxrto_ 60 (s)
 
 [switch]
-buffer = "9packets"         # ns-2 queue-limit 8 waiting + the one in transmission
+buffer = "8packets"         # ns-2 queue-limit 8: DropTail drops when waiting + 1 >= 8, so 8 with the one in transmission
 
 [topology]
 hosts = ["s1", "k1"]
@@ -457,7 +457,7 @@ def summarize(tr: Trace, drops: list) -> dict:
 # ----------------------------------------------------------------------------------------------
 # plots
 
-def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 3.0):
+def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 2.0):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -469,9 +469,9 @@ def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 3.0):
             pts = [(t, p) for t, p, _ in tr.sends if t <= tmax]
             if pts:
                 ax.scatter([t for t, _ in pts], [p for _, p in pts], linewidths=0.8, **style)
-        for t, p in ns.drops:
-            if t <= tmax:
-                ax.annotate("", (t, p), xytext=(t, p + 12), arrowprops=dict(arrowstyle="->", color="gray", lw=0.6))
+        dropped = [(t, p) for t, p in ns.drops if t <= tmax]
+        ax.scatter([t for t, _ in dropped], [p + 2.5 for _, p in dropped], marker="v", s=18, color="gray",
+                   label="dropped (ns-2)")
         ax.set_title(f"{nd} drop{'s' if nd > 1 else ''}: {DROPS[nd]}", fontsize=9)
         ax.grid(alpha=0.3)
     for ax in axes[1]:
