@@ -52,6 +52,25 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # Packets dropped by number at r1->k1 (packet 0 is the SYN, so packet n >= 1 is data packet n).
 DROPS = {1: [14], 2: [14, 28], 3: [14, 26, 28], 4: [14, 24, 26, 28]}
 
+
+@dataclass(frozen=True)
+class Profile:
+    """How ns-2 opens the connection. `suite`: ns-2.35 as the test suite runs it (a 40-byte SYN,
+    packet 0, then 2 data packets); `iw1`: no SYN and an initial window of 1 (the 1996 paper's
+    ns-1 setting; atmsim still shakes hands, so ns-2's times are shifted to its first data packet)."""
+    name: str
+    ns_tcl: str
+    initial_window: int
+    first_data: int        # ns-2 seqno of the first data packet
+    align: bool            # shift ns-2's times so that both first data packets leave together
+
+
+PROFILES = {
+    "suite": Profile("suite", "", 2, 1, False),
+    "iw1": Profile("iw1", "Agent/TCP set syn_ false\nAgent/TCP set delay_growth_ false\n"
+                          "Agent/TCP set windowInit_ 1\n", 1, 0, True),
+}
+
 START = 1.0        # the suite's FTP starts at t = 1 s; atmsim's flow at 0
 DURATION = 5.0     # the suite stops at t = 6 s
 PAYLOAD = 1000     # ns-2 packetSize_; atmsim tcp.mss
@@ -177,8 +196,9 @@ $ns run
 """
 
 
-def ns2_tcl(v: Variant, drops: list) -> str:
-    return NS_TCL.format(test=f"{v.name} {drops}", extra=v.ns_extra, agent=v.ns_agent, sink=v.ns_sink,
+def ns2_tcl(v: Variant, drops: list, profile: Profile = PROFILES["suite"]) -> str:
+    return NS_TCL.format(test=f"{v.name} {drops}", extra=profile.ns_tcl + v.ns_extra, agent=v.ns_agent,
+                         sink=v.ns_sink,
                          start=START, stop=START + DURATION, drops=" ".join(map(str, drops)))
 
 
@@ -189,7 +209,8 @@ def ns2_binary() -> str | None:
 @dataclass
 class Trace:
     """What one simulator did: times relative to the application's start (s), packet numbers as
-    ns-2 numbers them (0 = SYN, data packet n carries bytes (n-1)*1000+1 .. n*1000 in atmsim)."""
+    ns-2 numbers them (suite profile: 0 = SYN, data packet n carries bytes (n-1)*1000+1 .. n*1000
+    in atmsim; iw1 profile: data packet n carries bytes n*1000+1 .. (n+1)*1000)."""
     sends: list = field(default_factory=list)      # (t, pkt, retransmission?) of every data packet the source sends
     acks: list = field(default_factory=list)       # (t, cumulative ack: highest packet acknowledged) at the source
     drops: list = field(default_factory=list)      # (t, pkt)
@@ -202,23 +223,32 @@ class Trace:
         """First time the source holds an ACK covering data packet `pkt`."""
         return next((t for t, a in self.acks if a >= pkt), None)
 
-    def acked_by_end(self):
-        return max((a for _, a in self.acks), default=0)
+    def acked_by(self, t_end: float = DURATION):
+        return max((a for t, a in self.acks if t <= t_end), default=0)
+
+    def shifted(self, dt: float, t_end: float = DURATION) -> "Trace":
+        """The trace with every time moved by dt, cut at t_end."""
+        def keep(rows):
+            return [r for r in rows if (r if isinstance(r, float) else r[0]) <= t_end]
+        return Trace(keep([(t + dt, p, r) for t, p, r in self.sends]), keep([(t + dt, a) for t, a in self.acks]),
+                     keep([(t + dt, p) for t, p in self.drops]), keep([t + dt for t in self.fast_retransmits]),
+                     keep([t + dt for t in self.timeouts]), keep([(t + dt, c) for t, c in self.cwnd]),
+                     keep([(t + dt, c, s) for t, c, s in self.window]))
 
 
-def run_ns2(v: Variant, drops: list, workdir: str) -> Trace:
+def run_ns2(v: Variant, drops: list, workdir: str, profile: Profile = PROFILES["suite"]) -> Trace:
     os.makedirs(workdir, exist_ok=True)
     with open(os.path.join(workdir, "test.tcl"), "w") as f:
-        f.write(ns2_tcl(v, drops))
+        f.write(ns2_tcl(v, drops, profile))
     p = subprocess.run([ns2_binary(), "test.tcl"], cwd=workdir, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise RuntimeError(f"ns failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    return parse_ns2(workdir)
+    return parse_ns2(workdir, profile.first_data)
 
 
-def parse_ns2(workdir: str) -> Trace:
+def parse_ns2(workdir: str, first_data: int = 1) -> Trace:
     tr = Trace()
-    top = 0
+    top = -1
     with open(os.path.join(workdir, "all.tr")) as f:
         for line in f:
             w = line.split()
@@ -226,7 +256,7 @@ def parse_ns2(workdir: str) -> Trace:
                 continue
             ev, t, a, b, kind, seq = w[0], float(w[1]) - START, w[2], w[3], w[4], int(w[10])
             # nodes: s1 = 0, s2 = 1, r1 = 2, k1 = 3
-            if ev == "+" and (a, b) == ("0", "2") and kind == "tcp" and seq > 0:
+            if ev == "+" and (a, b) == ("0", "2") and kind == "tcp" and seq >= first_data:
                 tr.sends.append((t, seq, seq <= top))
                 top = max(top, seq)
             elif ev == "d" and kind == "tcp":
@@ -270,7 +300,7 @@ variant = "{variant}"
 bp95 = true                 # no MSS/8 term in congestion avoidance (ns-2 adds 1/cwnd per ACK)
 mss = "{payload}B"                # ns-2 packetSize_
 window = "{window}B"            # window_ 28 packets
-initial_window = 2          # ns-2 windowInit_ 2 after the SYN (syn_, delay_growth_)
+initial_window = {iw}          # ns-2 windowInit_ ({profile} profile)
 delayed_ack = false         # TCPSink ACKs every packet
 tick = "10ms"               # tcpTick_ 0.01
 rttmin_ticks = 100          # minrto_ 1 (s)
@@ -298,61 +328,65 @@ name = "f1"
 src = "s1"
 dst = "k1"
 start = "0s"
-drop_segments = [{segments}]   # ns-2 packet n = atmsim segment n - 1 (ns-2's packet 0 is the SYN)
+drop_segments = [{segments}]   # ns-2 packet n = atmsim segment n - {first} ({profile} profile)
 """
 
 
-def atmsim_toml(v: Variant, drops: list) -> str:
+def atmsim_toml(v: Variant, drops: list, profile: Profile = PROFILES["suite"]) -> str:
     return ATMSIM_TOML.format(test=f"{v.name} {drops}", name=v.name, ndrops=len(drops), drops=drops,
                               duration=int(DURATION), headers=HEADERS, mtu=PAYLOAD + HEADERS, variant=v.atmsim,
-                              payload=PAYLOAD, window=28 * PAYLOAD,
-                              segments=", ".join(str(d - 1) for d in drops))
+                              payload=PAYLOAD, window=28 * PAYLOAD, iw=profile.initial_window,
+                              profile=profile.name, first=profile.first_data,
+                              segments=", ".join(str(d - profile.first_data) for d in drops))
 
 
-def run_atmsim(v: Variant, drops: list, workdir: str, python: str = sys.executable) -> Trace:
+def run_atmsim(v: Variant, drops: list, workdir: str, profile: Profile = PROFILES["suite"],
+               python: str = sys.executable) -> Trace:
     os.makedirs(workdir, exist_ok=True)
     toml = os.path.join(workdir, "scenario.toml")
     with open(toml, "w") as f:
-        f.write(atmsim_toml(v, drops))
+        f.write(atmsim_toml(v, drops, profile))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
     p = subprocess.run([python, "-m", "atmsim", "run", toml, "--out", os.path.join(workdir, "out")],
                        capture_output=True, text=True, timeout=300, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"atmsim failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    return parse_atmsim(os.path.join(workdir, "out"))
+    return parse_atmsim(os.path.join(workdir, "out"), profile.first_data)
 
 
-def _pkt(seq_byte: int) -> int:
+def _pkt(seq_byte: int, first_data: int = 1) -> int:
     """ns-2 packet number of the atmsim segment starting at byte `seq_byte` (the SYN is byte 0)."""
-    return (seq_byte - 1) // PAYLOAD + 1
+    return (seq_byte - 1) // PAYLOAD + first_data
 
 
-def parse_atmsim_rows(events, window) -> Trace:
+def parse_atmsim_rows(events, window, first_data: int = 1) -> Trace:
     """`events` and `window` as iterables of dicts (csv rows or DataFrame records)."""
     tr = Trace()
     for r in events:
         kind, t = r["kind"], float(r["t"])
         if kind in ("send", "retransmit"):
-            tr.sends.append((t, _pkt(int(r["seq"])), kind == "retransmit"))
+            tr.sends.append((t, _pkt(int(r["seq"]), first_data), kind == "retransmit"))
         elif kind == "loss":
-            tr.drops.append((t, _pkt(int(r["seq"]))))
+            tr.drops.append((t, _pkt(int(r["seq"]), first_data)))
         elif kind == "fast_retransmit":
             tr.fast_retransmits.append(t)
         elif kind == "timeout":
             tr.timeouts.append(t)
     # snd_una from the window rows: snd_max - unacked, snd_max = one segment past the highest sent.
     sends = sorted(tr.sends)
-    i, top, last = 0, 0, -1
+    i, top, last = 0, None, -1
     for r in window:
         t = float(r["t"])
         while i < len(sends) and sends[i][0] <= t:
-            top = max(top, sends[i][1])
+            top = sends[i][1] if top is None else max(top, sends[i][1])
             i += 1
-        snd_max = top * PAYLOAD + 1
+        if top is None:
+            continue
+        snd_max = (top - first_data + 1) * PAYLOAD + 1
         una = snd_max - int(r["unacked"])
-        acked = (una - 1) // PAYLOAD   # highest data packet acknowledged
-        if top and acked > last:
+        acked = (una - 1) // PAYLOAD + first_data - 1   # highest data packet acknowledged
+        if acked > last:
             tr.acks.append((t, acked))
             last = acked
         tr.cwnd.append((t, int(r["cwnd"]) / PAYLOAD))
@@ -360,12 +394,12 @@ def parse_atmsim_rows(events, window) -> Trace:
     return tr
 
 
-def parse_atmsim(outdir: str) -> Trace:
+def parse_atmsim(outdir: str, first_data: int = 1) -> Trace:
     with open(os.path.join(outdir, "trace_events.csv")) as f:
         events = list(csv.DictReader(f))
     with open(os.path.join(outdir, "trace_window.csv")) as f:
         window = list(csv.DictReader(f))
-    return parse_atmsim_rows(events, window)
+    return parse_atmsim_rows(events, window, first_data)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -448,7 +482,7 @@ def summarize(tr: Trace, drops: list) -> dict:
         "retransmissions": sum(1 for s in tr.sends if s[2]),
         "drops": [p for _, p in tr.drops],
         "last_drop_acked_s": None if rec is None else round(rec, 6),
-        "acked_by_5s": tr.acked_by_end(),
+        "acked_by_5s": tr.acked_by(DURATION),
         "fast_retransmit_times": [round(t, 6) for t in tr.fast_retransmits],
         "timeout_times": [round(t, 6) for t in tr.timeouts],
     }
@@ -457,7 +491,7 @@ def summarize(tr: Trace, drops: list) -> dict:
 # ----------------------------------------------------------------------------------------------
 # plots
 
-def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 2.0):
+def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 2.0, note: str = ""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -479,7 +513,7 @@ def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 2.0):
     for ax in axes[:, 0]:
         ax.set_ylabel("packet number")
     axes[0, 0].legend(loc="upper left", fontsize=8)
-    fig.suptitle(v.label, fontsize=10)
+    fig.suptitle(v.label + note, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=72)
     plt.close(fig)
@@ -522,12 +556,23 @@ def side_by_side(ns: Trace, at: Trace, t0: float, t1: float):
         print(f"{t:10.6f}  " + (" " * 30 if right else "") + s)
 
 
-def run_case(v: Variant, nd: int, outdir: str) -> tuple:
+def case_dir(outdir: str, profile: Profile, name: str, nd) -> str:
+    return os.path.join(outdir, ("" if profile.name == "suite" else profile.name + "-") + f"{name}-{nd}")
+
+
+def align(ns: Trace, at: Trace, profile: Profile) -> Trace:
+    """ns-2's trace, shifted (iw1 profile) so that its first data packet leaves with atmsim's."""
+    if not profile.align or not ns.sends or not at.sends:
+        return ns
+    return ns.shifted(at.sends[0][0] - ns.sends[0][0])
+
+
+def run_case(v: Variant, nd: int, outdir: str, profile: Profile = PROFILES["suite"]) -> tuple:
     drops = DROPS[nd]
-    base = os.path.join(outdir, f"{v.name}-{nd}")
-    ns = run_ns2(v, drops, os.path.join(base, "ns2"))
-    at = run_atmsim(v, drops, os.path.join(base, "atmsim"))
-    return ns, at
+    base = case_dir(outdir, profile, v.name, nd)
+    ns = run_ns2(v, drops, os.path.join(base, "ns2"), profile)
+    at = run_atmsim(v, drops, os.path.join(base, "atmsim"), profile)
+    return align(ns, at, profile), at
 
 
 def main(argv=None):
@@ -537,6 +582,9 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--json", action="store_true", help="print every case as JSON")
+    ap.add_argument("--profile", default="suite", choices=sorted(PROFILES),
+                    help="suite: ns-2.35 as the test suite runs (SYN, initial window 2); iw1: no SYN, "
+                         "initial window 1, ns-2 times aligned at the first data packet")
     ap.add_argument("--side", metavar="VARIANT:DROPS:T0:T1",
                     help="print both traces of a case already run (sends, ACKs, cwnd changes) between T0 and T1")
     ap.add_argument("--write-reference", metavar="FILE",
@@ -547,26 +595,30 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     if args.side:
         name, nd, t0, t1 = args.side.split(":")
-        base = os.path.join(args.out, f"{name}-{nd}")
-        side_by_side(parse_ns2(os.path.join(base, "ns2")), parse_atmsim(os.path.join(base, "atmsim", "out")),
-                     float(t0), float(t1))
+        prof = PROFILES[args.profile]
+        base = case_dir(args.out, prof, name, nd)
+        at = parse_atmsim(os.path.join(base, "atmsim", "out"), prof.first_data)
+        ns = align(parse_ns2(os.path.join(base, "ns2"), prof.first_data), at, prof)
+        side_by_side(ns, at, float(t0), float(t1))
         return
     rows, refs = [], {}
     for name in args.variants.split(","):
         v = VARIANTS[name]
         cases = {}
         for nd in [int(x) for x in args.drops.split(",")]:
-            ns, at = run_case(v, nd, args.out)
+            ns, at = run_case(v, nd, args.out, PROFILES[args.profile])
             cases[nd] = (ns, at)
             rows.append({"variant": name, "drops": nd, "drop_list": DROPS[nd], "ns2": summarize(ns, DROPS[nd]),
                          "atmsim": summarize(at, DROPS[nd]), "compare": compare(ns, at),
-                         "cause": CAUSES.get((name, nd), "")})
+                         "cause": CAUSES.get((name, nd), "") if args.profile == "suite" else ""})
             refs[f"{name}-{nd}"] = reference(ns, rows[-1])
         if not args.no_plots and len(cases) == 4:
-            plot_variant(v, cases, os.path.join(args.out, f"ff96-{name}.png"))
-    with open(os.path.join(args.out, "results.json"), "w") as f:
+            suite = args.profile == "suite"
+            plot_variant(v, cases, os.path.join(args.out, f"ff96-{'' if suite else args.profile + '-'}{name}.png"),
+                         note="" if suite else " (ns-2 without SYN, initial window 1; aligned at the first data packet)")
+    with open(os.path.join(args.out, f"results-{args.profile}.json"), "w") as f:
         json.dump(rows, f, indent=1)
-    if args.write_reference:
+    if args.write_reference and args.profile == "suite":
         with open(args.write_reference, "w") as f:
             f.write('{"ns": %s, "cases": {\n' % json.dumps(ns2_version()))
             f.write(",\n".join("%s: %s" % (json.dumps(k), json.dumps(v, separators=(",", ":")))
@@ -585,20 +637,19 @@ def _fmt(s: dict) -> str:
 def print_table(rows):
     print("times from the application's start; 'acked' = first ACK covering the last dropped packet; "
           "'by 5s' = packets acked by 5 s")
-    print("identical = packets sent identically (same packet, same instant) before the traces part (s), "
-          "~N: within 1 ms; same order = same packets whatever the times")
+    print("identical = packets sent identically (same packet, same instant) before the traces part at (s); "
+          "<1 ms: the same within 1 ms; order: the same packets whatever the times")
     print(f"{'variant':<14}{'drops':>5}  {'ns-2: FR, TO, acked, by 5s':<30}{'atmsim: FR, TO, acked, by 5s':<30}"
-          f"{'identical':>9} {'parts':>7} {'same order':>10} {'parts':>7}  cause")
+          f"{'identical':>9} {'at':>6} {'<1 ms':>6} {'at':>6} {'order':>6} {'at':>6}  cause")
     for r in rows:
         c = r["compare"]
-        ident, at_s = c["identical_packets"], c["parts_at_s"]
-        if ident == 0:   # SACK: the option bytes shift every time; count packets within 1 ms instead
-            ident, at_s = f"~{c['near_identical_packets']}", c["near_parts_at_s"]
-        until = "end" if at_s is None else f"{at_s:.3f}"
+        until = "end" if c["parts_at_s"] is None else f"{c['parts_at_s']:.3f}"
+        nuntil = "end" if c["near_parts_at_s"] is None else f"{c['near_parts_at_s']:.3f}"
         ountil = "end" if c["order_divergence"] is None or c["order_divergence"]["ns2"] is None \
             else f"{c['order_parts_at_s']:.3f}"
         print(f"{r['variant']:<14}{r['drops']:>5}  {_fmt(r['ns2']):<30}{_fmt(r['atmsim']):<30}"
-              f"{ident:>9} {until:>7} {c['same_packet_order']:>10} {ountil:>7}  {r['cause']}")
+              f"{c['identical_packets']:>9} {until:>6} {c['near_identical_packets']:>6} {nuntil:>6}"
+              f" {c['same_packet_order']:>6} {ountil:>6}  {r['cause']}")
 
 
 if __name__ == "__main__":
