@@ -14,9 +14,10 @@ from .lite import FIG3_COLUMNS, fig3, fig3_claims, fig3_points
 from .traces import fig4, fig5
 from .transfers import fig10, fig11
 from .variants import fig6, fig7, fig8, fig12
+from .vegas_anatomy import vegas_anatomy
 
 PAPER = Paper("aron97", (fig3, fig4, fig5, fig6, fig7, fig8, fig10, fig11, fig12, segregation, fairness_sensitivity,
-                        phase_sensitivity, access_offsets_figure, fairness_anatomy),
+                        phase_sensitivity, access_offsets_figure, fairness_anatomy, vegas_anatomy),
               grid, test_options=("ks", "seeds", "duration"))
 
 __all__ = ["PAPER", "FIG3_COLUMNS", "K_FULL", "K_QUICK", "MSS", "SEG", "U_MAX_ATM", "U_MAX_PACKET", "VARIANTS", "Grid",
