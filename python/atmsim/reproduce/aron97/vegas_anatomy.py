@@ -66,13 +66,13 @@ def vegas_anatomy_of(spec: Spec, result) -> tuple[pd.DataFrame, dict]:
         i = int(np.argmax(drop)) if drop.any() else None
         t_exit = float(w.t.iloc[i]) if i is not None else float("nan")
         t_first = float(loss.min()) if len(loss) else float("inf")
-        cw = lambda t: float(flowtrace.at(w, "cwnd", [t])[0]) / MSS  # noqa: E731
         rows.append({"ss_exit_t": t_exit,
                      "ss_exit_by": "" if i is None else ("vegas-ss" if t_exit < t_first else "loss"),
                      "ss_exit_cwnd_segs": float(w.cwnd.iloc[max(i - 1, 0)]) / MSS if i is not None else float("nan"),
                      "t_last_loss": float(loss.max()) if len(loss) else float("nan"),
                      "losses_second_half": int((loss > half).sum()),
-                     "cwnd_half_segs": cw(half), "cwnd_end_segs": cw(end)})
+                     "cwnd_half_segs": float(flowtrace.at(w, "cwnd", [half])[0]) / MSS,
+                     "cwnd_end_segs": float(flowtrace.at(w, "cwnd", [end])[0]) / MSS})
     table = pd.concat([table, pd.DataFrame(rows)], axis=1)
     c = curves.set_index("t")
     t_half = c.index[np.searchsorted(c.index, half)]

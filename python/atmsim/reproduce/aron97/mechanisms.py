@@ -1,0 +1,181 @@
+"""aron97: the measured mechanisms written into the notes of failing claims.
+
+Each function here returns the text of one claim's `deviation` (written
+only when the claim fails, harness.Ctx.claim), computed from the figure's
+own runs, so the numbers cannot go stale. Where a mechanism comes from a
+separate probe (fairness-anatomy, vegas-anatomy), the text names the
+probe's command and quotes its measured numbers (tables in
+docs/reproductions.md, "Notes of the failing rows").
+
+Besides the run table's columns (common.row), the notes use two measures
+of the bottleneck taken from the run summaries (`link_use`), not written to
+the csv files: `link_idle`, the share of the run the bottleneck link sent
+nothing (1 - its busy fraction), and `link_waste`, the share it spent on
+units that delivered nothing new (busy fraction - E: dead cells, copies of
+retransmitted segments, frames lost downstream). Since E is normalised by
+the payload the link could carry on its network, 1 - E = link_idle +
+link_waste exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from atmsim.reproduce.harness import summary_of
+
+from .common import LINK_RATE, SEG
+
+FAIRNESS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure fairness-anatomy --seeds 1,2,3,4,5 --out DIR"
+VEGAS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure vegas-anatomy --out DIR"
+# Measured by fairness-anatomy (Lite over ATM, topology 1, 192.5K, seeds 1-5, 500 ms tick; docs/reproductions.md).
+LITE_STALLS = (f"fairness-anatomy (Lite, ATM, 192.5K, seeds 1-5: {FAIRNESS_ANATOMY_CMD}): a flow's share follows "
+               "the time it stalls around 500-ms coarse timeouts (r = -0.86 over 40 flows; a stall costs a median "
+               "1.43 s), 44-51 % of all sender time is stalled, and one flow per run is nearly starved (0.2-5.4 % "
+               "of the bytes, 7.3-9.5 s stalled); with a 10 ms tick the stalls cost 0.16 s each and Jain's index "
+               "is 0.955-0.993.")
+# Measured by vegas-anatomy (Vegas-AFR, topology 1, k = 9, 21, 60, seeds 1-5; docs/reproductions.md).
+VEGAS_PREFIX = f"vegas-anatomy (Vegas-AFR, seeds 1-5: {VEGAS_ANATOMY_CMD}): "
+VEGAS_START = ("on ATM Vegas-SS ends the slow start "
+               "before any loss for 30 of 40 flows at 192.5K and 40 of 40 at 550K (at cwnd 16 segments, one at 32), "
+               "and the start-up loses 30-36 and 0 segments per run; on the packet network only 5 of 40 and 20 of 40 "
+               "flows leave slow start that way (at 32 and 16-32 segments), the others at a loss with a median cwnd "
+               "of 40 and 41.5 segments, and the start-up loses 102-104 and 63 segments per run.")
+VEGAS_FROZEN = ("after the start-up Vegas-CA keeps each "
+                "window near where the start-up left it and a flow's share follows its window at the end of the run "
+                "(r = 0.90 and 0.96 over 40 flows on the packet network at 192.5K and 550K, 0.98 over ATM at 82.5K "
+                "with the 10 ms tick). On the packet network at 550K every loss falls in the start-up (the last at "
+                "0.572 s in every seed), the end windows span 5.6-23.9 segments and Jain's index is 0.83-0.85; at "
+                "192.5K the runs lose 0-3 segments in their second half and Jain's index is 0.65-0.95 (median 0.69). "
+                "Over ATM with the 10 ms tick at 82.5K, S2 loses 10 segments in the start-up of every seed, times "
+                "out once or twice, and holds 2.5-3.5 segments from mid-run to the end (2.5-3.1 % of the bytes), "
+                "while S3 and S4, whose slow start Vegas-SS ended before any loss, take 9.9-28.0 % each (median "
+                "23.4 %).")
+
+
+def vegas_cite(*parts: str) -> str:
+    """One sentence citing vegas-anatomy for the given findings (VEGAS_START, VEGAS_FROZEN)."""
+    return VEGAS_PREFIX + " ".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(parts))
+
+
+def rng(values, digits: int = 3) -> str:
+    """'a-b' (or 'a' when equal) over the finite values, rounded."""
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], float)
+    if not len(v):
+        return "n/a"
+    lo, hi = v.min(), v.max()
+    f = (lambda x: f"{x:.0f}") if digits == 0 else (lambda x: f"{x:.{digits}f}")
+    return f(lo) if f(lo) == f(hi) else f"{f(lo)}-{f(hi)}"
+
+
+def link_use(runs) -> pd.DataFrame:
+    """link_idle and link_waste of each run (rows in the order of common.table(runs))."""
+    rows = []
+    for _, r in runs:
+        s = summary_of(r)
+        bn = next((p for p in s["ports"] if p["name"] == s["bottleneck"]), None)
+        busy = bn["busy_fraction"] if bn else float("nan")
+        rows.append({"link_idle": 1 - busy, "link_waste": busy - s["effective_throughput"]})
+    return pd.DataFrame(rows)
+
+
+FLOW_KEYS = ["topology", "network", "variant", "tick", "k", "seed"]
+
+
+def flow_table(runs) -> pd.DataFrame:
+    """One row per flow and run: the run's keys, the flow's share of the run's bytes and its coarse timeouts."""
+    rows = []
+    for sp, r in runs:
+        s = summary_of(r)
+        tot = sum(f["bytes_delivered"] for f in s["flows"]) or 1
+        for i, f in enumerate(s["flows"]):
+            rows.append({"topology": sp.topo, "network": sp.net, "variant": sp.variant, "tick": sp.tick, "k": sp.k,
+                         "seed": sp.seed, "flow": i + 1, "share": f["bytes_delivered"] / tot, "timeouts": f["timeouts"]})
+    return pd.DataFrame(rows)
+
+
+def with_link(df: pd.DataFrame, runs) -> pd.DataFrame:
+    """The run table with link_idle and link_waste (for the notes; the written csv stays as it is)."""
+    return pd.concat([df.reset_index(drop=True), link_use(runs)], axis=1)
+
+
+def _at(pts: pd.DataFrame, col: str, **sel) -> pd.Series:
+    m = np.ones(len(pts), bool)
+    for k, v in sel.items():
+        m &= pts[k].to_numpy() == v
+    return pts[m].set_index("k")[col].sort_index() if col in pts else pd.Series(dtype=float)
+
+
+def idle_split(pts: pd.DataFrame, a: dict, b: dict, la: str, lb: str) -> str:
+    """'1 - E = idle + waste' for two series of a medians table (selections a and b), and the share
+    of the E difference the idle link accounts for (median over the common points)."""
+    if "link_idle" not in pts:
+        return ""
+    ia, ib = _at(pts, "link_idle", **a), _at(pts, "link_idle", **b)
+    wa, wb = _at(pts, "link_waste", **a), _at(pts, "link_waste", **b)
+    ea, eb = _at(pts, "E", **a), _at(pts, "E", **b)
+    d = (eb - ea).dropna()
+    share = ((ia - ib) / d)[d.abs() > 0.02].dropna()
+    tail = (f"; the difference in idle time is a median {share.median():.0%} of E({lb}) - E({la}) over the "
+            f"points where they differ by more than 0.02") if len(share) else ""
+    return (f"1 - E splits into the bottleneck's idle time and its wasted transmissions: {la} idle {rng(ia)}, "
+            f"waste {rng(wa)}; {lb} idle {rng(ib)}, waste {rng(wb)}{tail}.")
+
+
+def timeouts_by_point(pts: pd.DataFrame, **sel) -> str:
+    return rng(_at(pts, "timeouts", **sel), 0)
+
+
+def points(s: pd.Series, fmt="{:.3f}") -> str:
+    """'k=3: 0.123, k=9: ...' for a series indexed by k."""
+    return ", ".join(f"k={k}: {fmt.format(v)}" for k, v in s.items())
+
+
+def fairness_mechanism(runs_df: pd.DataFrame, pts: pd.DataFrame, floor: np.ndarray, cites: tuple = (),
+                       flows: pd.DataFrame | None = None) -> str:
+    """The note of a failing .fair row: which points fail and by how much, Jain's index of the runs by
+    their coarse timeouts (per tick), a flow's share by its own timeouts (`flows`, flow_table, restricted
+    to the runs of runs_df), and the probes' mechanism."""
+    below = pts[pts["fairness"] < floor].copy()
+    by = [c for c in ["topology", "network", "variant", "tick", "k"] if c in pts]
+    parts = []
+    if len(below):
+        below["_r"] = below["fairness"] / floor[pts["fairness"] < floor]
+        worst = below.sort_values("_r").head(3)
+        to = runs_df.groupby(by)["timeouts"].median() if "timeouts" in runs_df else None
+        desc = []
+        for _, w in worst.iterrows():
+            key = tuple(w[c] for c in by)
+            lab = "/".join(str(w[c]) for c in by if c not in ("k",) and runs_df[c].nunique() > 1)
+            t = f", {to.loc[key]:.0f} timeouts per run" if to is not None else ""
+            desc.append(f"{lab + ' ' if lab else ''}k={w['k']}: {w['fairness']:.3f}{t}")
+        parts.append(f"{len(below)} of {len(pts)} points are below their floor (worst: {'; '.join(desc)}).")
+    if "timeouts" in runs_df and len(runs_df):
+        bins = [(0, 2), (3, 9), (10, 10 ** 6)]
+        ticks = sorted(runs_df["tick"].unique()) if "tick" in runs_df else [None]
+        for tick in ticks:
+            d = runs_df if tick is None else runs_df[runs_df["tick"] == tick]
+            cells = []
+            for lo, hi in bins:
+                x = d[(d["timeouts"] >= lo) & (d["timeouts"] <= hi)]["fairness"]
+                if len(x):
+                    cells.append(f"{lo}-{hi} timeouts: {x.median():.3f} ({len(x)} runs)" if hi < 10 ** 6
+                                 else f">= {lo}: {x.median():.3f} ({len(x)} runs)")
+            tl = f" with the {tick} tick" if tick is not None and len(ticks) > 1 else ""
+            parts.append(f"Median Jain index of the runs{tl} by their coarse timeouts (8 senders): {'; '.join(cells)}"
+                         f"; fewest timeouts in a run: {d['timeouts'].min():.0f}.")
+    if flows is not None and len(flows) and all(c in runs_df for c in FLOW_KEYS):
+        f = flows.merge(runs_df[FLOW_KEYS].drop_duplicates(), on=FLOW_KEYS)
+        cells = []
+        for lab, m in (("0", f.timeouts == 0), ("1-2", f.timeouts.between(1, 2)), (">= 3", f.timeouts >= 3)):
+            if m.any():
+                cells.append(f"{lab}: {f[m].share.median():.3f} ({int(m.sum())} flows)")
+        if cells:
+            r = f.share.corr(f.timeouts) if f.timeouts.nunique() > 1 else float("nan")
+            parts.append(f"A flow's share of its run's bytes by its own coarse timeouts (fair share 0.125): "
+                         f"{'; '.join(cells)}; r = {r:.2f}.")
+    return " ".join(parts + list(cites))
+
+
+def bdp_segments(rtt_s: float = 0.060) -> float:
+    """The bottleneck's bandwidth-delay product in 9168-byte packets (packet network, 60 ms RTT)."""
+    return LINK_RATE * rtt_s / 8 / SEG
