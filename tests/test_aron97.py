@@ -37,6 +37,12 @@ def test_every_claim_id_is_written_with_the_contract_keys(tiny):
     assert json.loads((out / "claims.json").read_text()) == rows
 
 
+def test_every_failing_row_has_a_note(tiny):
+    """Issue 24: a failing claim's note gives its measured mechanism (a `deviation` computed from the runs)."""
+    _, rows, _ = tiny
+    assert [r["id"] for r in rows if not r["holds"] and not r["note"].strip()] == []
+
+
 def test_figure_files_and_points(tiny):
     out, _, _ = tiny
     for f in ["fig3", "fig4", "fig5", "fig6", "fig7", "fig8"]:

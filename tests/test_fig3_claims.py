@@ -131,3 +131,17 @@ def test_points_are_medians_over_seeds(values):
     assert len(pts) == 4
     for e in pts["E"]:
         assert e == pytest.approx(float(np.median(values)))
+
+
+def test_a_failing_row_carries_its_measured_mechanism_and_a_holding_one_does_not():
+    """Issue 24: the note of a failing row is computed from the runs (here: which points leave the band, and
+    1 - E = idle + waste when the run table has the link columns); a holding row gets no such note."""
+    df = synth([9, 21, 30], [1, 2], lambda t, k, s: 0.8, lambda t, k: 0.35)
+    df["link_idle"] = np.where(df.network == "atm", 0.45, 0.15)
+    df["link_waste"] = 1 - df["E"] - df["link_idle"]
+    r = {c.id: c.row() for c in aron97.fig3_claims(df, aron97.fig3_points(df))}
+    c2 = r["aron97.fig3.c2"]
+    assert not c2["holds"]
+    assert "median gap 0.350" in c2["note"] and "gap > 0.30 at 3 of 3 points" in c2["note"]
+    assert "ATM idle 0.450" in c2["note"] and "packet idle 0.150" in c2["note"]
+    assert r["aron97.fig3.c1"]["holds"] and r["aron97.fig3.c1"]["note"] == ""
