@@ -56,7 +56,18 @@ def _iw2_ties(pts, sizes) -> str:
            "instant (both open with 2 segments and lose nothing), so E ties and the strict comparison fails there") if ties else ""
     if rest:
         out += ("; " if out else "") + "elsewhere: " + "; ".join(rest)
-    return out + " (python -m atmsim reproduce aron97 --figure fig11: fig11.csv, t_last)."
+    # Lite with 2 initial segments sends 2, 4, 8, ... per round trip; a tie at more than 4 segments means Vegas-AFR
+    # also sent 4 in its second round trip, where §5.3 has Vegas send "4 segments in the first two RTTs".
+    big = [(S, math.ceil(S / MSS)) for S in ties if math.ceil(S / MSS) > 4]
+    if big:
+        out += (". " if out else "") + "; ".join(
+            f"{S // 1000}K is {n} segments, which lite-iw2 sends as 2 + 4 in two round trips" for S, n in big) + (
+            ": Vegas-AFR delivers it at the same instant, so its slow start doubles in its first round trip, where "
+            "§5.3 says Vegas sends 2 segments in the first RTT and 4 in the first two (a trace of S1 at 100K: sends "
+            "at 0.060 s x2, 0.121 s x4, 0.182 s x4, 0.243 s x1, from python -m atmsim run aron97-topo1-atm --set "
+            "tcp.variant=vegas-afr --set switch.buffer=192528B --set flow.fI.bytes=100000B for I = 1..8 --set "
+            "duration=60s --seed 1 --out DIR, trace_events.csv)")
+    return out + ". Sizes and t_last: python -m atmsim reproduce aron97 --figure fig11 (fig11.csv)."
 
 
 def _sizes10(g) -> list[int]:
