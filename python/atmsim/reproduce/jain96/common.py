@@ -109,8 +109,6 @@ def row(s: dict, **key) -> dict:
 
 
 def frames(tr: dict) -> dict:
-    """A traced run's raw columns as DataFrames (window, queue, events, port, abr)."""
-    import numpy as np
-    import pandas as pd
-
-    return {k: pd.DataFrame({c: np.asarray(v) for c, v in cols.items()}) for k, cols in tr.items() if k != "names"}
+    """A traced run's raw columns as DataFrames (window, queue, events, port,
+    abr), flows, ports and VCs by name (`atmsim.trace_frames`)."""
+    return atmsim.trace_frames(tr)
