@@ -13,10 +13,9 @@ frame k is the k-th `send` or `retransmit` event of its flow.
 """
 from __future__ import annotations
 
-import tomllib
-
 import numpy as np
 import pandas as pd
+import tomllib
 
 import atmsim
 
@@ -118,14 +117,76 @@ def timeout_idle(tr: dict, end_s: float) -> dict:
     """Per flow, the share of the run its source sent no cell of its VC
     while waiting for a retransmission timeout: for every timeout, the time
     since the VC's last cell left the source (the timeout's retransmission
-    goes at once)."""
+    goes at once). The source's own cells are its data cells and its
+    forward RM cells, which it sends only while data waits (source rule 3),
+    so the last of them is a data cell; the RM cells without data on the
+    VC are the ACK VC's forward RM cells turned around by the source host
+    (the backward RM cells of the ACK direction ride the data VC), which
+    are not the source's transmission."""
     ev, port = tr["events"], tr["port"]
     out = {}
     for f in sorted(ev.flow.unique()):
-        sent = vc_cells(port, f).sent.to_numpy()
+        cells = vc_cells(port, f)
+        sent = cells[cells.frame < _RM_FRAMES].sent.to_numpy()
         idle = 0.0
         for t in ev[(ev.flow == f) & (ev.kind == "timeout")].t.to_numpy():
             i = np.searchsorted(sent, t - 1e-9, side="left") - 1  # the retransmission's own cells leave at t
             idle += t - (sent[i] if i >= 0 else 0.0)
         out[str(f)] = idle / end_s
+    return out
+
+
+def timeout_idle_sampled(tr: dict, end_s: float) -> dict:
+    """`timeout_idle` without a port log, from the 1 ms ABR samples: a
+    source's idle spell before a timeout starts at its last transmission
+    (TCP `send` or `retransmit`) or one sample after the last sample with
+    cells of its VC still waiting for ACR, whichever is later. Within a
+    sample of `timeout_idle`."""
+    ev, abr = tr["events"], tr["abr"]
+    step = float(np.median(np.diff(np.unique(abr.t.to_numpy()))))
+    out = {}
+    for f in sorted(ev.flow.unique()):
+        tx = ev[(ev.flow == f) & ev.kind.isin(["send", "retransmit"])].t.to_numpy()
+        a = abr[abr.flow == f]
+        busy = a.t.to_numpy()[a.waiting.to_numpy() > 0]
+        idle = 0.0
+        for t in ev[(ev.flow == f) & (ev.kind == "timeout")].t.to_numpy():
+            i, j = np.searchsorted(tx, t - 1e-9) - 1, np.searchsorted(busy, t - 1e-9) - 1
+            last = max(tx[i] if i >= 0 else 0.0, busy[j] + step if j >= 0 else 0.0)
+            idle += max(0.0, t - last)
+        out[str(f)] = idle / end_s
+    return out
+
+
+def vbr_onsets(tr: dict, line_cells_per_s: float, gap_s: float = 0.05) -> pd.DataFrame:
+    """One row per VBR on-period at SW1->SW2 (port log): its start t, the
+    ABR cells queued there at the start (`q0`, what the port's admission
+    counts), the peak ABR queue during the period, the ABR cells dropped in
+    it, the sources' summed ACR just before it (fraction of the line) and
+    how long after the start the summed ACR first fell to the ABR share of
+    the line the VBR leaves (`lag_s`; NaN if it did not within the period)."""
+    from atmsim import portlog
+
+    port = tr["port"]
+    vbr = np.sort(port[(port.flow == "vbr") & (port.change == "arrive")].t.to_numpy())
+    starts = vbr[np.r_[True, np.diff(vbr) > gap_s]]
+    ends = vbr[np.r_[np.diff(vbr) > gap_s, True]]
+    on_rate = (np.sum((vbr >= starts[0]) & (vbr <= ends[0])) - 1) / max(ends[0] - starts[0], 1e-12) / line_cells_per_s
+    occ = portlog.occupancy(port[port.flow != "vbr"])
+    drops = occ[occ.change == "drop"].t.to_numpy()
+    qt, q = occ.t.to_numpy(), occ.q.to_numpy()
+    acr = tr["abr"].pivot_table(index="t", columns="flow", values="acr_cells_per_s").sum(axis=1) / line_cells_per_s
+    at, av = acr.index.to_numpy(), acr.to_numpy()
+    rows = []
+    for t0, t1 in zip(starts, ends):
+        i0 = np.searchsorted(qt, t0, side="right") - 1
+        inside = (qt >= t0) & (qt <= t1)
+        j0 = max(np.searchsorted(at, t0, side="right") - 1, 0)
+        w = (at > t0) & (at <= t1) & (av <= 1 - on_rate)
+        rows.append({"t": t0, "end": t1, "q0": int(q[i0]) if i0 >= 0 else 0, "peak": int(q[inside].max()) if inside.any() else 0,
+                     "drops": int(((drops >= t0) & (drops <= t1)).sum()), "acr_before": float(av[j0]),
+                     "lag_s": float(at[w][0] - t0) if w.any() else float("nan")})
+    out = pd.DataFrame(rows)
+    out.attrs["drops_outside"] = int(len(drops) - out.drops.sum())
+    out.attrs["on_rate"] = float(on_rate)
     return out
