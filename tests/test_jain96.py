@@ -14,6 +14,8 @@ def test_every_claim_has_a_row(tmp_path):
     rows = {r["id"]: r for r in harness.reproduce(jain96.PAPER, None, quick=True, out=tmp_path, workers=2, duration="1s")}
     want = {f"jain96.{f}.c{k}" for f, n in CLAIMS.items() for k in range(1, n + 1)}
     assert set(rows) == want and len(want) == 29
+    # Every claim is written as bands: a margin, and its tests in the rule.
+    assert all(r["margin"] is not None for r in rows.values()), [i for i, r in rows.items() if r["margin"] is None]
     # The slides' own arithmetic, whatever the grid.
     for cid in ["infinite-buffers.c1", "finite-buffers.c6", "summary-table.c9"]:
         assert rows[f"jain96.{cid}"]["holds"], rows[f"jain96.{cid}"]
@@ -46,3 +48,22 @@ def test_bad_abr_input_is_one_line_and_exit_2(cli):
     assert r.returncode == 2 and "abr.nrm" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("validate", "jain96-2src", "--set", "abr.erica.variant=plus")
     assert r.returncode == 2 and "abr.erica.variant" in r.stderr
+
+
+def test_a_lost_eom_merges_the_frame_with_the_next_one_to_arrive():
+    """traces.merges reads the reassembly buffers off the cells that got
+    through: frame 1 loses its EOM and merges with frame 2; frame 3 arrives
+    whole; frame 4 loses every cell, so nothing of it is buffered; RM cells
+    (numbered down from 2^32) belong to no frame."""
+    from atmsim.reproduce.jain96.traces import merges
+
+    cells = [(1, False, "arrive"), (1, True, "drop"), (2**32 - 3, False, "arrive"), (2, False, "arrive"), (2, True, "arrive"),
+             (3, False, "arrive"), (3, True, "arrive"), (4, False, "drop"), (4, True, "drop"), (5, True, "arrive")]
+    df = pd.DataFrame(cells, columns=["frame", "eom", "change"])
+    assert merges(df) == [[1, 2]]
+
+
+def test_probe_seed_lists():
+    from atmsim.reproduce.jain96.probe import seeds
+
+    assert seeds("1-3,5") == [1, 2, 3, 5] and seeds("7") == [7]

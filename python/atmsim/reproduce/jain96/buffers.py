@@ -16,7 +16,18 @@ import pandas as pd
 from atmsim.claims import above, at_least, at_most, check, ratio_or_none, within
 from atmsim.reproduce.harness import figure
 
-from .common import MAX_SLIDE, CELLS_PER_S, clr, fairness, frames, own_maximum, row, slide_product, throughputs, total
+from .common import (
+    CELLS_PER_S,
+    MAX_SLIDE,
+    clr,
+    fairness,
+    frames,
+    own_maximum,
+    row,
+    slide_product,
+    throughputs,
+    total,
+)
 from .traces import timeout_idle
 
 
@@ -166,10 +177,11 @@ def finite_buffers(c, runs):
     c.claim("finite-buffers", "c5", "Time lost in retransmissions", "shape", "Time lost in retransmissions",
             {"idle_share_per_source": idle_med, "idle_share_by_seed": idle,
              "timeouts_by_seed": [[f["timeouts"] for f in s["flows"]] for _, (s, _) in runs]},
-            check(("each source's share of the run with no cell of its VC sent before a retransmission timeout "
-                   "(smallest; median of seeds)", min(idle_med.values()), at_least(0.10))),
-            "B = 2048; a source's idle spell before a timeout runs from the last cell of its VC to leave it (read from "
-            "the SW1->SW2 port log, one access link later) to the timeout")
+            check((("each source's share of the run with no cell of its own sent before a retransmission timeout "
+                    "(smallest; median of seeds)"), min(idle_med.values()), at_least(0.10))),
+            "B = 2048; a source's idle spell before a timeout runs from the last cell it sent (a data cell: it sends its "
+            "forward RM cells only while data waits; the RM cells on its VC without data are the ACK VC's, turned around "
+            "by its host) to the timeout, read from the SW1->SW2 port log one access link later")
     arith = {"sum": 34.16 + 31.70, "pct_of_103_32": 100 * 65.86 / MAX_SLIDE, "ratio": 36 / 0.18}
     c.claim("finite-buffers", "c6", "34.16 + 31.70 = 65.86 = 64% of Max; 36% / 0.18% = 200", "analytic", "slide arithmetic", arith,
             check(("34.16 + 31.70", arith["sum"], within(65.855, 65.865)),
