@@ -323,7 +323,7 @@ def tbe_sweep(c, runs):
             {"total_512": tot[512], "total_1024": tot[1024]},
             check(("smaller / larger of the totals at TBE 512 and 1024", min(tot[512], tot[1024]) / max(tot[512], tot[1024]),
                    at_least(0.85))),
-            "within +-15 % of each other; medians of seeds", VBR_NOTE, deviation=noise)
+            "the two totals near each other; medians of seeds", VBR_NOTE, deviation=noise)
     low = [tot[t] for t in TBES if t <= 256]
     c.claim("tbe-sweep", "c2", "Only very low values of TBE produce different results", "shape", "Observations II",
             {"spread_tbe_le_256": max(low) - min(low), "diff_512_1024": diff_hi, "totals": tot},
