@@ -14,9 +14,10 @@ from .common import (WARMUP_S, drops, frame, loss_epochs, packets_sent, queue_se
 
 # Why ARB's queue sits higher than the paper's (docs/arb.md, "Deviations"): the receiver's
 # accumulation threshold is 3 packet times at the connection's own rate, so N connections
-# sharing a queue let it grow to about 3N packets before any cut, and the literal ΔR (two
-# packets per queue per interval: 8 kb/s here) is half a connection's fair share, so region
-# R2 almost never triggers; the receivers then see the same queue and cut together.
+# sharing a queue let it grow to about 3N packets before any cut (the reply's ACCUM flag
+# forces it: issue 24), and the literal ΔR (two packets per queue per interval: 8 kb/s here)
+# is half a connection's fair share, so the ΔR band never cuts by itself; the receivers then
+# see the same queue and cut together.
 QUEUE_NOTE = ("per-connection accumulation threshold (3 of its own packet times = ~3N packets of shared queue) and a literal "
               "ΔR of half the fair share: the queue drifts up to ~3N packets, then the N receivers cut together")
 

@@ -17,7 +17,8 @@
 //! the hot path): a data packet carries its send time in `ack` and, when it
 //! is a rate request, the request id in `wnd`; a reply carries Rr in bits/s
 //! in `ack` (in units of [`RR_UNIT`] b/s), the request id in `wnd` (0 for a NAK sent on a gap) and the
-//! receiver's next expected byte in `seq`.
+//! receiver's next expected byte in `seq`, and the ACCUM flag when the
+//! receiver's queueing-accumulation rule fired.
 
 pub mod rate;
 pub mod receiver;
@@ -42,6 +43,10 @@ pub mod flags {
     pub const REPLY: u8 = 1 << 5;
     /// The receiver has a gap: data from `seq` on is missing.
     pub const LOSS: u8 = 1 << 6;
+    /// The queueing accumulated along the path exceeds the receiver's
+    /// threshold: the sender must reduce its rate (R2) even when Rr is
+    /// within ΔR of Ra (`receiver.rs`, issue 24).
+    pub const ACCUM: u8 = 1 << 7;
 }
 
 /// Which rate the reply is compared with (the paper's pseudo-code uses the
@@ -112,5 +117,58 @@ pub(crate) fn test_config() -> ArbConfig {
         adaptive_rinc: true,
         compare_with: CompareWith::Ra,
         k_acc: 3.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::Segment;
+    use crate::time::PS_PER_MS;
+
+    const S: Time = 1000 * PS_PER_MS;
+
+    /// Issue 24: a standing queue above the accumulation threshold must cut
+    /// the sender even when the lowered Rr stays within ΔR of Ra (the hold
+    /// band of R1 the rule exists to break: "the sender will be forced to
+    /// reduce the sending rate", [CHG §2]). Sender at 8 kb/s (a 4000-bit
+    /// packet every 0.5 s), M = 2 s, ΔR = 4 kb/s, k_acc = 1 (0.5 s at 8 kb/s);
+    /// the first packet meets an empty path (0.1 s), every later one a
+    /// standing 0.6 s of queueing, replies take 50 ms. The second request
+    /// measures Rr = Ra = 8 kb/s over an interval of constant delay with
+    /// A = 0.6 s above the threshold: the reply reports 8000 (1 - 0.6/2) =
+    /// 5600 b/s, inside the band [Ra - ΔR, Ra), yet the sender must go to R2.
+    #[test]
+    fn accumulation_above_threshold_cuts_the_sender_inside_the_hold_band() {
+        let mut cfg = test_config();
+        cfg.k_acc = 1.0;
+        let mut s = ArbSender::new(&cfg, None, 0);
+        s.rc.rs = 8000.0;
+        let mut r = ArbReceiver::new(&cfg);
+        let mut replies: Vec<(Time, Segment)> = Vec::new();
+        let mut after: Vec<(u32, Region, f64)> = Vec::new();
+        for k in 0..=10u64 {
+            let t = k * S / 2;
+            replies.sort_by_key(|(at, _)| *at);
+            while replies.first().is_some_and(|(at, _)| *at <= t) {
+                let (at, rep) = replies.remove(0);
+                s.on_reply(at, &rep);
+                after.push((rep.wnd, s.rc.region, s.rc.rs));
+            }
+            // Every 0.5 s while the rate is 8 kb/s (the last wake, after
+            // the cut, finds no burst due).
+            let Some(seg) = s.on_wake(t) else { break };
+            let delay = if k == 0 { S / 10 } else { 7 * S / 10 };
+            if let Some(rep) = r.on_data(t + delay, &seg) {
+                replies.push((t + delay + S / 20, rep));
+            }
+        }
+        // Request 1 (sent at 2 s) meets the growing delay: no accumulation
+        // cut (A = 0.6 s < 1 packet time at 6154 b/s), a hold.
+        assert_eq!(after[0], (1, Region::R1, 8000.0));
+        // Request 2 (sent at 4 s): A = 0.6 s > 0.5 s, reported 5600 b/s.
+        assert_eq!(after[1].0, 2);
+        assert_eq!(after[1].1, Region::R2, "accumulation above the threshold forces a cut");
+        assert!((after[1].2 - 0.95 * 5600.0).abs() < 1e-6, "Rs = θ·Rr, got {}", after[1].2);
     }
 }

@@ -2,7 +2,8 @@
 //! "algorithm to process a response" and "algorithm to handle time-out"):
 //! - R1, the reported rate Rr is close to what the sender sent: keep the
 //!   rate, and add Rinc when Rr has kept up while already in R1;
-//! - R2, Rr is clearly (more than ΔR) below: send at θ·Rr;
+//! - R2, Rr is clearly (more than ΔR) below, or the receiver's
+//!   queueing-accumulation rule fired: send at θ·Rr;
 //! - R3, a reply timed out or the receiver reported a loss: halve the rate.
 //!
 //! A plain value: each call takes what happened and updates Rs.
@@ -41,15 +42,26 @@ impl RateControl {
     }
 
     /// A reply reports `rr` for a request sent when the sender had measured
-    /// `ra` over the interval before it.
-    pub fn on_reply(&mut self, rr: f64, ra: f64) {
+    /// `ra` over the interval before it; `accumulated` is its ACCUM flag.
+    ///
+    /// An ACCUM reply forces the reduction whatever the ΔR band says: the
+    /// accumulation rule exists for the case where Rr stays within ΔR of the
+    /// sending rate, so that the sender holds while the queue builds [CHG §2:
+    /// "when an accumulation of network delay is greater than the threshold,
+    /// the sender will be forced to reduce the sending rate"]. Compared with
+    /// ΔR only, the rule's Rr·(1 − A/Mr) cut the sender once A exceeded
+    /// Mr·ΔR/Rr (2H packet times with the automatic ΔR), whatever its own
+    /// threshold below that (issue 24). A forced reduction never raises Rs.
+    pub fn on_reply(&mut self, rr: f64, ra: f64, accumulated: bool) {
         self.last_rr = Some(rr);
         let reference = match self.cfg.compare_with {
             CompareWith::Ra => ra,
             CompareWith::Rs => self.rs,
         };
-        if rr < reference - self.cfg.delta_r {
-            self.rs = (self.cfg.theta * rr).clamp(self.cfg.r_min, self.cfg.rmax);
+        if accumulated || rr < reference - self.cfg.delta_r {
+            let cut = self.cfg.theta * rr;
+            let cut = if accumulated { cut.min(self.rs) } else { cut };
+            self.rs = cut.clamp(self.cfg.r_min, self.cfg.rmax);
             self.region = Region::R2;
             if self.cfg.adaptive_rinc {
                 self.rinc = (self.rinc / 2.0).max(self.rinc_min());
@@ -99,10 +111,10 @@ mod tests {
     #[test]
     fn increase_only_when_already_in_r1_and_rr_keeps_up() {
         let mut rc = RateControl::new(&test_config());
-        rc.on_reply(4000.0, 4000.0);
+        rc.on_reply(4000.0, 4000.0, false);
         assert_eq!((rc.rs, rc.region), (4900.0, Region::R1));
         // Within ΔR below Ra: R1, no change.
-        rc.on_reply(4500.0, 4900.0);
+        rc.on_reply(4500.0, 4900.0, false);
         assert_eq!((rc.rs, rc.region), (4900.0, Region::R1));
     }
 
@@ -110,14 +122,14 @@ mod tests {
     fn clearly_lower_rr_cuts_to_theta_rr_and_halves_rinc() {
         let mut rc = RateControl::new(&test_config());
         rc.rs = 20000.0;
-        rc.on_reply(10000.0, 20000.0);
+        rc.on_reply(10000.0, 20000.0, false);
         assert_eq!(rc.region, Region::R2);
         assert!((rc.rs - 9500.0).abs() < 1e-9);
         assert_eq!(rc.rinc, 450.0);
         // Leaving R2 goes to R1 without an increase, the next reply increases.
-        rc.on_reply(9500.0, 9500.0);
+        rc.on_reply(9500.0, 9500.0, false);
         assert_eq!((rc.rs, rc.region), (9500.0, Region::R1));
-        rc.on_reply(9500.0, 9500.0);
+        rc.on_reply(9500.0, 9500.0, false);
         assert_eq!(rc.rs, 9950.0);
         assert_eq!(rc.rinc, 900.0, "doubled back, capped at the configured step");
     }
@@ -142,10 +154,27 @@ mod tests {
         cfg.compare_with = CompareWith::Rs;
         cfg.rmax = 5000.0;
         let mut rc = RateControl::new(&cfg);
-        rc.on_reply(4000.0, 1000.0);
+        rc.on_reply(4000.0, 1000.0, false);
         assert_eq!(rc.rs, 4900.0);
-        rc.on_reply(4900.0, 1000.0);
+        rc.on_reply(4900.0, 1000.0, false);
         assert_eq!(rc.rs, 5000.0);
         assert!((rc.burst_period() - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn accumulation_forces_r2_inside_the_band_and_never_raises() {
+        let mut rc = RateControl::new(&test_config());
+        rc.rs = 8000.0;
+        // 5600 is within ΔR (4000) of Ra: a hold without the flag ...
+        rc.on_reply(5600.0, 8000.0, false);
+        assert_eq!((rc.rs, rc.region), (8000.0, Region::R1));
+        // ... a cut to θ·Rr with it, Rinc halved as on any R2.
+        rc.on_reply(5600.0, 8000.0, true);
+        assert_eq!(rc.region, Region::R2);
+        assert!((rc.rs - 5320.0).abs() < 1e-9);
+        assert_eq!(rc.rinc, 450.0);
+        // A flagged Rr above the current rate does not raise it.
+        rc.on_reply(7000.0, 8000.0, true);
+        assert_eq!((rc.rs, rc.region), (5320.0, Region::R2));
     }
 }

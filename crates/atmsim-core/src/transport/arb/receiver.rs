@@ -10,7 +10,11 @@
 //! moment seen, A = d - d_min (the queueing the connection's packets now
 //! meet along the path), is checked at each request; when A exceeds `k_acc`
 //! packet times at the measured rate, the reply reports Rr·(1 − A/Mr),
-//! removing the rate that built the standing queue. Only differences of
+//! removing the rate that built the standing queue, and carries the ACCUM
+//! flag, which makes the sender reduce to θ·Rr even when that Rr is within
+//! ΔR of its rate (the hold band the rule exists to break; without the flag
+//! the ΔR test decided, and the threshold did nothing below about 2H packet
+//! times, H the bounded queues of the path: issue 24). Only differences of
 //! delay are used, so sender and receiver clocks need not agree. (A running
 //! sum reset after each cut, which we tried first, loses the standing queue
 //! it leaves behind: the queue then creeps up to the buffer size.)
@@ -91,7 +95,7 @@ impl ArbReceiver {
         }
         let mr = secs(now - since);
         let rr_net = if mr > 0.0 { self.bits_since_request / mr } else { self.last_rr };
-        let rr = self.accumulation(secs(now - seg.ack), rr_net, mr);
+        let (rr, accumulated) = self.accumulation(secs(now - seg.ack), rr_net, mr);
         self.last_request_at = Some(now);
         self.bits_since_request = bits;
         self.last_rr = rr;
@@ -99,20 +103,25 @@ impl ArbReceiver {
         if gap_seen {
             self.nak_for = self.expected;
         }
-        Some(self.reply(seg.wnd, self.highest > self.expected))
+        let mut reply = self.reply(seg.wnd, self.highest > self.expected);
+        if accumulated {
+            reply.flags |= flags::ACCUM;
+        }
+        Some(reply)
     }
 
-    /// The queueing-accumulation rule (module comment): the rate to report.
-    fn accumulation(&mut self, delay: f64, rr_net: f64, mr: f64) -> f64 {
+    /// The queueing-accumulation rule (module comment): the rate to report,
+    /// and whether the rule fired (the reply's ACCUM flag).
+    fn accumulation(&mut self, delay: f64, rr_net: f64, mr: f64) -> (f64, bool) {
         let accumulated = delay - self.min_delay;
         if rr_net <= 0.0 || mr <= 0.0 {
-            return rr_net;
+            return (rr_net, false);
         }
         let threshold = self.cfg.k_acc * self.cfg.packet_bits() / rr_net;
         if accumulated > threshold {
-            return rr_net * (1.0 - accumulated / mr).max(0.0);
+            return (rr_net * (1.0 - accumulated / mr).max(0.0), true);
         }
-        rr_net
+        (rr_net, false)
     }
 
     fn nak(&mut self, gap_seen: bool) -> Option<Segment> {
@@ -167,11 +176,11 @@ mod tests {
         // A request 1 s of queueing later, over Mr = 2 s: 2000 b/s, and the
         // threshold is half a packet time at that rate (1 s): no cut.
         let rep = r.on_data(2 * S, &data(451, S, 1)).unwrap();
-        assert_eq!(rep.ack, 2_000_000);
+        assert_eq!((rep.ack, rep.flags), (2_000_000, flags::REPLY));
         // The next request meets 4 s of queueing over Mr = 4 s (1000 b/s,
         // threshold 2 s): Rr (1 - 4/4) = 0.
         let rep = r.on_data(6 * S, &data(901, 2 * S, 2)).unwrap();
-        assert_eq!(rep.ack, 0);
+        assert_eq!((rep.ack, rep.flags), (0, flags::REPLY | flags::ACCUM), "the rule fired: the sender must cut");
     }
 
     #[test]

@@ -211,7 +211,7 @@ impl ArbSender {
         };
         if outcome == ReplyOutcome::Rate {
             if let Some(ra) = ra {
-                self.rc.on_reply(rr, ra);
+                self.rc.on_reply(rr, ra, seg.flags & flags::ACCUM != 0);
             }
         }
         self.reschedule_burst();
