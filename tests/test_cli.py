@@ -187,3 +187,22 @@ def test_repeated_figure_reproduces_each_figure(cli, tmp_path):
         "--out", str(out), check=True)
     figures = {r["figure"] for r in json.loads((out / "claims.json").read_text())}
     assert figures == {"fig6", "fig9"}
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_as_scenario_is_refused_in_one_line(cli, device):
+    # /dev/zero was read until memory ran out (MemoryError traceback); /dev/urandom hung.
+    r = cli("validate", device)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("atmsim: error: scenario:"), r.stderr
+
+
+@pytest.mark.parametrize("command", [["reproduce", "arb", "--quick"], ["sweep", "aron97-topo1-atm", "--vary", "tcp.tick=10ms,500ms"]])
+def test_a_worker_pool_far_beyond_the_machine_is_refused_before_any_work(cli, tmp_path, command):
+    # `--workers 1000` on 2 CPUs once spawned 74 processes and 1.4 GB before anything failed.
+    out = tmp_path / "out"
+    r = cli(*command, "--workers", "1000", "--out", str(out))
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("atmsim: error: --workers: 1000 is more than"), r.stderr
+    assert not out.exists()

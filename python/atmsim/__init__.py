@@ -42,6 +42,9 @@ def list_scenarios() -> list[str]:
     return sorted(p.name[:-5] for p in _scenario_dir().iterdir() if p.name.endswith(".toml"))
 
 
+MAX_SCENARIO_BYTES = 16 * 2**20
+
+
 def load_scenario(name_or_path: str) -> str:
     """TOML text of a .toml file or of a built-in scenario name.
 
@@ -52,8 +55,17 @@ def load_scenario(name_or_path: str) -> str:
     path = Path(name_or_path)
     if path.is_file() or path.suffix == ".toml" or os.sep in str(name_or_path) or "/" in str(name_or_path):
         try:
-            return path.read_text()
-        except (OSError, UnicodeDecodeError) as e:
+            # At most one byte more than a scenario may have: a device such as /dev/zero or
+            # /dev/urandom given as a scenario is refused, not read until memory runs out.
+            with open(path, "rb") as f:
+                data = f.read(MAX_SCENARIO_BYTES + 1)
+            if len(data) > MAX_SCENARIO_BYTES:
+                raise ScenarioError(f"scenario: '{name_or_path}' is larger than {MAX_SCENARIO_BYTES // 2**20} MiB "
+                                    "(a scenario is a TOML file of a few KB)")
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ScenarioError(f"scenario: '{name_or_path}' is not UTF-8 text (a scenario is a TOML file)") from None
+        except OSError as e:
             why = getattr(e, "strerror", None) or str(e)
             raise ScenarioError(f"scenario: cannot read '{name_or_path}': {why}") from None
     builtin = _scenario_dir() / f"{name_or_path}.toml"

@@ -29,6 +29,7 @@ import click
 import atmsim
 from atmsim import ScenarioError
 from atmsim.errors import InputError
+from atmsim.runner import check_workers
 
 CACHE_SUBDIR = "runs"
 
@@ -322,6 +323,8 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks
     from .reproduce import harness
 
     papers = registry.select(paper, figure or None)
+    if scheduler is None:
+        check_workers(workers)
     try:
         test = {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}
     except ValueError:
@@ -362,6 +365,8 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
     """Run a scenario over a grid of key values x seeds (writes runs.csv, flows.csv, points.csv)."""
     from . import sweep as sw
 
+    if scheduler is None:
+        check_workers(workers)
     try:
         grid = sw.parse_vary(vary)
     except ValueError as e:

@@ -94,6 +94,22 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+#: Local worker processes per CPU at most: more only add memory (each worker holds a copy of the
+#: core and its runs) and contention, never speed.
+MAX_WORKERS_PER_CPU = 4
+
+
+def check_workers(workers: Optional[int]) -> None:
+    """Refuses a local pool far larger than the machine (before any work: `--workers 1000` on 2 CPUs
+    once spawned 74 processes and 1.4 GB)."""
+    from atmsim.errors import InputError
+
+    limit = MAX_WORKERS_PER_CPU * default_workers()
+    if workers is not None and workers > limit:
+        raise InputError(f"--workers: {workers} is more than {MAX_WORKERS_PER_CPU} per CPU on this machine "
+                         f"({default_workers()} CPUs, at most {limit}); use --scheduler for a cluster")
+
+
 class _Cache:
     """One JSON file per untraced run; written atomically (tmp file + os.replace)."""
 
@@ -139,6 +155,8 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
     progress: rich progress bar on stderr; default only when stderr is a terminal.
     cache_dir: if given, finished runs are stored there and reused on the next call.
     """
+    if scheduler is None:
+        check_workers(workers)
     workers = default_workers() if workers is None else max(1, int(workers))
     for job in jobs:
         check_seed(job.seed)
