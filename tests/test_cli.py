@@ -206,3 +206,14 @@ def test_a_worker_pool_far_beyond_the_machine_is_refused_before_any_work(cli, tm
     assert r.returncode == 2
     assert r.stderr.strip().startswith("atmsim: error: --workers: 1000 is more than"), r.stderr
     assert not out.exists()
+
+
+def test_a_closed_stdout_is_a_failure_not_a_silent_success():
+    # With stdout closed the command printed nothing and exited 0.
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "atmsim", "list"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, preexec_fn=lambda: __import__("os").close(1))
+    assert p.returncode == 1
+    assert p.stderr.strip() == "atmsim: error: stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)"

@@ -72,6 +72,10 @@ class Group(click.Group):
 
         # SIGTERM ends a run like Ctrl-C: staging folders removed, exit 130.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+        if sys.stdout is None:
+            # Started with stdout closed: Python has no stdout and click would print nothing
+            # and exit 0, as if the results had been shown.
+            fail("stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)", 1)
         try:
             rv = super().main(*args, **kwargs)
         except click.exceptions.Exit as e:
