@@ -62,8 +62,17 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         u => return Err(format!("unknown time unit '{u}' in '{s}' (use s, ms, us, ns, ps)")),
     };
     let v = exact(num, mult)?;
-    Time::try_from(v).map_err(|_| format!("'{s}' is too large"))
+    match Time::try_from(v) {
+        Ok(t) if t <= MAX_TIME => Ok(t),
+        _ => Err(format!("'{s}' is too large (at most {} s, about 3 days)", MAX_TIME / PS_PER_S)),
+    }
 }
+
+/// The longest time a scenario may state (2^58 ps, 288,230 s): a run's clock
+/// adds durations, delays and timers, and a path sums the delays of its links,
+/// so a bound well below 2^64 ps keeps every such sum exact (64 links of the
+/// longest delay still fit) instead of wrapping round to a short time.
+pub const MAX_TIME: Time = 1 << 58;
 
 fn size_mult(unit: &str) -> Option<u128> {
     Some(match unit {
@@ -216,6 +225,10 @@ mod tests {
         }
         assert!(parse_rate("999999Gbps").is_ok());
         assert!(parse_bytes("18446744073709551616B").unwrap_err().contains("too large"));
+        // A time near 2^64 ps once wrapped round to a short delay.
+        assert!(parse_time("18446744073709551615ps").unwrap_err().contains("too large"));
+        assert!(parse_time("288231s").unwrap_err().contains("at most 288230 s"));
+        assert_eq!(parse_time("288230s"), Ok(288_230 * PS_PER_S));
         assert!(parse_time("18446744073709551616ps").unwrap_err().contains("too large"));
     }
 }

@@ -8,6 +8,10 @@ use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::routing::{shortest_path, Nodes};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
 use crate::scenario::units::{parse_bytes, parse_rate};
+
+/// The largest finite transfer (2^62 bytes): its end, one past the last
+/// sequence number, and every window arithmetic above it stay inside 64 bits.
+const MAX_FLOW_BYTES: u64 = 1 << 62;
 use crate::time::Time;
 
 /// Every flow, in file order; a scenario needs at least one.
@@ -34,6 +38,11 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             let b = parse_bytes(&f.bytes).or_else(|p| err(format!("{fkey}.bytes"), p))?;
             if b == 0 {
                 return err(format!("{fkey}.bytes"), "must be positive");
+            }
+            // Sequence numbers count bytes from 1 in 64 bits: u64::MAX once wrapped the
+            // transfer's end round to 0 and the flow sent nothing.
+            if b > MAX_FLOW_BYTES {
+                return err(format!("{fkey}.bytes"), format!("{} is too large (at most 2^62 bytes; use \"unbounded\")", f.bytes));
             }
             Some(b)
         };
@@ -119,6 +128,14 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
 mod tests {
     use crate::scenario::test_support::{check, BASE};
     use crate::scenario::{parse, validate};
+
+    #[test]
+    fn a_transfer_beyond_2_62_bytes_is_refused_not_wrapped() {
+        let e = crate::scenario::test_support::check(&["flow.f1.bytes=18446744073709551615B"]).unwrap_err();
+        assert_eq!(e.key, "flow[f1].bytes", "{e}");
+        assert!(e.problem.contains("unbounded"), "{e}");
+        assert!(crate::scenario::test_support::check(&["flow.f1.bytes=4611686018427387904B"]).is_ok());
+    }
 
     #[test]
     fn a_datagram_larger_than_the_mtu_is_refused_not_wrapped() {
