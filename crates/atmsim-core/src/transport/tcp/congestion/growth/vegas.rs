@@ -72,11 +72,19 @@ impl Vegas {
     /// since `begseq` was recorded.
     pub fn once_per_rtt(&mut self, w: &mut Window, now: Time, outstanding: f64, sent_since: f64, snd_nxt: u64) {
         let mss = w.mss;
+        let sampled = self.cnt_rtt > 0;
         let rtt = self.sum_rtt.checked_div(self.cnt_rtt).unwrap_or_else(|| now - self.begtime);
         self.sum_rtt = 0;
         self.cnt_rtt = 0;
         if rtt > 0 {
-            if rtt < self.base_rtt || sent_since <= 1.0 {
+            // BaseRTT is the smallest *measured* round trip [BP95 §3.2]. A round
+            // without an exact sample (its segments were all retransmitted, or
+            // two rounds ended close together) falls back on the time since the
+            // round began, which is no round trip: two rounds ending 1.1 ms
+            // apart once set BaseRTT to 1.1 ms on a 60 ms path, after which
+            // Vegas-CA judged every window too large and the sender crawled at
+            // 3 segments for 19 s (aron97 fig10, 10 MB, Vegas-AFR over ATM).
+            if sampled && (rtt < self.base_rtt || sent_since <= 1.0) {
                 self.base_rtt = rtt;
             }
             let base = self.base_rtt as f64 / PS_PER_S as f64;
@@ -175,6 +183,23 @@ mod tests {
         assert_eq!(v.base_rtt, 60 * PS_PER_MS);
         v.sample(80 * PS_PER_MS);
         assert_eq!(v.base_rtt, 60 * PS_PER_MS);
+    }
+
+    #[test]
+    fn a_round_without_a_sample_never_sets_base_rtt() {
+        // Two rounds end 1 ms apart and the second has no exact sample (its
+        // segments were retransmitted): the 1 ms since it began is no round
+        // trip and must not become BaseRTT, even when one segment was sent.
+        let mut v = Vegas::new();
+        v.sample(60 * PS_PER_MS);
+        let mut w = window(4 * MSS, 2 * MSS);
+        v.once_per_rtt(&mut w, PS_PER_S, 2.0, 3.0, 0);
+        v.once_per_rtt(&mut w, PS_PER_S + PS_PER_MS, 0.0, 1.0, 0);
+        assert_eq!(v.base_rtt, 60 * PS_PER_MS);
+        // A measured round with one segment sent still resets it (ns-2's rule).
+        v.add_sample(70 * PS_PER_MS);
+        v.once_per_rtt(&mut w, 2 * PS_PER_S, 0.0, 1.0, 0);
+        assert_eq!(v.base_rtt, 70 * PS_PER_MS);
     }
 
     /// expected − actual, in segments: with baseRTT 100 ms, a 10-segment
