@@ -8,14 +8,13 @@ the same runs and quote the same measures.
 Extra arguments are `--set` overrides (KEY=VALUE) applied to every run."""
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 import atmsim
+from atmsim.reproduce import probes as probe_plumbing
 from atmsim.reproduce.harness import Run
 
 from .common import CELL_PAYLOAD, HEADER, cells
@@ -78,24 +77,16 @@ def probes(what: str, extra=()) -> dict:
 
 def runs(what: str) -> list:
     """The runs of `what`'s probes, for a figure to declare."""
-    return [p.run() for p in probes(what).values()]
+    return probe_plumbing.runs(probes, what)
 
 
 def measure(what: str, pairs) -> dict:
     """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`."""
-    got = {run: res for run, res in pairs}
-    out = {}
-    for label, p in probes(what).items():
-        s, raw = got[p.run()]
-        out[label] = p.measure(s, atmsim.trace_frames(raw))
-    return out
+    return probe_plumbing.measure(probes, what, pairs)
 
 
 def main(argv=None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    what, extra = argv[0], tuple(argv[1:])
-    res = {label: _result(p) for label, p in probes(what, extra).items()}
-    print(json.dumps(res, indent=1, default=float))
+    probe_plumbing.main(probes, _result, argv)
 
 
 if __name__ == "__main__":
