@@ -58,3 +58,19 @@ def test_check_needs_every_test_and_renders_each_into_the_rule():
     # A missing value fails the claim and leaves the margin unknown.
     assert check(("x", None, at_least(0)), ("y", 3, at_least(0))).margin is None
     assert claims.make("p", "f", "c1", "s", "shape", "pv", 1, True, "r").row()["margin"] is None
+
+
+def test_every_claim_of_every_paper_is_written_with_bands():
+    # Issue 24: each rule's test is written once (claims.check), so every row of every paper has a
+    # margin and a rule rendered from its bands; a claim decided by a bare bool would have neither.
+    from pathlib import Path
+    import json
+
+    golden = Path(__file__).resolve().parent / "golden" / "reproduce-all-quick"
+    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text())]
+    assert len({r["paper"] for r in rows}) == 5
+    # A margin is missing only where the quick grid does not measure the value (ours is null).
+    bare = [r["id"] for r in rows if (r["margin"] is None and r["ours"] is not None) or not r["rule"].strip()]
+    assert bare == []
+    unexplained = [r["id"] for r in rows if not r["holds"] and not r["note"].strip()]
+    assert unexplained == []
