@@ -69,3 +69,15 @@ def test_a_run_that_fails_is_a_failure_row_not_an_abort(monkeypatch):
                                     workers=1)
     assert runs["tcp.variant"].tolist() == ["lite"] and len(flows) == 8
     assert failed.to_dict("records") == [{"tcp.variant": "vegas", "seed": 1, "reason": "worker lost (simulated)"}]
+
+
+def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
+    # A 10^4 x 10^4 --vary grid was expanded with no size check (MemoryError or unbounded memory).
+    ticks = ",".join(f"{i}ms" for i in range(1, 1001))
+    buffers = ",".join(f"{i}cells" for i in range(200, 1200))
+    out = tmp_path / "sw"
+    r = cli("sweep", "aron97-topo1-atm", "--vary", f"tcp.tick={ticks}", "--vary", f"switch.buffer={buffers}", "--out", str(out))
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("atmsim: error: --vary: the grid has 1,000,000 points, more than 100,000 "
+                                "(split the sweep, or vary fewer values)")
+    assert not out.exists()

@@ -8,6 +8,8 @@ count, resumable cache), `medians` reduces each point's seeds.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Optional, Sequence
 
 import pandas as pd
@@ -19,6 +21,10 @@ from atmsim.runner import RunFailed
 __all__ = ["RUN_COLUMNS", "medians", "parse_vary", "plan", "points", "run"]
 
 RUN_COLUMNS = ["effective_throughput", "effective_throughput_common", "fairness", "cell_loss_ratio", "dead_cell_share"]
+
+
+#: Most grid points one sweep may have: a grid is expanded in memory and each point is at least one run.
+MAX_POINTS = 100_000
 
 
 def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
@@ -33,6 +39,10 @@ def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
         if key in grid:
             raise ValueError(f"--vary: key '{key}' given twice")
         grid[key] = vals
+    size = math.prod(len(v) for v in grid.values())
+    if size > MAX_POINTS:
+        raise ValueError(f"--vary: the grid has {size:,} points, more than {MAX_POINTS:,} "
+                         "(split the sweep, or vary fewer values)")
     return grid
 
 
