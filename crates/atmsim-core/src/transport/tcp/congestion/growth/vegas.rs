@@ -26,6 +26,8 @@ pub struct Vegas {
     pub begtime: Time,
     sum_rtt: Time,
     cnt_rtt: u64,
+    /// Vegas-SS grows in the rounds where this is true; toggled at each
+    /// decision in slow start.
     inc_flag: bool,
     /// Per-ACK increment chosen once per RTT (bytes).
     pub incr: u64,
@@ -47,7 +49,11 @@ impl Vegas {
             begtime: 0,
             sum_rtt: 0,
             cnt_rtt: 0,
-            inc_flag: false,
+            // Set, as ns-2's `v_inc_flag_ = 1`: the first decision (the first
+            // data ACK) toggles it off and holds the initial window for the
+            // second round trip, so Vegas sends 2, 2, 4, 4, 8, ... [AD97 §5.3:
+            // "4 segments in the first two RTTs"].
+            inc_flag: true,
             incr: 0,
             last_diff: 0,
         }
@@ -233,15 +239,64 @@ mod tests {
         let mut w = window(2 * MSS, 1 << 30);
         v.add_sample(100 * PS_PER_MS);
         v.once_per_rtt(&mut w, PS_PER_S, 1.0, 2.0, 0);
-        assert_eq!(v.incr, MSS, "grow this RTT");
+        assert_eq!(v.incr, 0, "the first decision holds");
         v.add_sample(100 * PS_PER_MS);
         v.once_per_rtt(&mut w, 2 * PS_PER_S, 1.0, 2.0, 0);
-        assert_eq!(v.incr, 0, "hold the next");
+        assert_eq!(v.incr, MSS, "grow the next RTT");
+        v.add_sample(100 * PS_PER_MS);
+        v.once_per_rtt(&mut w, 3 * PS_PER_S, 3.0, 4.0, 0);
+        assert_eq!(v.incr, 0, "hold the one after");
         w.cwnd = 16 * MSS;
         v.add_sample(200 * PS_PER_MS);
-        v.once_per_rtt(&mut w, 3 * PS_PER_S, 16.0, 16.0, 0);
+        v.once_per_rtt(&mut w, 4 * PS_PER_S, 16.0, 16.0, 0);
         assert_eq!(w.ssthresh, 2 * MSS, "queue building: leave slow start");
         assert_eq!(w.cwnd, 14 * MSS);
+    }
+
+    /// Segments sent per round trip by a sender that opens with 2 segments,
+    /// loses nothing and sees a constant 60 ms RTT (no queueing, so diff = 0
+    /// and slow start never ends). Sequence numbers start at 1, as after the
+    /// SYN; each ACK covers one segment and the sender then fills the window.
+    fn segments_per_round(rounds: usize) -> Vec<u64> {
+        let rtt = 60 * PS_PER_MS;
+        let mut v = Vegas::new();
+        let mut w = window(2 * MSS, 1 << 30);
+        let (mut una, mut nxt) = (1, 1);
+        let mut sent = vec![];
+        let mut round = vec![];
+        while nxt - una + MSS <= w.cwnd {
+            nxt += MSS;
+            round.push(nxt);
+        }
+        for r in 1..=rounds {
+            sent.push(round.len() as u64);
+            let mut next = vec![];
+            for (i, end) in round.into_iter().enumerate() {
+                una = end;
+                let now = r as u64 * rtt + i as u64 * PS_PER_MS / 1000;
+                let c = AckCtx { now, snd_una: una, snd_nxt: nxt, snd_max: nxt, snd_wnd: 1 << 30, acked: MSS,
+                                 rtt_sample: Some(rtt), ..Default::default() };
+                v.on_ack(&mut w, &c);
+                while nxt - una + MSS <= w.cwnd {
+                    nxt += MSS;
+                    next.push(nxt);
+                }
+            }
+            round = next;
+        }
+        sent
+    }
+
+    /// [AD97 §5.3]: Vegas sends "two segments in the first RTT ... and 4
+    /// segments in the first two RTTs (as Vegas does exponential increase
+    /// every other RTT)": 2, 2, 4, 4, 8, ... as ns-2's `tcp-vegas.cc`, whose
+    /// `v_inc_flag_` starts at 1 so that the first decision (the first data
+    /// ACK) holds. Starting the flag at 0 grew in the first decision and sent
+    /// 2, 4, 4, 8, ..., as fast as Lite with an initial window of 2 for the
+    /// first 6 segments (aron97 fig11 at 50K).
+    #[test]
+    fn slow_start_holds_in_the_second_round_trip() {
+        assert_eq!(segments_per_round(6), vec![2, 2, 4, 4, 8, 8]);
     }
 
     #[test]
