@@ -4,13 +4,16 @@
 use super::schema::Topology;
 use super::{err, ScenarioError};
 use crate::net::{NodeId, PortId};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// The nodes of a scenario: hosts first, then switches, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct Nodes {
     pub names: Vec<String>,
     pub is_host: Vec<bool>,
+    /// Name to id, so that resolving a scenario of 10^5 flows is not
+    /// quadratic in its nodes.
+    ids: HashMap<String, u32>,
 }
 
 impl Nodes {
@@ -22,7 +25,7 @@ impl Nodes {
                 if n.is_empty() || n.contains("->") {
                     return err(key, format!("invalid node name '{n}'"));
                 }
-                if nodes.names.contains(n) {
+                if nodes.ids.insert(n.clone(), nodes.names.len() as u32).is_some() {
                     return err(key, format!("node '{n}' is defined twice"));
                 }
                 nodes.names.push(n.clone());
@@ -34,8 +37,8 @@ impl Nodes {
 
     /// The id of node `n`, or an error naming `key`.
     pub fn id(&self, key: &str, n: &str) -> Result<NodeId, ScenarioError> {
-        match self.names.iter().position(|x| x == n) {
-            Some(i) => Ok(NodeId(i as u32)),
+        match self.ids.get(n) {
+            Some(&i) => Ok(NodeId(i)),
             None => err(key, format!("unknown node '{n}'")),
         }
     }
@@ -49,47 +52,172 @@ impl Nodes {
     }
 }
 
-/// Breadth-first shortest path from `src` to `dst` over the arcs (arc `i`
-/// is port `i`, from `.0` to `.1`), not forwarding through hosts. Ties go to
-/// the arc listed first, so to the link listed first in the file.
-pub fn shortest_path(arcs: &[(NodeId, NodeId)], is_host: &[bool], src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
-    let n = is_host.len();
-    let mut via: Vec<Option<usize>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut frontier = VecDeque::from([src]);
-    seen[src.ix()] = true;
-    while let Some(u) = frontier.pop_front() {
-        if u == dst {
-            break;
+/// The arcs (arc `i` is port `i`, from `.0` to `.1`) with each node's
+/// outgoing arcs listed in arc order, for routing many flows.
+pub struct Graph<'a> {
+    arcs: &'a [(NodeId, NodeId)],
+    is_host: &'a [bool],
+    out: Vec<Vec<usize>>,
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(arcs: &'a [(NodeId, NodeId)], is_host: &'a [bool]) -> Graph<'a> {
+        let mut out = vec![Vec::new(); is_host.len()];
+        for (i, &(from, _)) in arcs.iter().enumerate() {
+            out[from.ix()].push(i);
         }
-        if u != src && is_host[u.ix()] {
-            continue;
-        }
-        for (i, &(from, to)) in arcs.iter().enumerate() {
-            if from == u && !seen[to.ix()] {
-                seen[to.ix()] = true;
-                via[to.ix()] = Some(i);
-                frontier.push_back(to);
+        Graph { arcs, is_host, out }
+    }
+
+    /// Breadth-first shortest path from `src` to `dst`, not forwarding
+    /// through hosts. Ties go to the arc listed first, so to the link listed
+    /// first in the file. The search stops when `dst` is first reached: the
+    /// arc it was reached by is the one a full search would keep.
+    pub fn shortest_path(&self, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+        let n = self.is_host.len();
+        let mut via: Vec<Option<usize>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut frontier = VecDeque::from([src]);
+        seen[src.ix()] = true;
+        'search: while let Some(u) = frontier.pop_front() {
+            if u == dst {
+                break;
+            }
+            if u != src && self.is_host[u.ix()] {
+                continue;
+            }
+            for &i in &self.out[u.ix()] {
+                let to = self.arcs[i].1;
+                if !seen[to.ix()] {
+                    seen[to.ix()] = true;
+                    via[to.ix()] = Some(i);
+                    if to == dst {
+                        break 'search;
+                    }
+                    frontier.push_back(to);
+                }
             }
         }
+        if !seen[dst.ix()] {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut cur = dst;
+        while cur != src {
+            let i = via[cur.ix()]?;
+            path.push(PortId(i as u32));
+            cur = self.arcs[i].0;
+        }
+        path.reverse();
+        Some(path)
     }
-    if !seen[dst.ix()] {
-        return None;
+}
+
+/// Routes many flows over one [`Graph`]. A host with one link reaches every
+/// node through the switch at its other end, and its breadth-first search
+/// after that first hop is the search rooted at that switch (the host itself
+/// forwards nothing), so one search tree per such switch serves every host
+/// behind it, whichever destination it sends to: a dumbbell of 10^5 flows is
+/// routed in two searches instead of 10^5. Other sources search on their own.
+pub struct Router<'a> {
+    graph: Graph<'a>,
+    trees: HashMap<NodeId, Vec<Option<usize>>>,
+}
+
+impl<'a> Router<'a> {
+    pub fn new(graph: Graph<'a>) -> Router<'a> {
+        Router { graph, trees: HashMap::new() }
     }
-    let mut path = Vec::new();
-    let mut cur = dst;
-    while cur != src {
-        let i = via[cur.ix()]?;
-        path.push(PortId(i as u32));
-        cur = arcs[i].0;
+
+    /// The same path as [`Graph::shortest_path`].
+    pub fn route(&mut self, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+        let g = &self.graph;
+        let &[first] = g.out[src.ix()].as_slice() else {
+            return g.shortest_path(src, dst);
+        };
+        let root = g.arcs[first].1;
+        if g.is_host[root.ix()] || root == dst {
+            return g.shortest_path(src, dst);
+        }
+        let via = self.trees.entry(root).or_insert_with(|| g.tree(root));
+        let mut path = Vec::new();
+        let mut cur = dst;
+        while cur != root {
+            let i = via[cur.ix()]?;
+            path.push(PortId(i as u32));
+            cur = g.arcs[i].0;
+        }
+        path.push(PortId(first as u32));
+        path.reverse();
+        Some(path)
     }
-    path.reverse();
-    Some(path)
+}
+
+impl Graph<'_> {
+    /// The arc each node is first reached by in a full breadth-first search
+    /// from `root`, not forwarding through hosts.
+    fn tree(&self, root: NodeId) -> Vec<Option<usize>> {
+        let mut via: Vec<Option<usize>> = vec![None; self.is_host.len()];
+        let mut seen = vec![false; self.is_host.len()];
+        let mut frontier = VecDeque::from([root]);
+        seen[root.ix()] = true;
+        while let Some(u) = frontier.pop_front() {
+            if u != root && self.is_host[u.ix()] {
+                continue;
+            }
+            for &i in &self.out[u.ix()] {
+                let to = self.arcs[i].1;
+                if !seen[to.ix()] {
+                    seen[to.ix()] = true;
+                    via[to.ix()] = Some(i);
+                    frontier.push_back(to);
+                }
+            }
+        }
+        via
+    }
+}
+
+/// [`Graph::shortest_path`] on a graph built for one query.
+pub fn shortest_path(arcs: &[(NodeId, NodeId)], is_host: &[bool], src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+    Graph::new(arcs, is_host).shortest_path(src, dst)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The router's cached trees give exactly the per-flow search's paths,
+    /// ties included, on random graphs of hosts (most single-homed) and
+    /// switches.
+    #[test]
+    fn router_paths_equal_the_per_flow_search() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..300 {
+            let (hosts, switches) = (rng.gen_range(2..8usize), rng.gen_range(1..6usize));
+            let n = hosts + switches;
+            let is_host: Vec<bool> = (0..n).map(|i| i < hosts).collect();
+            let mut arcs = Vec::new();
+            for _ in 0..rng.gen_range(1..3 * n) {
+                let (a, b) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                if a != b && (!is_host[a] || !is_host[b]) {
+                    arcs.push((NodeId(a as u32), NodeId(b as u32)));
+                    arcs.push((NodeId(b as u32), NodeId(a as u32)));
+                }
+            }
+            let graph = Graph::new(&arcs, &is_host);
+            let mut router = Router::new(Graph::new(&arcs, &is_host));
+            for s in 0..hosts {
+                for d in 0..hosts {
+                    if s != d {
+                        let (s, d) = (NodeId(s as u32), NodeId(d as u32));
+                        assert_eq!(router.route(s, d), graph.shortest_path(s, d), "{arcs:?} {s:?} -> {d:?}");
+                    }
+                }
+            }
+        }
+    }
 
     fn ids(v: &[u32]) -> Vec<PortId> {
         v.iter().map(|&i| PortId(i)).collect()

@@ -109,13 +109,14 @@ impl World {
                 port
             })
             .collect();
+        // Each port's opposite direction, found through a map of (from, to)
+        // so that 10^5 links are not searched pairwise.
+        let by_ends: std::collections::HashMap<_, _> =
+            model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
         let reverse = model
             .ports
             .iter()
-            .map(|p| {
-                let r = model.ports.iter().position(|q| q.from == p.to && q.to == p.from);
-                PortId(r.expect("links are full duplex") as u32)
-            })
+            .map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32))
             .collect();
 
         let mut sched = Scheduler::default();

@@ -5,7 +5,7 @@ use super::tcp::Sizes;
 use crate::scenario::Network;
 use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
-use crate::scenario::routing::{shortest_path, Nodes};
+use crate::scenario::routing::{Graph, Nodes, Router};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
 use crate::scenario::units::{parse_bytes, parse_rate};
 
@@ -17,10 +17,13 @@ use crate::time::Time;
 /// Every flow, in file order; a scenario needs at least one.
 pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes) -> Result<Vec<FlowModel>, ScenarioError> {
     let arcs: Vec<_> = ports.iter().map(|p| (p.from, p.to)).collect();
+    let mut router = Router::new(Graph::new(&arcs, &nodes.is_host));
     let mut flows = Vec::new();
+    // Names seen so far: a set, so that 10^5 flows are not compared pairwise.
+    let mut names = std::collections::HashSet::new();
     for f in &s.flows {
         let fkey = format!("flow[{}]", f.name);
-        if s.flows.iter().filter(|g| g.name == f.name).count() > 1 {
+        if !names.insert(f.name.as_str()) {
             return err(fkey, "flow name used twice");
         }
         let src = nodes.id(&format!("{fkey}.src"), &f.src)?;
@@ -46,9 +49,9 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             }
             Some(b)
         };
-        let data_route = shortest_path(&arcs, &nodes.is_host, src, dst)
+        let data_route = router.route(src, dst)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
-        let ack_route = shortest_path(&arcs, &nodes.is_host, dst, src)
+        let ack_route = router.route(dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
         let (app, send_at) = match f.kind {
             FlowKind::Arb => {

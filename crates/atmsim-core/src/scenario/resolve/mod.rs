@@ -118,10 +118,17 @@ fn bottleneck(s: &Scenario, nodes: &Nodes, ports: &[PortModel], flows: &[FlowMod
     if let Some(name) = &s.report.bottleneck {
         return port_named("report.bottleneck", ports, name);
     }
-    let crossing = |p: usize| flows.iter().filter(|f| f.data_route.contains(&PortId(p as u32))).count();
+    // Flows crossing each port, counted in one pass over the routes (a route
+    // crosses a port at most once).
+    let mut crossing = vec![0usize; ports.len()];
+    for f in flows {
+        for p in &f.data_route {
+            crossing[p.ix()] += 1;
+        }
+    }
     Ok((0..ports.len())
         .filter(|&p| !nodes.is_host(ports[p].from))
-        .max_by_key(|&p| (crossing(p), std::cmp::Reverse(ports[p].rate.bits_per_second() as u64), std::cmp::Reverse(p)))
+        .max_by_key(|&p| (crossing[p], std::cmp::Reverse(ports[p].rate.bits_per_second() as u64), std::cmp::Reverse(p)))
         .map(|p| PortId(p as u32))
         .unwrap_or(flows[0].data_route[0]))
 }

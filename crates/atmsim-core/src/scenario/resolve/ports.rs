@@ -56,6 +56,8 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
     let red = red(s);
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
+    // Port names seen so far (a set, so that 10^5 links are not checked pairwise).
+    let mut names = std::collections::HashSet::new();
     for l in &s.links {
         let lkey = format!("link[{}-{}]", l.ends[0], l.ends[1]);
         let a = nodes.id(&format!("{lkey}.ends"), &l.ends[0])?;
@@ -67,7 +69,7 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
         let delay = time(&format!("{lkey}.delay"), &l.delay)?;
         for (from, to) in [(a, b), (b, a)] {
             let name = format!("{}->{}", nodes.name(from), nodes.name(to));
-            if ports.iter().any(|p| p.name == name) {
+            if !names.insert(name.clone()) {
                 return err(format!("{lkey}.ends"), format!("duplicate link {name}"));
             }
             let sender_is_host = nodes.is_host(from);
