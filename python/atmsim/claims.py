@@ -78,7 +78,9 @@ class Band:
             return None
         if self.lo is not None and self.hi is not None:
             half = (self.hi - self.lo) / 2
-            return min(x - self.lo, self.hi - x) / half if half > 0 else -abs(x - self.lo)
+            if half == 0:  # a single admissible value
+                return 0.0 if x == self.lo else -abs(x - self.lo)
+            return min(x - self.lo, self.hi - x) / half
         if self.lo is not None:
             return (x - self.lo) / (abs(self.lo) or 1.0)
         return (self.hi - x) / (abs(self.hi) or 1.0)
