@@ -1,0 +1,621 @@
+#!/usr/bin/env python3
+"""An ns-2 twin of an atmsim packet-network scenario (aron97 topology 1 and the like).
+
+    python validation/ns2/twin.py tcl [SCENARIO] [--set KEY=VALUE ...] [--draw N]
+    python validation/ns2/twin.py run [SCENARIO] [--set ...] [--draw N] [--no-atmsim]
+    python validation/ns2/twin.py grid [--ks 3,9,15,21,30,45] [--variants lite,vegas,tahoe,newreno,sack]
+                                       [--draws 10] [--jobs 2] [--out DIR]
+    python validation/ns2/twin.py table DIR/results.json
+
+The twin reads the RESOLVED scenario (`atmsim.resolve`, what `python -m atmsim show SCENARIO
+--set ...` prints, and `atmsim.model_facts` for the exact line rates) and writes ns-2 2.35 Tcl with
+the same topology, rates, delays, queue limits, packet sizes, window, initial window, tick, RTO
+bounds and start times. It runs ns-2 (`ns`) and atmsim on the same draw of start-time jitter and
+computes from ns-2's bottleneck trace the numbers atmsim's summary reports: E (in-order payload
+delivered by the end over U_max, docs/metrics.md), Jain's index over the flows' delivered bytes,
+retransmitted packets, coarse timeouts, bottleneck drops and the bottleneck's mean occupancy / B.
+docs/validation.md ("An ns-2 twin of aron97's packet network") has every mapping choice.
+
+Phase: ns-2's seed changes nothing here (no random agent, and its tick only rounds RTT samples,
+which stay below one tick), so phase is varied explicitly and identically in both simulators:
+draw N adds to every flow's start a jitter U[0, 1 ms) from Python's Mersenne Twister seeded by
+("twin", N, flow index), in picoseconds. atmsim also runs with seed N, which draws its hosts' BSD
+timer phases (`seed_randomizes = "timer-phase"`, the scenario's own setting; ns-2's timers have
+no phase: D10).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections import deque
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import atmsim  # noqa: E402
+
+SCENARIO = "aron97-topo1-packet"
+JITTER_PS = 1_000_000_000  # 1 ms: each flow's start + U[0, JITTER_PS)
+ACK_BYTES = 40             # ns-2 TCPSink ACK = tcpip_base_hdr_size_; atmsim's pure ACK = ip.header_bytes
+HOST_QUEUE = 100_000       # packets: an atmsim host (model "ideal") never drops what it sends
+
+# ------------------------------------------------------------------------------------------------
+# units of the resolved TOML
+
+_TIME = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+_SIZE = {"B": 1, "KB": 1000, "MB": 1000 ** 2, "GB": 1000 ** 3, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
+
+
+def seconds(text: str) -> float:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ps|ns|us|ms|s)\s*", text)
+    if not m:
+        raise ValueError(f"not a time: {text!r}")
+    return float(m.group(1)) * _TIME[m.group(2)]
+
+
+def picoseconds(text: str) -> int:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ps|ns|us|ms|s)\s*", text)
+    if not m:
+        raise ValueError(f"not a time: {text!r}")
+    return round(float(m.group(1)) * _TIME[m.group(2)] * 1e12)
+
+
+def size_bytes(text: str) -> int:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(B|KB|MB|GB|KiB|MiB|GiB)\s*", text)
+    if not m:
+        raise ValueError(f"not a byte size: {text!r}")
+    return round(float(m.group(1)) * _SIZE[m.group(2)])
+
+
+# ------------------------------------------------------------------------------------------------
+# the variants: atmsim tcp.variant -> ns-2 agent and sink
+
+@dataclass(frozen=True)
+class NsVariant:
+    agent: str
+    sink: str              # sink without delayed ACKs
+    sink_delack: str       # sink with delayed ACKs
+    tcl: str = ""          # class settings before the agents are made
+    note: str = ""
+
+
+NS_VARIANTS = {
+    # BSD Reno: fast retransmit on every third duplicate after a new ACK, no recover_ guard (D2).
+    "lite": NsVariant("TCP/Reno", "TCPSink", "TCPSink/DelAck", "Agent/TCP set bugFix_ false\n",
+                      "Agent/TCP/Reno, bugFix_ false (BSD Reno, D2)"),
+    # atmsim's tahoe carries ns-2's bug_fix_ guard (tcp.md V7): ns-2's default bugFix_ true.
+    "tahoe": NsVariant("TCP", "TCPSink", "TCPSink/DelAck", "", "Agent/TCP (bugFix_ true, as atmsim V7)"),
+    # ns-2.35's defaults: partial_window_deflation_ 1 and newreno_changes1_ 1 (RFC 6582's deflation and
+    # its "Impatient" timer, as atmsim V8).
+    "newreno": NsVariant("TCP/Newreno", "TCPSink", "TCPSink/DelAck", "", "Agent/TCP/Newreno (ns-2.35 defaults)"),
+    "sack": NsVariant("TCP/Sack1", "TCPSink/Sack1", "TCPSink/Sack1/DelAck", "", "Agent/TCP/Sack1 + TCPSink/Sack1"),
+    "vegas": NsVariant("TCP/Vegas", "TCPSink", "TCPSink/DelAck", "", "Agent/TCP/Vegas (alpha 1, beta 3, gamma 1)"),
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# the twin: what of the resolved scenario ns-2 needs
+
+@dataclass
+class Link:
+    a: str
+    b: str
+    rate_ab: float   # bits/s, a -> b
+    rate_ba: float
+    delay: float     # s
+
+
+@dataclass
+class Flow:
+    name: str
+    src: str
+    dst: str
+    start_ps: int
+    bytes: int | None
+
+
+@dataclass
+class Twin:
+    name: str
+    network: str
+    duration: float
+    variant: str
+    mss: int
+    header_bytes: int
+    window_bytes: int
+    initial_window: int
+    delayed_ack: bool
+    tick: float
+    rttmin_ticks: int
+    rxtmax_ticks: int
+    buffer: str               # the resolved switch.buffer ("192528B" or "21packets")
+    hosts: list
+    switches: list
+    links: list
+    flows: list
+    bottleneck: str           # "R1->R2"
+    u_max_bytes: float
+    seed_randomizes: str
+    link_buffers: dict = field(default_factory=dict)   # "A->B": buffer text, per-link overrides
+
+    # -- derived ns-2 numbers
+    @property
+    def packet_bytes(self) -> int:
+        return self.mss + self.header_bytes
+
+    @property
+    def window_packets(self) -> int:
+        """ns-2's window_ (packets): the whole segments that fit in atmsim's byte window (B4: a bulk
+        sender sends only full segments, so 512 KiB / 9128 B = 57.4 gives 57 in flight)."""
+        return self.window_bytes // self.mss
+
+    def queue_limit(self, port: str, unit_bytes: int) -> int:
+        """ns-2 queue-limit (packets) of a switch output port that carries units of `unit_bytes`.
+        ns-2's DropTail drops an arrival when waiting + 1 >= limit (drop-tail.cc), i.e. it holds
+        `limit` packets counting the one in transmission, as atmsim's byte and packet limits do
+        (packet.md P3), so a byte buffer B holds floor(B / unit) such packets in both."""
+        buf = self.link_buffers.get(port, self.buffer)
+        if buf.endswith("packets"):
+            return int(buf[:-len("packets")])
+        return size_bytes(buf) // unit_bytes
+
+    @property
+    def rto_init(self) -> float:
+        """BSD's first RTO: 12 ticks (tcp.md B3), clamped into [min, max]."""
+        return min(max(12, self.rttmin_ticks), self.rxtmax_ticks) * self.tick
+
+
+def load(scenario: str = SCENARIO, sets=()) -> Twin:
+    """The twin of a resolved atmsim scenario (with --set overrides)."""
+    text = atmsim.resolve(scenario, list(sets))
+    s = tomllib.loads(text)
+    facts = atmsim.model_facts(scenario, list(sets))
+    if s["network"] != "packet":
+        raise ValueError("the ns-2 twin is defined for packet networks only")
+    tcp = s["tcp"]
+    variant = tcp["variant"]
+    if variant not in NS_VARIANTS:
+        raise ValueError(f"ns-2 has no twin of tcp.variant = {variant!r} (have: {', '.join(NS_VARIANTS)})")
+    iw = tcp.get("initial_window", 2 if variant == "vegas" else 1)
+    ports = facts["ports"]
+    links, link_buffers = [], {}
+    for ln in s["link"]:
+        a, b = ln["ends"]
+        links.append(Link(a, b, ports[f"{a}->{b}"]["rate_bps"], ports[f"{b}->{a}"]["rate_bps"], seconds(ln["delay"])))
+        if "buffer" in ln:
+            link_buffers[f"{a}->{b}"] = link_buffers[f"{b}->{a}"] = ln["buffer"]
+    flows = []
+    for f in s["flow"]:
+        if f.get("kind", "tcp") != "tcp":
+            raise ValueError("the ns-2 twin has TCP flows only")
+        flows.append(Flow(f["name"], f["src"], f["dst"], picoseconds(f.get("start", "0s")),
+                          size_bytes(f["bytes"]) if "bytes" in f else None))
+    return Twin(
+        name=s["name"], network=s["network"], duration=seconds(s["duration"]), variant=variant,
+        mss=facts["mss"], header_bytes=facts["header_bytes"], window_bytes=size_bytes(tcp["window"]),
+        initial_window=iw, delayed_ack=bool(tcp["delayed_ack"]), tick=seconds(tcp["tick"]),
+        rttmin_ticks=tcp["rttmin_ticks"], rxtmax_ticks=tcp["rxtmax_ticks"], buffer=s["switch"]["buffer"],
+        hosts=list(s["topology"]["hosts"]), switches=list(s["topology"]["switches"]), links=links, flows=flows,
+        bottleneck=facts["bottleneck"], u_max_bytes=facts["u_max_bytes"], seed_randomizes=s["seed_randomizes"],
+        link_buffers=link_buffers)
+
+
+def jitter(draw: int, n: int) -> list:
+    """Draw `draw`'s start jitter of n flows, in ps: U[0, 1 ms), the same in both simulators."""
+    return [int(random.Random(f"twin-{draw}-{i}").random() * JITTER_PS) for i in range(n)]
+
+
+def jitter_sets(tw: Twin, draw: int) -> list:
+    """atmsim overrides that add draw `draw`'s jitter to each flow's start (0 = no jitter)."""
+    if draw == 0:
+        return []
+    return [f"flow.{f.name}.start={f.start_ps + j}ps" for f, j in zip(tw.flows, jitter(draw, len(tw.flows)))]
+
+
+# ------------------------------------------------------------------------------------------------
+# ns-2 Tcl
+
+def _fmt(x: float) -> str:
+    return repr(float(x))
+
+
+def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr") -> str:
+    """ns-2 2.35 Tcl of the twin. Start times are the twin's own (add the jitter with `load(...,
+    jitter_sets)`). At the end it prints one line per flow: `flow I ndatapack nrexmitpack nrexmit
+    ack` and traces the bottleneck's queue (+ - d r) to `trace_file`."""
+    v = NS_VARIANTS[tw.variant]
+    sink = v.sink_delack if tw.delayed_ack else v.sink
+    host_set = set(tw.hosts)
+    out = [
+        f"# Written by validation/ns2/twin.py: the ns-2 twin of atmsim's {tw.name} (variant {tw.variant}).",
+        "remove-all-packet-headers",
+        "add-packet-header Flags IP TCP",
+        f"Agent/TCP set packetSize_ {tw.mss}              ;# tcp.mss",
+        f"Agent/TCP set tcpip_base_hdr_size_ {tw.header_bytes}        ;# ip.header_bytes: {tw.packet_bytes}-byte packets",
+        f"Agent/TCP set window_ {tw.window_packets}                  ;# tcp.window {tw.window_bytes} B / MSS, whole segments",
+        f"Agent/TCP set windowInit_ {tw.initial_window}               ;# tcp.initial_window",
+        "Agent/TCP set syn_ true                  ;# atmsim opens with a SYN (B1)",
+        "Agent/TCP set delay_growth_ true",
+        f"Agent/TCP set tcpTick_ {_fmt(tw.tick)}             ;# tcp.tick",
+        f"Agent/TCP set minrto_ {_fmt(tw.rttmin_ticks * tw.tick)}              ;# rttmin_ticks x tick",
+        f"Agent/TCP set maxrto_ {_fmt(tw.rxtmax_ticks * tw.tick)}             ;# rxtmax_ticks x tick",
+        f"Agent/TCP set rtxcur_init_ {_fmt(tw.rto_init)}         ;# BSD's first RTO, 12 ticks (B3)",
+        "Agent/TCP set precisionReduce_ false     ;# integer halving, as BSD",
+        "Agent/TCP set updated_rttvar_ false",
+        "Agent/TCP set singledup_ 0               ;# no limited transmit (atmsim has none)",
+        "Agent/TCP set maxburst_ 0                ;# no burst limit (B4)",
+        "Agent/TCP set overhead_ 0",
+        f"Agent/TCPSink/DelAck set interval_ 0.2   ;# BSD's 200 ms fast timer (B2)",
+        f"Agent/TCPSink/Sack1/DelAck set interval_ 0.2",
+        v.tcl.rstrip("\n"),
+        "set ns [new Simulator]",
+    ]
+    for n in tw.hosts + tw.switches:
+        out.append(f"set n({n}) [$ns node]")
+    for ln in tw.links:
+        # ns-2's duplex-link has one bandwidth; atmsim's rates are per direction (equal here).
+        if ln.rate_ab != ln.rate_ba:
+            raise ValueError(f"link {ln.a}-{ln.b}: different rates per direction")
+        out.append(f"$ns duplex-link $n({ln.a}) $n({ln.b}) {_fmt(ln.rate_ab)} {_fmt(ln.delay)} DropTail")
+        for a, b in ((ln.a, ln.b), (ln.b, ln.a)):
+            if a in host_set:
+                lim = HOST_QUEUE
+            else:
+                # data ports hold full packets; a port that carries ACKs only holds B / 40 of them
+                carries_data = any(_on_path(tw, f, a, b) for f in tw.flows)
+                lim = tw.queue_limit(f"{a}->{b}", tw.packet_bytes if carries_data else ACK_BYTES)
+            out.append(f"$ns queue-limit $n({a}) $n({b}) {lim}")
+    bn_a, bn_b = tw.bottleneck.split("->")
+    out += [f"set tf [open {trace_file} w]", f"$ns trace-queue $n({bn_a}) $n({bn_b}) $tf"]
+    for i, f in enumerate(tw.flows, 1):
+        out.append(f"set tcp({i}) [$ns create-connection {v.agent} $n({f.src}) {sink} $n({f.dst}) {i}]")
+        out.append(f"set ftp({i}) [$tcp({i}) attach-app FTP]")
+        if f.bytes is None:
+            out.append(f"$ns at {_fmt(f.start_ps / 1e12)} \"$ftp({i}) start\"")
+        else:
+            out.append(f"$ns at {_fmt(f.start_ps / 1e12)} \"$ftp({i}) produce {math.ceil(f.bytes / tw.mss)}\"")
+    out += [
+        "proc finish {} {",
+        "    global ns tf tcp",
+        "    flush $tf",
+        "    close $tf",
+        f"    for {{set i 1}} {{$i <= {len(tw.flows)}}} {{incr i}} {{",
+        "        puts \"flow $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$tcp($i) set ack_]\"",
+        "    }",
+        "    exit 0",
+        "}",
+        f"$ns at {_fmt(tw.duration)} \"finish\"",
+        "$ns run",
+    ]
+    return "\n".join(x for x in out if x) + "\n"
+
+
+def _path(tw: Twin, src: str, dst: str) -> list:
+    """Nodes from src to dst (shortest hop path, as ns-2's static routing and atmsim's routes)."""
+    adj = {}
+    for ln in tw.links:
+        adj.setdefault(ln.a, []).append(ln.b)
+        adj.setdefault(ln.b, []).append(ln.a)
+    prev, q = {src: None}, deque([src])
+    while q:
+        x = q.popleft()
+        for y in adj.get(x, []):
+            if y not in prev:
+                prev[y] = x
+                q.append(y)
+    p, x = [], dst
+    while x is not None:
+        p.append(x)
+        x = prev[x]
+    return p[::-1]
+
+
+def _on_path(tw: Twin, f: Flow, a: str, b: str) -> bool:
+    p = _path(tw, f.src, f.dst)
+    return any(p[i] == a and p[i + 1] == b for i in range(len(p) - 1))
+
+
+def _link(tw: Twin, a: str, b: str) -> tuple:
+    for ln in tw.links:
+        if (ln.a, ln.b) == (a, b):
+            return ln.rate_ab, ln.delay
+        if (ln.b, ln.a) == (a, b):
+            return ln.rate_ba, ln.delay
+    raise KeyError(f"{a}-{b}")
+
+
+# ------------------------------------------------------------------------------------------------
+# running and measuring ns-2
+
+def ns2_binary():
+    return shutil.which("ns")
+
+
+def run_ns2(tw: Twin, workdir: str | None = None, keep: bool = False) -> dict:
+    """Run the twin in ns-2; the metrics of `ns2_metrics`."""
+    tmp = None
+    if workdir is None:
+        tmp = workdir = tempfile.mkdtemp(prefix="twin-")
+    os.makedirs(workdir, exist_ok=True)
+    try:
+        with open(os.path.join(workdir, "twin.tcl"), "w") as f:
+            f.write(ns2_tcl(tw))
+        p = subprocess.run([ns2_binary(), "twin.tcl"], cwd=workdir, capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError(f"ns failed ({p.returncode}): {p.stderr.strip()[-800:]}")
+        return ns2_metrics(tw, os.path.join(workdir, "bottleneck.tr"), p.stdout)
+    finally:
+        if tmp and not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ns2_metrics(tw: Twin, trace_path: str, stdout: str) -> dict:
+    """The numbers of atmsim's summary, from ns-2's bottleneck trace and the agents' counters.
+
+    * delivered bytes of flow i: the payload of the data packets 1..n that reached the destination
+      in order by the end (packet 0 is the SYN), from the bottleneck's `r` events plus the store-and-
+      forward time of the uncongested hops after it (one packet transmission + delay per hop);
+    * drops: `d` events at the bottleneck; occupancy: each accepted packet's bytes x its stay from
+      arrival (`+`) to the end of its transmission (`-` + transmission time), cut at the end, over
+      duration x B (atmsim's Little's-law mean, metrics.md), B = queue limit x packet bytes;
+    * retransmitted packets, timeouts: the agents' nrexmitpack_, nrexmit_."""
+    T = tw.duration
+    bn_a, bn_b = tw.bottleneck.split("->")
+    rate, _ = _link(tw, bn_a, bn_b)
+    nflow = len(tw.flows)
+    # after the bottleneck: the rest of each flow's path
+    after = {}
+    for i, f in enumerate(tw.flows, 1):
+        p = _path(tw, f.src, f.dst)
+        j = next(k for k in range(len(p) - 1) if (p[k], p[k + 1]) == (bn_a, bn_b))
+        after[i] = [_link(tw, p[k], p[k + 1]) for k in range(j + 1, len(p) - 1)]
+    enq, drops = {}, [0] * (nflow + 1)
+    occ_bytes_s = 0.0
+    recv = {i: set() for i in range(1, nflow + 1)}
+    nxt = {i: 1 for i in range(1, nflow + 1)}
+    with open(trace_path) as fh:
+        for line in fh:
+            w = line.split()
+            if len(w) < 12:
+                continue
+            ev, t, size, fid, seq, uid = w[0], float(w[1]), int(w[5]), int(w[7]), int(w[10]), w[11]
+            if ev == "+":
+                enq[uid] = (t, size)
+            elif ev == "d":
+                enq.pop(uid, None)
+                if w[4] == "tcp" and 1 <= fid <= nflow:
+                    drops[fid] += 1
+            elif ev == "-":
+                t0, sz = enq.pop(uid)
+                occ_bytes_s += sz * (min(t + sz * 8 / rate, T) - t0)
+            elif ev == "r" and w[4] == "tcp" and seq >= 1:
+                tarr = t + sum(size * 8 / r + d for r, d in after[fid])
+                if tarr <= T:
+                    recv[fid].add(seq)
+                    while nxt[fid] in recv[fid]:
+                        recv[fid].discard(nxt[fid])
+                        nxt[fid] += 1
+    for t0, sz in enq.values():      # still waiting at the end
+        occ_bytes_s += sz * (T - t0)
+    agents = {}
+    for line in stdout.splitlines():
+        w = line.split()
+        if w and w[0] == "flow":
+            agents[int(w[1])] = {"ndatapack": int(w[2]), "nrexmitpack": int(w[3]), "nrexmit": int(w[4]),
+                                 "ack": int(w[5])}
+    delivered = []
+    for i, f in enumerate(tw.flows, 1):
+        b = (nxt[i] - 1) * tw.mss
+        delivered.append(min(b, f.bytes) if f.bytes is not None else b)
+    limit = tw.queue_limit(tw.bottleneck, tw.packet_bytes) * tw.packet_bytes
+    return summarize(delivered, tw.u_max_bytes,
+                     retx=[agents[i]["nrexmitpack"] for i in range(1, nflow + 1)],
+                     timeouts=[agents[i]["nrexmit"] for i in range(1, nflow + 1)],
+                     drops=sum(drops), occupancy_share=occ_bytes_s / T / limit)
+
+
+def jain(x: list) -> float:
+    s, s2 = sum(x), sum(v * v for v in x)
+    return 1.0 if s2 == 0 else s * s / (len(x) * s2)
+
+
+def summarize(delivered, u_max, retx, timeouts, drops, occupancy_share) -> dict:
+    return {"E": sum(delivered) / u_max, "jain": jain(delivered), "retx": sum(retx), "timeouts": sum(timeouts),
+            "drops": drops, "occupancy_share": occupancy_share, "delivered": delivered,
+            "timeouts_per_flow": timeouts}
+
+
+# ------------------------------------------------------------------------------------------------
+# atmsim
+
+def run_atmsim(scenario: str, sets: list, seed: int) -> dict:
+    s = atmsim.run(scenario, sets, seed=seed).summary
+    fl = s["flows"]
+    bn = next(p for p in s["ports"] if p["name"] == s["bottleneck"])
+    out = summarize([f["bytes_delivered"] for f in fl], s["u_max_bytes"],
+                    retx=[f["segments_retransmitted"] for f in fl], timeouts=[f["timeouts"] for f in fl],
+                    drops=bn["units_dropped"], occupancy_share=bn["mean_occupancy"] / bn["limit"])
+    assert abs(out["E"] - s["effective_throughput"]) < 1e-9 and abs(out["jain"] - s["fairness"]) < 1e-9
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# one point, the grid
+
+def point_sets(variant: str, k: int, duration: str = "") -> list:
+    """aron97's overrides of one grid point: buffer k x 9168 bytes, the variant (as
+    reproduce/aron97/common.py Spec.job)."""
+    seg = atmsim.model_facts(SCENARIO)["segment_ip_bytes"]
+    sets = [f"switch.buffer={k * seg}B", f"tcp.variant={variant}"]
+    if duration:
+        sets.append(f"duration={duration}")
+    return sets
+
+
+def run_case(scenario: str, sets: list, draw: int, atmsim_seed: int | None = None, ns2: bool = True,
+             at: bool = True, workdir: str | None = None) -> dict:
+    """Both simulators on one draw of start jitter. atmsim's seed is the draw (its timer phases)
+    unless `atmsim_seed` is given."""
+    tw0 = load(scenario, sets)
+    js = jitter_sets(tw0, draw)
+    tw = load(scenario, list(sets) + js)
+    row = {"draw": draw}
+    if ns2:
+        row["ns2"] = run_ns2(tw, workdir)
+    if at:
+        row["atmsim"] = run_atmsim(scenario, list(sets) + js, draw if atmsim_seed is None else atmsim_seed)
+    return row
+
+
+def _grid_job(args):
+    variant, k, draw, duration, atmsim_seed = args
+    r = run_case(SCENARIO, point_sets(variant, k, duration), draw, atmsim_seed)
+    r.update(variant=variant, k=k)
+    return r
+
+
+def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None):
+    from concurrent.futures import ProcessPoolExecutor
+    todo = [(v, k, d, duration, atmsim_seed) for v in variants for k in ks for d in range(1, draws + 1)]
+    rows = []
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as ex:
+            for i, r in enumerate(ex.map(_grid_job, todo), 1):
+                rows.append(r)
+                print(f"[{i}/{len(todo)}] {r['variant']} k={r['k']} draw {r['draw']}: ns-2 E {r['ns2']['E']:.3f} "
+                      f"J {r['ns2']['jain']:.3f} | atmsim E {r['atmsim']['E']:.3f} J {r['atmsim']['jain']:.3f}",
+                      file=sys.stderr, flush=True)
+    else:
+        for i, t in enumerate(todo, 1):
+            rows.append(_grid_job(t))
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump({"ns": ns2_version(), "scenario": SCENARIO, "draws": draws, "duration": duration or "10s",
+                       "atmsim_seed": atmsim_seed, "rows": rows}, f)
+    return rows
+
+
+def ns2_version() -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True).stdout
+    except OSError:
+        out = ""
+    return "ns-2 " + (out or "unknown")
+
+
+# ------------------------------------------------------------------------------------------------
+# tables
+
+def _stats(vals):
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def points(rows) -> list:
+    """Per (variant, k): median, min and max over draws of each metric, both simulators."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["variant"], r["k"]), []).append(r)
+    pts = []
+    for (v, k), rs in sorted(by.items(), key=lambda x: (x[0][0], x[0][1])):
+        p = {"variant": v, "k": k, "n": len(rs)}
+        for sim in ("atmsim", "ns2"):
+            for m in ("E", "jain", "timeouts", "retx", "drops", "occupancy_share"):
+                p[f"{sim}_{m}"] = _stats([r[sim][m] for r in rs])
+        pts.append(p)
+    return pts
+
+
+def markdown(pts, metrics=("E", "jain", "timeouts")) -> str:
+    head = "| variant | k | " + " | ".join(f"{m} atmsim | {m} ns-2" for m in metrics) + " |"
+    lines = [head, "| --- | ---: | " + " | ".join("---: | ---:" for _ in metrics) + " |"]
+    for p in pts:
+        cells = []
+        for m in metrics:
+            for sim in ("atmsim", "ns2"):
+                med, lo, hi = p[f"{sim}_{m}"]
+                if m in ("timeouts", "retx", "drops"):
+                    cells.append(f"{med:g} ({lo:g}-{hi:g})")
+                else:
+                    cells.append(f"{med:.3f} ({lo:.3f}-{hi:.3f})")
+        lines.append(f"| {p['variant']} | {p['k']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def flagged(pts) -> list:
+    """Points where the medians differ by more than 10 % in E or 0.1 in Jain."""
+    out = []
+    for p in pts:
+        ea, en = p["atmsim_E"][0], p["ns2_E"][0]
+        ja, jn = p["atmsim_jain"][0], p["ns2_jain"][0]
+        if abs(ea - en) > 0.1 * max(ea, en) or abs(ja - jn) > 0.1:
+            out.append((p["variant"], p["k"], ea, en, ja, jn))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("tcl", "run"):
+        p = sub.add_parser(name)
+        p.add_argument("scenario", nargs="?", default=SCENARIO)
+        p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+        p.add_argument("--draw", type=int, default=0, help="start-jitter draw (0: none)")
+        if name == "run":
+            p.add_argument("--keep", metavar="DIR", help="keep ns-2's Tcl and trace here")
+            p.add_argument("--no-atmsim", action="store_true")
+            p.add_argument("--atmsim-seed", type=int)
+    g = sub.add_parser("grid")
+    g.add_argument("--ks", default="3,9,15,21,30,45")
+    g.add_argument("--variants", default="lite,vegas,tahoe,newreno,sack")
+    g.add_argument("--draws", type=int, default=10)
+    g.add_argument("--jobs", type=int, default=2)
+    g.add_argument("--duration", default="")
+    g.add_argument("--atmsim-seed", type=int, help="fixed atmsim seed (default: the draw)")
+    g.add_argument("--out", default=os.path.join(HERE, "out", "twin"))
+    t = sub.add_parser("table")
+    t.add_argument("results")
+    t.add_argument("--metrics", default="E,jain,timeouts")
+    args = ap.parse_args(argv)
+
+    if args.cmd == "tcl":
+        tw0 = load(args.scenario, args.set)
+        sys.stdout.write(ns2_tcl(load(args.scenario, args.set + jitter_sets(tw0, args.draw))))
+    elif args.cmd == "run":
+        if not args.no_atmsim or ns2_binary():
+            r = run_case(args.scenario, args.set, args.draw, args.atmsim_seed, ns2=ns2_binary() is not None,
+                         at=not args.no_atmsim, workdir=args.keep)
+            print(json.dumps(r, indent=1))
+    elif args.cmd == "grid":
+        if ns2_binary() is None:
+            sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
+        rows = grid([int(x) for x in args.ks.split(",")], args.variants.split(","), args.draws, args.jobs,
+                    args.duration, args.atmsim_seed, args.out)
+        pts = points(rows)
+        print(markdown(pts))
+    elif args.cmd == "table":
+        with open(args.results) as f:
+            rows = json.load(f)["rows"]
+        pts = points(rows)
+        print(markdown(pts, args.metrics.split(",")))
+        print()
+        for v, k, ea, en, ja, jn in flagged(pts):
+            print(f"flag {v} k={k}: E {ea:.3f} vs {en:.3f}, Jain {ja:.3f} vs {jn:.3f}")
+
+
+if __name__ == "__main__":
+    main()
