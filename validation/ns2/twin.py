@@ -423,7 +423,8 @@ def ns2_metrics(tw: Twin, trace_path: str, stdout: str) -> dict:
     return summarize(delivered, tw.u_max_bytes,
                      retx=[agents[i]["nrexmitpack"] for i in range(1, nflow + 1)],
                      timeouts=[agents[i]["nrexmit"] for i in range(1, nflow + 1)],
-                     drops=sum(drops), occupancy_share=occ_bytes_s / T / limit)
+                     drops=sum(drops), occupancy_share=occ_bytes_s / T / limit,
+                     acked=[agents[i]["ack"] * tw.mss for i in range(1, nflow + 1)])
 
 
 def jain(x: list) -> float:
@@ -431,10 +432,13 @@ def jain(x: list) -> float:
     return 1.0 if s2 == 0 else s * s / (len(x) * s2)
 
 
-def summarize(delivered, u_max, retx, timeouts, drops, occupancy_share) -> dict:
-    return {"E": sum(delivered) / u_max, "jain": jain(delivered), "retx": sum(retx), "timeouts": sum(timeouts),
-            "drops": drops, "occupancy_share": occupancy_share, "delivered": delivered,
-            "timeouts_per_flow": timeouts}
+def summarize(delivered, u_max, retx, timeouts, drops, occupancy_share, acked=None) -> dict:
+    out = {"E": sum(delivered) / u_max, "jain": jain(delivered), "retx": sum(retx), "timeouts": sum(timeouts),
+           "drops": drops, "occupancy_share": occupancy_share, "delivered": delivered,
+           "timeouts_per_flow": timeouts}
+    if acked is not None:   # ns-2: what each source holds acknowledged at the end (ack_ x MSS)
+        out["acked"] = acked
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
