@@ -224,6 +224,21 @@ def jitter_sets(tw: Twin, draw: int) -> list:
     return [f"flow.{f.name}.start={f.start_ps + j}ps" for f, j in zip(tw.flows, jitter(draw, len(tw.flows)))]
 
 
+def offset_sets(tw: Twin, draw: int, spread_ps: int) -> list:
+    """Overrides that lengthen each flow source's access link by a static U[0, spread_ps) drawn for
+    `draw` (as reproduce/aron97 `access_offsets`): identical paths then never deliver two packets to
+    the bottleneck at the same instant, so neither simulator's order of simultaneous events matters
+    (D13). Applied to both simulators through the resolved scenario."""
+    if spread_ps <= 0:
+        return []
+    out = []
+    for i, f in enumerate(tw.flows):
+        ln = next(ln for ln in tw.links if f.src in (ln.a, ln.b))
+        extra = int(random.Random(f"twin-offset-{draw}-{i}").random() * spread_ps)
+        out.append(f"link.{ln.a}-{ln.b}.delay={round(ln.delay * 1e12) + extra}ps")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # ns-2 Tcl
 
@@ -231,7 +246,7 @@ def _fmt(x: float) -> str:
     return repr(float(x))
 
 
-def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr") -> str:
+def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, cwnd: bool = False) -> str:
     """ns-2 2.35 Tcl of the twin. Start times are the twin's own (add the jitter with `load(...,
     jitter_sets)`). At the end it prints one line per flow: `flow I ndatapack nrexmitpack nrexmit
     ack` and traces the bottleneck's queue (+ - d r) to `trace_file`."""
@@ -262,6 +277,8 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr") -> str:
         v.tcl.rstrip("\n"),
         "set ns [new Simulator]",
     ]
+    if events:   # ns-2's event trace: FAST_RETX, TIMEOUT ... with times, per agent (for reading runs)
+        out += ["set evf [open events.tr w]", "$ns eventtrace-all $evf"]
     for n in tw.hosts + tw.switches:
         out.append(f"set n({n}) [$ns node]")
     for ln in tw.links:
@@ -282,6 +299,10 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr") -> str:
     for i, f in enumerate(tw.flows, 1):
         out.append(f"set tcp({i}) [$ns create-connection {v.agent} $n({f.src}) {sink} $n({f.dst}) {i}]")
         out.append(f"set ftp({i}) [$tcp({i}) attach-app FTP]")
+        if cwnd:   # cwnd_ and ssthresh_ of every agent, for reading runs
+            if i == 1:
+                out.append("set cwf [open cwnd.tr w]")
+            out += [f"$tcp({i}) attach $cwf", f"$tcp({i}) trace cwnd_", f"$tcp({i}) trace ssthresh_"]
         if f.bytes is None:
             out.append(f"$ns at {_fmt(f.start_ps / 1e12)} \"$ftp({i}) start\"")
         else:
@@ -291,6 +312,8 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr") -> str:
         "    global ns tf tcp",
         "    flush $tf",
         "    close $tf",
+        "    catch {global evf; flush $evf; close $evf}",
+        "    catch {global cwf; flush $cwf; close $cwf}",
         f"    for {{set i 1}} {{$i <= {len(tw.flows)}}} {{incr i}} {{",
         "        puts \"flow $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$tcp($i) set ack_]\"",
         "    }",
@@ -351,7 +374,7 @@ def run_ns2(tw: Twin, workdir: str | None = None, keep: bool = False) -> dict:
     os.makedirs(workdir, exist_ok=True)
     try:
         with open(os.path.join(workdir, "twin.tcl"), "w") as f:
-            f.write(ns2_tcl(tw))
+            f.write(ns2_tcl(tw, events=tmp is None, cwnd=tmp is None))
         p = subprocess.run([ns2_binary(), "twin.tcl"], cwd=workdir, capture_output=True, text=True, timeout=600)
         if p.returncode != 0:
             raise RuntimeError(f"ns failed ({p.returncode}): {p.stderr.strip()[-800:]}")
@@ -469,11 +492,11 @@ def point_sets(variant: str, k: int, duration: str = "") -> list:
 
 
 def run_case(scenario: str, sets: list, draw: int, atmsim_seed: int | None = None, ns2: bool = True,
-             at: bool = True, workdir: str | None = None) -> dict:
-    """Both simulators on one draw of start jitter. atmsim's seed is the draw (its timer phases)
-    unless `atmsim_seed` is given."""
+             at: bool = True, workdir: str | None = None, offset_ps: int = 0) -> dict:
+    """Both simulators on one draw of start jitter (and, with offset_ps, of static access-delay
+    offsets). atmsim's seed is the draw (its timer phases) unless `atmsim_seed` is given."""
     tw0 = load(scenario, sets)
-    js = jitter_sets(tw0, draw)
+    js = jitter_sets(tw0, draw) + offset_sets(tw0, draw, offset_ps)
     tw = load(scenario, list(sets) + js)
     row = {"draw": draw}
     if ns2:
@@ -484,15 +507,15 @@ def run_case(scenario: str, sets: list, draw: int, atmsim_seed: int | None = Non
 
 
 def _grid_job(args):
-    variant, k, draw, duration, atmsim_seed = args
-    r = run_case(SCENARIO, point_sets(variant, k, duration), draw, atmsim_seed)
+    variant, k, draw, duration, atmsim_seed, offset_ps = args
+    r = run_case(SCENARIO, point_sets(variant, k, duration), draw, atmsim_seed, offset_ps=offset_ps)
     r.update(variant=variant, k=k)
     return r
 
 
-def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None):
+def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None, offset_ps=0):
     from concurrent.futures import ProcessPoolExecutor
-    todo = [(v, k, d, duration, atmsim_seed) for v in variants for k in ks for d in range(1, draws + 1)]
+    todo = [(v, k, d, duration, atmsim_seed, offset_ps) for v in variants for k in ks for d in range(1, draws + 1)]
     rows = []
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as ex:
@@ -508,7 +531,7 @@ def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None):
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump({"ns": ns2_version(), "scenario": SCENARIO, "draws": draws, "duration": duration or "10s",
-                       "atmsim_seed": atmsim_seed, "rows": rows}, f)
+                       "atmsim_seed": atmsim_seed, "offset_ps": offset_ps, "rows": rows}, f)
     return rows
 
 
@@ -579,6 +602,8 @@ def main(argv=None):
         p.add_argument("scenario", nargs="?", default=SCENARIO)
         p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
         p.add_argument("--draw", type=int, default=0, help="start-jitter draw (0: none)")
+        p.add_argument("--access-offset", type=int, default=0, metavar="PS",
+                       help="static access-delay offsets U[0, PS) ps per draw, in both (D13)")
         if name == "run":
             p.add_argument("--keep", metavar="DIR", help="keep ns-2's Tcl and trace here")
             p.add_argument("--no-atmsim", action="store_true")
@@ -590,6 +615,8 @@ def main(argv=None):
     g.add_argument("--jobs", type=int, default=2)
     g.add_argument("--duration", default="")
     g.add_argument("--atmsim-seed", type=int, help="fixed atmsim seed (default: the draw)")
+    g.add_argument("--access-offset", type=int, default=0, metavar="PS",
+                   help="also lengthen each sender's access link by a static U[0, PS) ps per draw, in both (D13)")
     g.add_argument("--out", default=os.path.join(HERE, "out", "twin"))
     t = sub.add_parser("table")
     t.add_argument("results")
@@ -598,17 +625,18 @@ def main(argv=None):
 
     if args.cmd == "tcl":
         tw0 = load(args.scenario, args.set)
-        sys.stdout.write(ns2_tcl(load(args.scenario, args.set + jitter_sets(tw0, args.draw))))
+        sys.stdout.write(ns2_tcl(load(args.scenario, args.set + jitter_sets(tw0, args.draw)
+                                      + offset_sets(tw0, args.draw, args.access_offset))))
     elif args.cmd == "run":
         if not args.no_atmsim or ns2_binary():
             r = run_case(args.scenario, args.set, args.draw, args.atmsim_seed, ns2=ns2_binary() is not None,
-                         at=not args.no_atmsim, workdir=args.keep)
+                         at=not args.no_atmsim, workdir=args.keep, offset_ps=args.access_offset)
             print(json.dumps(r, indent=1))
     elif args.cmd == "grid":
         if ns2_binary() is None:
             sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
         rows = grid([int(x) for x in args.ks.split(",")], args.variants.split(","), args.draws, args.jobs,
-                    args.duration, args.atmsim_seed, args.out)
+                    args.duration, args.atmsim_seed, args.out, args.access_offset)
         pts = points(rows)
         print(markdown(pts))
     elif args.cmd == "table":
