@@ -565,7 +565,7 @@ def points(rows) -> list:
     return pts
 
 
-def markdown(pts, metrics=("E", "jain", "timeouts")) -> str:
+def markdown(pts, metrics=("E", "jain", "timeouts"), spread: bool = True) -> str:
     head = "| variant | k | " + " | ".join(f"{m} atmsim | {m} ns-2" for m in metrics) + " |"
     lines = [head, "| --- | ---: | " + " | ".join("---: | ---:" for _ in metrics) + " |"]
     for p in pts:
@@ -574,9 +574,9 @@ def markdown(pts, metrics=("E", "jain", "timeouts")) -> str:
             for sim in ("atmsim", "ns2"):
                 med, lo, hi = p[f"{sim}_{m}"]
                 if m in ("timeouts", "retx", "drops"):
-                    cells.append(f"{med:g} ({lo:g}-{hi:g})")
+                    cells.append(f"{med:g} ({lo:g}-{hi:g})" if spread else f"{med:g}")
                 else:
-                    cells.append(f"{med:.3f} ({lo:.3f}-{hi:.3f})")
+                    cells.append(f"{med:.3f} ({lo:.3f}-{hi:.3f})" if spread else f"{med:.3f}")
         lines.append(f"| {p['variant']} | {p['k']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -621,6 +621,8 @@ def main(argv=None):
     t = sub.add_parser("table")
     t.add_argument("results")
     t.add_argument("--metrics", default="E,jain,timeouts")
+    t.add_argument("--medians", action="store_true", help="medians only, no (min-max)")
+    t.add_argument("--write-points", metavar="FILE", help="store the points (median, min, max per metric) as JSON")
     args = ap.parse_args(argv)
 
     if args.cmd == "tcl":
@@ -641,9 +643,15 @@ def main(argv=None):
         print(markdown(pts))
     elif args.cmd == "table":
         with open(args.results) as f:
-            rows = json.load(f)["rows"]
+            data = json.load(f)
+        rows = data["rows"]
         pts = points(rows)
-        print(markdown(pts, args.metrics.split(",")))
+        if args.write_points:
+            with open(args.write_points, "w") as f:
+                head = {k: v for k, v in data.items() if k != "rows"}
+                f.write(json.dumps(head)[:-1] + ', "points": [\n')
+                f.write(",\n".join(json.dumps(p, separators=(",", ":")) for p in pts) + "\n]}\n")
+        print(markdown(pts, args.metrics.split(","), not args.medians))
         print()
         for v, k, ea, en, ja, jn in flagged(pts):
             print(f"flag {v} k={k}: E {ea:.3f} vs {en:.3f}, Jain {ja:.3f} vs {jn:.3f}")
