@@ -15,7 +15,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "validation", "ns2"))
-import twin  # noqa: E402
+import twin
 
 RATE = 53 * 8 / 3e-6  # one 53-byte cell every 3 us: 141.33 Mb/s
 
@@ -27,20 +27,20 @@ def _tcl(sets=(), draw=0):
 
 
 def _setting(tcl, name):
-    m = re.search(rf"^Agent/TCP set {re.escape(name)} (\S+)", tcl, re.M)
+    m = re.search(rf"^Agent/TCP set {re.escape(name)} (\S+)", tcl, re.MULTILINE)
     return m.group(1) if m else None
 
 
 def test_tcl_maps_the_resolved_scenario():
-    tw, tcl = _tcl(twin.point_sets("lite", 21))
+    _, tcl = _tcl(twin.point_sets("lite", 21))
     # links: 17 duplex links, all at one cell per 3 us; 1 us access, 30 ms bottleneck
-    links = re.findall(r"^\$ns duplex-link \$n\((\w+)\) \$n\((\w+)\) (\S+) (\S+) DropTail$", tcl, re.M)
+    links = re.findall(r"^\$ns duplex-link \$n\((\w+)\) \$n\((\w+)\) (\S+) (\S+) DropTail$", tcl, re.MULTILINE)
     assert len(links) == 17
     for a, b, bw, delay in links:
         assert float(bw) == pytest.approx(RATE, rel=1e-12)
         assert float(delay) == (0.03 if {a, b} == {"R1", "R2"} else 1e-6)
     # queue limits: 21 packets on the data ports (192528 B / 9168 B), B / 40 ACKs back, hosts unlimited
-    lim = {(a, b): int(n) for a, b, n in re.findall(r"^\$ns queue-limit \$n\((\w+)\) \$n\((\w+)\) (\d+)$", tcl, re.M)}
+    lim = {(a, b): int(n) for a, b, n in re.findall(r"^\$ns queue-limit \$n\((\w+)\) \$n\((\w+)\) (\d+)$", tcl, re.MULTILINE)}
     assert lim[("R1", "R2")] == 21 and lim[("R2", "D3")] == 21
     assert lim[("R2", "R1")] == 192528 // 40 and lim[("R1", "S5")] == 192528 // 40
     assert lim[("S1", "R1")] == lim[("D8", "R2")] == twin.HOST_QUEUE
@@ -55,7 +55,7 @@ def test_tcl_maps_the_resolved_scenario():
     assert _setting(tcl, "bugFix_") == "false"
     assert len(re.findall(r"create-connection TCP/Reno \$n\(S\d\) TCPSink \$n\(D\d\)", tcl)) == 8
     # starts staggered by 10 ms; 60 MB = 6574 segments each; the run ends at 10 s
-    starts = [float(t) for t in re.findall(r'^\$ns at (\S+) "\$ftp\(\d\) produce 6574"$', tcl, re.M)]
+    starts = [float(t) for t in re.findall(r'^\$ns at (\S+) "\$ftp\(\d\) produce 6574"$', tcl, re.MULTILINE)]
     assert starts == pytest.approx([i * 0.01 for i in range(8)], abs=1e-12)
     assert '$ns at 10.0 "finish"' in tcl
     assert "trace-queue $n(R1) $n(R2)" in tcl
@@ -64,11 +64,11 @@ def test_tcl_maps_the_resolved_scenario():
 def test_tcl_follows_overrides_variants_and_jitter():
     sets = twin.point_sets("vegas", 9, "3s") + ["tcp.delayed_ack=true"]
     _, tcl = _tcl(sets, draw=4)
-    assert re.search(r"queue-limit \$n\(R1\) \$n\(R2\) 9$", tcl, re.M)
+    assert re.search(r"queue-limit \$n\(R1\) \$n\(R2\) 9$", tcl, re.MULTILINE)
     assert _setting(tcl, "windowInit_") == "2"            # Vegas starts with 2 segments (tcp.md B3)
     assert "create-connection TCP/Vegas $n(S1) TCPSink/DelAck $n(D1)" in tcl
     assert '$ns at 3.0 "finish"' in tcl
-    starts = [float(t) for t in re.findall(r'^\$ns at (\S+) "\$ftp', tcl, re.M)]
+    starts = [float(t) for t in re.findall(r'^\$ns at (\S+) "\$ftp', tcl, re.MULTILINE)]
     j = twin.jitter(4, 8)
     assert all(0 <= x < twin.JITTER_PS for x in j) and len(set(j)) == 8
     assert starts == pytest.approx([i * 0.01 + x / 1e12 for i, x in enumerate(j)], abs=1e-15)

@@ -36,15 +36,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections import deque
 from dataclasses import dataclass, field
+
+import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-import atmsim  # noqa: E402
+import atmsim
 
 SCENARIO = "aron97-topo1-packet"
 JITTER_PS = 1_000_000_000  # 1 ms: each flow's start + U[0, JITTER_PS)
@@ -272,8 +273,8 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
         "Agent/TCP set singledup_ 0               ;# no limited transmit (atmsim has none)",
         "Agent/TCP set maxburst_ 0                ;# no burst limit (B4)",
         "Agent/TCP set overhead_ 0",
-        f"Agent/TCPSink/DelAck set interval_ 0.2   ;# BSD's 200 ms fast timer (B2)",
-        f"Agent/TCPSink/Sack1/DelAck set interval_ 0.2",
+        "Agent/TCPSink/DelAck set interval_ 0.2   ;# BSD's 200 ms fast timer (B2)",
+        "Agent/TCPSink/Sack1/DelAck set interval_ 0.2",
         v.tcl.rstrip("\n"),
         "set ns [new Simulator]",
     ]
@@ -375,7 +376,7 @@ def run_ns2(tw: Twin, workdir: str | None = None, keep: bool = False) -> dict:
     try:
         with open(os.path.join(workdir, "twin.tcl"), "w") as f:
             f.write(ns2_tcl(tw, events=tmp is None, cwnd=tmp is None))
-        p = subprocess.run([ns2_binary(), "twin.tcl"], cwd=workdir, capture_output=True, text=True, timeout=600)
+        p = subprocess.run([ns2_binary(), "twin.tcl"], cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
         if p.returncode != 0:
             raise RuntimeError(f"ns failed ({p.returncode}): {p.stderr.strip()[-800:]}")
         return ns2_metrics(tw, os.path.join(workdir, "bottleneck.tr"), p.stdout)
@@ -537,7 +538,7 @@ def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None, o
 
 def ns2_version() -> str:
     try:
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True).stdout
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True, check=False).stdout
     except OSError:
         out = ""
     return "ns-2 " + (out or "unknown")
