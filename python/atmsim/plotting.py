@@ -1,6 +1,8 @@
 """Figures in the style of the papers (matplotlib, Agg)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -57,7 +59,7 @@ def window_trace(ax, win, events, flow, title, t_end):
     ax.legend(fontsize=6, ncol=4, loc="lower right")
 
 
-def plot_run(d) -> "Path":
+def plot_run(d) -> Path:
     """One figure of a run written by `atmsim run --out DIR`: each flow's
     congestion window with its losses and timeouts marked, the queues
     sampled at trace.interval, and the logged port at every change (if

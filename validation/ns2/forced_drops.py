@@ -43,7 +43,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -32,7 +32,8 @@ fn scheduler(c: &mut Criterion) {
 }
 
 fn aron97_slice(c: &mut Criterion) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/atmsim/scenarios/aron97-topo1-atm.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/atmsim/scenarios/aron97-topo1-atm.toml")).unwrap();
     let s = scenario::parse(&text, &["duration=1s".to_string()]).unwrap();
     let model = scenario::validate(&s, None).unwrap();
     let mut g = c.benchmark_group("aron97-topo1-atm");

@@ -121,7 +121,7 @@ impl HostPipeline {
     /// Payload bytes of data segments (even VCs carry data) still in the
     /// transmit path and in the receive path, for the accounting identity.
     pub fn data_payload(&self) -> (u64, u64) {
-        let data = |vc: &VcId| vc.0 % 2 == 0;
+        let data = |vc: &VcId| vc.0.is_multiple_of(2);
         let tx = self.tx_wait.iter().filter(|x| data(&x.0)).map(|x| x.1.len as u64).sum();
         let rx = self.rx.iter().filter(|x| data(&x.1)).map(|x| x.2.len as u64).sum();
         (tx, rx)
@@ -141,7 +141,10 @@ mod tests {
 
     fn model() -> HostModel {
         // 10 MB/s CPU (1 µs per 10 bytes), 100 MB/s bus.
-        HostModel { tcp_rate: Rate::new(80_000_000, PS_PER_S as u128).unwrap(), bus_rate: Rate::new(800_000_000, PS_PER_S as u128).unwrap() }
+        HostModel {
+            tcp_rate: Rate::new(80_000_000, PS_PER_S as u128).unwrap(),
+            bus_rate: Rate::new(800_000_000, PS_PER_S as u128).unwrap(),
+        }
     }
 
     #[test]

@@ -70,7 +70,6 @@ pub struct Ledger {
     arriving_cells: u16,
 }
 
-
 impl Ledger {
     /// Registers a new frame; returns its number.
     pub fn push(&mut self, seg: Segment, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
@@ -79,15 +78,7 @@ impl Ledger {
         self.next_frame += 1;
         self.cells_sent += ncells as u64;
         self.max_seq_sent = self.max_seq_sent.max(seq + len as u64);
-        self.frames.push_back(FrameRecord {
-            seg,
-            ncells,
-            arrived: 0,
-            dropped: 0,
-            fate: Fate::InFlight,
-            sent_at,
-            srtt,
-        });
+        self.frames.push_back(FrameRecord { seg, ncells, arrived: 0, dropped: 0, fate: Fate::InFlight, sent_at, srtt });
         f
     }
 

@@ -39,11 +39,16 @@ pub mod transport;
 pub mod world;
 
 pub use scenario::{Model, Scenario, ScenarioError};
-pub use world::World;
 pub use summary::Summary;
+pub use world::World;
 
 /// Parses, overrides and validates a scenario, then runs it.
-pub fn run_text(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<(Summary, Option<trace::Traces>), ScenarioError> {
+pub fn run_text(
+    text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    trace: bool,
+) -> Result<(Summary, Option<trace::Traces>), ScenarioError> {
     Ok(run_text_observed(text, overrides, seed, trace, |_, _| true)?.expect("an observer that never stops"))
 }
 

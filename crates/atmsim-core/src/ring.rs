@@ -32,12 +32,7 @@ impl<T: Copy> Default for Ring<T> {
 
 impl<T: Copy> Ring<T> {
     pub fn new() -> Self {
-        Ring {
-            buf: Vec::new(),
-            cap: 0,
-            head: 0,
-            len: 0,
-        }
+        Ring { buf: Vec::new(), cap: 0, head: 0, len: 0 }
     }
 
     #[inline]
@@ -177,4 +172,3 @@ impl<T: Copy> Ring<T> {
         self.head = 0;
     }
 }
-

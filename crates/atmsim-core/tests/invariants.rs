@@ -16,7 +16,8 @@ fn builtins() -> Vec<(String, String)> {
         .unwrap()
         .filter_map(|e| {
             let p = e.ok()?.path();
-            (p.extension()? == "toml").then(|| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+            (p.extension()? == "toml")
+                .then(|| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
         })
         .collect();
     v.sort();
@@ -44,7 +45,12 @@ fn every_builtin_scenario_balances_its_accounts() {
         assert!(a.bytes_delivered > 0, "{name} delivered nothing");
         assert_eq!(
             a.bytes_sent,
-            a.bytes_delivered + a.bytes_held_out_of_order + a.bytes_duplicate + a.bytes_dropped_in_queues + a.bytes_discarded_at_reassembly + a.bytes_in_flight,
+            a.bytes_delivered
+                + a.bytes_held_out_of_order
+                + a.bytes_duplicate
+                + a.bytes_dropped_in_queues
+                + a.bytes_discarded_at_reassembly
+                + a.bytes_in_flight,
             "{name}"
         );
         assert_eq!(a.cells_sent, a.cells_delivered + a.cells_dropped + a.cells_in_flight, "{name}");
@@ -87,7 +93,19 @@ fn finite_transfers_complete_and_stop_the_run() {
     assert!(s.accounting.balanced);
 }
 
-fn random_scenario(atm: bool, flows: usize, buffer_cells: u64, policy: &str, rate_mbps: u32, delay_us: u32, mss: u32, variant: &str, delack: bool) -> String {
+// A scenario from the property test's drawn parameters, one argument each.
+#[allow(clippy::too_many_arguments)]
+fn random_scenario(
+    atm: bool,
+    flows: usize,
+    buffer_cells: u64,
+    policy: &str,
+    rate_mbps: u32,
+    delay_us: u32,
+    mss: u32,
+    variant: &str,
+    delack: bool,
+) -> String {
     let mut t = format!(
         "name = \"prop\"\nnetwork = \"{}\"\nduration = \"300ms\"\n[tcp]\nmss = \"{mss}B\"\nwindow = \"64KiB\"\nvariant = \"{variant}\"\ndelayed_ack = {delack}\ntick = \"10ms\"\n[atm]\nencapsulation = \"aal5-llc\"\n[switch]\nbuffer = \"{}\"\npolicy = \"{}\"\n[topology]\nhosts = [{}]\nswitches = [\"X\", \"Y\"]\n",
         if atm { "atm" } else { "packet" },
@@ -306,7 +324,8 @@ fn scripted_source_validation() {
     let udp = random_scenario(true, 1, 100, "tail", 10, 10, 1460, "lite", false).replace("name = \"f0\"", "name = \"f0\"\nkind = \"udp\"");
     let e = run_text(&udp.replace("kind = \"udp\"", "kind = \"udp\"\nsend_at = [\"2ms\", \"1ms\"]"), &[], None, false).unwrap_err();
     assert_eq!((e.key.as_str(), e.problem.as_str()), ("flow[f0].send_at[1]", "times must be ascending"));
-    let e = run_text(&udp.replace("kind = \"udp\"", "kind = \"udp\"\nrate = \"1Mbps\"\nsend_at = [\"1ms\"]"), &[], None, false).unwrap_err();
+    let e =
+        run_text(&udp.replace("kind = \"udp\"", "kind = \"udp\"\nrate = \"1Mbps\"\nsend_at = [\"1ms\"]"), &[], None, false).unwrap_err();
     assert_eq!(e.key, "flow[f0].send_at");
 }
 
@@ -388,7 +407,11 @@ fn two_consecutive_losses_recovered_without_timeout_by_vegas_rm_and_by_afr() {
 #[test]
 fn a_frame_dropped_whole_dooms_no_other_frame() {
     let s = scripted("lite", "[40, 41, 140]", "500ms");
-    assert_eq!(s.accounting.cells_dropped, s.ports.iter().map(|p| p.drops_by_reason.get("scripted").copied().unwrap_or(0)).sum::<u64>(), "only the scripted losses");
+    assert_eq!(
+        s.accounting.cells_dropped,
+        s.ports.iter().map(|p| p.drops_by_reason.get("scripted").copied().unwrap_or(0)).sum::<u64>(),
+        "only the scripted losses"
+    );
     assert_eq!(s.flows[0].segments_lost, 3);
     assert_eq!(s.frames_discarded_at_reassembly, 0);
     for p in &s.ports {
@@ -410,7 +433,11 @@ fn dead_cells_on_a_last_hop_belong_to_frames_discarded_at_reassembly() {
         // raw48: a frame is at most 191 cells; 8 data VCs.
         let bound = 191 * (s.frames_discarded_at_reassembly + 2 * 8);
         let last_hop: u64 = s.ports.iter().filter(|p| p.name.starts_with("R2->D")).map(|p| p.dead_units).sum();
-        assert!(last_hop <= bound, "{policy}: {last_hop} dead cells on the last hops, {} frames discarded at reassembly", s.frames_discarded_at_reassembly);
+        assert!(
+            last_hop <= bound,
+            "{policy}: {last_hop} dead cells on the last hops, {} frames discarded at reassembly",
+            s.frames_discarded_at_reassembly
+        );
         let bn = s.ports.iter().find(|p| p.name == "R1->R2").unwrap();
         if policy == "epd" {
             assert!(bn.drops_by_reason["epd"] > 10_000, "EPD at work: {bn:?}");
@@ -422,7 +449,8 @@ fn dead_cells_on_a_last_hop_belong_to_frames_discarded_at_reassembly() {
 /// and deterministic, and it does change the run (it breaks arrival ties).
 #[test]
 fn send_jitter_is_balanced_deterministic_and_effective() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/atmsim/scenarios/aron97-topo1-packet.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/atmsim/scenarios/aron97-topo1-packet.toml")).unwrap();
     let run = |sets: &[&str]| {
         let o: Vec<String> = sets.iter().map(|s| s.to_string()).chain(["duration=2s".to_string()]).collect();
         let (mut s, _) = atmsim_core::run_text(&text, &o, Some(1), false).unwrap();

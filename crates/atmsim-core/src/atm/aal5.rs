@@ -219,7 +219,7 @@ pub fn build_pdu(sdu: &[u8], uu: u8, cpi: u8) -> Vec<u8> {
 /// Byte-exact check of a reassembled buffer (strict reassembly: I.363.5 length and CRC-32 checks).
 pub fn pdu_is_valid(buf: &[u8]) -> bool {
     let n = buf.len();
-    if n < 48 || n % 48 != 0 {
+    if n < 48 || !n.is_multiple_of(48) {
         return false;
     }
     let len = u16::from_be_bytes([buf[n - 6], buf[n - 5]]) as usize;
@@ -236,9 +236,7 @@ mod tests {
     use crate::net::VcId;
 
     fn cells_of(frame: u32, n: u16) -> Vec<Unit> {
-        (0..n)
-            .map(|index| Unit::new(VcId(0), frame, index, n, 53))
-            .collect()
+        (0..n).map(|index| Unit::new(VcId(0), frame, index, n, 53)).collect()
     }
 
     #[test]
@@ -377,11 +375,13 @@ mod tests {
         fn patterns(n: usize, hops: u8) -> impl Iterator<Item = Vec<u8>> {
             let k = hops as usize + 1;
             (0..k.pow(n as u32)).map(move |mut x| {
-                (0..n).map(|_| {
-                    let d = (x % k) as u8;
-                    x /= k;
-                    d
-                }).collect()
+                (0..n)
+                    .map(|_| {
+                        let d = (x % k) as u8;
+                        x /= k;
+                        d
+                    })
+                    .collect()
             })
         }
         for (sizes, hops) in [(&[2u16, 1, 3, 2, 1][..], 1u8), (&[2, 1, 3, 2, 1], 2), (&[2, 1, 2, 1], 3)] {
@@ -393,7 +393,17 @@ mod tests {
                         let (dead, lost, expected) = pipeline(sizes, hops, delay, &fate, later_first);
                         let frame = |i: usize| {
                             let mut k = i;
-                            sizes.iter().position(|&s| if k < s as usize { true } else { k -= s as usize; false }).unwrap()
+                            sizes
+                                .iter()
+                                .position(|&s| {
+                                    if k < s as usize {
+                                        true
+                                    } else {
+                                        k -= s as usize;
+                                        false
+                                    }
+                                })
+                                .unwrap()
                         };
                         for i in 0..dead.len() {
                             assert!(!dead[i] || lost[frame(i)], "hops {hops} delay {delay} fates {fate:?}: cell {i} dead, frame delivered");
@@ -413,10 +423,13 @@ mod tests {
     fn a_lost_eom_dooms_the_next_frame_only_if_cells_wait_to_merge() {
         let run = |drops: &[(u32, bool, bool)]| {
             let (mut w, mut doomed) = (MergeWatch::default(), NO_FRAME);
-            drops.iter().map(|&(f, eom, gone)| {
-                doomed = w.dropped(f, eom, gone, doomed);
-                doomed
-            }).collect::<Vec<_>>()
+            drops
+                .iter()
+                .map(|&(f, eom, gone)| {
+                    doomed = w.dropped(f, eom, gone, doomed);
+                    doomed
+                })
+                .collect::<Vec<_>>()
         };
         // EPD refuses frame 4 (3 cells) whole: only frame 4 is doomed.
         assert_eq!(run(&[(4, false, false), (4, false, false), (4, true, true)]), [4, 4, 4]);

@@ -73,13 +73,7 @@ impl DiscardPolicy {
 
     /// Decides the fate of `cell` arriving to a queue holding `q` of `b` cells.
     #[inline]
-    pub fn decide(
-        &self,
-        st: Option<&mut VcDiscard>,
-        cell: &Unit,
-        q: u64,
-        b: u64,
-    ) -> Result<(), DropReason> {
+    pub fn decide(&self, st: Option<&mut VcDiscard>, cell: &Unit, q: u64, b: u64) -> Result<(), DropReason> {
         let (ppd, reserve) = match *self {
             DiscardPolicy::Tail => {
                 return if q < b { Ok(()) } else { Err(DropReason::Tail) };

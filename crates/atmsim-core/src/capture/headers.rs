@@ -121,7 +121,17 @@ mod tests {
     use super::*;
 
     fn wire(tcp: bool, reply: bool, header_bytes: u32) -> VcWire {
-        VcWire { src_ip: host_ip(0), dst_ip: host_ip(1), src_port: 1024, dst_port: 33000, tcp, reply, header_bytes, wscale: 4, sender_wnd: 524_288 }
+        VcWire {
+            src_ip: host_ip(0),
+            dst_ip: host_ip(1),
+            src_port: 1024,
+            dst_port: 33000,
+            tcp,
+            reply,
+            header_bytes,
+            wscale: 4,
+            sender_wnd: 524_288,
+        }
     }
 
     #[test]

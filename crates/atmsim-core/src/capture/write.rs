@@ -64,7 +64,9 @@ fn wires(m: &Model, vcs: &VcTable) -> Vec<Option<VcWire>> {
 }
 
 fn file_name(m: &Model, point: Point) -> String {
-    let clean = |s: &str| s.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect::<String>();
+    let clean = |s: &str| {
+        s.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect::<String>()
+    };
     match point {
         Point::Port(p) => format!("port-{}.pcap", clean(&m.ports[p.ix()].name)),
         Point::Host(h) => {
@@ -120,7 +122,7 @@ pub fn files(c: &Capture, m: &Model, vcs: &VcTable, snaplen: u32, end: Time) -> 
             for row in &rows {
                 let wire = wires[row.vc.ix()].as_ref().expect("filtered");
                 let (orig, data) = record(m, wire, row.vc.ix(), row, atm_port, snaplen as usize);
-                let ts = Duration::from_nanos((row.t / 1000) as u64);
+                let ts = Duration::from_nanos(row.t / 1000);
                 w.write_packet(&PcapPacket::new(ts, orig, &data)).expect("writing to memory");
             }
             CaptureFile { name: file_name(m, rec.point), linktype, packets: rows.len() as u64, bytes: w.into_writer() }

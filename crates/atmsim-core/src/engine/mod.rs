@@ -10,8 +10,8 @@
 //! segment.
 
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
-use crate::time::Time;
 use crate::ring::Ring;
+use crate::time::Time;
 use packed::Packed;
 
 mod packed;
@@ -140,11 +140,7 @@ struct Scheduled {
 impl Scheduled {
     #[inline(always)]
     fn new(at: Time, seq: u64, event: Event) -> Self {
-        Scheduled {
-            at,
-            seq,
-            event: Packed::of(event),
-        }
+        Scheduled { at, seq, event: Packed::of(event) }
     }
 
     fn at(&self) -> Time {

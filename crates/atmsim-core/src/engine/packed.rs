@@ -74,16 +74,8 @@ impl Packed {
             0 => Event::Port(PortEvent::PipeHead(PortId(id))),
             1 => Event::Port(PortEvent::Free(PortId(id))),
             2 => Event::Port(PortEvent::InputSlot(NodeId(id))),
-            3 => Event::Credit(CreditEvent::Arrive {
-                port: PortId(lo),
-                vc: VcId(hi),
-                fwd: b,
-            }),
-            4 => Event::Credit(CreditEvent::Emit {
-                link: PortId(lo),
-                vc: VcId(hi),
-                fwd: b,
-            }),
+            3 => Event::Credit(CreditEvent::Arrive { port: PortId(lo), vc: VcId(hi), fwd: b }),
+            4 => Event::Credit(CreditEvent::Emit { link: PortId(lo), vc: VcId(hi), fwd: b }),
             5 => Event::Host(HostEvent::AdapterLoaded(HostId(id))),
             6 => Event::Host(HostEvent::AdapterFree(HostId(id))),
             7 => Event::Host(HostEvent::Deliver(HostId(id))),
@@ -124,10 +116,13 @@ mod tests {
             let e = strategy.new_tree(&mut runner).unwrap().current();
             let packed = Packed::of(e);
             assert_eq!(packed.event(), e);
-            assert_eq!(packed.pipe_head(), match e {
-                Event::Port(PortEvent::PipeHead(p)) => Some(p),
-                _ => None,
-            });
+            assert_eq!(
+                packed.pipe_head(),
+                match e {
+                    Event::Port(PortEvent::PipeHead(p)) => Some(p),
+                    _ => None,
+                }
+            );
             codes.insert(packed.0[0] & ((1 << CODE_BITS) - 1));
         }
         assert_eq!(codes, (0..CODES).collect::<BTreeSet<_>>(), "codes written: one per variant, 0..CODES");

@@ -13,9 +13,7 @@ fn earliest_first_and_ties_in_insertion_order() {
     s.schedule(3, open(0));
     s.schedule(5, open(3));
     s.schedule(3, open(1));
-    let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10))
-        .map(|(_, e)| e)
-        .collect();
+    let order: Vec<_> = std::iter::from_fn(|| s.pop_until(10)).map(|(_, e)| e).collect();
     assert_eq!(order, vec![open(0), open(1), open(2), open(3)]);
     assert_eq!(s.executed(), 4);
 }
@@ -27,10 +25,7 @@ fn a_successor_scheduled_in_place_keeps_the_order() {
     let mut s = Scheduler::default();
     let mut reference = std::collections::BTreeSet::new();
     let mut seq = 0u64;
-    let add = |s: &mut Scheduler,
-               r: &mut std::collections::BTreeSet<(u64, u64)>,
-               seq: &mut u64,
-               at: u64| {
+    let add = |s: &mut Scheduler, r: &mut std::collections::BTreeSet<(u64, u64)>, seq: &mut u64, at: u64| {
         s.schedule(at, open(*seq as u32));
         r.insert((at, *seq));
         *seq += 1;
@@ -42,9 +37,7 @@ fn a_successor_scheduled_in_place_keeps_the_order() {
     while let Some((t, ev)) = s.pop_until(10_000) {
         let first = reference.pop_first().unwrap();
         assert_eq!((t, ev), (first.0, open(first.1 as u32)));
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         for _ in 0..(x >> 62) % 3 {
             if seq < 2000 {
                 add(&mut s, &mut reference, &mut seq, t + (x >> 40) % 7);
@@ -143,10 +136,6 @@ fn does_not_pop_past_the_horizon() {
 #[test]
 fn events_stay_small() {
     // The heap moves events around on every push and pop.
-    assert!(
-        std::mem::size_of::<Event>() <= 24,
-        "{}",
-        std::mem::size_of::<Event>()
-    );
+    assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
     assert_eq!(std::mem::size_of::<Scheduled>(), 32);
 }

@@ -37,7 +37,7 @@ impl Credit {
     /// the value of a credit cell to send upstream, if one is due.
     pub fn forwarded(&mut self, vc: usize) -> Option<u64> {
         self.fwd_cnt[vc] += 1;
-        if self.fwd_cnt[vc] % self.n2 == 0 {
+        if self.fwd_cnt[vc].is_multiple_of(self.n2) {
             self.credit_cells += 1;
             Some(self.fwd_cnt[vc])
         } else {

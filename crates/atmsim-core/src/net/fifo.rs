@@ -9,8 +9,8 @@
 //! counts them (and their bytes), forgetting the ones whose departure has
 //! passed when it next looks.
 
-use crate::time::Time;
 use crate::net::pipe::Pipe;
+use crate::time::Time;
 
 #[derive(Clone, Debug)]
 pub struct Fifo {

@@ -13,9 +13,9 @@ pub mod input_rr;
 pub mod pervc;
 pub mod pipe;
 pub mod port;
+pub mod priority;
 pub mod pushout;
 pub mod red;
-pub mod priority;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};
@@ -145,7 +145,13 @@ impl Unit {
     #[inline(always)]
     pub fn with_index(self, index: u16, ncells: u16) -> Unit {
         debug_assert!(index <= MAX_CELL_INDEX && (ncells == 0 || index < ncells));
-        let marks = if ncells == 0 { FRAMELESS } else if index + 1 == ncells { EOM } else { 0 };
+        let marks = if ncells == 0 {
+            FRAMELESS
+        } else if index + 1 == ncells {
+            EOM
+        } else {
+            0
+        };
         Unit { cell: index | marks, ..self }
     }
 
@@ -228,7 +234,7 @@ mod tests {
         // The largest frame a 65535-byte packet makes, and more, keeps its marks apart.
         let last = Unit::new(VcId(0), 0, MAX_CELL_INDEX, MAX_CELL_INDEX + 1, 53);
         assert!(last.is_eom() && !last.is_frameless() && last.index() == MAX_CELL_INDEX);
-        assert!(MAX_CELL_INDEX as u32 >= 65535 / 48 + 1);
+        assert!(MAX_CELL_INDEX as u32 > 65535 / 48);
         // Re-indexing and moving along the route keep the rest.
         let moved = cells[2].with_index(1, 3).at_hop(7).onward();
         assert_eq!((moved.index(), moved.is_eom(), moved.hop, moved.frame), (1, false, 8, 9));

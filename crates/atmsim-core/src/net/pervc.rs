@@ -90,7 +90,7 @@ impl PerVc {
     }
 
     /// Round robin: the next cell to send, one per eligible VC in turn.
-    pub fn next(&mut self) -> Option<(Time, Unit)> {
+    pub fn pop_next(&mut self) -> Option<(Time, Unit)> {
         while let Some(vc) = self.ring.pop_front() {
             let vc = vc as usize;
             self.in_ring[vc] = false;
@@ -135,7 +135,7 @@ mod tests {
         for _ in 0..2 {
             q.enqueue(0, cell(2));
         }
-        let order: Vec<u32> = std::iter::from_fn(|| q.next()).map(|(_, u)| u.vc.0).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop_next()).map(|(_, u)| u.vc.0).collect();
         assert_eq!(order, vec![0, 2, 0, 2, 0, 0]);
     }
 
@@ -146,7 +146,7 @@ mod tests {
         for step in 0..1001 {
             q.enqueue(step, cell(0));
             q.enqueue(step, cell(1));
-            let (_, u) = q.next().unwrap();
+            let (_, u) = q.pop_next().unwrap();
             sent[u.vc.ix()] += 1;
             assert!((sent[0] - sent[1]).abs() <= 1);
         }
@@ -159,11 +159,11 @@ mod tests {
             q.enqueue(0, cell(0));
             q.enqueue(0, cell(1));
         }
-        let order: Vec<u32> = std::iter::from_fn(|| q.next()).map(|(_, u)| u.vc.0).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop_next()).map(|(_, u)| u.vc.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1], "two credits each, then stall");
         // The receiver forwarded one cell of VC 1: one credit back.
         q.on_credit(1, 1);
-        assert_eq!(q.next().map(|(_, u)| u.vc.0), Some(1));
-        assert!(q.next().is_none());
+        assert_eq!(q.pop_next().map(|(_, u)| u.vc.0), Some(1));
+        assert!(q.pop_next().is_none());
     }
 }

@@ -14,10 +14,7 @@ mod tests {
     use std::collections::VecDeque;
 
     fn f(t: u64) -> InFlight {
-        InFlight {
-            arrive_at: t,
-            unit: Unit::new(VcId(0), t as u32, 0, 1, 53),
-        }
+        InFlight { arrive_at: t, unit: Unit::new(VcId(0), t as u32, 0, 1, 53) }
     }
 
     #[test]
@@ -25,23 +22,15 @@ mod tests {
         let (mut p, mut d) = (Pipe::new(), VecDeque::new());
         let mut x = 7u64;
         for t in 0..5000u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             if (x >> 61) < 5 {
                 p.push_back(f(t));
                 d.push_back(f(t));
             } else {
-                assert_eq!(
-                    p.pop_front().map(|i| i.arrive_at),
-                    d.pop_front().map(|i| i.arrive_at)
-                );
+                assert_eq!(p.pop_front().map(|i| i.arrive_at), d.pop_front().map(|i| i.arrive_at));
             }
             assert_eq!(p.len(), d.len());
-            assert_eq!(
-                p.front().map(|i| i.arrive_at),
-                d.front().map(|i| i.arrive_at)
-            );
+            assert_eq!(p.front().map(|i| i.arrive_at), d.front().map(|i| i.arrive_at));
             if !d.is_empty() {
                 assert_eq!(p.from_back(1).arrive_at, d.back().unwrap().arrive_at);
                 let mid = d.len() / 2;
@@ -51,10 +40,7 @@ mod tests {
                 assert!(p.iter_from(i).map(|f| f.arrive_at).eq(d.range(i..).map(|f| f.arrive_at)));
             }
         }
-        assert!(p
-            .iter()
-            .map(|i| i.arrive_at)
-            .eq(d.iter().map(|i| i.arrive_at)));
+        assert!(p.iter().map(|i| i.arrive_at).eq(d.iter().map(|i| i.arrive_at)));
     }
 
     #[test]
@@ -106,10 +92,7 @@ mod tests {
         assert_eq!(p.remove(3).arrive_at, 13);
         p.update_from(10, |i| i.arrive_at += 100);
         let got: Vec<_> = p.iter().map(|i| i.arrive_at).collect();
-        assert_eq!(
-            got,
-            vec![10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 121, 122, 123]
-        );
+        assert_eq!(got, vec![10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 121, 122, 123]);
         assert_eq!(p.iter_from(11).count(), 2);
     }
 

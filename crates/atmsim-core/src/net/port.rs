@@ -22,12 +22,12 @@
 use crate::atm::discard::{DiscardPolicy, DropReason};
 use crate::net::admission::Admission;
 use crate::net::fifo::Fifo;
-use crate::net::pushout::RandomDrop;
 use crate::net::pervc::{CreditCell, PerVc};
+use crate::net::pipe::Pipe;
 use crate::net::priority::Priority;
+use crate::net::pushout::RandomDrop;
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
-use crate::net::pipe::Pipe;
 
 mod fifo_path;
 
@@ -152,13 +152,18 @@ const CREDIT_CELL_BYTES: u64 = 53;
 pub enum Offer {
     /// Queued; it reaches the far node at this time. `pipe_was_empty` tells
     /// the caller to schedule the pipe's head event.
-    Accepted { arrive_at: Time, pipe_was_empty: bool },
+    Accepted {
+        arrive_at: Time,
+        pipe_was_empty: bool,
+    },
     /// Queued at a per-VC port; it may have started transmission at once.
     Queued(Option<Started>),
     Dropped(DropReason),
     /// Accepted into a full random-drop port by evicting a queued unit,
     /// left in `Port::evicted`; the pipe was not empty.
-    PushedOut { arrive_at: Time },
+    PushedOut {
+        arrive_at: Time,
+    },
 }
 
 impl Port {
@@ -315,7 +320,7 @@ impl Port {
             self.stats.credit_cells += 1;
             return Some(Started::Credit { credit, free_at: end, arrive_at: end + self.delay });
         }
-        let (arrived, unit) = pv.next()?;
+        let (arrived, unit) = pv.pop_next()?;
         let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, arrived, unit);
         pv.in_tx = Some((unit, started.free_at()));
         Some(started)

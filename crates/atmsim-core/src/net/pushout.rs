@@ -83,8 +83,8 @@ impl Port {
 mod tests {
     use super::*;
     use crate::atm::discard::DiscardPolicy;
-    use crate::net::{Limit, NodeId, VcId};
     use crate::net::fifo::Fifo;
+    use crate::net::{Limit, NodeId, VcId};
     use crate::time::Rate;
 
     fn packet(frame: u32, bytes: u16) -> Unit {
@@ -93,7 +93,17 @@ mod tests {
 
     /// A 3-packet router port at 8 bits per microsecond (1 byte/us).
     fn port(include_arrival: bool) -> Port {
-        let mut p = Port::new("X->Y".into(), NodeId(0), NodeId(1), Rate::new(8, 1_000_000).unwrap(), 0, Limit::Units(3), DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()));
+        let mut p = Port::new(
+            "X->Y".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate::new(8, 1_000_000).unwrap(),
+            0,
+            Limit::Units(3),
+            DiscardPolicy::Tail,
+            1,
+            Discipline::Fifo(Fifo::default()),
+        );
         p.random_drop = Some(Box::new(RandomDrop::new(7, PortId(0), include_arrival)));
         p
     }

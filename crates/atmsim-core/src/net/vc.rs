@@ -65,7 +65,9 @@ impl VcTable {
         assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
         let role = if backward.is_some() { VcRole::Data } else { VcRole::Stream };
         let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, first_hop: 0 });
-        let reply = backward.map(|(ports, header_bytes)| self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0 }));
+        let reply = backward.map(|(ports, header_bytes)| {
+            self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0 })
+        });
         self.of_flow.push((data, reply));
     }
 

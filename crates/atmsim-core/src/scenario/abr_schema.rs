@@ -78,13 +78,7 @@ pub struct VbrSection {
 
 impl Default for VbrSection {
     fn default() -> Self {
-        VbrSection {
-            port: "SW1->SW2".into(),
-            rate: "124.416Mbps".into(),
-            on: "100ms".into(),
-            off: "100ms".into(),
-            start: "2ms".into(),
-        }
+        VbrSection { port: "SW1->SW2".into(), rate: "124.416Mbps".into(), on: "100ms".into(), off: "100ms".into(), start: "2ms".into() }
     }
 }
 

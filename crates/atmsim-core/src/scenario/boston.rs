@@ -11,7 +11,6 @@ use crate::coding::MatrixKind;
 use crate::net::MAX_CELL_INDEX;
 use crate::transport::boston::BostonConfig;
 
-
 /// Checks `[boston]` against the rest of the scenario; `m` is the cells of
 /// a full-size segment.
 pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, ScenarioError> {
@@ -48,7 +47,10 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
     // cell, and a cell's index in its frame has 14 bits (`net::Unit`).
     let most = MAX_CELL_INDEX as u32 + 1;
     if (m + b.redundancy as u32).min(b.pieces as u32) > most {
-        return err("boston.redundancy", format!("{} pieces beyond the {m} cells of a full segment make frames of more than {most} cells", b.redundancy));
+        return err(
+            "boston.redundancy",
+            format!("{} pieces beyond the {m} cells of a full segment make frames of more than {most} cells", b.redundancy),
+        );
     }
     Ok(Some(b.clone()))
 }

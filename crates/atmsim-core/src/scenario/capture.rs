@@ -73,7 +73,7 @@ impl CaptureModel {
         let mut host_of = Vec::with_capacity(m.is_host.len());
         let mut n = 0;
         for &h in &m.is_host {
-            host_of.push(h.then(|| HostId(n)));
+            host_of.push(h.then_some(HostId(n)));
             n += h as u32;
         }
         let mut hosts: Vec<HostId> = m.flows.iter().flat_map(|f| [f.src, f.dst]).filter_map(|node| host_of[node.ix()]).collect();
@@ -90,8 +90,11 @@ impl CaptureModel {
 pub fn check(m: &Model) -> Result<(), ScenarioError> {
     let tcp = m.flows.iter().any(|f| f.app == App::Tcp);
     let hb = m.header_bytes;
-    if tcp && (hb % 4 != 0 || hb > 80) {
-        return err("ip.header_bytes", format!("{hb} cannot be written as IPv4 + TCP headers in a capture (40 plus a multiple of 4, at most 80)"));
+    if tcp && (!hb.is_multiple_of(4) || hb > 80) {
+        return err(
+            "ip.header_bytes",
+            format!("{hb} cannot be written as IPv4 + TCP headers in a capture (40 plus a multiple of 4, at most 80)"),
+        );
     }
     let mtu = m.tcp.mss as u64 + hb as u64;
     if mtu > u16::MAX as u64 {

@@ -56,10 +56,9 @@ fn err<T>(key: impl Into<String>, problem: impl Into<String>) -> Result<T, Scena
 
 /// Parses TOML text and applies `key=value` overrides.
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError {
-        key: "scenario".into(),
-        problem: format!("invalid TOML: {}", e.message()),
-    })?;
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) })?;
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
     }

@@ -90,9 +90,7 @@ fn size_mult(unit: &str) -> Option<u128> {
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     non_negative(s)?;
     let (num, unit) = split_unit(s);
-    let mult = size_mult(unit).ok_or_else(|| {
-        format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, GB, KiB, MiB, GiB)")
-    })?;
+    let mult = size_mult(unit).ok_or_else(|| format!("unknown size unit '{unit}' in '{s}' (use B, KB, MB, GB, KiB, MiB, GiB)"))?;
     u64::try_from(exact(num, mult)?).map_err(|_| format!("'{s}' is too large"))
 }
 
@@ -115,9 +113,9 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
     match unit {
         "cells" | "cell" => Ok(BufferSize::Cells(count(s, num)?)),
         "packets" | "packet" | "pkts" => Ok(BufferSize::Packets(count(s, num)?)),
-        _ => parse_bytes(s).map(BufferSize::Bytes).map_err(|_| {
-            format!("unknown buffer size '{s}' (use bytes like 192.5KB, or N cells, or N packets)")
-        }),
+        _ => parse_bytes(s)
+            .map(BufferSize::Bytes)
+            .map_err(|_| format!("unknown buffer size '{s}' (use bytes like 192.5KB, or N cells, or N packets)")),
     }
 }
 
@@ -162,7 +160,12 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     };
     let (m, d) = parse_decimal(num).map_err(|e| if e.contains("too large") { too_large() } else { e })?;
     let den = match unit_den {
-        Some(q) => parse_decimal(q).ok().filter(|&(_, qd)| qd == 0).map(|(q, _)| q).filter(|&q| q > 0).ok_or_else(|| format!("'{q}' is not a positive integer denominator"))?,
+        Some(q) => parse_decimal(q)
+            .ok()
+            .filter(|&(_, qd)| qd == 0)
+            .map(|(q, _)| q)
+            .filter(|&q| q > 0)
+            .ok_or_else(|| format!("'{q}' is not a positive integer denominator"))?,
         None => 1,
     };
     // bits per second = m × mult / (10^d × den)  ->  (m × mult) bits per (10^d × den s).

@@ -70,7 +70,10 @@ impl Boston {
     pub(super) fn new(cfg: BostonConfig, header: u32, tcp_flows: &[bool]) -> Self {
         let flows = tcp_flows
             .iter()
-            .map(|&tcp| BostonFlow { sender: (tcp && cfg.aida).then(|| PieceSender::new(cfg.pieces, cfg.redundancy)), ..Default::default() })
+            .map(|&tcp| BostonFlow {
+                sender: (tcp && cfg.aida).then(|| PieceSender::new(cfg.pieces, cfg.redundancy)),
+                ..Default::default()
+            })
             .collect();
         Boston { matrices: vec![None; 257], flows, cfg, header }
     }

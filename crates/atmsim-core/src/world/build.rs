@@ -4,11 +4,11 @@ use super::{Endpoints, Flow, Host, World};
 use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::Ledger;
+use crate::net::admission::Admission;
 use crate::net::credit::Credit;
 use crate::net::fifo::Fifo;
 use crate::net::input_rr::InputRoundRobin;
 use crate::net::pervc::PerVc;
-use crate::net::admission::Admission;
 use crate::net::pushout::RandomDrop;
 use crate::net::red::Red;
 use crate::net::{Discipline, FlowId, HostId, Limit, Port, PortId, VcTable};
@@ -28,7 +28,16 @@ impl World {
     pub fn new(model: Model, trace: bool) -> Self {
         let host_of: Vec<Option<HostId>> = {
             let mut n = 0;
-            model.is_host.iter().map(|&h| h.then(|| { n += 1; HostId(n - 1) })).collect()
+            model
+                .is_host
+                .iter()
+                .map(|&h| {
+                    h.then(|| {
+                        n += 1;
+                        HostId(n - 1)
+                    })
+                })
+                .collect()
         };
         let num_hosts = model.is_host.iter().filter(|&&h| h).count();
         let mut hosts: Vec<Host> = (0..num_hosts)
@@ -111,13 +120,8 @@ impl World {
             .collect();
         // Each port's opposite direction, found through a map of (from, to)
         // so that 10^5 links are not searched pairwise.
-        let by_ends: std::collections::HashMap<_, _> =
-            model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
-        let reverse = model
-            .ports
-            .iter()
-            .map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32))
-            .collect();
+        let by_ends: std::collections::HashMap<_, _> = model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
+        let reverse = model.ports.iter().map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32)).collect();
 
         let mut sched = Scheduler::default();
         // The gaps after which a link's next unit reaches the far end: one
@@ -129,7 +133,7 @@ impl World {
         let mut longest = 0;
         for p in &model.ports {
             let up = p.rate.tx_time(unit_bytes);
-            let down = if (unit_bytes as u128 * 8 * p.rate.ps as u128) % p.rate.bits as u128 != 0 { up - 1 } else { up };
+            let down = if !(unit_bytes as u128 * 8 * p.rate.ps as u128).is_multiple_of(p.rate.bits as u128) { up - 1 } else { up };
             for gap in [up, down, up + p.delay, down + p.delay] {
                 sched.add_lane(gap);
             }

@@ -191,7 +191,10 @@ dst = "D"
     /// they happen).
     #[test]
     fn atm_pdus_are_the_eom_departures_of_the_port_log() {
-        let text = ROUTERS.replace("\"packet\"", "\"atm\"").replace("4packets", "200cells").replace("[router]\npolicy = \"random-drop\"\ninclude_arrival = false\n", "");
+        let text = ROUTERS
+            .replace("\"packet\"", "\"atm\"")
+            .replace("4packets", "200cells")
+            .replace("[router]\npolicy = \"random-drop\"\ninclude_arrival = false\n", "");
         for queueing in ["fifo", "per-vc"] {
             let q = format!("switch.queueing={queueing}");
             let w = world(&text, &[&q, "switch.policy=epd", "trace.port=R1->R2"], true);
@@ -201,7 +204,11 @@ dst = "D"
                 .map(|i| ((log.t[i] * 1e9).round() as u64, log.vc[i], log.frame[i]))
                 .collect();
             departs.sort();
-            let mut rows: Vec<(u64, u32, u32)> = w.capture.as_ref().unwrap().recordings[0].rows.iter().map(|r| ((r.t as f64 / 1e3).round() as u64, r.vc.0, r.frame)).collect();
+            let mut rows: Vec<(u64, u32, u32)> = w.capture.as_ref().unwrap().recordings[0]
+                .rows
+                .iter()
+                .map(|r| ((r.t as f64 / 1e3).round() as u64, r.vc.0, r.frame))
+                .collect();
             rows.sort();
             assert!(rows.len() > 100, "{queueing}");
             assert_eq!(rows, departs, "{queueing}");

@@ -7,12 +7,12 @@
 
 use super::{Endpoints, Flow, World};
 use crate::atm::discard::DropReason;
+use crate::capture::write::CaptureFile;
+use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
 use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
 use crate::time::{secs, Time};
-use crate::capture::write::CaptureFile;
-use crate::net::VcRole;
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::tcp::{SenderState, TcpSender};
@@ -88,7 +88,13 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
 /// receiver is counted with duplicates: the sender sends it again.
 fn arb_bytes(s: &ArbSender, r: &ArbReceiver) -> FlowBytes {
     let rs = &r.stats;
-    FlowBytes { sent: s.stats.bytes_sent, delivered: rs.bytes_delivered, held_out_of_order: 0, duplicate: rs.bytes_duplicate, received: rs.bytes_received }
+    FlowBytes {
+        sent: s.stats.bytes_sent,
+        delivered: rs.bytes_delivered,
+        held_out_of_order: 0,
+        duplicate: rs.bytes_duplicate,
+        received: rs.bytes_received,
+    }
 }
 
 /// An ARB flow's counts in the flow row (the TCP-only fields stay those of
@@ -250,8 +256,11 @@ impl World {
             + acc.bytes_discarded_at_reassembly
             + acc.bytes_in_flight;
         // Every line's load: the payload delivered by the flows whose data crosses it.
-        let mut lines: Vec<LineLoad> =
-            self.ports.iter().map(|p| LineLoad { busy: p.busy_until(horizon), capacity_bytes: p.rate().bytes_in(horizon), payload_bytes: 0 }).collect();
+        let mut lines: Vec<LineLoad> = self
+            .ports
+            .iter()
+            .map(|p| LineLoad { busy: p.busy_until(horizon), capacity_bytes: p.rate().bytes_in(horizon), payload_bytes: 0 })
+            .collect();
         for (f, fs) in m.flows.iter().zip(&flows) {
             for p in &f.data_route {
                 lines[p.ix()].payload_bytes += fs.bytes_delivered;

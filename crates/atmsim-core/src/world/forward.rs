@@ -149,11 +149,8 @@ impl World {
         // A lost EOM merges the next frame into this one at the receiver if
         // some cell is there to merge with: that frame is doomed from its
         // first cell (`MergeWatch`).
-        self.doomed[vc] = if self.atm {
-            self.merges[vc].dropped(unit.frame, unit.is_eom(), lost.is_some(), self.doomed[vc])
-        } else {
-            unit.frame
-        };
+        self.doomed[vc] =
+            if self.atm { self.merges[vc].dropped(unit.frame, unit.is_eom(), lost.is_some(), self.doomed[vc]) } else { unit.frame };
         if let Some(loss) = lost {
             self.record_loss(unit.vc, loss);
         }

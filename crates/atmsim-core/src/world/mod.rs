@@ -18,8 +18,8 @@
 //! pipelines, sources) are plain values that take an input and return what
 //! to do; only this module schedules events.
 
-mod arb;
 mod abr;
+mod arb;
 mod boston;
 mod build;
 mod capture;

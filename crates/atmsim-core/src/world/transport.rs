@@ -99,7 +99,8 @@ impl World {
         if self.traces.is_some() {
             let s = self.sender(f);
             let (cwnd, ssthresh, snd_wnd, unacked) = (s.cc.cwnd(), s.cc.ssthresh(), s.send_window(), s.unacked());
-            let w = &mut self.traces.as_mut().unwrap().window;
+            let Some(traces) = &mut self.traces else { return };
+            let w = &mut traces.window;
             w.t.push(t);
             w.flow.push(f.0);
             w.cwnd.push(cwnd);

@@ -224,11 +224,8 @@ impl Erica {
         match self.cfg.variant {
             EricaVariant::Basic => fair_share.max(vc_share).min(abr_capacity),
             EricaVariant::Full => {
-                let mut er = if z > 1.0 + self.cfg.delta {
-                    fair_share.max(vc_share)
-                } else {
-                    fair_share.max(vc_share).max(self.max_alloc_previous)
-                };
+                let mut er =
+                    if z > 1.0 + self.cfg.delta { fair_share.max(vc_share) } else { fair_share.max(vc_share).max(self.max_alloc_previous) };
                 self.max_alloc_current = self.max_alloc_current.max(er);
                 if er > fair_share && ccr < fair_share {
                     er = fair_share; // no sudden jump from below the fair share

@@ -151,8 +151,7 @@ impl AbrSource {
     /// Is an in-rate FRM due (rules 2 and 3a)?
     fn frm_due(&self, now: Time) -> bool {
         let Some(last) = self.last_frm else { return true };
-        self.cells_since_frm + 1 >= self.p.nrm
-            || (self.cells_since_frm >= self.p.mrm && now.saturating_sub(last) >= self.p.trm)
+        self.cells_since_frm + 1 >= self.p.nrm || (self.cells_since_frm >= self.p.mrm && now.saturating_sub(last) >= self.p.trm)
     }
 
     /// The cell to send at `now` (not before [`Self::next_opportunity`]),

@@ -78,9 +78,7 @@ impl Port {
     /// FIFO that admits everything (a host adapter) no unit of a frame can
     /// be refused or evict another, so none needs admission's verdict.
     pub fn takes_whole_frames(&self) -> bool {
-        matches!(self.discipline, Discipline::Fifo(_))
-            && matches!(self.admission, Admission::Unlimited)
-            && self.random_drop.is_none()
+        matches!(self.discipline, Discipline::Fifo(_)) && matches!(self.admission, Admission::Unlimited) && self.random_drop.is_none()
     }
 
     /// Queues the `ncells` units of a frame at `now`, exactly as that

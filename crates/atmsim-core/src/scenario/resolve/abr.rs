@@ -4,13 +4,13 @@
 //! ATM cells, ideal hosts and no credit.
 
 use super::{err, port_named, time, ScenarioError};
-use crate::atm::abr::VbrConfig;
-use crate::scenario::abr_schema::VbrSection;
-use crate::scenario::model::PortModel;
 use crate::atm::abr::erica::EricaConfig;
 use crate::atm::abr::source::AbrParams;
+use crate::atm::abr::VbrConfig;
 use crate::atm::abr::{cells_per_second, AbrConfig};
 use crate::scenario::abr_schema::AbrSection;
+use crate::scenario::abr_schema::VbrSection;
+use crate::scenario::model::PortModel;
 use crate::scenario::schema::{HostKind, PolicyName, QueueingName, Scenario};
 use crate::scenario::units::parse_rate;
 use crate::scenario::Network;
@@ -40,7 +40,11 @@ fn short(v: f64) -> String {
         let s = format!("{v:.7}");
         let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
         // Seven digits after the point, but significant ones for small values.
-        if v != 0.0 && v.abs() < 1.0 && s.len() < 9 { format!("{v:.6e}") } else { s.to_string() }
+        if v != 0.0 && v.abs() < 1.0 && s.len() < 9 {
+            format!("{v:.6e}")
+        } else {
+            s.to_string()
+        }
     } else {
         format!("{v:.6e}")
     }
@@ -69,10 +73,7 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
         None => None,
     };
     let loss = match &a.loss {
-        Some(l) => Some((
-            port_named("abr.loss.port", ports, &l.port)?,
-            within("abr.loss.probability", l.probability, 0.0, 1.0, false)?,
-        )),
+        Some(l) => Some((port_named("abr.loss.port", ports, &l.port)?, within("abr.loss.probability", l.probability, 0.0, 1.0, false)?)),
         None => None,
     };
     Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))

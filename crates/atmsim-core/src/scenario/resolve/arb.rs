@@ -2,10 +2,10 @@
 //! flow's path (docs/arb.md, "Parameters the paper leaves open").
 
 use super::{err, positive_time, ScenarioError};
+use crate::net::{Limit, PortId};
 use crate::scenario::model::PortModel;
 use crate::scenario::schema_packet::ArbSection;
 use crate::scenario::units::parse_rate;
-use crate::net::{Limit, PortId};
 use crate::time::{secs, Time};
 use crate::transport::arb::{ArbConfig, CompareWith};
 
@@ -17,7 +17,14 @@ fn rate_or(key: &str, text: &str, auto: f64) -> Result<f64, ScenarioError> {
 }
 
 /// The configuration of an ARB flow whose data and replies take these routes.
-pub(super) fn arb_config(a: &ArbSection, ports: &[PortModel], data: &[PortId], reply: &[PortId], payload: u32, header_bytes: u32) -> Result<ArbConfig, ScenarioError> {
+pub(super) fn arb_config(
+    a: &ArbSection,
+    ports: &[PortModel],
+    data: &[PortId],
+    reply: &[PortId],
+    payload: u32,
+    header_bytes: u32,
+) -> Result<ArbConfig, ScenarioError> {
     let packet_bits = 8.0 * (payload + header_bytes) as f64;
     let interval = positive_time("arb.interval", &a.interval)?;
     let m = secs(interval);

@@ -2,12 +2,12 @@
 
 use super::arb::arb_config;
 use super::tcp::Sizes;
-use crate::scenario::Network;
 use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::routing::{Graph, Nodes, Router};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
 use crate::scenario::units::{parse_bytes, parse_rate};
+use crate::scenario::Network;
 
 /// The largest finite transfer (2^62 bytes): its end, one past the last
 /// sequence number, and every window arithmetic above it stay inside 64 bits.
@@ -49,9 +49,11 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             }
             Some(b)
         };
-        let data_route = router.route(src, dst)
+        let data_route = router
+            .route(src, dst)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
-        let ack_route = router.route(dst, src)
+        let ack_route = router
+            .route(dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
         let (app, send_at) = match f.kind {
             FlowKind::Arb => {

@@ -5,8 +5,8 @@
 //! report, hosts), so a scenario with several problems always reports the
 //! same one first.
 
-mod arb;
 mod abr;
+mod arb;
 mod flows;
 mod ports;
 mod tcp;
@@ -88,7 +88,10 @@ const MAX_SAMPLES: u64 = 10_000_000;
 fn at_most_per_run(key: &str, text: &str, duration: Time, period: Time, max: u64) -> Result<(), ScenarioError> {
     let n = duration / period;
     if n > max {
-        return err(key, format!("'{text}' fires {n} times in the run's duration; at most {max} (use a longer period or a shorter duration)"));
+        return err(
+            key,
+            format!("'{text}' fires {n} times in the run's duration; at most {max} (use a longer period or a shorter duration)"),
+        );
     }
     Ok(())
 }
@@ -150,7 +153,8 @@ mod tests {
 
     #[test]
     fn periods_that_would_run_away_are_refused() {
-        for (set, key) in [("tcp.tick=1ps", "tcp.tick"), ("trace.interval=1ps", "trace.interval"), ("trace.interval=1ns", "trace.interval")] {
+        for (set, key) in [("tcp.tick=1ps", "tcp.tick"), ("trace.interval=1ps", "trace.interval"), ("trace.interval=1ns", "trace.interval")]
+        {
             let e = check(&[set, "duration=10s"]).unwrap_err();
             assert_eq!(e.key, key, "{e}");
             assert!(e.problem.contains("at most"), "{e}");

@@ -100,8 +100,13 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 per_vc: credit.config.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
                 credit: credit.config,
                 credit_delay,
-                random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop))).then_some(s.router.include_arrival),
-                red: if !sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::Red)) { Some(red.clone()?) } else { None },
+                random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop)))
+                    .then_some(s.router.include_arrival),
+                red: if !sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::Red)) {
+                    Some(red.clone()?)
+                } else {
+                    None
+                },
             });
         }
     }
@@ -158,7 +163,14 @@ fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
 }
 
 /// The buffer limit and discard policy of a switch (or router) output port.
-fn switch_limit(s: &Scenario, sw: &Switching, key: &str, text: &str, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+fn switch_limit(
+    s: &Scenario,
+    sw: &Switching,
+    key: &str,
+    text: &str,
+    sizes: &Sizes,
+    num_vcs: usize,
+) -> Result<(Limit, DiscardPolicy), ScenarioError> {
     let size = parse_buffer(text).or_else(|p| err(key, p))?;
     match sw {
         Switching::Atm => atm_limit(s, key, text, size, sizes, num_vcs),
@@ -167,7 +179,14 @@ fn switch_limit(s: &Scenario, sw: &Switching, key: &str, text: &str, sizes: &Siz
 }
 
 /// An ATM switch port: a limit in cells and a cell discard policy.
-fn atm_limit(s: &Scenario, key: &str, text: &str, size: BufferSize, sizes: &Sizes, num_vcs: usize) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+fn atm_limit(
+    s: &Scenario,
+    key: &str,
+    text: &str,
+    size: BufferSize,
+    sizes: &Sizes,
+    num_vcs: usize,
+) -> Result<(Limit, DiscardPolicy), ScenarioError> {
     let cells = match size {
         // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
         BufferSize::Bytes(b) => b / 48,
@@ -215,7 +234,13 @@ fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
 }
 
 /// An IP router port: a limit in bytes or packets, at least one full packet.
-fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+fn router_limit(
+    policy: RouterPolicyName,
+    key: &str,
+    text: &str,
+    size: BufferSize,
+    max_ip: u32,
+) -> Result<(Limit, DiscardPolicy), ScenarioError> {
     let limit = match size {
         BufferSize::Bytes(b) if b < max_ip as u64 => {
             return err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"));
@@ -239,7 +264,12 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
 mod tests {
     #[test]
     fn a_credit_buffer_that_would_wrap_is_refused() {
-        let e = crate::scenario::test_support::check(&["credit.enabled=true", "credit.n2=9223372036854775807", "credit.n3=9223372036854775807"]).unwrap_err();
+        let e = crate::scenario::test_support::check(&[
+            "credit.enabled=true",
+            "credit.n2=9223372036854775807",
+            "credit.n3=9223372036854775807",
+        ])
+        .unwrap_err();
         assert_eq!(e.key, "credit.n3", "{e}");
         assert!(e.problem.contains("too large"), "{e}");
     }
@@ -295,7 +325,10 @@ mod tests {
         assert_eq!(m.ports.iter().map(|p| p.random_drop).collect::<Vec<_>>(), vec![None, Some(false), Some(false), None]);
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.max_th=12"]).unwrap();
         assert_eq!(m.ports.iter().map(|p| p.red.map(|r| r.max_th)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
-        assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]), "router.red.min_th");
+        assert_eq!(
+            key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]),
+            "router.red.min_th"
+        );
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
     }
 

@@ -35,7 +35,10 @@ pub(super) fn sizes(s: &Scenario) -> Result<Sizes, ScenarioError> {
     if mtu > 65495 {
         // IPv4's total length is a 16-bit field (RFC 791 §3.1), and a
         // segment may add up to 40 bytes of TCP options (SACK) to the MTU.
-        return err("ip.mtu", format!("{mtu} bytes leaves no room for 40 bytes of TCP options in an IPv4 packet (65535 bytes at most): at most 65495"));
+        return err(
+            "ip.mtu",
+            format!("{mtu} bytes leaves no room for 40 bytes of TCP options in an IPv4 packet (65535 bytes at most): at most 65495"),
+        );
     }
     let mss = parse_bytes(&s.tcp.mss).or_else(|p| err("tcp.mss", p))?;
     if mss == 0 {

@@ -228,7 +228,15 @@ mod tests {
     const S: Time = 1000 * PS_PER_MS;
 
     fn reply(id: u32, rr: u64, expected: u64, loss: bool) -> Segment {
-        Segment { seq: expected, ack: rr * 1000, len: 0, wnd: id, flags: flags::REPLY | if loss { flags::LOSS } else { 0 }, opt: 0, sack: 0 }
+        Segment {
+            seq: expected,
+            ack: rr * 1000,
+            len: 0,
+            wnd: id,
+            flags: flags::REPLY | if loss { flags::LOSS } else { 0 },
+            opt: 0,
+            sack: 0,
+        }
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! segment it rebuilt from pieces is the one that was sent without the
 //! sender keeping a copy.
 
-use crate::coding::Dispersal;
 use crate::atm::aal5::CELL_PAYLOAD;
+use crate::coding::Dispersal;
 
 /// Byte `offset` of flow `flow`'s application stream (splitmix64).
 pub fn stream_byte(flow: u32, offset: u64) -> u8 {

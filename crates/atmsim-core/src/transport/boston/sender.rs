@@ -59,11 +59,7 @@ impl PieceSender {
             }
         };
         let p = &mut self.pending[i];
-        let count = if p.next_piece == 0 {
-            (m as u32 + self.redundancy as u32).min(n)
-        } else {
-            (m - p.r_max.min(m - 1)) as u32
-        };
+        let count = if p.next_piece == 0 { (m as u32 + self.redundancy as u32).min(n) } else { (m - p.r_max.min(m - 1)) as u32 };
         let first = (p.next_piece % n) as u16;
         p.next_piece += count;
         Transmission { first_piece: first, ncells: count as u16 }

@@ -99,14 +99,7 @@ impl TcpSender {
             rexmt: 0,
             rxtshift: 0,
             rtt: RttEstimator::new(cfg.bp95, cfg.rttmin_ticks, cfg.rxtmax_ticks),
-            cc: CongestionControl::new(
-                cfg.variant,
-                mss,
-                cfg.initial_window as u64,
-                cfg.max_cwnd(),
-                cfg.bp95,
-                cfg.afr.map(Afr::new),
-            ),
+            cc: CongestionControl::new(cfg.variant, mss, cfg.initial_window as u64, cfg.max_cwnd(), cfg.bp95, cfg.afr.map(Afr::new)),
             stats: SenderStats::default(),
             give_up: cfg.give_up,
             srtt_exact: 0,
@@ -117,8 +110,7 @@ impl TcpSender {
 
     /// The context the window rules see.
     fn ctx(&self, now: Time, acked: u64, rtt_sample: Option<Time>) -> AckCtx {
-        let (oldest_sent_at, oldest_transmissions) =
-            self.sent.front().map_or((now, 1), |s| (s.sent_at, s.transmissions));
+        let (oldest_sent_at, oldest_transmissions) = self.sent.front().map_or((now, 1), |s| (s.sent_at, s.transmissions));
         AckCtx {
             now,
             snd_una: self.snd_una,
@@ -259,13 +251,7 @@ impl TcpSender {
 
     /// An ACK with the blocks of its SACK option (RFC 2018), which only a
     /// SACK sender reads.
-    pub fn on_ack_with_sack(
-        &mut self,
-        now: Time,
-        seg: &Segment,
-        sack: &[(u64, u64)],
-        out: &mut Vec<Segment>,
-    ) -> Option<SenderEvent> {
+    pub fn on_ack_with_sack(&mut self, now: Time, seg: &Segment, sack: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
         self.stats.segments_received += 1;
         match self.state {
             SenderState::SynSent => {
@@ -295,11 +281,8 @@ impl TcpSender {
             if seg.len == 0 && seg.wnd as u64 == self.snd_wnd && seg.flags & flags::SYN == 0 {
                 self.stats.dup_acks += 1;
             }
-            let dup = seg.len == 0
-                && ack == self.snd_una
-                && seg.wnd as u64 == self.snd_wnd
-                && self.rexmt != 0
-                && self.snd_max > self.snd_una;
+            let dup =
+                seg.len == 0 && ack == self.snd_una && seg.wnd as u64 == self.snd_wnd && self.rexmt != 0 && self.snd_max > self.snd_una;
             if !dup {
                 self.cc.reset_dupacks();
                 self.snd_wnd = seg.wnd as u64;

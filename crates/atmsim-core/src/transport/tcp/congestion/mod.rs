@@ -146,7 +146,10 @@ pub enum DupAckAction {
     /// Retransmit `segments` (1, or 2 with AFR) starting at `snd_una`.
     /// `restore_snd_nxt`: afterwards continue where the sender was (BSD);
     /// else continue after the retransmission (go-back-N).
-    FastRetransmit { segments: u8, restore_snd_nxt: bool },
+    FastRetransmit {
+        segments: u8,
+        restore_snd_nxt: bool,
+    },
     /// The window grew (recovery inflation): try to send.
     Send,
 }

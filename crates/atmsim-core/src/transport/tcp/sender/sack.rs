@@ -6,18 +6,12 @@
 
 use super::{SenderEvent, TcpSender};
 use crate::net::Segment;
-use crate::transport::tcp::congestion::{NextSeg, SackStep};
 use crate::time::Time;
+use crate::transport::tcp::congestion::{NextSeg, SackStep};
 
 impl TcpSender {
     /// An ACK at an established SACK sender, `seg.ack ≤ snd_max`.
-    pub(super) fn sack_ack(
-        &mut self,
-        now: Time,
-        seg: &Segment,
-        blocks: &[(u64, u64)],
-        out: &mut Vec<Segment>,
-    ) -> Option<SenderEvent> {
+    pub(super) fn sack_ack(&mut self, now: Time, seg: &Segment, blocks: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
         let ack = seg.ack;
         let (mut acked, mut sample) = (0, None);
         if ack > self.snd_una {

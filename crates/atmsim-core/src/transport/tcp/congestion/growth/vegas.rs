@@ -274,8 +274,16 @@ mod tests {
             for (i, end) in round.into_iter().enumerate() {
                 una = end;
                 let now = r as u64 * rtt + i as u64 * PS_PER_MS / 1000;
-                let c = AckCtx { now, snd_una: una, snd_nxt: nxt, snd_max: nxt, snd_wnd: 1 << 30, acked: MSS,
-                                 rtt_sample: Some(rtt), ..Default::default() };
+                let c = AckCtx {
+                    now,
+                    snd_una: una,
+                    snd_nxt: nxt,
+                    snd_max: nxt,
+                    snd_wnd: 1 << 30,
+                    acked: MSS,
+                    rtt_sample: Some(rtt),
+                    ..Default::default()
+                };
                 v.on_ack(&mut w, &c);
                 while nxt - una + MSS <= w.cwnd {
                     nxt += MSS;

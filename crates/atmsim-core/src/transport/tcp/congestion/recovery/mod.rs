@@ -27,7 +27,10 @@ pub enum DupOutcome {
     /// `restore_snd_nxt`: afterwards continue where the sender was (BSD),
     /// else after the retransmission (go-back-N). `cut_to`: the recovery cut
     /// the window to this many bytes and leaves ssthresh to the growth.
-    FastRetransmit { restore_snd_nxt: bool, cut_to: Option<u64> },
+    FastRetransmit {
+        restore_snd_nxt: bool,
+        cut_to: Option<u64>,
+    },
 }
 
 /// A recovery's answer to an ACK of new data.

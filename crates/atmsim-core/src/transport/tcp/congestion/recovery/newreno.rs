@@ -61,11 +61,7 @@ impl LossRecovery for NewReno {
         self.partial_acks += 1;
         // Only the first partial ACK restarts the retransmit timer (RFC
         // 6582 §3.2 step 3 and §4: RFC 3782's "Impatient" variant).
-        let action = if self.partial_acks == 1 {
-            NewAckAction::RetransmitFirst
-        } else {
-            NewAckAction::RetransmitFirstKeepTimer
-        };
+        let action = if self.partial_acks == 1 { NewAckAction::RetransmitFirst } else { NewAckAction::RetransmitFirstKeepTimer };
         AckOutcome { action, grow: false, left_recovery: false }
     }
 

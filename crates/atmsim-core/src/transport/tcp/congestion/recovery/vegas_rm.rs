@@ -252,13 +252,8 @@ mod tests {
         let c = AckCtx { now: 10 * t, oldest_sent_at: 0, oldest_transmissions: 1, ..ctx(1, 1 + 20 * MSS) };
         cc.on_dup_ack(&c);
         for hole in 1..4u64 {
-            let a = AckCtx {
-                now: 10 * t + hole,
-                acked: MSS,
-                oldest_sent_at: 0,
-                oldest_transmissions: 1,
-                ..ctx(1 + hole * MSS, 1 + 20 * MSS)
-            };
+            let a =
+                AckCtx { now: 10 * t + hole, acked: MSS, oldest_sent_at: 0, oldest_transmissions: 1, ..ctx(1 + hole * MSS, 1 + 20 * MSS) };
             assert_eq!(cc.on_new_ack(&a), NewAckAction::RetransmitFirst, "hole {hole}");
             assert_eq!(rm(&mut cc).worried, 2);
         }
