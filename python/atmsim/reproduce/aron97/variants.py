@@ -44,7 +44,7 @@ def fig6(c, runs):
     c.claim("fig6", "c1", "Vegas-AFR performs on plain ATM almost equally well as on packet networks for modest to large buffers",
             "value", "almost equally (§5 ¶1)", {f"topo{t}": v for t, v in o1.items()},
             check(*[(f"topology {t}: share of points with k >= 21 where gap <= 0.05", v, at_least(0.8)) for t, v in o1.items()]),
-            "gap = 1 - E_atm / E_pkt")
+            "gap = 1 - E_atm / E_pkt", deviation=_vs_facts(pts, ("atm", "vegas-afr"), ("packet", "vegas-afr")))
     c.claim("fig6", "c2", "...across a wide range of switch buffer sizes, and on both topologies", "shape", "§5 ¶2",
             {f"topo{t}": v for t, v in o2.items()},
             check(*[(f"topology {t}: max |gap| over points", v, at_most(0.12)) for t, v in o2.items()]), "",
@@ -52,11 +52,11 @@ def fig6(c, runs):
     c.claim("fig6", "c3", "on ATM Vegas-AFR does nearly as well as or better than Lite on packet networks", "shape", "abstract, §1",
             {f"topo{t}": v for t, v in o3.items()},
             check(*[(f"topology {t}: share of points with E_atm(vegas-afr) >= E_pkt(lite) - 0.02", v, at_least(0.8))
-                    for t, v in o3.items()]), "")
+                    for t, v in o3.items()]), "", deviation=_vs_facts(pts, ("atm", "vegas-afr"), ("packet", "lite")))
     c.claim("fig6", "c4", "Vegas-AFR has a throughput advantage on packet networks over TCP-Lite", "shape", "§5 ¶1",
             {f"topo{t}": v for t, v in o4.items()},
             check(*[(f"topology {t}: share of points with E_pkt(vegas-afr) > E_pkt(lite)", v, at_least(0.8))
-                    for t, v in o4.items()]), "")
+                    for t, v in o4.items()]), "", deviation=_vs_facts(pts, ("packet", "vegas-afr"), ("packet", "lite")))
     c.claims.append(fairness_claim("fig6", df[df.variant == "vegas-afr"], (vegas_cite(VEGAS_START, VEGAS_FROZEN),), flow_table(runs)))
 
 
@@ -131,7 +131,9 @@ def fig7(c, runs):
     best_other = pd.concat([E[v] for v in VARIANTS if v != "vegas-afr"], axis=1).max(axis=1)
     o1 = frac(E["vegas-afr"] >= best_other - 0.01)
     c.claim("fig7", "c1", "Vegas-AFR surpasses or matches all other versions on ATM across nearly all buffer sizes", "shape",
-            "§5 ¶ after Fig. 8", o1, check(("share of points with E(vegas-afr) >= max(other five) - 0.01", o1, at_least(0.85))), "")
+            "§5 ¶ after Fig. 8", o1, check(("share of points with E(vegas-afr) >= max(other five) - 0.01", o1, at_least(0.85))), "",
+            deviation=f"E(vegas-afr) - max(other five) per point: {points(E['vegas-afr'] - best_other, '{:+.3f}')}; the best other "
+            f"per point: {', '.join(f'k={k}: ' + pd.concat([E[v] for v in VARIANTS if v != 'vegas-afr'], axis=1, keys=[v for v in VARIANTS if v != 'vegas-afr']).loc[k].idxmax() for k in best_other.index)}.")
     num, den = (E["vegas-rm"] - E["lite"]).sum(), (E["vegas-afr"] - E["lite"]).sum()
     r = num / den if den else float("nan")
     c.claim("fig7", "c2", "on ATM Vegas-RM alone achieves about two thirds of the gains of Vegas-AFR", "value", "≈ 2/3 (§5.1 last ¶)",
@@ -188,7 +190,8 @@ def fig8(c, runs):
     c.claim("fig8", "c1", "Vegas achieves 5-15% higher throughput than TCP Lite on packet networks", "value", "5–15 % (§5)",
             {"median": float(rel.median()), "share_positive": frac(rel > 0)},
             check(("median_B(E_vegas / E_lite - 1)", float(rel.median()), within(0.03, 0.20)),
-                  ("share of points with E_vegas > E_lite", frac(rel > 0), at_least(0.8))), "")
+                  ("share of points with E_vegas > E_lite", frac(rel > 0), at_least(0.8))), "",
+            deviation=f"E_vegas / E_lite - 1 per point: {points(rel, '{:+.3f}')}. " + _rm_facts(pts, "packet", ["lite", "vegas"]))
     o2 = frac((E["vegas-afr"] - E["vegas"]).abs() <= 0.02)
     c.claim("fig8", "c2", "Vegas-AFR matches the throughput of Vegas on packet networks", "shape", "§5", o2,
             check(("share of points with |E_vafr - E_vegas| <= 0.02", o2, at_least(0.8))), "",
@@ -209,7 +212,8 @@ def fig8(c, runs):
     afr_runs = df[(df.network == "packet") & df.variant.str.endswith("afr")]
     single = 1 - afr_runs["afr_double_conns"].sum() / afr_runs["afr_conns"].sum()
     c.claim("fig8", "c5", "on packet networks AFR mostly remains in state 0", "shape", "§5.1.1", single,
-            check(("share of AFR-enabled packet connections spending more time in states 0-1 than in 2-3", single, at_least(0.9))), "")
+            check(("share of AFR-enabled packet connections spending more time in states 0-1 than in 2-3", single, at_least(0.9))), "",
+            deviation=_afr_state_facts(runs, "packet"))
     occ = pkt.set_index(["variant", "k"])["occupancy_share"]
     ks = [k for k in E["lite"].index if k >= 21]
     c.claim("fig8", "c6", "Lite keeps the bottleneck buffer nearly filled whatever its size, Vegas only a fixed amount", "shape",
@@ -300,6 +304,17 @@ def _fig12_c4_mechanism(c4) -> str:
 
 
 # --------------------------------------------------------------------------- the notes of failing rows (fig7, fig8)
+
+def _vs_facts(pts, a: tuple, b: tuple) -> str:
+    """E of (network, variant) a and b per point, each topology, with their coarse timeouts per run (medians over seeds)."""
+    out = []
+    for t in sorted(pts["topology"].unique()):
+        ea, eb = series(pts, topology=t, network=a[0], variant=a[1]), series(pts, topology=t, network=b[0], variant=b[1])
+        ta, tb = series(pts, "timeouts", topology=t, network=a[0], variant=a[1]), series(pts, "timeouts", topology=t, network=b[0], variant=b[1])
+        out.append(f"topology {t}: E({a[1]}, {a[0]}) - E({b[1]}, {b[0]}) per point {points(ea - eb, '{:+.3f}')}; "
+                   f"coarse timeouts per run {a[1]}/{a[0]} {_per_k(ta)}, {b[1]}/{b[0]} {_per_k(tb)}")
+    return "; ".join(out) + "."
+
 
 def _per_k(s: pd.Series, fmt="{:.0f}") -> str:
     return "/".join(fmt.format(v) for v in s.to_numpy())
