@@ -1,5 +1,7 @@
 """The arb mechanism probes (python/atmsim/reproduce/arb/anatomy.py) measure
 what docs/arb.md §8 says they measure, on short runs."""
+import pytest
+
 from atmsim.reproduce.arb.anatomy import feedback, phase, twoway_short
 
 
@@ -26,3 +28,15 @@ def test_twoway_short_pipe_shows_out_of_phase_queues_and_ack_compression():
     assert r["rev_queue_when_fwd_idle"] > 20
     assert r["ack_gaps_back_to_back"] > 0.3
     assert r["fwd_port"]["arrive_ack"] > 0 and r["fwd_port"]["arrive_data"] > 0, "data and ACKs share the queue"
+
+
+@pytest.mark.parametrize("module", ["atmsim.reproduce.arb.anatomy", "atmsim.reproduce.morris_kung95.anatomy"])
+@pytest.mark.parametrize("args", [[], ["nope"], ["fig3", "tcp.nonsense=1"]])
+def test_a_probe_command_refuses_bad_input_in_one_line(module, args):
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"python -m {module}: error: "), p.stderr

@@ -71,18 +71,21 @@ impl<'a> Graph<'a> {
 
     /// Breadth-first shortest path from `src` to `dst`, not forwarding
     /// through hosts. Ties go to the arc listed first, so to the link listed
-    /// first in the file. The search stops when `dst` is first reached: the
-    /// arc it was reached by is the one a full search would keep.
+    /// first in the file.
     pub fn shortest_path(&self, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
-        let n = self.is_host.len();
-        let mut via: Vec<Option<usize>> = vec![None; n];
-        let mut seen = vec![false; n];
+        self.path(&self.search(src, Some(dst)), src, dst)
+    }
+
+    /// The arc each node is first reached by in a breadth-first search from
+    /// `src`, not forwarding through hosts (other than `src`). With `stop`,
+    /// the search ends when that node is first reached: the arc it was
+    /// reached by is the one a full search would keep.
+    fn search(&self, src: NodeId, stop: Option<NodeId>) -> Vec<Option<usize>> {
+        let mut via: Vec<Option<usize>> = vec![None; self.is_host.len()];
+        let mut seen = vec![false; self.is_host.len()];
         let mut frontier = VecDeque::from([src]);
         seen[src.ix()] = true;
-        'search: while let Some(u) = frontier.pop_front() {
-            if u == dst {
-                break;
-            }
+        while let Some(u) = frontier.pop_front() {
             if u != src && self.is_host[u.ix()] {
                 continue;
             }
@@ -91,19 +94,22 @@ impl<'a> Graph<'a> {
                 if !seen[to.ix()] {
                     seen[to.ix()] = true;
                     via[to.ix()] = Some(i);
-                    if to == dst {
-                        break 'search;
+                    if Some(to) == stop {
+                        return via;
                     }
                     frontier.push_back(to);
                 }
             }
         }
-        if !seen[dst.ix()] {
-            return None;
-        }
+        via
+    }
+
+    /// The ports from `root` to `dst` along a search's arcs (None if the
+    /// search never reached `dst`).
+    fn path(&self, via: &[Option<usize>], root: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
         let mut path = Vec::new();
         let mut cur = dst;
-        while cur != src {
+        while cur != root {
             let i = via[cur.ix()]?;
             path.push(PortId(i as u32));
             cur = self.arcs[i].0;
@@ -139,53 +145,20 @@ impl<'a> Router<'a> {
         if g.is_host[root.ix()] || root == dst {
             return g.shortest_path(src, dst);
         }
-        let via = self.trees.entry(root).or_insert_with(|| g.tree(root));
-        let mut path = Vec::new();
-        let mut cur = dst;
-        while cur != root {
-            let i = via[cur.ix()]?;
-            path.push(PortId(i as u32));
-            cur = g.arcs[i].0;
-        }
-        path.push(PortId(first as u32));
-        path.reverse();
+        let via = self.trees.entry(root).or_insert_with(|| g.search(root, None));
+        let mut path = g.path(via, root, dst)?;
+        path.insert(0, PortId(first as u32));
         Some(path)
     }
-}
-
-impl Graph<'_> {
-    /// The arc each node is first reached by in a full breadth-first search
-    /// from `root`, not forwarding through hosts.
-    fn tree(&self, root: NodeId) -> Vec<Option<usize>> {
-        let mut via: Vec<Option<usize>> = vec![None; self.is_host.len()];
-        let mut seen = vec![false; self.is_host.len()];
-        let mut frontier = VecDeque::from([root]);
-        seen[root.ix()] = true;
-        while let Some(u) = frontier.pop_front() {
-            if u != root && self.is_host[u.ix()] {
-                continue;
-            }
-            for &i in &self.out[u.ix()] {
-                let to = self.arcs[i].1;
-                if !seen[to.ix()] {
-                    seen[to.ix()] = true;
-                    via[to.ix()] = Some(i);
-                    frontier.push_back(to);
-                }
-            }
-        }
-        via
-    }
-}
-
-/// [`Graph::shortest_path`] on a graph built for one query.
-pub fn shortest_path(arcs: &[(NodeId, NodeId)], is_host: &[bool], src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
-    Graph::new(arcs, is_host).shortest_path(src, dst)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shortest_path(arcs: &[(NodeId, NodeId)], is_host: &[bool], src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+        Graph::new(arcs, is_host).shortest_path(src, dst)
+    }
 
     /// The router's cached trees give exactly the per-flow search's paths,
     /// ties included, on random graphs of hosts (most single-homed) and

@@ -18,7 +18,6 @@ from typing import Callable
 
 import numpy as np
 
-import atmsim
 from atmsim.reproduce import probes as probe_plumbing
 from atmsim.reproduce.harness import Run
 
@@ -39,11 +38,6 @@ class Probe:
         return Run(self.scenario, transport(self.scenario, self.kind) + self.overrides, 1, True)
 
 
-def _result(p: Probe) -> dict:
-    r = atmsim.run(p.scenario, transport(p.scenario, p.kind) + p.overrides, 1, True)
-    return p.measure(r.summary, r.traces)
-
-
 def _idle_runs(idle: np.ndarray, dt: float) -> np.ndarray:
     """Lengths (s) of the runs of consecutive idle samples."""
     edges = np.diff(np.concatenate([[0], idle.astype(int), [0]]))
@@ -60,7 +54,7 @@ def twoway_short_probe(duration: float = 400.0, t0: float = 100.0, extra=()) -> 
 
 def twoway_short(duration: float = 400.0, t0: float = 100.0, extra=()) -> dict:
     """fig9: utilisation and idle periods of each direction, who shares the forward queue, ACK spacing, windows and losses."""
-    return _result(twoway_short_probe(duration, t0, extra))
+    return probe_plumbing.result(twoway_short_probe(duration, t0, extra))
 
 
 def _twoway_short(s: dict, tr: dict, t0: float) -> dict:
@@ -111,7 +105,7 @@ def phase_probe(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, 
 
 def phase(d23_ms: float, f2_start: str = "10ms", duration: float = 120.0, warm: float = 20.0, extra=()) -> dict:
     """fig12: per connection, its share, its drops, and where in the gateway's 10 ms service time its arrivals and drops fall."""
-    return _result(phase_probe(d23_ms, f2_start, duration, warm, extra))
+    return probe_plumbing.result(phase_probe(d23_ms, f2_start, duration, warm, extra))
 
 
 def _phase(s: dict, tr: dict, d23_ms: float, duration: float, warm: float) -> dict:
@@ -145,7 +139,7 @@ def feedback_probe(ratio: float, interval: str = "500ms", duration: float = 300.
 
 def feedback(ratio: float, interval: str = "500ms", duration: float = 300.0, t0: float = 100.0, extra=()) -> dict:
     """fig15: per ARB connection, its part of the delivered data and the increases larger than Rinc (max(Rs, Ra + Rinc) with an Ra from before a cut)."""
-    return _result(feedback_probe(ratio, interval, duration, t0, extra))
+    return probe_plumbing.result(feedback_probe(ratio, interval, duration, t0, extra))
 
 
 def _feedback(s: dict, tr: dict, ratio: float, interval: str, t0: float) -> dict:
@@ -174,22 +168,10 @@ def probes(what: str, extra=()) -> dict:
         return {f"{d}ms/{st}": phase_probe(d, st, extra=extra) for d in (6.0, 9.75, 12.0, 38.75) for st in ("10ms", "15s")}
     if what == "fig15":
         return {f"{r}/{m}": feedback_probe(r, m, extra=extra) for r in (1, 4, 8) for m in ("500ms", "2s")}
-    raise SystemExit(f"unknown probe {what!r}: fig9, fig12 or fig15")
+    raise ValueError(f"unknown probe {what!r}: fig9, fig12 or fig15")
 
 
-def runs(what: str) -> list:
-    """The runs of `what`'s probes, for a figure to declare."""
-    return probe_plumbing.runs(probes, what)
-
-
-def measure(what: str, pairs) -> dict:
-    """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`."""
-    return probe_plumbing.measure(probes, what, pairs)
-
-
-def main(argv=None) -> None:
-    probe_plumbing.main(probes, _result, argv)
-
+runs, measure, main = probe_plumbing.bind(probes, "python -m atmsim.reproduce.arb.anatomy")
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,6 @@ from typing import Callable
 
 import numpy as np
 
-import atmsim
 from atmsim.reproduce import probes as probe_plumbing
 from atmsim.reproduce.harness import Run
 
@@ -31,11 +30,6 @@ class Probe:
 
     def run(self) -> Run:
         return Run(f"morris-kung95-{self.config}", self.overrides, 1, True)
-
-
-def _result(p: Probe) -> dict:
-    r = atmsim.run(f"morris-kung95-{p.config}", p.overrides, 1, True)
-    return p.measure(r.summary, r.traces)
 
 
 def full_window_probe(L: int = 1500, b_kib: int = 64, duration: str = "20s", extra=()) -> Probe:
@@ -72,22 +66,10 @@ def probes(what: str, extra=()) -> dict:
     """The probes of one figure by label: what `python -m atmsim.reproduce.morris_kung95.anatomy WHAT` runs."""
     if what == "fig3":
         return {"1500@64KiB": full_window_probe(extra=tuple(extra))}
-    raise SystemExit(f"unknown probe {what!r}: fig3")
+    raise ValueError(f"unknown probe {what!r}: fig3")
 
 
-def runs(what: str) -> list:
-    """The runs of `what`'s probes, for a figure to declare."""
-    return probe_plumbing.runs(probes, what)
-
-
-def measure(what: str, pairs) -> dict:
-    """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`."""
-    return probe_plumbing.measure(probes, what, pairs)
-
-
-def main(argv=None) -> None:
-    probe_plumbing.main(probes, _result, argv)
-
+runs, measure, main = probe_plumbing.bind(probes, "python -m atmsim.reproduce.morris_kung95.anatomy")
 
 if __name__ == "__main__":
     main()
