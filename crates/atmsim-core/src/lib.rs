@@ -4,8 +4,10 @@
 //! Module map (ARCHITECTURE.md has the path of a cell through it):
 //! - [`time`]: integer picosecond time, exact rates and serializers;
 //! - [`engine`]: the event queue;
-//! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe);
-//! - [`atm`]: AAL5 SAR, cell discard policies;
+//! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe),
+//!   the drop layer (`net::drop`: tail, PPD, EPD, EOM protection, RED, random
+//!   drop, line loss);
+//! - [`atm`]: AAL5 SAR, ABR, TCP Boston's partial reassembly;
 //! - [`coding`]: GF(2^8) and Rabin's IDA (TCP Boston);
 //! - [`transport`]: the BSD TCP, with congestion control apart;
 //! - [`host`]: the optional host/adapter model (Morris & Kung);

@@ -14,9 +14,8 @@
 //! receiver (real trailer, real CRC-32) reaches the same verdicts.
 
 use crate::net::Unit;
+pub use crate::net::{CELL_BYTES, CELL_PAYLOAD};
 
-pub const CELL_BYTES: u32 = 53;
-pub const CELL_PAYLOAD: u32 = 48;
 pub const AAL5_TRAILER: u32 = 8;
 pub const LLC_SNAP: u32 = 8;
 

@@ -1,7 +1,7 @@
-//! The ATM layer: AAL5 segmentation and reassembly, and the frame-aware
-//! discard policies of switch ports, the ABR service (source, destination,
-//! ERICA), and the partial reassembly of TCP Boston.
+//! The ATM layer: AAL5 segmentation and reassembly, the ABR service
+//! (source, destination, ERICA), and the partial reassembly of TCP Boston.
+//! (The frame-aware discard policies of switch ports are drop policies,
+//! `net/drop/frame.rs`.)
 pub mod aal5;
 pub mod abr;
-pub mod discard;
 pub mod partial;

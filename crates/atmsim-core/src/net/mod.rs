@@ -6,16 +6,14 @@
 //! a packet link it is a whole IP packet (a frame of one unit). Queues, links,
 //! drop policies and statistics see only units.
 
-pub mod admission;
 pub mod credit;
+pub mod drop;
 pub mod fifo;
 pub mod input_rr;
 pub mod pervc;
 pub mod pipe;
 pub mod port;
 pub mod priority;
-pub mod pushout;
-pub mod red;
 pub mod vc;
 
 pub use port::{Discipline, Limit, Port, PortStats};
@@ -118,6 +116,31 @@ pub struct Unit {
     pub wire_bytes: u16,
 }
 
+/// Bytes of an ATM cell on the wire: a 5-byte header and 48 of payload
+/// (I.361).
+pub const CELL_BYTES: u32 = 53;
+/// Payload bytes of a cell (I.361, I.363.5).
+pub const CELL_PAYLOAD: u32 = 48;
+
+/// What a unit carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellKind {
+    /// A cell (or a packet) of a data frame.
+    Data,
+    /// A resource-management cell of ABR, its fields in this slot.
+    Rm { slot: u32 },
+    /// A cell of the VBR background.
+    Vbr,
+}
+
+/// The frame numbers of the cells of no frame, which also name their kind:
+/// a VBR cell's, and the top of the RM cells' (`RM_FRAME_TOP - slot`).
+/// No data frame reaches them (frames count from 0, and `u32::MAX` means
+/// "no frame doomed"), so no per-frame state (the dead-cell watch, the
+/// ledger) ever matches a cell of no frame.
+const VBR_FRAME: u32 = u32::MAX - 1;
+const RM_FRAME_TOP: u32 = u32::MAX - 2;
+
 const EOM: u16 = 1 << 15;
 const FRAMELESS: u16 = 1 << 14;
 /// The largest index a cell can have (a 65535-byte packet is 1366 cells;
@@ -165,6 +188,35 @@ impl Unit {
     #[inline]
     pub fn is_frameless(&self) -> bool {
         self.cell & FRAMELESS != 0
+    }
+
+    /// A VBR background cell on `vc` (Jain et al.'s "n Source + VBR"
+    /// configuration): a cell of no frame.
+    pub fn vbr(vc: VcId) -> Unit {
+        Unit::new(vc, VBR_FRAME, 0, 0, CELL_BYTES as u16)
+    }
+
+    /// An RM cell on `vc` whose fields wait in slot `slot` of the run's RM
+    /// cells (`atm::abr::RmCells`): a cell of no frame.
+    pub fn rm(vc: VcId, slot: u32) -> Unit {
+        debug_assert!(slot <= RM_FRAME_TOP);
+        Unit::new(vc, RM_FRAME_TOP - slot, 0, 0, CELL_BYTES as u16)
+    }
+
+    /// What the unit is: part of a data frame, an RM cell, a VBR cell.
+    #[inline]
+    pub fn kind(&self) -> CellKind {
+        match (self.is_frameless(), self.frame) {
+            (false, _) => CellKind::Data,
+            (true, VBR_FRAME) => CellKind::Vbr,
+            (true, f) => CellKind::Rm { slot: RM_FRAME_TOP - f },
+        }
+    }
+
+    /// A VBR background cell?
+    #[inline]
+    pub fn is_vbr(&self) -> bool {
+        self.is_frameless() && self.frame == VBR_FRAME
     }
 
     /// The unit as it goes into a pipe: heading for the next port of its
@@ -229,8 +281,13 @@ mod tests {
         let packet = Unit::new(VcId(0), 1, 0, 1, 1500);
         assert!(packet.is_first() && packet.is_eom() && packet.wire_bytes == 1500);
         // A cell of no frame (RM, VBR) ends nothing.
-        let rm = Unit::new(VcId(0), u32::MAX, 0, 0, 53);
+        let rm = Unit::rm(VcId(0), 7);
         assert!(rm.is_frameless() && !rm.is_eom() && rm.index() == 0);
+        assert_eq!(
+            (rm.kind(), Unit::vbr(VcId(0)).kind(), packet.kind()),
+            (super::CellKind::Rm { slot: 7 }, super::CellKind::Vbr, super::CellKind::Data)
+        );
+        assert!(Unit::vbr(VcId(2)).is_vbr() && !rm.is_vbr() && !packet.is_vbr());
         // The largest frame a 65535-byte packet makes, and more, keeps its marks apart.
         let last = Unit::new(VcId(0), 0, MAX_CELL_INDEX, MAX_CELL_INDEX + 1, 53);
         assert!(last.is_eom() && !last.is_frameless() && last.index() == MAX_CELL_INDEX);

@@ -12,23 +12,23 @@
 //!
 //! A new discipline (a two-class priority port serving VBR before ABR, a
 //! push-out queue) is one more variant of [`Discipline`] in its own file.
-//! [`Admission`] decides whether an arriving unit may enter at all.
+//! Its [`DropPolicy`] (`net/drop/`) decides whether an arriving unit may
+//! enter at all; the port carries out the decision and counts it.
 //!
 //! Occupancy counts the unit in transmission (as Aron & Druschel's and
 //! Morris & Kung's buffer sizes do). The time-average occupancy comes from
 //! Little's law: the sum of every unit's time in the port divided by the
 //! observation time.
 
-use crate::atm::discard::{DiscardPolicy, DropReason};
-use crate::net::admission::Admission;
+use crate::net::drop::{Action, DropPolicy, DropReason};
 use crate::net::fifo::Fifo;
 use crate::net::pervc::{CreditCell, PerVc};
 use crate::net::pipe::Pipe;
 use crate::net::priority::Priority;
-use crate::net::pushout::RandomDrop;
 use crate::net::{InFlight, NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 
+mod evict;
 mod fifo_path;
 
 /// Buffer limit of a port. Counts include the unit in transmission.
@@ -43,7 +43,7 @@ pub enum Limit {
 }
 
 /// The counters updated on every unit first (`repr(C)`: they share a line
-/// with the end of the port's admission; the 16-byte sum last, where its
+/// with the end of the port's drop policy; the 16-byte sum last, where its
 /// alignment pads least).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
@@ -83,26 +83,20 @@ pub enum Discipline {
 }
 
 /// The fields a unit-hop reads come first, in as few cache lines as they
-/// fit (`repr(C)` keeps the order; a port starts on a line): the pipe, the
-/// discipline and whether random drop is on, then the transmitter and the
-/// delay, then admission and the counters every unit updates (the first
-/// four lines hold them all); the other statistics follow, names and
-/// rarely used parts last.
+/// fit (`repr(C)` keeps the order; a port starts on a line): the pipe and
+/// the discipline, then the transmitter and the delay, then the drop
+/// policy and the counters every unit updates (the first four lines hold
+/// them all); the other statistics follow, names and rarely used parts
+/// last.
 #[repr(C, align(64))]
 pub struct Port {
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: Pipe,
     pub discipline: Discipline,
-    /// Random drop (push-out) on overflow instead of dropping the arrival.
-    pub random_drop: Option<Box<RandomDrop>>,
     pub(super) ser: Serializer,
     pub delay: Time,
-    pub admission: Admission,
+    pub policy: DropPolicy,
     pub stats: PortStats,
-    /// How much earlier every unit behind the evicted one now leaves.
-    pub evicted_shift: Time,
-    /// The unit a push-out just evicted (see [`Offer::PushedOut`]).
-    pub evicted: Option<Unit>,
     pub limit: Limit,
     pub from: NodeId,
     pub to: NodeId,
@@ -145,7 +139,20 @@ fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut Pipe, delay
 }
 
 /// Bytes of a credit cell on the wire.
-const CREDIT_CELL_BYTES: u64 = 53;
+const CREDIT_CELL_BYTES: u64 = crate::net::CELL_BYTES as u64;
+
+/// The reason a per-VC or priority port refuses a unit, if it does. Only a
+/// FIFO port knows where its waiting units are, so only a FIFO port can
+/// carry out an eviction (random drop is a router policy; routers are FIFO,
+/// `scenario/resolve/ports.rs`).
+#[inline]
+fn refused(action: Action) -> Option<DropReason> {
+    match action {
+        Action::Admit => None,
+        Action::Drop(reason) => Some(reason),
+        Action::Evict(_) => unreachable!("eviction needs a FIFO port"),
+    }
+}
 
 /// What happened to a unit offered to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,10 +166,13 @@ pub enum Offer {
     /// Queued at a per-VC port; it may have started transmission at once.
     Queued(Option<Started>),
     Dropped(DropReason),
-    /// Accepted into a full random-drop port by evicting a queued unit,
-    /// left in `Port::evicted`; the pipe was not empty.
+    /// Accepted into a full random-drop port by evicting `victim`, a
+    /// queued unit; every unit behind the victim leaves `shift` earlier.
+    /// The pipe was not empty.
     PushedOut {
         arrive_at: Time,
+        victim: Unit,
+        shift: Time,
     },
 }
 
@@ -175,8 +185,7 @@ impl Port {
         rate: Rate,
         delay: Time,
         limit: Limit,
-        policy: DiscardPolicy,
-        num_vcs: usize,
+        policy: DropPolicy,
         discipline: Discipline,
     ) -> Port {
         Port {
@@ -185,12 +194,9 @@ impl Port {
             to,
             delay,
             limit,
-            admission: Admission::new(limit, policy, num_vcs),
+            policy,
             discipline,
             ser: Serializer::new(rate),
-            random_drop: None,
-            evicted: None,
-            evicted_shift: 0,
             pipe: Pipe::new(),
             stats: PortStats::default(),
         }
@@ -222,7 +228,7 @@ impl Port {
     /// Occupancy at `now` in the limit's measure (bytes for a byte limit,
     /// units otherwise).
     pub fn occupancy(&mut self, now: Time) -> u64 {
-        let in_bytes = self.admission.counts_bytes();
+        let in_bytes = self.policy.counts_bytes();
         match &mut self.discipline {
             Discipline::PerVc(pv) => pv.occupancy(now),
             Discipline::Priority(pr) => pr.occupancy(),
@@ -242,13 +248,14 @@ impl Port {
             Discipline::PerVc(_) => return self.offer_per_vc(now, unit),
             Discipline::Priority(_) => return self.offer_priority(now, unit),
         }
-        match self.admit_fifo(now, unit) {
-            Ok(in_bytes) => {
+        let in_bytes = self.policy.counts_bytes();
+        match self.admit_fifo(now, unit, in_bytes) {
+            Action::Admit => {
                 let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, in_bytes);
                 Offer::Accepted { arrive_at, pipe_was_empty }
             }
-            Err(_) if self.random_drop.is_some() => self.push_out(now, unit),
-            Err(reason) => {
+            Action::Evict(k) => self.push_out(now, unit, k),
+            Action::Drop(reason) => {
                 self.stats.dropped(reason);
                 Offer::Dropped(reason)
             }
@@ -259,7 +266,7 @@ impl Port {
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::PerVc(pv) = &mut self.discipline else { unreachable!("per-VC port") };
-        if let Err(reason) = self.admission.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser) {
+        if let Some(reason) = refused(self.policy.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser)) {
             self.stats.dropped(reason);
             return Offer::Dropped(reason);
         }
@@ -273,10 +280,10 @@ impl Port {
     /// unconditionally; the others face admission against the lower class.
     fn offer_priority(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
-        let high = crate::atm::abr::is_vbr(unit);
+        let high = unit.is_vbr();
         let Discipline::Priority(pr) = &mut self.discipline else { unreachable!("priority port") };
         if !high {
-            if let Err(reason) = self.admission.admit(unit, pr.low_occupancy(), now, &self.ser) {
+            if let Some(reason) = refused(self.policy.admit(unit, pr.low_occupancy(), now, &self.ser)) {
                 self.stats.dropped(reason);
                 return Offer::Dropped(reason);
             }
@@ -387,7 +394,7 @@ impl Port {
         }
         let mut integral = self.stats.occupancy_integral;
         if let Discipline::Fifo(f) = &self.discipline {
-            integral -= f.stay_beyond(&self.pipe, self.delay, horizon, self.admission.counts_bytes());
+            integral -= f.stay_beyond(&self.pipe, self.delay, horizon, self.policy.counts_bytes());
         }
         integral as f64 / horizon as f64
     }
@@ -415,7 +422,8 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::VcId;
+    use crate::net::drop::{DropSpec, PortContext};
+    use crate::net::{PortId, VcId};
     use crate::time::PS_PER_US;
 
     pub(super) fn cell(frame: u32, index: u16, ncells: u16) -> Unit {
@@ -424,16 +432,17 @@ mod tests {
 
     pub(super) fn port(limit: Limit) -> Port {
         let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
-        Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, DiscardPolicy::Tail, 1, Discipline::Fifo(Fifo::default()))
+        let policy = DropPolicy::new(DropSpec::Tail, &PortContext { limit, num_vcs: 1, seed: 1, port: PortId(0), packet_time: 1 });
+        Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, policy, Discipline::Fifo(Fifo::default()))
     }
 
     #[test]
     fn what_a_unit_hop_reads_lies_in_the_first_four_lines_of_its_port() {
         use std::mem::{offset_of, size_of};
-        // The pipe, the discipline, random drop, the transmitter, the
-        // delay, admission, and the counters every unit updates.
+        // The pipe, the discipline, the transmitter, the delay, the drop
+        // policy, and the counters every unit updates.
         let ends = [
-            offset_of!(Port, admission) + size_of::<Admission>(),
+            offset_of!(Port, policy) + size_of::<DropPolicy>(),
             offset_of!(Port, stats.busy) + size_of::<Time>(),
             offset_of!(Port, stats.occupancy_integral) + size_of::<u128>(),
         ];

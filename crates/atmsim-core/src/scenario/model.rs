@@ -3,8 +3,8 @@
 //! [`Model`] and never sees the TOML.
 
 use crate::atm::aal5::Encapsulation;
-use crate::atm::discard::DiscardPolicy;
 use crate::host::HostModel;
+use crate::net::drop::DropSpec;
 use crate::net::{Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
 use crate::transport::boston::BostonConfig;
@@ -83,16 +83,13 @@ pub struct PortModel {
     pub rate: Rate,
     pub delay: Time,
     pub limit: Limit,
-    pub policy: DiscardPolicy,
+    /// What the port drops when it fills (`net/drop/`).
+    pub drop: DropSpec,
     pub per_vc: bool,
     /// Credit flow control on this link: (N2 + N3, N2).
     pub credit: Option<(u64, u64)>,
     /// Credit processing delay at the receiving end of this link.
     pub credit_delay: Time,
-    /// Random drop on overflow, with whether the arrival is a candidate.
-    pub random_drop: Option<bool>,
-    /// RED's parameters, on a RED router port.
-    pub red: Option<crate::net::red::RedConfig>,
 }
 
 #[derive(Clone, Debug)]
@@ -155,7 +152,7 @@ impl Model {
     pub fn wire_bytes_of(&self, payload: u32) -> u64 {
         let ip = payload + self.header_bytes;
         match self.network {
-            Network::Atm => self.encap.cells(ip) as u64 * 53,
+            Network::Atm => self.encap.cells(ip) as u64 * crate::net::CELL_BYTES as u64,
             Network::Packet => ip as u64,
         }
     }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 /// `switch.policy`: what an ATM switch port drops when it fills. Frame
 /// discard is what ATM Forum TM 4.0 allows a network to apply to UBR
-/// traffic. A name enum because the core's `DiscardPolicy` carries the EPD
+/// traffic. A name enum because the core's `DropSpec` carries the EPD
 /// threshold and the EOM reserve, which depend on each port's buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -57,7 +57,7 @@ impl Default for RouterSection {
     }
 }
 
-/// `router.policy`. A name enum rather than the core's `DiscardPolicy`
+/// `router.policy`. A name enum rather than the core's `DropSpec`
 /// because the policies to come (random drop, RED) carry parameters, which
 /// will be keys of `[router]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,10 +68,10 @@ pub enum RouterPolicyName {
     #[default]
     Tail,
     /// Random drop (Mankin 1990; RFC 1254; Chang, Huynh & Gray §4.2): a
-    /// full port discards a packet chosen at random (`net/pushout.rs`).
+    /// full port discards a packet chosen at random (`net/drop/random_drop.rs`).
     RandomDrop,
     /// RED (Floyd & Jacobson 1993): early random drops from the average
-    /// queue, parameters in `[router.red]` (`net/red.rs`).
+    /// queue, parameters in `[router.red]` (`net/drop/red.rs`).
     Red,
 }
 

@@ -13,16 +13,13 @@ use super::World;
 use crate::atm::abr::destination::{AbrDestination, Turnaround};
 use crate::atm::abr::erica::{Erica, EricaVariant};
 use crate::atm::abr::source::{AbrSource, SourceCell};
-use crate::atm::abr::{cells_per_second, is_vbr, vbr_unit, AbrConfig, Direction, RmCells, VbrConfig};
+use crate::atm::abr::{cells_per_second, AbrConfig, Direction, RmCells, VbrConfig};
 use crate::engine::{AbrEvent, Event};
 use crate::net::{PortId, Unit, VcId, VcTable};
-use crate::rng::{stream, Stream};
 use crate::scenario::Model;
 use crate::summary::{AbrSourceSummary, AbrSummary};
 use crate::time::{secs, Time};
 use crate::trace::AbrTrace;
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 /// One ABR VC: its source, the destination of its forward RM cells, and the
@@ -69,8 +66,6 @@ pub(super) struct AbrState {
     vcs: Vec<Option<AbrVc>>,
     /// The VBR background and the one-port VC its cells use.
     vbr: Option<(VbrConfig, VcId)>,
-    /// Random cell loss: the port, the probability, the port's own stream.
-    loss: Option<(PortId, f64, ChaCha8Rng)>,
     vbr_cells: RmCounts,
     /// Per port, ERICA if the port leaves a switch.
     erica: Vec<Option<Erica>>,
@@ -117,7 +112,6 @@ impl AbrState {
         AbrState {
             vcs: abr_vcs,
             vbr: cfg.vbr.map(|v| (v, VcId(vcs.len() as u32 - 1))),
-            loss: cfg.loss.map(|(p, prob)| (p, prob, stream(model.seed, Stream::Port(p)))),
             vbr_cells: RmCounts::default(),
             erica,
             port_from: model.ports.iter().map(|p| p.from.0).collect(),
@@ -125,16 +119,6 @@ impl AbrState {
             rm_cells: RmCells::default(),
             variant: cfg.erica.variant,
             turnaround: cfg.turnaround,
-        }
-    }
-
-    /// Does the random loss of port `p` take this ABR cell? (One draw per
-    /// ABR cell entering that port, from the port's own stream.)
-    #[inline]
-    pub(super) fn loses(&mut self, p: PortId, unit: &Unit) -> bool {
-        match &mut self.loss {
-            Some((lp, prob, rng)) if *lp == p && !is_vbr(unit) => rng.gen::<f64>() < *prob,
-            _ => false,
         }
     }
 
@@ -161,7 +145,7 @@ impl AbrState {
     }
 
     pub(super) fn frameless_dropped(&mut self, unit: &Unit) {
-        if is_vbr(unit) {
+        if unit.is_vbr() {
             self.vbr_cells.dropped += 1;
         } else {
             self.rm.dropped += 1;
@@ -174,7 +158,7 @@ impl AbrState {
     /// with the state of the owner's forward port at the same switch).
     #[inline]
     pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &Unit, vcs: &VcTable) {
-        if is_vbr(unit) {
+        if unit.is_vbr() {
             if let Some(e) = self.erica[p.ix()].as_mut() {
                 e.on_higher_priority_cell(now);
             }
@@ -333,7 +317,7 @@ impl World {
         let next = cfg.next_cell(self.now + 1);
         self.sched.schedule(next, Event::Abr(AbrEvent::Vbr));
         // (The VBR VC's route is its port alone.)
-        self.enter_route(vc, vbr_unit(vc));
+        self.enter_route(vc, Unit::vbr(vc));
     }
 
     /// A cell of no frame reached the end of its route: a VBR cell leaves
@@ -341,7 +325,7 @@ impl World {
     /// destination, a backward one updates the owner's source.
     pub(super) fn abr_frameless_arrives(&mut self, unit: &Unit) {
         let abr = self.abr.as_mut().expect("ABR run");
-        if is_vbr(unit) {
+        if unit.is_vbr() {
             abr.vbr_cells.delivered += 1;
             return;
         }

@@ -4,14 +4,12 @@ use super::{Endpoints, Flow, Host, World};
 use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::Ledger;
-use crate::net::admission::Admission;
 use crate::net::credit::Credit;
+use crate::net::drop::{DropPolicy, PortContext};
 use crate::net::fifo::Fifo;
 use crate::net::input_rr::InputRoundRobin;
 use crate::net::pervc::PerVc;
-use crate::net::pushout::RandomDrop;
-use crate::net::red::Red;
-use crate::net::{Discipline, FlowId, HostId, Limit, Port, PortId, VcTable};
+use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable, CELL_BYTES};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::send_jitter::SendJitter;
@@ -92,32 +90,7 @@ impl World {
         }
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
-        let ports: Vec<Port> = model
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let discipline = if vbr_port == Some(i) {
-                    Discipline::Priority(Box::default())
-                } else if p.per_vc {
-                    let credit = p.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
-                    Discipline::PerVc(Box::new(PerVc::new(num_vcs, credit)))
-                } else {
-                    Discipline::Fifo(Fifo::default())
-                };
-                Port::new(p.name.clone(), p.from, p.to, p.rate, p.delay, p.limit, p.policy, num_vcs, discipline)
-            })
-            .enumerate()
-            .map(|(i, mut port)| {
-                let include_arrival = model.ports[i].random_drop;
-                port.random_drop = include_arrival.map(|inc| Box::new(RandomDrop::new(model.seed, PortId(i as u32), inc)));
-                if let (Some(cfg), Limit::Units(limit)) = (model.ports[i].red, model.ports[i].limit) {
-                    let packet_time = model.ports[i].rate.tx_time(model.wire_bytes_of(model.tcp.mss));
-                    port.admission = Admission::Red(Box::new(Red::new(cfg, limit, packet_time, model.seed, PortId(i as u32))));
-                }
-                port
-            })
-            .collect();
+        let ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
         // Each port's opposite direction, found through a map of (from, to)
         // so that 10^5 links are not searched pairwise.
         let by_ends: std::collections::HashMap<_, _> = model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
@@ -129,7 +102,7 @@ impl World {
         // picoseconds, behind a busy line; that plus the link's delay when
         // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
         // first ports' gaps, up to its limit).
-        let unit_bytes = if model.network == Network::Atm { 53 } else { model.wire_bytes_of(model.tcp.mss) };
+        let unit_bytes = if model.network == Network::Atm { CELL_BYTES as u64 } else { model.wire_bytes_of(model.tcp.mss) };
         let mut longest = 0;
         for p in &model.ports {
             let up = p.rate.tx_time(unit_bytes);
@@ -210,4 +183,26 @@ impl World {
             model,
         }
     }
+}
+
+/// Port `p` of the model: its discipline (the VBR background's port serves
+/// by priority) and its drop policy, behind `[abr.loss]`'s random cell loss
+/// on the port it names.
+fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
+    let m = &model.ports[p.ix()];
+    let discipline = if vbr_port {
+        Discipline::Priority(Box::default())
+    } else if m.per_vc {
+        let credit = m.credit.map(|(buf, n2)| Credit::new(num_vcs, buf, n2));
+        Discipline::PerVc(Box::new(PerVc::new(num_vcs, credit)))
+    } else {
+        Discipline::Fifo(Fifo::default())
+    };
+    let packet_time = m.rate.tx_time(model.wire_bytes_of(model.tcp.mss));
+    let cx = PortContext { limit: m.limit, num_vcs, seed: model.seed, port: p, packet_time };
+    let mut policy = DropPolicy::new(m.drop, &cx);
+    if let Some((_, probability)) = model.abr.as_ref().and_then(|a| a.loss).filter(|&(lp, _)| lp == p) {
+        policy = policy.behind_line_loss(probability, model.seed, p);
+    }
+    Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
 }

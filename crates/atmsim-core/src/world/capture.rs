@@ -37,10 +37,8 @@ impl World {
         let Some(c) = self.capture.as_deref_mut() else { return };
         match offer {
             Offer::Accepted { arrive_at, .. } => c.departs(p, arrive_at - delay, unit, seg),
-            Offer::PushedOut { arrive_at } => {
-                let port = &self.ports[p.ix()];
-                let victim = port.evicted.expect("a push-out leaves its victim");
-                c.evicted(p, &victim, port.evicted_shift);
+            Offer::PushedOut { arrive_at, victim, shift } => {
+                c.evicted(p, &victim, shift);
                 c.departs(p, arrive_at - delay, unit, seg);
             }
             // Per-VC and priority ports: recorded when the unit leaves.
@@ -102,8 +100,8 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::World;
-    use crate::atm::discard::DropReason;
     use crate::capture::Row;
+    use crate::net::drop::DropReason;
     use crate::net::VcRole;
     use crate::scenario::{parse, validate};
     use crate::time::PS_PER_MS;

@@ -6,8 +6,8 @@
 //! passed, no more payload through any line than it carries).
 
 use super::{Endpoints, Flow, World};
-use crate::atm::discard::DropReason;
 use crate::capture::write::CaptureFile;
+use crate::net::drop::DropReason;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};

@@ -4,12 +4,12 @@
 
 use super::World;
 use crate::atm::aal5::Verdict;
-use crate::atm::discard::DropReason;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
+use crate::net::drop::DropReason;
 use crate::net::input_rr::Park;
 use crate::net::port::Offer;
-use crate::net::{FlowId, Limit, NodeId, PortId, Segment, Unit, VcId};
+use crate::net::{FlowId, Limit, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -72,12 +72,6 @@ impl World {
     fn enter_general(&mut self, p: PortId, unit: Unit) {
         if let Some(abr) = self.abr.as_deref_mut() {
             abr.at_port(self.now, p, &unit, &self.vcs);
-            if abr.loses(p, &unit) {
-                let stats = &mut self.ports[p.ix()].stats;
-                stats.units_in += 1;
-                stats.dropped(DropReason::Random);
-                return self.unit_dropped(unit);
-            }
         }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
         if self.watching {
@@ -91,7 +85,7 @@ impl World {
                 }
             }
             Offer::Dropped(_) => self.unit_dropped(unit),
-            Offer::PushedOut { .. } => self.pushed_out(p, unit),
+            Offer::PushedOut { victim, .. } => self.pushed_out(p, unit, victim),
         }
     }
 
@@ -128,13 +122,12 @@ impl World {
         }
     }
 
-    /// A random-drop port accepted `unit` by evicting a queued one.
+    /// A random-drop port accepted `unit` by evicting `victim`.
     #[cold]
-    fn pushed_out(&mut self, p: PortId, unit: Unit) {
+    fn pushed_out(&mut self, p: PortId, unit: Unit, victim: Unit) {
         if self.doomed[unit.vc.ix()] == unit.frame {
             self.ports[p.ix()].stats.dead_units += 1;
         }
-        let victim = self.ports[p.ix()].evicted.take().expect("an evicted unit");
         self.unit_dropped(victim);
     }
 
@@ -182,7 +175,7 @@ impl World {
         let ip_len = seg.ip_len(v.header_bytes);
         // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
         // (validated), so an IP length fits a unit.
-        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), 53) } else { (1, ip_len as u16) };
+        let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), CELL_BYTES as u16) } else { (1, ip_len as u16) };
         let srtt = match (v.carries_payload(), &self.flows[v.flow.ix()].endpoints) {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
@@ -199,8 +192,7 @@ impl World {
                 let unit = Unit::new(vc, frame, index, ncells as u16, wire).at_hop(first_hop);
                 let stats = &mut self.ports[first_port.ix()].stats;
                 stats.units_in += 1;
-                stats.units_dropped += 1;
-                stats.dropped_by[DropReason::Scripted as usize] += 1;
+                stats.dropped(DropReason::Scripted);
                 self.unit_dropped(unit);
             }
             return None;

@@ -20,7 +20,7 @@ pub mod source;
 #[cfg(test)]
 mod parking_lot;
 
-use crate::net::{Unit, VcId};
+use crate::net::{CellKind, Unit, VcId};
 use crate::time::{Time, PS_PER_S};
 
 /// Bits of one ATM cell on the wire: rates in b/s divide by this to give
@@ -68,17 +68,10 @@ pub struct RmCell {
     pub out_of_rate: bool,
 }
 
-/// Frame number of a VBR background cell, and the top of the RM cells'
-/// frame numbers (`RM_FRAME_TOP - slot`): no data frame reaches them
-/// (frames count from 0, and `u32::MAX` means "no frame doomed"), so no
-/// frame state matches a cell of no frame.
-const VBR_FRAME: u32 = u32::MAX - 1;
-const RM_FRAME_TOP: u32 = u32::MAX - 2;
-
 /// The RM cells in the network. A cell on a link is a 16-byte unit that
 /// cannot carry an RM cell's fields (ER and CCR, MCR, the owner VC, the
 /// flags), so they wait here from the source until the cell is delivered or
-/// dropped, in a slot that the unit names by its frame number. Slots are
+/// dropped, in a slot that the unit names (`CellKind::Rm`). Slots are
 /// reused: after the first round trip nothing is allocated.
 #[derive(Clone, Debug, Default)]
 pub struct RmCells {
@@ -101,11 +94,14 @@ impl RmCells {
                 self.slots.len() as u32 - 1
             }
         };
-        Unit::new(route_vc, RM_FRAME_TOP - slot, 0, 0, 53)
+        Unit::rm(route_vc, slot)
     }
 
     fn slot(u: &Unit) -> Option<usize> {
-        (u.is_frameless() && u.frame != VBR_FRAME).then(|| (RM_FRAME_TOP - u.frame) as usize)
+        match u.kind() {
+            CellKind::Rm { slot } => Some(slot as usize),
+            CellKind::Data | CellKind::Vbr => None,
+        }
     }
 
     /// The RM cell a unit carries and the VC that owns it (whose source sent
@@ -133,17 +129,6 @@ impl RmCells {
     }
 }
 
-/// Is this unit a VBR background cell?
-#[inline]
-pub fn is_vbr(u: &Unit) -> bool {
-    u.is_frameless() && u.frame == VBR_FRAME
-}
-
-/// A VBR background cell on `vc` (its route is the port it loads).
-pub fn vbr_unit(vc: VcId) -> Unit {
-    Unit::new(vc, VBR_FRAME, 0, 0, 53)
-}
-
 #[cfg(test)]
 mod unit_tests {
     use super::*;
@@ -154,7 +139,7 @@ mod unit_tests {
         let mut rm = RmCells::default();
         let u = rm.to_unit(c, VcId(3), VcId(4));
         let other = rm.to_unit(RmCell { er: 1.0, ..c }, VcId(5), VcId(5));
-        assert!(u.is_frameless() && !is_vbr(&u) && !u.is_eom());
+        assert!(u.is_frameless() && !u.is_vbr() && !u.is_eom());
         assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
         assert_eq!(rm.read(&u), Some((c, VcId(3))));
         rm.set_er(&u, 5.0);
@@ -169,8 +154,8 @@ mod unit_tests {
 
     #[test]
     fn vbr_cells_are_not_rm_cells_and_follow_their_on_periods() {
-        let u = vbr_unit(VcId(7));
-        assert!(is_vbr(&u) && u.is_frameless() && RmCells::default().read(&u).is_none());
+        let u = Unit::vbr(VcId(7));
+        assert!(u.is_vbr() && u.is_frameless() && RmCells::default().read(&u).is_none());
         let ms = crate::time::PS_PER_MS;
         let v = VbrConfig { port: crate::net::PortId(0), rate: 1000.0, on: 100 * ms, off: 100 * ms, start: 2 * ms };
         assert_eq!(v.next_cell(0), 2 * ms);

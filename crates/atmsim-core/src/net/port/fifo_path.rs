@@ -3,16 +3,16 @@
 //! and a whole frame queued at once at a host adapter.
 
 use super::{Discipline, Offer, Port};
-use crate::atm::discard::DropReason;
-use crate::net::admission::Admission;
+use crate::net::drop::{Action, DropPolicy, DropReason};
 use crate::net::{InFlight, Unit};
 use crate::time::Time;
 
 impl Port {
-    /// A FIFO port without random drop ([`Port::offer_fifo`]'s condition).
+    /// A FIFO port whose policy never evicts ([`Port::offer_fifo`]'s
+    /// condition).
     #[inline]
     pub fn is_plain_fifo(&self) -> bool {
-        matches!(self.discipline, Discipline::Fifo(_)) && self.random_drop.is_none()
+        matches!(self.discipline, Discipline::Fifo(_)) && !self.policy.may_evict()
     }
 
     /// [`Port::offer`] at a plain FIFO port ([`Port::is_plain_fifo`]), the
@@ -23,33 +23,34 @@ impl Port {
     #[inline(always)]
     pub fn offer_fifo(&mut self, now: Time, unit: &Unit) -> Result<(Time, bool), DropReason> {
         debug_assert!(self.is_plain_fifo());
-        match self.admit_fifo(now, unit) {
-            Ok(in_bytes) => Ok(self.queue_fifo(now, unit, in_bytes)),
-            Err(reason) => {
+        let in_bytes = self.policy.counts_bytes();
+        match self.admit_fifo(now, unit, in_bytes) {
+            Action::Admit => Ok(self.queue_fifo(now, unit, in_bytes)),
+            Action::Drop(reason) => {
                 self.stats.dropped(reason);
                 Err(reason)
             }
+            Action::Evict(_) => unreachable!("a plain FIFO port never evicts"),
         }
     }
 
     /// A unit arrives at a FIFO port: the units that left by `now` are
-    /// forgotten and admission decides against the occupancy. Counts the
-    /// arrival, not a refusal (a random-drop port may still take the unit).
-    /// `Ok`: whether occupancy counts bytes.
+    /// forgotten and the drop policy decides against the occupancy. Counts
+    /// the arrival, not a refusal (the port carries out the action).
+    /// `in_bytes`: whether occupancy counts bytes.
     #[inline(always)]
-    pub(super) fn admit_fifo(&mut self, now: Time, unit: &Unit) -> Result<bool, DropReason> {
-        let in_bytes = self.admission.counts_bytes();
+    pub(super) fn admit_fifo(&mut self, now: Time, unit: &Unit, in_bytes: bool) -> Action {
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         fifo.drain(now, &self.pipe, self.delay);
         self.stats.units_in += 1;
-        self.admission.admit(unit, fifo.occupancy(in_bytes), now, &self.ser).map(|()| in_bytes)
+        self.policy.admit(unit, fifo.occupancy(in_bytes), now, &self.ser)
     }
 
     /// Queues an admitted unit at a FIFO port. On the path of every unit at
     /// every FIFO port: always inlined.
     #[inline(always)]
     pub(in crate::net) fn accept(&mut self, now: Time, unit: &Unit) -> Offer {
-        let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, self.admission.counts_bytes());
+        let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, self.policy.counts_bytes());
         Offer::Accepted { arrive_at, pipe_was_empty }
     }
 
@@ -78,7 +79,7 @@ impl Port {
     /// FIFO that admits everything (a host adapter) no unit of a frame can
     /// be refused or evict another, so none needs admission's verdict.
     pub fn takes_whole_frames(&self) -> bool {
-        matches!(self.discipline, Discipline::Fifo(_)) && matches!(self.admission, Admission::Unlimited) && self.random_drop.is_none()
+        matches!(self.discipline, Discipline::Fifo(_)) && matches!(self.policy, DropPolicy::Unlimited)
     }
 
     /// Queues the `ncells` units of a frame at `now`, exactly as that
@@ -96,7 +97,7 @@ impl Port {
         debug_assert!(self.takes_whole_frames() && first.index() == 0 && ncells > 0);
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("FIFO port") };
         fifo.drain(now, &self.pipe, self.delay);
-        let in_bytes = self.admission.counts_bytes();
+        let in_bytes = self.policy.counts_bytes();
         let (n, wire) = (ncells as u64, first.wire_bytes);
         let start = self.ser.free_at().max(now);
         let pipe_was_empty = self.pipe.is_empty();

@@ -3,9 +3,8 @@
 
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
-use crate::atm::discard::DiscardPolicy;
-use crate::net::red::RedConfig;
-use crate::net::Limit;
+use crate::net::drop::{DropSpec, RedConfig};
+use crate::net::{Limit, CELL_PAYLOAD};
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
 use crate::scenario::schema::{InputServiceName, PolicyName, QueueingName, RouterPolicyName, Scenario};
@@ -73,14 +72,14 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 return err(format!("{lkey}.ends"), format!("duplicate link {name}"));
             }
             let sender_is_host = nodes.is_host(from);
-            let (limit, policy) = if sender_is_host {
-                (Limit::Unlimited, DiscardPolicy::Tail)
+            let (limit, drop) = if sender_is_host {
+                (Limit::Unlimited, DropSpec::Tail)
             } else {
                 let (key, text) = match &l.buffer {
                     Some(b) => (format!("{lkey}.buffer"), b.as_str()),
                     None => ("switch.buffer".to_string(), s.switch.buffer.as_str()),
                 };
-                switch_limit(s, &switching, &key, text, sizes, num_vcs)?
+                switch_limit(s, &switching, &key, text, sizes, num_vcs, &red)?
             };
             let limit = match (credit.config, sender_is_host) {
                 // With credit a switch's VC queue is the receiver buffer of
@@ -96,17 +95,10 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
                 rate,
                 delay,
                 limit,
-                policy,
+                drop,
                 per_vc: credit.config.is_some() || (!sender_is_host && s.switch.queueing == QueueingName::PerVc),
                 credit: credit.config,
                 credit_delay,
-                random_drop: (!sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::RandomDrop)))
-                    .then_some(s.router.include_arrival),
-                red: if !sender_is_host && matches!(switching, Switching::Packet(RouterPolicyName::Red)) {
-                    Some(red.clone()?)
-                } else {
-                    None
-                },
             });
         }
     }
@@ -170,11 +162,20 @@ fn switch_limit(
     text: &str,
     sizes: &Sizes,
     num_vcs: usize,
-) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+    red: &Result<RedConfig, ScenarioError>,
+) -> Result<(Limit, DropSpec), ScenarioError> {
     let size = parse_buffer(text).or_else(|p| err(key, p))?;
     match sw {
         Switching::Atm => atm_limit(s, key, text, size, sizes, num_vcs),
-        Switching::Packet(policy) => router_limit(*policy, key, text, size, sizes.max_ip()),
+        Switching::Packet(policy) => {
+            let limit = router_limit(*policy, key, text, size, sizes.max_ip())?;
+            let drop = match policy {
+                RouterPolicyName::Tail => DropSpec::Tail,
+                RouterPolicyName::RandomDrop => DropSpec::RandomDrop { include_arrival: s.router.include_arrival },
+                RouterPolicyName::Red => DropSpec::Red(red.clone()?),
+            };
+            Ok((limit, drop))
+        }
     }
 }
 
@@ -186,10 +187,10 @@ fn atm_limit(
     size: BufferSize,
     sizes: &Sizes,
     num_vcs: usize,
-) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+) -> Result<(Limit, DropSpec), ScenarioError> {
     let cells = match size {
         // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
-        BufferSize::Bytes(b) => b / 48,
+        BufferSize::Bytes(b) => b / CELL_PAYLOAD as u64,
         BufferSize::Cells(c) => c,
         BufferSize::Packets(_) => return err(key, "an ATM switch buffer is given in bytes or cells, not packets"),
     };
@@ -198,21 +199,21 @@ fn atm_limit(
     }
     let frame_cells = sizes.encap.cells(sizes.max_ip()) as u64;
     let policy = match s.switch.policy {
-        PolicyName::Tail => DiscardPolicy::Tail,
-        PolicyName::Ppd => DiscardPolicy::Ppd,
+        PolicyName::Tail => DropSpec::Tail,
+        PolicyName::Ppd => DropSpec::Ppd,
         PolicyName::Epd => {
             let t = s.switch.epd_threshold.unwrap_or_else(|| cells.saturating_sub(frame_cells).max(cells / 2));
             if t == 0 || t > cells {
                 return err("switch.epd_threshold", format!("must be in 1..={cells} (the buffer in cells)"));
             }
-            DiscardPolicy::Epd { threshold: t }
+            DropSpec::Epd { threshold: t }
         }
         PolicyName::EomProtect | PolicyName::EomProtectPpd => {
             let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
             if r >= cells {
                 return err("switch.eom_reserve", "must be smaller than the buffer");
             }
-            DiscardPolicy::EomProtect { reserve: r, ppd: s.switch.policy == PolicyName::EomProtectPpd }
+            DropSpec::EomProtect { reserve: r, ppd: s.switch.policy == PolicyName::EomProtectPpd }
         }
     };
     Ok((Limit::Units(cells), policy))
@@ -234,13 +235,7 @@ fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
 }
 
 /// An IP router port: a limit in bytes or packets, at least one full packet.
-fn router_limit(
-    policy: RouterPolicyName,
-    key: &str,
-    text: &str,
-    size: BufferSize,
-    max_ip: u32,
-) -> Result<(Limit, DiscardPolicy), ScenarioError> {
+fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<Limit, ScenarioError> {
     let limit = match size {
         BufferSize::Bytes(b) if b < max_ip as u64 => {
             return err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"));
@@ -253,11 +248,7 @@ fn router_limit(
     if policy != RouterPolicyName::Tail && !matches!(limit, Limit::Units(_)) {
         return err(key, "random drop and RED need a buffer in packets");
     }
-    // Random drop admits like tail drop; the port then evicts (`net/pushout.rs`).
-    let policy = match policy {
-        RouterPolicyName::Tail | RouterPolicyName::RandomDrop | RouterPolicyName::Red => DiscardPolicy::Tail,
-    };
-    Ok((limit, policy))
+    Ok(limit)
 }
 
 #[cfg(test)]
@@ -274,7 +265,7 @@ mod tests {
         assert!(e.problem.contains("too large"), "{e}");
     }
 
-    use crate::atm::discard::DiscardPolicy;
+    use crate::net::drop::DropSpec;
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
 
@@ -295,10 +286,10 @@ mod tests {
     #[test]
     fn eom_protection_with_ppd_is_a_policy_name() {
         let m = check(&["switch.policy=eom-protect-ppd", "switch.eom_reserve=4"]).unwrap();
-        let switch_port = m.ports.iter().find(|p| matches!(p.policy, DiscardPolicy::EomProtect { .. })).unwrap();
-        assert_eq!(switch_port.policy, DiscardPolicy::EomProtect { reserve: 4, ppd: true });
+        let switch_port = m.ports.iter().find(|p| matches!(p.drop, DropSpec::EomProtect { .. })).unwrap();
+        assert_eq!(switch_port.drop, DropSpec::EomProtect { reserve: 4, ppd: true });
         let m = check(&["switch.policy=eom-protect", "switch.eom_reserve=4"]).unwrap();
-        assert!(m.ports.iter().any(|p| p.policy == DiscardPolicy::EomProtect { reserve: 4, ppd: false }));
+        assert!(m.ports.iter().any(|p| p.drop == DropSpec::EomProtect { reserve: 4, ppd: false }));
     }
 
     #[test]
@@ -322,9 +313,14 @@ mod tests {
         assert_eq!(key_of(&["router.policy=random-drop"]), "router.policy");
         assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=random-drop"]), "switch.buffer");
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
-        assert_eq!(m.ports.iter().map(|p| p.random_drop).collect::<Vec<_>>(), vec![None, Some(false), Some(false), None]);
+        let random_drop = DropSpec::RandomDrop { include_arrival: false };
+        assert_eq!(m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(), vec![DropSpec::Tail, random_drop, random_drop, DropSpec::Tail]);
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.max_th=12"]).unwrap();
-        assert_eq!(m.ports.iter().map(|p| p.red.map(|r| r.max_th)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
+        let max_th = |d: DropSpec| match d {
+            DropSpec::Red(r) => Some(r.max_th),
+            _ => None,
+        };
+        assert_eq!(m.ports.iter().map(|p| max_th(p.drop)).collect::<Vec<_>>(), vec![None, Some(12.0), Some(12.0), None]);
         assert_eq!(
             key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]),
             "router.red.min_th"
@@ -348,7 +344,7 @@ mod tests {
         let atm = check(&["switch.buffer=192528B"]).unwrap();
         let packet = check(&["switch.buffer=192528B", "network=packet"]).unwrap();
         assert_eq!((atm.ports[1].limit, packet.ports[1].limit), (Limit::Units(4011), Limit::Bytes(192_528)));
-        assert_eq!(packet.ports[1].policy, crate::atm::discard::DiscardPolicy::Tail);
+        assert_eq!(packet.ports[1].drop, DropSpec::Tail);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! between drops by the count since the last one, and drops every arrival
 //! above `max_th` or to a full buffer. Draws come from the port's own stream.
 
-use crate::atm::discard::DropReason;
+use super::{Action, DropReason};
 use crate::net::PortId;
 use crate::rng::{stream, Stream};
 use crate::time::Time;
@@ -46,7 +46,7 @@ impl Red {
 
     /// A packet arrives at `now` to a queue of `q` packets (counting the one
     /// in transmission); an empty queue has been idle since `idle_since`.
-    pub fn admit(&mut self, q: u64, now: Time, idle_since: Time) -> Result<(), DropReason> {
+    pub fn admit(&mut self, q: u64, now: Time, idle_since: Time) -> Action {
         let w = self.cfg.w_q;
         if q == 0 {
             let m = now.saturating_sub(idle_since) / self.packet_time;
@@ -56,15 +56,15 @@ impl Red {
         }
         if q >= self.limit {
             self.count = 0;
-            return Err(DropReason::Tail);
+            return Action::Drop(DropReason::Tail);
         }
         if self.avg < self.cfg.min_th {
             self.count = -1;
-            return Ok(());
+            return Action::Admit;
         }
         if self.avg >= self.cfg.max_th {
             self.count = 0;
-            return Err(DropReason::Red);
+            return Action::Drop(DropReason::Red);
         }
         self.count += 1;
         let pb = self.cfg.max_p * (self.avg - self.cfg.min_th) / (self.cfg.max_th - self.cfg.min_th);
@@ -72,9 +72,9 @@ impl Red {
         let pa = if denom <= 0.0 { 1.0 } else { pb / denom };
         if self.rng.gen::<f64>() < pa {
             self.count = 0;
-            return Err(DropReason::Red);
+            return Action::Drop(DropReason::Red);
         }
-        Ok(())
+        Action::Admit
     }
 }
 
@@ -88,10 +88,10 @@ mod tests {
     fn below_min_th_everything_enters_and_a_full_buffer_drops() {
         let mut r = Red::new(CFG, 20, 10, 1, PortId(0));
         for _ in 0..1000 {
-            assert!(r.admit(4, 0, 0).is_ok());
+            assert!(r.admit(4, 0, 0) == Action::Admit);
         }
         assert!(r.avg < 5.0 && r.avg > 3.0, "{}", r.avg);
-        assert_eq!(r.admit(20, 0, 0), Err(DropReason::Tail));
+        assert_eq!(r.admit(20, 0, 0), Action::Drop(DropReason::Tail));
     }
 
     #[test]
@@ -99,10 +99,10 @@ mod tests {
         let mut r = Red::new(CFG, 100, 10, 3, PortId(2));
         r.avg = 10.0;
         // pb = 0.01 at avg 10: with the count correction, about one drop per ~50 arrivals.
-        let drops = (0..5000).filter(|_| r.admit(10, 0, 0) == Err(DropReason::Red)).count();
+        let drops = (0..5000).filter(|_| r.admit(10, 0, 0) == Action::Drop(DropReason::Red)).count();
         assert!((60..200).contains(&drops), "{drops}");
         r.avg = 15.0;
-        assert_eq!(r.admit(15, 0, 0), Err(DropReason::Red));
+        assert_eq!(r.admit(15, 0, 0), Action::Drop(DropReason::Red));
     }
 
     #[test]
@@ -110,7 +110,7 @@ mod tests {
         let mut r = Red::new(CFG, 20, 10, 1, PortId(0));
         r.avg = 10.0;
         // Idle for 1000 packet times: (1 - 0.002)^1000 = 0.135.
-        assert!(r.admit(0, 10_000, 0).is_ok());
+        assert!(r.admit(0, 10_000, 0) == Action::Admit);
         assert!((r.avg - 10.0 * 0.998f64.powi(1000)).abs() < 1e-9);
     }
 }

@@ -1,0 +1,272 @@
+//! The drop layer: whether a unit arriving at a port may enter its buffer.
+//!
+//! Every way a port loses a unit is one variant of [`DropPolicy`], a plain
+//! struct in its own file, asked one question, [`DropPolicy::admit`], which
+//! returns an [`Action`] that the port carries out: admit the unit, drop
+//! it, or evict the k-th unit waiting and admit it in its place. Only the
+//! port counts drops (`PortStats::dropped`).
+//! - [`Tail`], [`TailBytes`] (`tail.rs`): a limit in units, or in bytes for
+//!   routers whose buffer is given in bytes (a packet enters iff it fits
+//!   whole);
+//! - [`Ppd`], [`Epd`], [`EomProtect`] (`frame.rs`): the frame-aware cell
+//!   discard of ATM switch ports (Romanow & Floyd 1995; Jain et al. 1996),
+//!   with per-VC frame state;
+//! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue;
+//! - [`RandomDrop`] (`random_drop.rs`): Mankin's push-out on overflow;
+//! - [`LineLoss`] (`line_loss.rs`): independent random loss of cells before
+//!   the port's own policy (Jain et al.'s scattered cell loss).
+//!
+//! Host adapters never drop ([`DropPolicy::Unlimited`]). A new policy is a
+//! file here, a variant, and its name in the scenario schema.
+
+mod frame;
+mod line_loss;
+mod random_drop;
+mod red;
+mod tail;
+
+pub use frame::{EomProtect, Epd, FrameState, Ppd};
+pub use line_loss::LineLoss;
+pub use random_drop::RandomDrop;
+pub use red::{Red, RedConfig};
+pub use tail::{Tail, TailBytes};
+
+use crate::net::{Limit, PortId, Unit};
+use crate::time::{Serializer, Time};
+
+/// Why a unit was dropped (per-port counters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// No room (plain tail drop, or a router's byte/packet limit).
+    Tail = 0,
+    /// Partial Packet Discard: the rest of a frame that already lost a cell.
+    Ppd = 1,
+    /// Early Packet Discard: a whole frame refused at its first cell.
+    Epd = 2,
+    /// A non-EOM cell refused to keep room for EOM cells.
+    EomReserve = 3,
+    /// A loss the scenario scripts (`flow.drop_segments`), for tests and
+    /// teaching: the whole frame is dropped at the sender's adapter.
+    Scripted = 4,
+    /// Random drop (push-out): a packet chosen at random when the buffer
+    /// overflowed (Mankin 1990; RFC 1254).
+    RandomDrop = 5,
+    /// An early drop by RED (Floyd & Jacobson 1993).
+    Red = 6,
+    /// Independent random cell loss on a line (`[abr.loss]`: the scattered
+    /// loss of Jain et al.'s fast-retransmit experiment).
+    Random = 7,
+}
+
+impl DropReason {
+    pub const COUNT: usize = 8;
+    pub const NAMES: [&'static str; 8] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random"];
+}
+
+/// What the port does with an arriving unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Admit,
+    Drop(DropReason),
+    /// Drop the k-th unit waiting (0: the one behind the unit in
+    /// transmission, which is never a victim) and admit the arrival.
+    Evict(usize),
+}
+
+/// A port's drop policy as the scenario resolves it (`scenario::PortModel`):
+/// the policy's name and parameters, before the port's limit, its random
+/// stream and its per-VC state make it a [`DropPolicy`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DropSpec {
+    /// Accept iff there is room ("drop-tail" in Aron & Druschel).
+    Tail,
+    Ppd,
+    Epd {
+        threshold: u64,
+    },
+    EomProtect {
+        reserve: u64,
+        ppd: bool,
+    },
+    /// Random drop on overflow, with whether the arrival is a candidate.
+    RandomDrop {
+        include_arrival: bool,
+    },
+    Red(RedConfig),
+}
+
+/// What a port needs to build its policy from a [`DropSpec`].
+pub struct PortContext {
+    pub limit: Limit,
+    pub num_vcs: usize,
+    pub seed: u64,
+    pub port: PortId,
+    /// Transmission time of a full-size packet (RED's unit of idle decay).
+    pub packet_time: Time,
+}
+
+/// The drop policy of one port. (`repr(u8)`: an explicit tag byte, tested
+/// with one compare on every unit.) The variants with large state are
+/// boxed, so that a port's policy and its per-unit counters share a cache
+/// line (see `Port`).
+#[derive(Clone, Debug)]
+#[repr(u8)]
+pub enum DropPolicy {
+    /// Host adapters: everything enters.
+    Unlimited,
+    Tail(Tail),
+    TailBytes(TailBytes),
+    Ppd(Ppd),
+    Epd(Epd),
+    EomProtect(EomProtect),
+    Red(Box<Red>),
+    RandomDrop(Box<RandomDrop>),
+    LineLoss(Box<LineLoss>),
+}
+
+impl DropPolicy {
+    pub fn new(spec: DropSpec, cx: &PortContext) -> Self {
+        let units = match cx.limit {
+            Limit::Unlimited => return DropPolicy::Unlimited,
+            Limit::Bytes(limit) => return DropPolicy::TailBytes(TailBytes { limit }),
+            Limit::Units(limit) => limit,
+        };
+        match spec {
+            DropSpec::Tail => DropPolicy::Tail(Tail { limit: units }),
+            DropSpec::Ppd => DropPolicy::Ppd(Ppd::new(units, cx.num_vcs)),
+            DropSpec::Epd { threshold } => DropPolicy::Epd(Epd::new(units, threshold, cx.num_vcs)),
+            DropSpec::EomProtect { reserve, ppd } => DropPolicy::EomProtect(EomProtect::new(units, reserve, ppd, cx.num_vcs)),
+            DropSpec::RandomDrop { include_arrival } => {
+                DropPolicy::RandomDrop(Box::new(RandomDrop::new(units, cx.seed, cx.port, include_arrival)))
+            }
+            DropSpec::Red(cfg) => DropPolicy::Red(Box::new(Red::new(cfg, units, cx.packet_time, cx.seed, cx.port))),
+        }
+    }
+
+    /// This policy behind random loss of `probability` (cells of the VBR
+    /// background excepted) drawn from the port's own stream.
+    pub fn behind_line_loss(self, probability: f64, seed: u64, port: PortId) -> Self {
+        DropPolicy::LineLoss(Box::new(LineLoss::new(probability, seed, port, self)))
+    }
+
+    /// The buffer limit this policy enforces.
+    pub fn limit(&self) -> Limit {
+        match self {
+            DropPolicy::Unlimited => Limit::Unlimited,
+            DropPolicy::TailBytes(t) => Limit::Bytes(t.limit),
+            DropPolicy::Tail(t) => Limit::Units(t.limit),
+            DropPolicy::Ppd(p) => Limit::Units(p.limit),
+            DropPolicy::Epd(p) => Limit::Units(p.limit),
+            DropPolicy::EomProtect(p) => Limit::Units(p.limit),
+            DropPolicy::Red(r) => Limit::Units(r.limit()),
+            DropPolicy::RandomDrop(r) => Limit::Units(r.limit),
+            DropPolicy::LineLoss(l) => l.inner.limit(),
+        }
+    }
+
+    /// Is occupancy measured in bytes (rather than units)?
+    #[inline]
+    pub fn counts_bytes(&self) -> bool {
+        matches!(self, DropPolicy::TailBytes(_))
+    }
+
+    /// May this policy evict a waiting unit ([`Action::Evict`])? Only on a
+    /// FIFO port, which knows where each waiting unit is.
+    #[inline]
+    pub fn may_evict(&self) -> bool {
+        matches!(self, DropPolicy::RandomDrop(_))
+    }
+
+    /// Decides the fate of `unit` arriving at `now` to a buffer holding `q`
+    /// (units, or bytes for a byte limit; counting the unit in transmission);
+    /// the port's transmitter tells RED since when an empty queue is idle.
+    /// Called for every unit at every port: always inlined.
+    #[inline(always)]
+    pub fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
+        // Tail drop on a unit limit, the plain switch port, decided first
+        // (one test rather than a jump table).
+        if let DropPolicy::Tail(t) = self {
+            return t.admit(q);
+        }
+        match self {
+            DropPolicy::Unlimited => Action::Admit,
+            DropPolicy::Tail(t) => t.admit(q),
+            DropPolicy::TailBytes(t) => t.admit(unit, q),
+            DropPolicy::Ppd(p) => p.admit(unit, q),
+            DropPolicy::Epd(p) => p.admit(unit, q),
+            DropPolicy::EomProtect(p) => p.admit(unit, q),
+            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
+            DropPolicy::RandomDrop(r) => r.admit(q),
+            DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::VcId;
+
+    fn line() -> Serializer {
+        Serializer::new(crate::time::Rate::new(1, 1).unwrap())
+    }
+
+    fn unit(vc: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
+        Unit::new(VcId(vc), 0, index, ncells, wire_bytes)
+    }
+
+    fn policy(spec: DropSpec, limit: Limit, num_vcs: usize) -> DropPolicy {
+        DropPolicy::new(spec, &PortContext { limit, num_vcs, seed: 1, port: PortId(0), packet_time: 1 })
+    }
+
+    #[test]
+    fn unlimited_admits_everything() {
+        let mut a = policy(DropSpec::Tail, Limit::Unlimited, 1);
+        assert_eq!(a.admit(&unit(0, 0, 1, 53), u64::MAX - 1, 0, &line()), Action::Admit);
+        assert_eq!(a.limit(), Limit::Unlimited);
+    }
+
+    #[test]
+    fn a_byte_limit_is_tail_drop_of_whole_packets() {
+        let mut a = policy(DropSpec::Tail, Limit::Bytes(1000), 1);
+        assert_eq!(a.admit(&unit(0, 0, 1, 600), 400, 0, &line()), Action::Admit);
+        assert_eq!(a.admit(&unit(0, 0, 1, 601), 400, 0, &line()), Action::Drop(DropReason::Tail));
+        assert!(a.counts_bytes() && !a.may_evict());
+    }
+
+    #[test]
+    fn frame_state_is_per_vc() {
+        // PPD: VC 0 loses a middle cell and discards the rest of its frame;
+        // VC 1's frame at the same port is unaffected.
+        let mut a = policy(DropSpec::Ppd, Limit::Units(4), 2);
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 4, 0, &line()), Action::Drop(DropReason::Tail));
+        assert_eq!(a.admit(&unit(1, 1, 3, 53), 0, 0, &line()), Action::Admit);
+        assert_eq!(a.admit(&unit(0, 1, 3, 53), 0, 0, &line()), Action::Drop(DropReason::Ppd));
+        assert_eq!(a.limit(), Limit::Units(4));
+    }
+
+    #[test]
+    fn every_spec_keeps_the_limit_it_was_built_with() {
+        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002 };
+        let specs = [
+            DropSpec::Tail,
+            DropSpec::Ppd,
+            DropSpec::Epd { threshold: 10 },
+            DropSpec::EomProtect { reserve: 2, ppd: true },
+            DropSpec::RandomDrop { include_arrival: true },
+            DropSpec::Red(red),
+        ];
+        for spec in specs {
+            let p = policy(spec, Limit::Units(20), 3);
+            assert_eq!(p.limit(), Limit::Units(20), "{spec:?}");
+            assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop { .. }), "{spec:?}");
+            assert_eq!(p.clone().behind_line_loss(0.5, 1, PortId(0)).limit(), Limit::Units(20));
+        }
+    }
+
+    #[test]
+    fn a_port_policy_stays_small() {
+        // It shares the port's fourth cache line with the per-unit counters.
+        assert!(std::mem::size_of::<DropPolicy>() <= 48, "{}", std::mem::size_of::<DropPolicy>());
+    }
+}
