@@ -155,14 +155,14 @@ def test_a_deviation_note_is_written_only_when_the_claim_fails(tmp_path):
 
 def test_report_orders_figures_as_the_paper_does_and_notes_read_numbers():
     from atmsim.claims import plain
-    from atmsim.html_report import _figure_order
+    from atmsim.claim_order import figure_order
 
     rows = [{"figure": f} for f in ("fig10", "fig3", "table1", "fig8-tcp-udp", "fig8", "credit-buffer")]
-    assert _figure_order(rows) == ["credit-buffer", "fig3", "fig8", "fig8-tcp-udp", "fig10", "table1"]
+    assert figure_order(rows) == ["credit-buffer", "fig3", "fig8", "fig8-tcp-udp", "fig10", "table1"]
     # A registered paper's figures come in the order the paper declares them; plots follow.
     rows = [{"paper": "boston97", "figure": f} for f in ("epd", "fig7", "fig5", "table1")]
-    assert _figure_order(rows, ["fig6", "extra2", "extra10"]) == ["fig5", "table1", "fig6", "fig7", "epd", "extra2", "extra10"]
-    from atmsim.html_report import in_paper_order
+    assert figure_order(rows, ["fig6", "extra2", "extra10"]) == ["fig5", "table1", "fig6", "fig7", "epd", "extra2", "extra10"]
+    from atmsim.claim_order import in_paper_order
 
     claims = [{"paper": "aron97", "figure": f, "id": f"aron97.{f}.c{n}"} for f, n in (("fig10", 1), ("fig3", 10), ("fig3", 2))]
     assert [r["id"] for r in in_paper_order(claims)] == ["aron97.fig3.c2", "aron97.fig3.c10", "aron97.fig10.c1"]

@@ -54,7 +54,7 @@ def print_claims(rows: list[dict]) -> None:
     """The claims of a reproduction, one row each (claim IDs PAPER.FIGURE.cN):
     held, or deviates with its one-line reason. A deviation is a finding the
     reproduction reports, not a failure of the run."""
-    from .html_report import in_paper_order
+    from .claim_order import in_paper_order
 
     c = Console(stderr=False)
     t = Table("claim", "paper", "ours", "verdict")

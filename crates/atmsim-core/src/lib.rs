@@ -2,6 +2,7 @@
 //! and, on the same topologies, over packet networks.
 //!
 //! Module map (ARCHITECTURE.md has the path of a cell through it):
+//! - [`base`]: the floor: typed ids, units (cells or packets), the frame header;
 //! - [`time`]: integer picosecond time, exact rates and serializers;
 //! - [`engine`]: the event queue;
 //! - [`net`]: ids, units, routes, output ports (queue + transmitter + pipe),
@@ -22,6 +23,7 @@
 //!   [`summary`]: results.
 
 pub mod atm;
+pub mod base;
 pub mod capture;
 pub mod coding;
 pub mod engine;

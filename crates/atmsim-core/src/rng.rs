@@ -7,7 +7,7 @@
 //! the timer phases use stream 0, which is the plain `seed_from_u64(seed)`
 //! generator earlier versions drew them from, so their draws are unchanged.
 
-use crate::net::{FlowId, HostId, PortId};
+use crate::base::{FlowId, HostId, PortId};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

@@ -2,42 +2,15 @@
 //! --pcap DIR`) writes as pcap files (docs/captures.md). The section only
 //! names them; nothing is recorded unless the run asks for captures.
 
+pub use super::model::CaptureModel;
 use super::model::{App, Model, Network};
 use super::schema::Scenario;
+pub use super::schema_capture::DEFAULT_SNAPLEN;
 use super::{err, ScenarioError};
 use crate::net::{HostId, PortId};
-use serde::{Deserialize, Serialize};
 
-/// The section as written.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaptureSection {
-    /// Output ports ("A->B"): the packets (ATM: the AAL5 PDUs) leaving them.
-    #[serde(default)]
-    pub ports: Vec<String>,
-    /// Hosts: the IP packets they send and receive, as tcpdump on the host.
-    #[serde(default)]
-    pub hosts: Vec<String>,
-    /// Bytes kept of each packet (headers first; the payload is zeros).
-    #[serde(default = "default_snaplen")]
-    pub snaplen: u32,
-}
-
-fn default_snaplen() -> u32 {
-    DEFAULT_SNAPLEN
-}
-
-pub const DEFAULT_SNAPLEN: u32 = 96;
 const MIN_SNAPLEN: u32 = 64;
 const MAX_SNAPLEN: u32 = 262_144;
-
-/// What a run with captures on records.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaptureModel {
-    pub ports: Vec<PortId>,
-    pub hosts: Vec<HostId>,
-    pub snaplen: u32,
-}
 
 /// Resolves `[capture]` (None when the section is absent).
 pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) -> Result<Option<CaptureModel>, ScenarioError> {

@@ -21,6 +21,7 @@ mod overrides;
 mod resolve;
 pub mod routing;
 pub mod schema;
+pub mod schema_capture;
 pub mod schema_hosts;
 pub mod schema_packet;
 pub mod units;

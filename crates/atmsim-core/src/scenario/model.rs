@@ -2,57 +2,23 @@
 //! turned into an id, every route computed. The simulator is built from a
 //! [`Model`] and never sees the TOML.
 
+pub use super::schema::{Network, SeedUse};
+pub use super::schema_hosts::CreditTransport;
 use crate::atm::aal5::Encapsulation;
 use crate::host::HostModel;
 use crate::net::drop::DropSpec;
-use crate::net::{Limit, NodeId, PortId};
+use crate::net::{HostId, Limit, NodeId, PortId};
 use crate::time::{Rate, Time, PS_PER_MS};
 use crate::transport::boston::BostonConfig;
 use crate::transport::tcp::TcpConfig;
-use serde::{Deserialize, Serialize};
 
-/// What the switching nodes are (`network` in a scenario file).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Network {
-    /// ATM switches: packets travel as cells, forwarded one by one by
-    /// output-buffered switches (Aron & Druschel 1997, §3).
-    #[default]
-    Atm,
-    /// The same nodes as IP routers: store-and-forward, whole packets.
-    Packet,
-}
-
-/// What the seed of a run randomises (`seed_randomizes`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SeedUse {
-    /// Each host's coarse-timer phase is drawn uniformly in [0, tick), and
-    /// nothing else. The BSD slow timer is a free-running per-host clock, so
-    /// its phase against the traffic is the natural run-to-run variation;
-    /// the papers average over seeds (Aron & Druschel §4: medians of 5 runs)
-    /// without saying what they vary.
-    #[default]
-    TimerPhase,
-    /// Fully deterministic: every host ticks at phase 0.
-    Nothing,
-}
-
-/// How credit cells reach the upstream sender (`credit.transport`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CreditTransport {
-    /// As CreditNet, which carried credits as cells (Morris & Kung 1995):
-    /// after the receiver's processing delay a 53-byte credit cell
-    /// queues at the port of the reverse direction, is sent before any data
-    /// cell there (strict priority), takes one cell slot, and reaches the
-    /// sender after the link's propagation delay.
-    #[default]
-    InBand,
-    /// An idealised side channel, for comparison: the credit reaches the
-    /// sender one processing delay plus one propagation delay after it is
-    /// due and takes no slot.
-    OutOfBand,
+/// What a run with captures on records (`[capture]`, resolved in
+/// `capture.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureModel {
+    pub ports: Vec<PortId>,
+    pub hosts: Vec<HostId>,
+    pub snaplen: u32,
 }
 
 /// IP + UDP header bytes.
@@ -140,7 +106,7 @@ pub struct Model {
     /// TCP Boston and its measurements (`[boston]`).
     pub boston: Option<BostonConfig>,
     /// What `[capture]` names (recorded only when a run asks for captures).
-    pub capture: Option<super::capture::CaptureModel>,
+    pub capture: Option<CaptureModel>,
     /// Switches serve their input ports round robin in cell slots
     /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
     pub input_round_robin: bool,

@@ -18,10 +18,36 @@
 //! names that type directly; the `*Name` enums here exist only where the core
 //! type carries parameters the resolver computes, each saying why.
 
-use super::model::{Network, SeedUse};
 use crate::atm::aal5::Encapsulation;
 use crate::transport::tcp::afr::Predictor;
 use serde::{Deserialize, Serialize};
+
+/// What the switching nodes are (`network` in a scenario file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// ATM switches: packets travel as cells, forwarded one by one by
+    /// output-buffered switches (Aron & Druschel 1997, §3).
+    #[default]
+    Atm,
+    /// The same nodes as IP routers: store-and-forward, whole packets.
+    Packet,
+}
+
+/// What the seed of a run randomises (`seed_randomizes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedUse {
+    /// Each host's coarse-timer phase is drawn uniformly in [0, tick), and
+    /// nothing else. The BSD slow timer is a free-running per-host clock, so
+    /// its phase against the traffic is the natural run-to-run variation;
+    /// the papers average over seeds (Aron & Druschel §4: medians of 5 runs)
+    /// without saying what they vary.
+    #[default]
+    TimerPhase,
+    /// Fully deterministic: every host ticks at phase 0.
+    Nothing,
+}
 
 /// `switch.policy`: what an ATM switch port drops when it fills. Frame
 /// discard is what ATM Forum TM 4.0 allows a network to apply to UBR
@@ -411,7 +437,7 @@ pub struct Scenario {
     pub boston: Option<crate::transport::boston::BostonConfig>,
     /// Ports and hosts written as pcap files by `--pcap` (`scenario/capture.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capture: Option<super::capture::CaptureSection>,
+    pub capture: Option<super::schema_capture::CaptureSection>,
     pub topology: Topology,
     #[serde(rename = "link")]
     pub links: Vec<LinkSpec>,

@@ -2,8 +2,24 @@
 //! in their own file: `[credit]` (N23 credit flow control on every link)
 //! and `[host]` (the hosts' processing: ideal, or CPU and adapters).
 
-use super::model::CreditTransport;
 use serde::{Deserialize, Serialize};
+
+/// How credit cells reach the upstream sender (`credit.transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditTransport {
+    /// As CreditNet, which carried credits as cells (Morris & Kung 1995):
+    /// after the receiver's processing delay a 53-byte credit cell
+    /// queues at the port of the reverse direction, is sent before any data
+    /// cell there (strict priority), takes one cell slot, and reaches the
+    /// sender after the link's propagation delay.
+    #[default]
+    InBand,
+    /// An idealised side channel, for comparison: the credit reaches the
+    /// sender one processing delay plus one propagation delay after it is
+    /// due and takes no slot.
+    OutOfBand,
+}
 
 /// `[credit]`: credit-based hop-by-hop flow control, N23 of Kung, Blackwell
 /// & Chapman (SIGCOMM 1994), as in CreditNet (Morris & Kung §II, §V), on

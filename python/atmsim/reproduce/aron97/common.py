@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 import atmsim
-from atmsim.claims import Claim, Verdict, above, at_least, check, make, plain
+from atmsim.claims import Claim, Verdict, make
 from atmsim.reproduce.harness import medians, product  # noqa: F401  (medians: re-exported for the figures)
 from atmsim.runner import Job
 
@@ -184,37 +184,3 @@ def make_claim(figure, cid, statement, kind, paper_value, ours, holds, rule, not
     if deviation and not ok:
         note = f"{note} {deviation}".strip()
     return make(PAPER, figure, cid, statement, kind, paper_value, ours, holds, rule, note)
-
-
-def fairness_claim(figure: str, runs_df: pd.DataFrame, cites: tuple = (), flows: pd.DataFrame | None = None) -> Claim:
-    """aron97.fig3.fair and its copies (fig6, fig7, fig8, fig12), over all of the figure's runs:
-    median-over-seeds JFI per point >= 0.79 (topology 1) / 0.70 (topology 2) everywhere, and >= 0.95
-    at more than half of all points (§3 last ¶: "all results reported in this paper have a fairness
-    of at least 0.79 ... 0.70"). A point is one (topology, network, variant, tick, k)."""
-    by = [c for c in ["topology", "network", "variant", "tick", "k"] if c in runs_df]
-    pts = runs_df.groupby(by)["fairness"].median().reset_index()
-    statement = "fairness (Jain) of every reported result >= 0.79 (topology 1) / 0.70 (topology 2); most above 0.95"
-    pv = ">= 0.79 / 0.70, most > 0.95 (§3 last ¶)"
-    rule = "median-over-seeds JFI per point of all the figure's runs"
-    if pts.empty:
-        return make_claim(figure, "fair", statement, "value", pv, None,
-                          check(("points", 0, at_least(1))), rule, "no points")
-    floor = np.where(pts["topology"] == 1, 0.79, 0.70)
-    # Each point against its own floor, so one band judges both topologies.
-    above_floor = pts["fairness"] / floor
-    share95 = float((pts["fairness"] >= 0.95).mean())
-    worst = pts.loc[above_floor.idxmin()]
-    return make_claim(figure, "fair", statement, "value", pv,
-                      {"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
-                       "points_below_floor": int((above_floor < 1).sum()), "points": len(pts)},
-                      check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)",
-                             float(above_floor.min()), at_least(1)),
-                            ("share of points with JFI >= 0.95", share95, above(0.5))),
-                      rule, f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
-                      deviation=_fair_mechanism(runs_df, pts, floor, cites, flows))
-
-
-def _fair_mechanism(runs_df, pts, floor, cites, flows) -> str:
-    from .mechanisms import fairness_mechanism
-
-    return fairness_mechanism(runs_df, pts, floor, cites, flows)

@@ -14,9 +14,9 @@ import pandas as pd
 from atmsim.claims import Claim, at_least, at_most, check, frac, within
 from atmsim.reproduce.harness import figure
 
-from .common import (CELL_BITS, LINK_BYTES_10S, LINK_RATE_PAPER, PAPER_T, U_MAX_ATM, U_MAX_PACKET, fairness_claim,
-                     make_claim, medians, series, table, total_variation)
-from .mechanisms import LITE_STALLS, flow_table, idle_split, rng, with_link
+from .common import (CELL_BITS, LINK_BYTES_10S, LINK_RATE_PAPER, PAPER_T, U_MAX_ATM, U_MAX_PACKET, make_claim,
+                     medians, series, table, total_variation)
+from .mechanisms import LITE_STALLS, fairness_claim, flow_table, idle_split, rng, with_link
 
 FIG3_COLUMNS = ["topology", "network", "k", "buffer_bytes", "E", "E_common", "fairness", "timeouts", "retx_bytes_mean",
                 "episodes", "single", "multiple", "consecutive", "dead_cell_share"]

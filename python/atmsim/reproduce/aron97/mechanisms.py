@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from atmsim.claims import Claim, above, at_least, check, plain
 from atmsim.reproduce.harness import summary_of
 
-from .common import LINK_RATE, SEG
+from .common import LINK_RATE, SEG, make_claim
 
 FAIRNESS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure fairness-anatomy --seeds 1,2,3,4,5 --out DIR"
 VEGAS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure vegas-anatomy --out DIR"
@@ -179,3 +180,31 @@ def fairness_mechanism(runs_df: pd.DataFrame, pts: pd.DataFrame, floor: np.ndarr
 def bdp_segments(rtt_s: float = 0.060) -> float:
     """The bottleneck's bandwidth-delay product in 9168-byte packets (packet network, 60 ms RTT)."""
     return LINK_RATE * rtt_s / 8 / SEG
+
+
+def fairness_claim(figure: str, runs_df: pd.DataFrame, cites: tuple = (), flows: pd.DataFrame | None = None) -> Claim:
+    """aron97.fig3.fair and its copies (fig6, fig7, fig8, fig12), over all of the figure's runs:
+    median-over-seeds JFI per point >= 0.79 (topology 1) / 0.70 (topology 2) everywhere, and >= 0.95
+    at more than half of all points (§3 last ¶: "all results reported in this paper have a fairness
+    of at least 0.79 ... 0.70"). A point is one (topology, network, variant, tick, k)."""
+    by = [c for c in ["topology", "network", "variant", "tick", "k"] if c in runs_df]
+    pts = runs_df.groupby(by)["fairness"].median().reset_index()
+    statement = "fairness (Jain) of every reported result >= 0.79 (topology 1) / 0.70 (topology 2); most above 0.95"
+    pv = ">= 0.79 / 0.70, most > 0.95 (§3 last ¶)"
+    rule = "median-over-seeds JFI per point of all the figure's runs"
+    if pts.empty:
+        return make_claim(figure, "fair", statement, "value", pv, None,
+                          check(("points", 0, at_least(1))), rule, "no points")
+    floor = np.where(pts["topology"] == 1, 0.79, 0.70)
+    # Each point against its own floor, so one band judges both topologies.
+    above_floor = pts["fairness"] / floor
+    share95 = float((pts["fairness"] >= 0.95).mean())
+    worst = pts.loc[above_floor.idxmin()]
+    return make_claim(figure, "fair", statement, "value", pv,
+                      {"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
+                       "points_below_floor": int((above_floor < 1).sum()), "points": len(pts)},
+                      check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)",
+                             float(above_floor.min()), at_least(1)),
+                            ("share of points with JFI >= 0.95", share95, above(0.5))),
+                      rule, f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
+                      deviation=fairness_mechanism(runs_df, pts, floor, cites, flows))

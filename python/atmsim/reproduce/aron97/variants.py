@@ -13,8 +13,8 @@ import pandas as pd
 from atmsim.claims import at_least, at_most, below, check, frac, within
 from atmsim.reproduce.harness import figure
 
-from .common import VARIANTS, fairness_claim, medians, series, table
-from .mechanisms import (LITE_STALLS, VEGAS_FROZEN, VEGAS_START, bdp_segments, flow_table, idle_split, points, rng,
+from .common import VARIANTS, medians, series, table
+from .mechanisms import (LITE_STALLS, VEGAS_FROZEN, VEGAS_START, bdp_segments, fairness_claim, flow_table, idle_split, points, rng,
                          vegas_cite, with_link)
 
 @figure("fig6", runs=lambda g: g.specs([1, 2], ["atm", "packet"], ["vegas-afr", "lite"]))

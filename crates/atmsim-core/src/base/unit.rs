@@ -1,0 +1,207 @@
+//! What a link carries: a cell (ATM) or a packet, as one 16-byte [`Unit`],
+//! and the cell's sizes.
+
+use super::ids::VcId;
+use crate::time::Time;
+
+/// What a link carries: a cell (ATM) or a packet.
+///
+/// Sixteen bytes: a unit names its frame, and the frame's segment header is
+/// kept once in the VC's ledger (`ledger::FrameRecord`), read when the
+/// frame is delivered. A unit in flight (with its arrival time) is 24 bytes,
+/// so the pipes of long, fast links stay small in memory and in cache.
+///
+/// The layout is fixed (`repr(C)`, two 8-byte words), so a unit moves as
+/// whole words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(8))]
+pub struct Unit {
+    pub vc: VcId,
+    /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
+    pub frame: u32,
+    /// Where the unit is on its route: the position, in the VC table's
+    /// list of every route's hops (`net::VcTable::hop`), of the port it is at;
+    /// in a pipe, of the port it enters next (see [`Unit::onward`]). The
+    /// unit itself names its next port, so leaving a pipe reads one entry
+    /// of that list rather than the VC, then its route.
+    pub hop: u32,
+    /// The cell's index in its frame, with two marks above it: the frame's
+    /// last cell (EOM), and a cell of no frame (RM and VBR cells).
+    cell: u16,
+    /// Bytes on the wire: 53 for a cell, the IP length for a packet (at
+    /// most 65535, IPv4's total length field, RFC 791; `ip.mtu` is checked
+    /// against it).
+    pub wire_bytes: u16,
+}
+
+/// Bytes of an ATM cell on the wire: a 5-byte header and 48 of payload
+/// (I.361).
+pub const CELL_BYTES: u32 = 53;
+/// Payload bytes of a cell (I.361, I.363.5).
+pub const CELL_PAYLOAD: u32 = 48;
+
+/// What a unit carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellKind {
+    /// A cell (or a packet) of a data frame.
+    Data,
+    /// A resource-management cell of ABR, its fields in this slot.
+    Rm { slot: u32 },
+    /// A cell of the VBR background.
+    Vbr,
+}
+
+/// The frame numbers of the cells of no frame, which also name their kind:
+/// a VBR cell's, and the top of the RM cells' (`RM_FRAME_TOP - slot`).
+/// No data frame reaches them (frames count from 0, and `u32::MAX` means
+/// "no frame doomed"), so no per-frame state (the dead-cell watch, the
+/// ledger) ever matches a cell of no frame.
+const VBR_FRAME: u32 = u32::MAX - 1;
+const RM_FRAME_TOP: u32 = u32::MAX - 2;
+
+const EOM: u16 = 1 << 15;
+const FRAMELESS: u16 = 1 << 14;
+/// The largest index a cell can have (a 65535-byte packet is 1366 cells;
+/// a TCP Boston frame's count is checked against this when the scenario
+/// is read).
+pub const MAX_CELL_INDEX: u16 = FRAMELESS - 1;
+
+impl Unit {
+    /// Cell `index` of frame `frame`, of `ncells` cells (1 and 1 for a
+    /// packet; 0 cells: a cell of no frame), at the first position of the
+    /// hop list until placed on its route ([`Unit::at_hop`]).
+    #[inline]
+    pub fn new(vc: VcId, frame: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
+        Unit { vc, frame, hop: 0, cell: 0, wire_bytes }.with_index(index, ncells)
+    }
+
+    /// The unit at position `hop` of the list of hops: placed on its
+    /// route at the route's first position.
+    #[inline]
+    pub fn at_hop(self, hop: u32) -> Unit {
+        Unit { hop, ..self }
+    }
+
+    /// The same frame's cell `index` of `ncells`.
+    #[inline(always)]
+    pub fn with_index(self, index: u16, ncells: u16) -> Unit {
+        debug_assert!(index <= MAX_CELL_INDEX && (ncells == 0 || index < ncells));
+        let marks = if ncells == 0 {
+            FRAMELESS
+        } else if index + 1 == ncells {
+            EOM
+        } else {
+            0
+        };
+        Unit { cell: index | marks, ..self }
+    }
+
+    /// Index of this cell in its frame (0 for a packet).
+    #[inline]
+    pub fn index(&self) -> u16 {
+        self.cell & MAX_CELL_INDEX
+    }
+
+    /// A cell of no data frame (an RM or a VBR cell)?
+    #[inline]
+    pub fn is_frameless(&self) -> bool {
+        self.cell & FRAMELESS != 0
+    }
+
+    /// A VBR background cell on `vc` (Jain et al.'s "n Source + VBR"
+    /// configuration): a cell of no frame.
+    pub fn vbr(vc: VcId) -> Unit {
+        Unit::new(vc, VBR_FRAME, 0, 0, CELL_BYTES as u16)
+    }
+
+    /// An RM cell on `vc` whose fields wait in slot `slot` of the run's RM
+    /// cells (`atm::abr::RmCells`): a cell of no frame.
+    pub fn rm(vc: VcId, slot: u32) -> Unit {
+        debug_assert!(slot <= RM_FRAME_TOP);
+        Unit::new(vc, RM_FRAME_TOP - slot, 0, 0, CELL_BYTES as u16)
+    }
+
+    /// What the unit is: part of a data frame, an RM cell, a VBR cell.
+    #[inline]
+    pub fn kind(&self) -> CellKind {
+        match (self.is_frameless(), self.frame) {
+            (false, _) => CellKind::Data,
+            (true, VBR_FRAME) => CellKind::Vbr,
+            (true, f) => CellKind::Rm { slot: RM_FRAME_TOP - f },
+        }
+    }
+
+    /// A VBR background cell?
+    #[inline]
+    pub fn is_vbr(&self) -> bool {
+        self.is_frameless() && self.frame == VBR_FRAME
+    }
+
+    /// The unit as it goes into a pipe: heading for the next port of its
+    /// route. (Advancing the hop when the unit enters the pipe, long
+    /// before it is read back, rather than when it leaves, keeps a narrow
+    /// store and a wide load of the same unit apart on the hot path: the
+    /// load would wait for the store to drain.)
+    #[inline(always)]
+    pub fn onward(&self) -> Unit {
+        Unit { hop: self.hop + 1, ..*self }
+    }
+
+    /// The last cell of its frame (a packet is its own last cell).
+    #[inline]
+    pub fn is_eom(&self) -> bool {
+        self.cell & EOM != 0
+    }
+    #[inline]
+    pub fn is_first(&self) -> bool {
+        self.index() == 0
+    }
+}
+
+/// Time a unit spends from entering a port's queue to reaching the far node.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct InFlight {
+    pub arrive_at: Time,
+    pub unit: Unit,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_unit_in_flight_is_24_bytes() {
+        // The pipes hold a round trip of these: their size is the memory of
+        // a simulated network (bench/scaling.py, family `inflight`).
+        assert_eq!(std::mem::size_of::<super::Unit>(), 16);
+        assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
+    }
+
+    #[test]
+    fn a_cell_knows_its_index_and_whether_it_ends_its_frame() {
+        use super::{Unit, MAX_CELL_INDEX};
+        use crate::base::VcId;
+        let cells: Vec<_> = (0..3).map(|i| Unit::new(VcId(4), 9, i, 3, 53)).collect();
+        assert_eq!(cells.iter().map(Unit::index).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(cells.iter().map(Unit::is_eom).collect::<Vec<_>>(), [false, false, true]);
+        assert!(cells[0].is_first() && !cells[1].is_first());
+        assert!(cells.iter().all(|c| !c.is_frameless() && c.frame == 9 && c.vc == VcId(4)));
+        // A packet is a frame of one cell: first and last.
+        let packet = Unit::new(VcId(0), 1, 0, 1, 1500);
+        assert!(packet.is_first() && packet.is_eom() && packet.wire_bytes == 1500);
+        // A cell of no frame (RM, VBR) ends nothing.
+        let rm = Unit::rm(VcId(0), 7);
+        assert!(rm.is_frameless() && !rm.is_eom() && rm.index() == 0);
+        assert_eq!(
+            (rm.kind(), Unit::vbr(VcId(0)).kind(), packet.kind()),
+            (super::CellKind::Rm { slot: 7 }, super::CellKind::Vbr, super::CellKind::Data)
+        );
+        assert!(Unit::vbr(VcId(2)).is_vbr() && !rm.is_vbr() && !packet.is_vbr());
+        // The largest frame a 65535-byte packet makes, and more, keeps its marks apart.
+        let last = Unit::new(VcId(0), 0, MAX_CELL_INDEX, MAX_CELL_INDEX + 1, 53);
+        assert!(last.is_eom() && !last.is_frameless() && last.index() == MAX_CELL_INDEX);
+        assert!(MAX_CELL_INDEX as u32 > 65535 / 48);
+        // Re-indexing and moving along the route keep the rest.
+        let moved = cells[2].with_index(1, 3).at_hop(7).onward();
+        assert_eq!((moved.index(), moved.is_eom(), moved.hop, moved.frame), (1, false, 8, 9));
+    }
+}
