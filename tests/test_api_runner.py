@@ -81,26 +81,16 @@ def test_cache_key_is_the_resolved_scenario_seed_and_core_build():
     assert job.key() != Job(text, ("switch.buffer=96KB",), 8).key()
 
 
-def test_atomic_dir_leaves_nothing_on_failure(tmp_path):
-    from atmsim.cli import atomic_dir
+def test_output_folder_leaves_nothing_on_failure(tmp_path):
+    # (The whole contract is in test_outdir.py.)
+    from atmsim.outdir import OutDir
 
     target = tmp_path / "out"
     with pytest.raises(RuntimeError):
-        with atomic_dir(target) as d:
+        with OutDir(target) as o, o.stage() as d:
             (d / "half.csv").write_text("x")
             raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
-    target.mkdir()
-    (target / "keep.txt").write_text("old")
-    (target / "sub").mkdir()
-    (target / "sub" / "a").write_text("1")
-    with atomic_dir(target) as d:
-        assert (d / "keep.txt").read_text() == "old"  # existing files are visible for merging
-        (d / "sub" / "b").write_text("2")
-        (d / "keep.txt").write_text("new")
-    assert (target / "keep.txt").read_text() == "new"
-    assert sorted(p.name for p in (target / "sub").iterdir()) == ["a", "b"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_model_facts_are_the_cores():

@@ -217,3 +217,67 @@ def test_a_closed_stdout_is_a_failure_not_a_silent_success():
                        text=True, preexec_fn=lambda: __import__("os").close(1))
     assert p.returncode == 1
     assert p.stderr.strip() == "atmsim: error: stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)"
+
+
+def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
+    # The capture call polls no signals: Ctrl-C and SIGTERM waited for the whole run, then discarded it.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    long_run = ["run", "morris-kung95-a", "--set", "duration=60000s", "--set", "capture.ports=[]",
+                "--set", 'capture.hosts=["B"]', "--set", "capture.snaplen=64", "--json"]  # ~25 s uninterrupted
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / f"pcap{int(sig)}"
+        p = subprocess.Popen([sys.executable, "-m", "atmsim", *long_run, "--pcap", str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        assert time.monotonic() - t0 < 3.0, "the interrupt waited for the run"
+        assert p.returncode == 130 and err == "atmsim: error: interrupted\n", (p.returncode, err)
+        assert not out.exists()
+
+
+def test_an_unexpected_exception_is_one_line_naming_it(monkeypatch):
+    # Any failure says why: a bug gives "internal error: <type>: <message>", exit 1, no traceback.
+    from click.testing import CliRunner
+
+    import atmsim
+    from atmsim.cli import main
+
+    def broken(*a, **k):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(atmsim, "resolve", broken)
+    monkeypatch.delenv("ATMSIM_DEBUG", raising=False)
+    r = CliRunner().invoke(main, ["validate", "aron97-topo1-atm"])
+    assert r.exit_code == 1
+    assert r.stderr == ("atmsim: error: internal error: ZeroDivisionError: float division by zero (a bug: please "
+                        "report it with the command; ATMSIM_DEBUG=1 shows the traceback)\n")
+    monkeypatch.setenv("ATMSIM_DEBUG", "1")
+    r = CliRunner().invoke(main, ["validate", "aron97-topo1-atm"])
+    assert isinstance(r.exception, ZeroDivisionError)
+
+
+def test_a_closed_pipe_on_stdout_says_so():
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "atmsim", "show", "aron97-topo1-atm"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    p.stdout.close()  # the reader went away before the output was written
+    err = p.stderr.read()
+    p.wait()
+    assert p.returncode == 1 and err == "atmsim: error: stdout: broken pipe (the program reading the output closed it)\n"
+
+
+def test_run_says_where_it_wrote_and_writes_no_empty_port_log(cli, tmp_path):
+    out, pcap = tmp_path / "r", tmp_path / "p"
+    p = cli("run", "aron97-topo1-packet", "--set", "duration=100ms", "--out", str(out), "--pcap", str(pcap), check=True)
+    assert f"wrote {out}/ (summary.json and 3 traces)" in p.stdout
+    n = len(list(pcap.glob("*.pcap")))
+    assert n > 0 and f"wrote {n} pcap files to {pcap}/" in p.stdout
+    assert not (out / "trace_port.csv").exists(), "no port is logged without trace.port"

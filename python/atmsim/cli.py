@@ -1,14 +1,16 @@
 """The `atmsim` command line.
 
-Exit codes: 0 success, 2 invalid input, 1 anything else. Every invalid input
-(a ScenarioError from the core, an unknown built-in, bad `--set` syntax, an
-unknown paper or figure, a click usage error) prints exactly one line
+Exit codes (../shared/DESIGN.md): 0 success, 2 invalid input, 1 anything
+else. Every invalid input (a ScenarioError from the core, an unknown built-in,
+bad `--set` syntax, an unknown paper or figure, a click usage error, an output
+folder that cannot be written or is in use) prints exactly one line
 "atmsim: error: <key>: <problem>" on stderr: no traceback and no usage block,
-so scripts can show the line to a user as is. Inputs are validated before
-anything is written; outputs go to a temporary directory beside the target
-and are moved into place at the end, so a failed command leaves no
-half-written output (the run cache of `reproduce`, `DIR/runs/`, is the one
-deliberate exception: it is what lets an interrupted sweep resume).
+so scripts can show the line to a user as is. Any other failure says why on
+one line too and exits 1: results that could not be written (OutputError:
+a full disk), or "internal error: <type>: <message>" for a bug (ATMSIM_DEBUG=1
+shows its traceback). Inputs are validated before anything is written; output
+folders follow the contract of atmsim.outdir (checked and locked before the
+run, staged inside the folder, an earlier run's files replaced).
 
 The commands that need no tables (list, validate, show, run) import neither
 numpy, pandas, matplotlib nor rich's tables before they need them, so they
@@ -18,6 +20,7 @@ start fast; `reproduce` knows the papers only through the registry
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -28,7 +31,8 @@ import click
 
 import atmsim
 from atmsim import ScenarioError
-from atmsim.errors import InputError
+from atmsim.errors import InputError, OutputError
+from atmsim.outdir import OutDir
 from atmsim.runner import check_workers
 
 CACHE_SUBDIR = "runs"
@@ -63,8 +67,38 @@ def usage_line(e: click.UsageError) -> str:
     return f"usage: {msg}"
 
 
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM inside a command (click would print a blank line for a KeyboardInterrupt)."""
+
+
+class _BrokenPipe(Exception):
+    """An EPIPE inside a command (click would exit 1 without a word)."""
+
+
+def _stdout_is_broken() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it)."""
+    import select
+
+    try:
+        p = select.poll()
+        p.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in p.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 class Group(click.Group):
     """Turns every input error into one stderr line and exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+        except OSError as e:
+            if e.errno == errno.EPIPE:
+                raise _BrokenPipe(str(e)) from e
+            raise
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
@@ -80,21 +114,55 @@ class Group(click.Group):
             rv = super().main(*args, **kwargs)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.exceptions.Abort:
-            fail("interrupted", 130)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
+        except (click.exceptions.Abort, KeyboardInterrupt, _Interrupted):
+            interrupted()
         except click.UsageError as e:
             fail(usage_line(e))
         except (ScenarioError, InputError) as e:
             fail(str(e))
-        except BrokenPipeError:
-            sys.exit(1)
+        except OutputError as e:
+            fail(str(e), 1)
+        except (BrokenPipeError, _BrokenPipe) as e:
+            if not _stdout_is_broken():
+                internal_error(e.__cause__ or e)  # a pipe of our own (a worker's), not stdout
+            # The reader of stdout went away: say so where it may still be seen, and keep Python
+            # from complaining again when it flushes stdout at exit.
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            fail("stdout: broken pipe (the program reading the output closed it)", 1)
         except OSError as e:
             # A path the user gave that cannot be read or written.
             where = f"{e.filename}: " if e.filename else ""
             fail(f"{where}{e.strerror or e}")
+        except Exception as e:  # noqa: BLE001 - a bug: one line that says so, not a bare exit 1
+            internal_error(e)
+        except BaseException as e:
+            if type(e).__name__ != "PanicException":  # pyo3's, for a panic in the core: a bug too
+                raise
+            internal_error(e)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def interrupted():
+    """Ctrl-C or SIGTERM: one line, exit 130. A captured run's core call cannot be stopped (it polls
+    no signals) and goes on in its thread: leave at once rather than finalize Python beside it."""
+    import threading
+
+    if any(t.name == atmsim.CAPTURE_THREAD and t.is_alive() for t in threading.enumerate()):
+        click.echo("atmsim: error: interrupted", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    fail("interrupted", 130)
+
+
+def internal_error(e: BaseException):
+    """An exception no input explains: a bug. One line naming it (exit 1); ATMSIM_DEBUG=1 re-raises it
+    for the traceback."""
+    if os.environ.get("ATMSIM_DEBUG"):
+        raise e
+    fail(f"internal error: {type(e).__name__}: {' '.join(str(e).split()) or '(no message)'} "
+         "(a bug: please report it with the command; ATMSIM_DEBUG=1 shows the traceback)", 1)
 
 
 def _overrides(values) -> list[str]:
@@ -103,88 +171,6 @@ def _overrides(values) -> list[str]:
         if "=" not in v or not v.split("=", 1)[0].strip():
             raise InputError(f"--set: '{v}' is not key=value")
     return list(values)
-
-
-def check_out(out: Path, option: str = "--out") -> None:
-    """Checks, before any simulation, that `out` can be written: it is a
-    directory or can be made one, and a staging directory can be made beside
-    it. Raises InputError naming the path otherwise."""
-    import tempfile
-
-    out = Path(out)
-    for p in (out, *out.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise InputError(f"{option}: {p} exists and is not a directory")
-            break
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        Path(tempfile.mkdtemp(prefix=f".{out.name}.probe.", dir=out.parent)).rmdir()
-    except OSError as e:
-        raise InputError(f"{option}: {out} cannot be written ({e.strerror or e})") from None
-
-
-def _merge_move(src: Path, dst: Path) -> None:
-    """Moves the tree `src` into `dst`, replacing files of the same name."""
-    import shutil
-
-    dst.mkdir(parents=True, exist_ok=True)
-    for f in src.iterdir():
-        t = dst / f.name
-        if f.is_dir() and t.is_dir():
-            _merge_move(f, t)
-        else:
-            if t.is_dir():
-                shutil.rmtree(t)
-            os.replace(f, t)
-
-
-def _remove_stale_staging(target: Path) -> None:
-    """Removes staging folders of `target` left by a process that was killed
-    (their name carries the pid of the process that made them)."""
-    import shutil
-
-    for d in target.parent.glob(f".{target.name}.*"):
-        pid = d.name[len(target.name) + 2:].split(".", 1)[0]
-        if not d.is_dir() or not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
-        except OSError:
-            pass
-
-
-@contextlib.contextmanager
-def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
-    """Yields a staging directory beside `target`; on success its tree lands in `target`.
-
-    The staging directory starts as a copy of what `target` already holds
-    (except the run cache), so writers can merge into existing files such as
-    claims.json. On any exception the staging directory is removed and
-    `target` is left as it was.
-    """
-    import shutil
-    import tempfile
-
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_staging(target)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", dir=target.parent))
-    try:
-        if target.is_dir():
-            shutil.copytree(target, tmp, dirs_exist_ok=True, ignore=lambda d, names: [n for n in names if n in keep]
-                            if Path(d) == target else [])
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if target.exists():
-        _merge_move(tmp, target)
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        os.replace(tmp, target)
 
 
 set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -229,13 +215,17 @@ def show(scenario, sets):
     click.echo(atmsim.resolve(scenario, _overrides(sets)), nl=False)
 
 
-def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> None:
+def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
+    """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
+    returns the number of traces written."""
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    traces = {k: v for k, v in traces.items() if k != "port" or len(v)}
     for name, frame in traces.items():
         if fmt in ("csv", "both"):
             frame.to_csv(d / f"trace_{name}.csv", index=False)
         if fmt in ("parquet", "both"):
             frame.to_parquet(d / f"trace_{name}.parquet", index=False)
+    return len(traces)
 
 
 @main.command()
@@ -253,33 +243,45 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     """Run one scenario and print its summary."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)  # all input errors before any output
-    for d, option in ((out, "--out"), (pcap, "--pcap")):
-        if d is not None:
-            check_out(d, option)
+    same = out is not None and pcap is not None and os.path.realpath(out) == os.path.realpath(pcap)
+    dirs = {}
+    if out is not None:
+        dirs["out"] = OutDir(out, "--out", "run")
+    if pcap is not None and not same:
+        dirs["pcap"] = OutDir(pcap, "--pcap", "pcap")
     from .progress import RunProgress
 
-    # Silent unless the run lasts more than a few seconds; a captured run
-    # reports no progress (its core call does not take the GIL back).
-    progress = RunProgress(scenario) if pcap is None else None
-    try:
-        result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
-                            progress=progress)
-    finally:
-        if progress is not None:
-            progress.close()
-    s = result.summary
-    if out is not None:
-        with atomic_dir(out) as d:
-            _write_run(d, s, result.traces, trace_format)
-    if pcap is not None:
-        with atomic_dir(pcap) as d:
-            result.write_captures(d)
+    with contextlib.ExitStack() as stack:
+        for o in dirs.values():  # checked and locked before the run
+            stack.enter_context(o)
+        # Silent unless the run lasts more than a few seconds; a captured run
+        # reports no progress (its core call does not take the GIL back).
+        progress = RunProgress(scenario) if pcap is None else None
+        try:
+            result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
+                                progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        s = result.summary
+        if out is not None:
+            with dirs["out"].stage() as d:
+                n_traces = _write_run(d, s, result.traces, trace_format)
+                if same:
+                    result.write_captures(d)
+        if "pcap" in dirs:
+            with dirs["pcap"].stage() as d:
+                result.write_captures(d)
     if as_json:
         click.echo(json.dumps(s))
     else:
         from .report import print_summary
 
         print_summary(s)
+        if out is not None:
+            click.echo(f"wrote {out}/ (summary.json and {n_traces} traces)")
+        if pcap is not None:
+            click.echo(f"wrote {len(result.captures)} pcap files to {pcap}/")
     if not s["accounting"]["balanced"]:
         click.echo("atmsim: error: accounting: identity violated (a simulator bug)", err=True)
         return 1
@@ -335,19 +337,25 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks
         raise InputError("--ks/--seeds: expected comma-separated integers") from None
     # Every figure's runs are declared (and every input checked) before any output.
     plans = [harness.plan(p, list(dict.fromkeys(figure)) if figure else None, quick, **test) for p in papers]
-    check_out(out)
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
-    with atomic_dir(out) as d:
-        for plan in plans:
-            sub = d / plan.paper.id if paper == "all" else d
-            sub.mkdir(exist_ok=True)
-            rows += harness.execute(plan, sub, workers=workers, cache_dir=cache_dir, progress=progress, scheduler=scheduler)
+    from .html_report import paper_dirs
     from .html_report import write as write_report
+
+    with OutDir(out, "--out", "reproduce", merge=True) as o:
+        with o.stage() as d:
+            for plan in plans:
+                rel = plan.paper.id if paper == "all" else "."
+                (d / rel).mkdir(exist_ok=True)
+                for name in ("claims.json", "reproduction.json"):  # the writers merge into them
+                    o.seed(f"{rel}/{name}")
+                rows += harness.execute(plan, d / rel, workers=workers, cache_dir=cache_dir, progress=progress,
+                                        scheduler=scheduler)
+        index = write_report(out)
+        o.own([index, *(p / index.name for p in paper_dirs(Path(out)))])
     from .report import print_claims
 
-    write_report(out)
     print_claims(rows)
     held = sum(r["holds"] for r in rows)
     click.echo(f"{held}/{len(rows)} claims hold; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
@@ -381,21 +389,21 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
     sw.plan(scenario, grid, fixed, [None])  # an error common to every point fails before any output
-    check_out(out)
     t0 = time.perf_counter()
-    runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
-                                   cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
-                                   scheduler=scheduler)
     from . import tables
 
-    with atomic_dir(out) as d:
-        if len(runs):
-            pts = sw.medians(runs, list(grid))
-            tables.write(runs, d / "runs")
-            tables.write(flows, d / "flows")
-            tables.write(pts, d / "points")
-        if len(failures):
-            tables.write(failures, d / "failures")
+    with OutDir(out, "--out", "sweep") as o:  # checked and locked before the first run
+        runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
+                                       cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
+                                       scheduler=scheduler)
+        with o.stage() as d:
+            if len(runs):
+                pts = sw.medians(runs, list(grid))
+                tables.write(runs, d / "runs")
+                tables.write(flows, d / "flows")
+                tables.write(pts, d / "points")
+            if len(failures):
+                tables.write(failures, d / "failures")
     import pandas as pd
 
     if len(runs):
@@ -426,9 +434,12 @@ def plot(directory):
             raise ValueError("it lacks flows, ports or accounting")
     except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise InputError(f"{path}: not a summary written by `atmsim run --out` ({' '.join(str(e).split())})") from None
+    from .outdir import own_files
     from .plotting import plot_run
 
-    click.echo(f"wrote {plot_run(directory)}")
+    png = plot_run(directory)
+    own_files(directory, [png])  # the next run into DIR replaces it with its own
+    click.echo(f"wrote {png}")
 
 
 @main.command()

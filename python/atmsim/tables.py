@@ -46,10 +46,14 @@ def read(directory) -> dict:
     import pandas as pd
 
     from atmsim.errors import InputError
+    from atmsim.outdir import manifest
 
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"directory: {root} is not a directory")
+    if manifest(root).get("complete") is False:
+        raise InputError(f"{root}: an atmsim command stopped while moving its results into place "
+                         "(old and new files may be mixed); run it again")
     out = {}
     for f in sorted(root.rglob("*.csv")) + sorted(root.rglob("*.parquet")):
         rel = f.relative_to(root)
