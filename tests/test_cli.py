@@ -152,6 +152,36 @@ def test_corrupt_summary_and_claims_are_one_line(cli, tmp_path):
         assert r.stderr.count("\n") == 1 and str(tmp_path) in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("file, content, says", [
+    ("trace_window.csv", b"\x00\xff\x00garbage", "trace_window.csv: not a trace written by"),
+    ("trace_window.csv", b"t,flow\n0,f1\n", "trace_window.csv: not a trace written by `atmsim run --out` (no column cwnd)"),
+    ("trace_queue.csv", b"t,port,occupancy\nzero,S->B,1\n", "trace_queue.csv: not a trace written by"),
+    ("summary.json", b'{"flows": [], "ports": [], "accounting": {}}', "summary.json: not a summary written by"),
+])
+def test_a_damaged_run_folder_is_one_line_naming_the_file(cli, tmp_path, file, content, says):
+    # A damaged trace (or a summary lacking a key) gave a pandas or KeyError traceback.
+    d = tmp_path / "r"
+    cli("run", "aron97-topo1-packet", "--set", "duration=200ms", "--out", str(d), check=True)
+    (d / file).write_bytes(content)
+    r = cli("plot", str(d))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"atmsim: error: {d}/") and says in r.stderr, r.stderr
+    assert not (d / "run.png").exists()
+
+
+@pytest.mark.parametrize("provenance, says", [
+    ("[1, 2]", "reproduction.json: malformed reproduction.json (a JSON list, expected an object)"),
+    ('{"figures": {"fig6": {"scenarios": {}}}}', "malformed claims.json or reproduction.json (KeyError: 'runs')"),
+])
+def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(cli, tmp_path, provenance, says):
+    out = tmp_path / "mk"
+    cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
+    (out / "reproduction.json").write_text(provenance)
+    r = cli("report", str(out))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"atmsim: error: {out}") and says in r.stderr, r.stderr
+
+
 def test_sack_variant_runs_and_recovers(cli):
     """`tcp.variant=sack` runs end to end, balances its books and recovers by
     fast retransmission (RFC 6675), differently from NewReno."""

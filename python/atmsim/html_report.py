@@ -146,7 +146,7 @@ def _runs(fig_meta: dict) -> str:
 def render_paper(d: Path, up: bool) -> str:
     """The page of the paper reproduced in `d`; `up`: link back to the index one level up."""
     rows = load_claims(d / "claims.json")
-    meta = provenance.load(d)
+    meta = provenance.load(d, strict=True)
     name = rows[0]["paper"] if rows else d.name
     held = sum(r["holds"] for r in rows)
     pngs = {p.stem: p for p in d.glob("*.png")}
@@ -208,8 +208,18 @@ def write(root: Path) -> Path:
     dirs = paper_dirs(root)
     if not dirs:
         raise FileNotFoundError(f"{root}: no claims.json (run `atmsim reproduce` first)")
+    from atmsim.errors import InputError
+
     for d in dirs:
-        _write(d / PAGE, render_paper(d, up=d != root))
+        try:
+            page = render_paper(d, up=d != root)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            if isinstance(e, InputError):
+                raise
+            # A row or figure entry of the wrong shape deep inside a file that loaded.
+            raise InputError(f"{d}: malformed claims.json or {provenance.FILE} "
+                             f"({type(e).__name__}: {' '.join(str(e).split())})") from None
+        _write(d / PAGE, page)
     if dirs != [root]:
         _write(root / PAGE, render_index(root, dirs))
     return root / PAGE
