@@ -172,3 +172,25 @@ def test_python_dash_m_atmsim():
 
     p = subprocess.run([sys.executable, "-m", "atmsim", "--version"], capture_output=True, text=True)
     assert p.returncode == 0 and "atmsim" in p.stdout and _core.version() in p.stdout, p.stderr
+
+
+def test_the_api_takes_toml_text_and_one_override_string():
+    # atmsim.run(text) echoed the whole text as a path; Job(text, "k=v") made an override of each character.
+    text = atmsim.load_scenario("aron97-topo1-packet")
+    assert atmsim.run(text, "duration=0.1s").summary["duration_s"] == 0.1
+    assert Job(text, "duration=1s").overrides == ("duration=1s",)
+    assert Job(text, ["a=1", "b=2"]).overrides == ("a=1", "b=2")
+    with pytest.raises(atmsim.ScenarioError, match=r"^scenario: '<text>' is not valid TOML at end of document: "):
+        atmsim.run('name = "x"\nnetwork = "atm')
+
+
+def test_trace_array_says_what_is_missing():
+    r = atmsim.run("aron97-topo1-packet", ["duration=0.1s"])
+    with pytest.raises(ValueError, match=r"^this run recorded no traces: run it with trace=True$"):
+        r.trace_array("window", "cwnd")
+    r = atmsim.run("aron97-topo1-packet", ["duration=0.1s"], trace=True)
+    assert len(r.trace_array("window", "cwnd")) > 0
+    with pytest.raises(ValueError, match=r"^no trace 'windw' \(traces: "):
+        r.trace_array("windw", "cwnd")
+    with pytest.raises(ValueError, match=r"^trace 'window' has no column 'cwin' \(columns: t, "):
+        r.trace_array("window", "cwin")

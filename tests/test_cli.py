@@ -311,3 +311,17 @@ def test_run_says_where_it_wrote_and_writes_no_empty_port_log(cli, tmp_path):
     n = len(list(pcap.glob("*.pcap")))
     assert n > 0 and f"wrote {n} pcap files to {pcap}/" in p.stdout
     assert not (out / "trace_port.csv").exists(), "no port is logged without trace.port"
+
+
+@pytest.mark.parametrize("text, where", [
+    ('name = "x"\nnetwork = "atm"\n[tcp]\nvariant = lite\n', "at line 4, column 11: invalid value"),
+    ('name = "x"\nnetwork = "atm\n', "at line 2, column 15: illegal character end of line"),
+    ('[tcp]\nmss = "1460B"\n[tcp]\n', "at line 3, column 5: cannot declare ('tcp',) twice"),
+])
+def test_a_toml_syntax_error_is_one_line_with_line_and_column(cli, tmp_path, text, where):
+    # The core's message had neither line nor column, and a literal \n.
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    r = cli("validate", str(f))
+    assert r.returncode == 2
+    assert r.stderr == f"atmsim: error: scenario: '{f}' is not valid TOML {where}\n"

@@ -44,6 +44,11 @@ class Job:
     trace: bool = False
     tag: tuple = field(default=(), compare=False)
 
+    def __post_init__(self):
+        # One "key=value" string is one override, not its characters.
+        ov = self.overrides
+        object.__setattr__(self, "overrides", (ov,) if isinstance(ov, str) else tuple(ov))
+
     def key(self) -> str:
         """Cache key: sha256 of the resolved scenario text and the seed."""
         return cache_key(_core.resolve(self.scenario, list(self.overrides)), self.seed)
