@@ -89,7 +89,13 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     out = tmp_path / "o"
     tiny = ["--ks", "9,30", "--seeds", "1", "--duration", "2s", "--out", str(out), "--workers", "2"]
     p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, check=True)
-    assert "aron97.fig3.c9" in p.stdout
+    # In short: one line per figure and where the full table is (a ~950-line table wrapped mid-number before).
+    verdict = next(line for line in p.stdout.splitlines() if line.startswith("aron97 fig3 "))
+    rows = json.loads((out / "claims.json").read_text())
+    off = [r["id"] for r in rows if not r["holds"]]
+    assert verdict == f"aron97 fig3  {len(rows) - len(off)}/{len(rows)} held" + (f"; deviates: {', '.join(off)}" if off else "")
+    assert f"each claim with its values and reasons: {out}/index.html (or --claims-table)" in p.stdout
+    assert len(p.stdout.splitlines()) == 3 and "│" not in p.stdout, "no table"
     for f in ["fig3.csv", "fig3_runs.csv", "fig3.png", "claims.json"]:
         assert (out / f).stat().st_size > 0
     rows = json.loads((out / "claims.json").read_text())
@@ -102,8 +108,9 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     assert "aron97.segregation.c1" in ids and "aron97.fig3.c1" in ids and len(ids) == 11
     # Reproducing fig3 again reuses the cache and gives the same csv.
     before = (out / "fig3.csv").read_text()
-    cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", check=True)
+    p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", "--claims-table", check=True)
     assert (out / "fig3.csv").read_text() == before
+    assert "│" in p.stdout and all(r["id"] in p.stdout for r in rows), "the full table on request"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"], "staging directories are cleaned up"
 
 

@@ -316,10 +316,12 @@ class _ReproduceCommand(click.Command):
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on a dask.distributed cluster: its scheduler's address, or local:N to start one.")
+@click.option("--claims-table", is_flag=True,
+              help="Print every claim with the paper's value, ours and the verdict (default: one line per figure).")
 @click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k.")
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
-def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
+def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, claims_table, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, index.html).
 
     PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure, and
@@ -354,9 +356,12 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks
                                         scheduler=scheduler)
         index = write_report(out)
         o.own([index, *(p / index.name for p in paper_dirs(Path(out)))])
-    from .report import print_claims
+    from .report import print_claims, print_verdicts
 
-    print_claims(rows)
+    if claims_table:
+        print_claims(rows)
+    else:
+        print_verdicts(rows, index)
     held = sum(r["holds"] for r in rows)
     click.echo(f"{held}/{len(rows)} claims hold; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
 
