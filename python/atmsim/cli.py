@@ -236,7 +236,8 @@ def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
               help="Write summary.json and the traces (trace_<table>.csv/.parquet) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--trace", is_flag=True, help="Record traces (always on with --out).")
-@click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True)
+@click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True,
+              help="File format of the traces written with --out.")
 @click.option("--pcap", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write pcap files of the ports and hosts of [capture] (default: every host of a flow and the bottleneck) here.")
 def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
@@ -298,6 +299,7 @@ class _ReproduceCommand(click.Command):
     def format_epilog(self, ctx, formatter):
         from . import reproduce as registry
 
+        super().format_epilog(ctx, formatter)
         formatter.write_paragraph()
         formatter.write_text("Papers (PAPER) and their figures (--figure ID):")
         with formatter.indentation():
@@ -309,7 +311,8 @@ class _ReproduceCommand(click.Command):
 @click.argument("paper")
 @click.option("--figure", multiple=True, help="Figure ID, repeatable (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True,
+              help="Folder for the figures' csv/png, claims.json and index.html (figures accumulate; README: output folders).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted reproduction resumes.")
@@ -371,7 +374,8 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
 @click.option("--vary", multiple=True, metavar="KEY=V1,V2,...", help="A grid axis: a scenario key and its values; repeatable.")
 @set_option
 @click.option("--seeds", default=None, help="Comma-separated seeds (default: the scenario's seed).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
+              help="Folder for runs/flows/points (and failures) as csv and Parquet; a rerun replaces them.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted sweep resumes.")
@@ -461,9 +465,10 @@ def report(directory):
 
 
 @main.command()
-@click.option("--scenario", default="aron97-topo1-atm", show_default=True)
+@click.option("--scenario", default="aron97-topo1-atm", show_default=True, help="Scenario to time (file or built-in name).")
 @set_option
-@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True)
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True,
+              help="Runs to time; the median is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def bench(scenario, sets, repeat, as_json):
     """Measure simulator speed on one scenario (wall time of the event loop; median of --repeat runs)."""
@@ -501,6 +506,16 @@ def bench(scenario, sets, repeat, as_json):
         if isinstance(v, list):
             v = ", ".join(f"{x:.4g}" for x in v)
         click.echo(f"{k:24s} {v:,.4g}" if isinstance(v, float) else f"{k:24s} {v}")
+
+
+#: Where each command is documented (docs/ in the source tree), shown at the end of its --help.
+DOCS = {"list": "docs/scenarios.md", "validate": "docs/scenarios.md", "show": "docs/scenarios.md",
+        "run": "docs/scenarios.md, docs/metrics.md (summary, traces), docs/captures.md (--pcap)",
+        "reproduce": "docs/reproductions.md", "sweep": "docs/scenarios.md (sweeps), README.md",
+        "plot": "docs/metrics.md", "report": "docs/reproductions.md", "bench": "docs/performance.md"}
+for _name, _doc in DOCS.items():
+    main.commands[_name].epilog = f"Docs: {_doc}."
+main.epilog = "Docs: README.md and docs/ in the source tree; `atmsim COMMAND --help` for each command."
 
 
 if __name__ == "__main__":
