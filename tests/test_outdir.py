@@ -288,3 +288,13 @@ def test_read_refuses_a_folder_left_mid_commit(tmp_path):
     (tmp_path / MANIFEST).write_text(json.dumps({"command": "sweep", "complete": False, "files": ["runs.csv"]}))
     with pytest.raises(InputError, match="stopped while moving its results"):
         atmsim.read(tmp_path)
+
+
+def test_report_takes_no_staging_folder_for_a_paper(tmp_path):
+    # `atmsim report DIR` while a reproduction stages into DIR: its staging folder holds a claims.json.
+    from atmsim.html_report import paper_dirs
+
+    for d in ("aron97", f"{STAGING}4242"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "claims.json").write_text("[]")
+    assert paper_dirs(tmp_path) == [tmp_path / "aron97"]

@@ -40,10 +40,11 @@ i.insertAdjacentHTML('afterend','<p class=no>figure missing: '+i.getAttribute('s
 
 
 def paper_dirs(root: Path) -> list[Path]:
-    """Directories holding a claims.json: root itself, or its paper subdirectories."""
+    """Directories holding a claims.json: root itself, or its paper subdirectories (not hidden ones:
+    a reproduction's staging folder, .atmsim-staging-PID, is not a paper)."""
     if (root / "claims.json").exists():
         return [root]
-    return sorted(p for p in root.iterdir() if (p / "claims.json").exists())
+    return sorted(p for p in root.iterdir() if not p.name.startswith(".") and (p / "claims.json").exists())
 
 
 CLAIM_KEYS = ("paper", "figure", "claim", "paper_value", "ours", "holds", "id")
