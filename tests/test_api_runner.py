@@ -81,26 +81,16 @@ def test_cache_key_is_the_resolved_scenario_seed_and_core_build():
     assert job.key() != Job(text, ("switch.buffer=96KB",), 8).key()
 
 
-def test_atomic_dir_leaves_nothing_on_failure(tmp_path):
-    from atmsim.cli import atomic_dir
+def test_output_folder_leaves_nothing_on_failure(tmp_path):
+    # (The whole contract is in test_outdir.py.)
+    from atmsim.outdir import OutDir
 
     target = tmp_path / "out"
     with pytest.raises(RuntimeError):
-        with atomic_dir(target) as d:
+        with OutDir(target) as o, o.stage() as d:
             (d / "half.csv").write_text("x")
             raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
-    target.mkdir()
-    (target / "keep.txt").write_text("old")
-    (target / "sub").mkdir()
-    (target / "sub" / "a").write_text("1")
-    with atomic_dir(target) as d:
-        assert (d / "keep.txt").read_text() == "old"  # existing files are visible for merging
-        (d / "sub" / "b").write_text("2")
-        (d / "keep.txt").write_text("new")
-    assert (target / "keep.txt").read_text() == "new"
-    assert sorted(p.name for p in (target / "sub").iterdir()) == ["a", "b"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_model_facts_are_the_cores():
@@ -182,3 +172,25 @@ def test_python_dash_m_atmsim():
 
     p = subprocess.run([sys.executable, "-m", "atmsim", "--version"], capture_output=True, text=True)
     assert p.returncode == 0 and "atmsim" in p.stdout and _core.version() in p.stdout, p.stderr
+
+
+def test_the_api_takes_toml_text_and_one_override_string():
+    # atmsim.run(text) echoed the whole text as a path; Job(text, "k=v") made an override of each character.
+    text = atmsim.load_scenario("aron97-topo1-packet")
+    assert atmsim.run(text, "duration=0.1s").summary["duration_s"] == 0.1
+    assert Job(text, "duration=1s").overrides == ("duration=1s",)
+    assert Job(text, ["a=1", "b=2"]).overrides == ("a=1", "b=2")
+    with pytest.raises(atmsim.ScenarioError, match=r"^scenario: '<text>' is not valid TOML at end of document: "):
+        atmsim.run('name = "x"\nnetwork = "atm')
+
+
+def test_trace_array_says_what_is_missing():
+    r = atmsim.run("aron97-topo1-packet", ["duration=0.1s"])
+    with pytest.raises(ValueError, match=r"^this run recorded no traces: run it with trace=True$"):
+        r.trace_array("window", "cwnd")
+    r = atmsim.run("aron97-topo1-packet", ["duration=0.1s"], trace=True)
+    assert len(r.trace_array("window", "cwnd")) > 0
+    with pytest.raises(ValueError, match=r"^no trace 'windw' \(traces: "):
+        r.trace_array("windw", "cwnd")
+    with pytest.raises(ValueError, match=r"^trace 'window' has no column 'cwin' \(columns: t, "):
+        r.trace_array("window", "cwin")

@@ -89,7 +89,13 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     out = tmp_path / "o"
     tiny = ["--ks", "9,30", "--seeds", "1", "--duration", "2s", "--out", str(out), "--workers", "2"]
     p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, check=True)
-    assert "aron97.fig3.c9" in p.stdout
+    # In short: one line per figure and where the full table is (a ~950-line table wrapped mid-number before).
+    verdict = next(line for line in p.stdout.splitlines() if line.startswith("aron97 fig3 "))
+    rows = json.loads((out / "claims.json").read_text())
+    off = [r["id"] for r in rows if not r["holds"]]
+    assert verdict == f"aron97 fig3  {len(rows) - len(off)}/{len(rows)} held" + (f"; deviates: {', '.join(off)}" if off else "")
+    assert f"each claim with its values and reasons: {out}/index.html (or --claims-table)" in p.stdout
+    assert len(p.stdout.splitlines()) == 3 and "│" not in p.stdout, "no table"
     for f in ["fig3.csv", "fig3_runs.csv", "fig3.png", "claims.json"]:
         assert (out / f).stat().st_size > 0
     rows = json.loads((out / "claims.json").read_text())
@@ -102,8 +108,9 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     assert "aron97.segregation.c1" in ids and "aron97.fig3.c1" in ids and len(ids) == 11
     # Reproducing fig3 again reuses the cache and gives the same csv.
     before = (out / "fig3.csv").read_text()
-    cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", check=True)
+    p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", "--claims-table", check=True)
     assert (out / "fig3.csv").read_text() == before
+    assert "│" in p.stdout and all(r["id"] in p.stdout for r in rows), "the full table on request"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"], "staging directories are cleaned up"
 
 
@@ -150,6 +157,36 @@ def test_corrupt_summary_and_claims_are_one_line(cli, tmp_path):
         r = cli(cmd, str(tmp_path))
         assert r.returncode == 2, r.stderr
         assert r.stderr.count("\n") == 1 and str(tmp_path) in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("file, content, says", [
+    ("trace_window.csv", b"\x00\xff\x00garbage", "trace_window.csv: not a trace written by"),
+    ("trace_window.csv", b"t,flow\n0,f1\n", "trace_window.csv: not a trace written by `atmsim run --out` (no column cwnd)"),
+    ("trace_queue.csv", b"t,port,occupancy\nzero,S->B,1\n", "trace_queue.csv: not a trace written by"),
+    ("summary.json", b'{"flows": [], "ports": [], "accounting": {}}', "summary.json: not a summary written by"),
+])
+def test_a_damaged_run_folder_is_one_line_naming_the_file(cli, tmp_path, file, content, says):
+    # A damaged trace (or a summary lacking a key) gave a pandas or KeyError traceback.
+    d = tmp_path / "r"
+    cli("run", "aron97-topo1-packet", "--set", "duration=200ms", "--out", str(d), check=True)
+    (d / file).write_bytes(content)
+    r = cli("plot", str(d))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"atmsim: error: {d}/") and says in r.stderr, r.stderr
+    assert not (d / "run.png").exists()
+
+
+@pytest.mark.parametrize("provenance, says", [
+    ("[1, 2]", "reproduction.json: malformed reproduction.json (a JSON list, expected an object)"),
+    ('{"figures": {"fig6": {"scenarios": {}}}}', "malformed claims.json or reproduction.json (KeyError: 'runs')"),
+])
+def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(cli, tmp_path, provenance, says):
+    out = tmp_path / "mk"
+    cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
+    (out / "reproduction.json").write_text(provenance)
+    r = cli("report", str(out))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"atmsim: error: {out}") and says in r.stderr, r.stderr
 
 
 def test_sack_variant_runs_and_recovers(cli):
@@ -217,3 +254,81 @@ def test_a_closed_stdout_is_a_failure_not_a_silent_success():
                        text=True, preexec_fn=lambda: __import__("os").close(1))
     assert p.returncode == 1
     assert p.stderr.strip() == "atmsim: error: stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)"
+
+
+def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
+    # The capture call polls no signals: Ctrl-C and SIGTERM waited for the whole run, then discarded it.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    long_run = ["run", "morris-kung95-a", "--set", "duration=60000s", "--set", "capture.ports=[]",
+                "--set", 'capture.hosts=["B"]', "--set", "capture.snaplen=64", "--json"]  # ~25 s uninterrupted
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / f"pcap{int(sig)}"
+        p = subprocess.Popen([sys.executable, "-m", "atmsim", *long_run, "--pcap", str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        assert time.monotonic() - t0 < 3.0, "the interrupt waited for the run"
+        assert p.returncode == 130 and err == "atmsim: error: interrupted\n", (p.returncode, err)
+        assert not out.exists()
+
+
+def test_an_unexpected_exception_is_one_line_naming_it(monkeypatch):
+    # Any failure says why: a bug gives "internal error: <type>: <message>", exit 1, no traceback.
+    from click.testing import CliRunner
+
+    import atmsim
+    from atmsim.cli import main
+
+    def broken(*a, **k):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(atmsim, "resolve", broken)
+    monkeypatch.delenv("ATMSIM_DEBUG", raising=False)
+    r = CliRunner().invoke(main, ["validate", "aron97-topo1-atm"])
+    assert r.exit_code == 1
+    assert r.stderr == ("atmsim: error: internal error: ZeroDivisionError: float division by zero (a bug: please "
+                        "report it with the command; ATMSIM_DEBUG=1 shows the traceback)\n")
+    monkeypatch.setenv("ATMSIM_DEBUG", "1")
+    r = CliRunner().invoke(main, ["validate", "aron97-topo1-atm"])
+    assert isinstance(r.exception, ZeroDivisionError)
+
+
+def test_a_closed_pipe_on_stdout_says_so():
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "atmsim", "show", "aron97-topo1-atm"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    p.stdout.close()  # the reader went away before the output was written
+    err = p.stderr.read()
+    p.wait()
+    assert p.returncode == 1 and err == "atmsim: error: stdout: broken pipe (the program reading the output closed it)\n"
+
+
+def test_run_says_where_it_wrote_and_writes_no_empty_port_log(cli, tmp_path):
+    out, pcap = tmp_path / "r", tmp_path / "p"
+    p = cli("run", "aron97-topo1-packet", "--set", "duration=100ms", "--out", str(out), "--pcap", str(pcap), check=True)
+    assert f"wrote {out}/ (summary.json and 3 traces)" in p.stdout
+    n = len(list(pcap.glob("*.pcap")))
+    assert n > 0 and f"wrote {n} pcap files to {pcap}/" in p.stdout
+    assert not (out / "trace_port.csv").exists(), "no port is logged without trace.port"
+
+
+@pytest.mark.parametrize("text, where", [
+    ('name = "x"\nnetwork = "atm"\n[tcp]\nvariant = lite\n', "at line 4, column 11: invalid value"),
+    ('name = "x"\nnetwork = "atm\n', "at line 2, column 15: illegal character end of line"),
+    ('[tcp]\nmss = "1460B"\n[tcp]\n', "at line 3, column 5: cannot declare ('tcp',) twice"),
+])
+def test_a_toml_syntax_error_is_one_line_with_line_and_column(cli, tmp_path, text, where):
+    # The core's message had neither line nor column, and a literal \n.
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    r = cli("validate", str(f))
+    assert r.returncode == 2
+    assert r.stderr == f"atmsim: error: scenario: '{f}' is not valid TOML {where}\n"

@@ -96,3 +96,17 @@ def test_every_built_in_scenario_paper_and_section_is_documented():
     absent = sorted(t for t in tables if f"[{t}]" not in scenarios_md and f"[[{t}]]" not in scenarios_md
                     and f"`{t}." not in scenarios_md)
     assert not absent, f"scenario sections missing from docs/scenarios.md: {absent}"
+
+
+def test_every_option_has_help_and_every_command_names_its_docs():
+    import click
+
+    from atmsim.cli import main
+
+    for name, cmd in main.commands.items():
+        bare = [p.opts[0] for p in cmd.params if isinstance(p, click.Option) and not p.hidden and not p.help]
+        assert not bare, f"{name}: options without help: {bare}"
+        with click.Context(cmd, info_name=name) as ctx:
+            text = cmd.get_help(ctx)
+        named = re.findall(r"(docs/[\w.-]+\.md|README\.md)", text[text.index("Docs: "):])
+        assert named and all((ROOT / p).exists() for p in named), (name, named)

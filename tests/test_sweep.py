@@ -81,3 +81,35 @@ def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
     assert r.stderr.strip() == ("atmsim: error: --vary: the grid has 1,000,000 points, more than 100,000 "
                                 "(split the sweep, or vary fewer values)")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("damage", ['{"a": 1}', "[1, 2]", '{"scenario": "x"}', "{oops"])
+def test_a_damaged_cache_entry_is_run_again(cli, tmp_path, damage):
+    # A cached run of the wrong shape (valid JSON) gave a KeyError traceback and the sweep could not resume.
+    out = tmp_path / "s"
+    args = ["sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB,96KB", "--set", "duration=0.2s",
+            "--workers", "1", "--out", str(out)]
+    cli(*args, check=True)
+    before = (out / "runs.csv").read_text()
+    cached = sorted((out / "runs").glob("*.json"))
+    assert len(cached) == 2
+    cached[0].write_text(damage)
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"atmsim: cache: {cached[0]}: damaged entry (")
+    assert lines[0].endswith("; running that point again"), lines[0]
+    assert (out / "runs.csv").read_text() == before
+    assert cli(*args, check=True).stderr == "", "the rerun repaired the entry"
+
+
+def test_scheduler_without_dask_names_the_extra(monkeypatch):
+    import sys
+
+    from atmsim.errors import InputError
+    from atmsim.runner import _dask_client
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    with pytest.raises(InputError) as e:
+        _dask_client("local:2")
+    assert str(e.value) == "--scheduler: needs dask.distributed: pip install 'atmsim[dask]'"

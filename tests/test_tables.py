@@ -32,3 +32,19 @@ def test_mixed_columns_still_write(tmp_path):
     df = pd.DataFrame({"a": [1, "x"], "b": [0.5, 1.5]})
     tables.write(df, tmp_path / "t")
     assert list(pd.read_parquet(tmp_path / "t.parquet")["a"]) == ["1", "x"]
+
+
+def test_read_names_a_damaged_table_in_its_own_error(tmp_path):
+    # pyarrow's ArrowInvalid came through atmsim.read as it was, naming no file.
+    import pytest
+
+    from atmsim.errors import InputError
+
+    tables.write(pd.DataFrame({"a": [1, 2]}), tmp_path / "good")
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 but not really")
+    with pytest.raises(InputError, match=rf"^{tmp_path}/bad.parquet: cannot read this table \(ArrowInvalid: "):
+        atmsim.read(tmp_path)
+    (tmp_path / "bad.parquet").unlink()
+    (tmp_path / "torn.csv").write_bytes(b'a,b\n1,"2\n')
+    with pytest.raises(InputError, match=rf"^{tmp_path}/torn.csv: cannot read this table \(ParserError: "):
+        atmsim.read(tmp_path)

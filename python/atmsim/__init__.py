@@ -46,12 +46,16 @@ MAX_SCENARIO_BYTES = 16 * 2**20
 
 
 def load_scenario(name_or_path: str) -> str:
-    """TOML text of a .toml file or of a built-in scenario name.
+    """TOML text of a .toml file or of a built-in scenario name (TOML text itself, with a line
+    break, is taken as it is).
 
     A name that is an existing file, ends in .toml or contains a path
     separator is read as a file; anything else must be a built-in. Errors are
     ScenarioError with one line "scenario: ...", so the CLI exits 2.
     """
+    if "\n" in str(name_or_path):  # TOML text itself (no file or built-in name holds a line break)
+        _check_toml(name_or_path, "<text>")
+        return name_or_path
     path = Path(name_or_path)
     if path.is_file() or path.suffix == ".toml" or os.sep in str(name_or_path) or "/" in str(name_or_path):
         try:
@@ -62,18 +66,42 @@ def load_scenario(name_or_path: str) -> str:
             if len(data) > MAX_SCENARIO_BYTES:
                 raise ScenarioError(f"scenario: '{name_or_path}' is larger than {MAX_SCENARIO_BYTES // 2**20} MiB "
                                     "(a scenario is a TOML file of a few KB)")
-            return data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ScenarioError(f"scenario: '{name_or_path}' is not UTF-8 text (a scenario is a TOML file)") from None
         except OSError as e:
             why = getattr(e, "strerror", None) or str(e)
             raise ScenarioError(f"scenario: cannot read '{name_or_path}': {why}") from None
+        _check_toml(text, name_or_path)
+        return text
     builtin = _scenario_dir() / f"{name_or_path}.toml"
     if not builtin.is_file():
         raise ScenarioError(
             f"scenario: unknown scenario '{name_or_path}' (not a file; built-ins: {', '.join(list_scenarios())})"
         )
     return builtin.read_text()
+
+
+def _check_toml(text: str, name: str) -> None:
+    """A TOML syntax error as one line with its line and column (the core's message has neither):
+    raised only when the core rejects the text as TOML too, so both parsers agree on what is valid."""
+    import re
+    import tomllib
+
+    try:
+        tomllib.loads(text)
+        return
+    except tomllib.TOMLDecodeError as e:
+        m = re.fullmatch(r"(.*) \(at (line \d+, column \d+|end of document)\)", str(e), re.S)
+        where, why = (m[2], m[1]) if m else ("", str(e))
+        why = why.replace("'\\n'", "end of line")
+    try:
+        _core.resolve(text, [])
+    except ScenarioError as core:
+        if "invalid TOML" not in str(core):
+            return  # another problem: the core's own line says it
+        at = f" at {where}" if where else ""
+        raise ScenarioError(f"scenario: '{name}' is not valid TOML{at}: {why[0].lower()}{why[1:]}") from None
 
 
 def _sets(set) -> list:
@@ -134,6 +162,12 @@ class Result:
 
     def trace_array(self, table: str, column: str) -> np.ndarray:
         """One trace column as a numpy array (e.g. ("window", "cwnd"))."""
+        if not self.traces:
+            raise ValueError("this run recorded no traces: run it with trace=True")
+        if table not in self.traces:
+            raise ValueError(f"no trace '{table}' (traces: {', '.join(self.traces)})")
+        if column not in self.traces[table]:
+            raise ValueError(f"trace '{table}' has no column '{column}' (columns: {', '.join(self.traces[table].columns)})")
         return self.traces[table][column].to_numpy()
 
     def write_captures(self, directory) -> list:
@@ -183,22 +217,51 @@ def trace_frames(raw: dict) -> dict:
     return {table: pd.DataFrame(dict(columns(table, cols))) for table, cols in raw.items() if table != "names"}
 
 
+#: The name of the thread a captured run goes on in (the CLI exits at once on Ctrl-C if it is alive).
+CAPTURE_THREAD = "atmsim-capture"
+
+
+def _interruptible(fn, *args):
+    """fn(*args) in a daemon thread, waited for in short steps, so the signal handlers of this (main)
+    thread run while it lasts: `_core.run_capture` releases the GIL but never checks for signals."""
+    import threading
+
+    box: dict = {}
+
+    def work():
+        try:
+            box["result"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = e
+
+    t = threading.Thread(target=work, name=CAPTURE_THREAD, daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,
         capture: bool = False, progress=None) -> Result:
-    """Run a built-in scenario name or TOML file; raises ScenarioError on bad input.
+    """Run a built-in scenario name, a TOML file or TOML text; raises ScenarioError on bad input.
 
     capture=True records the ports and hosts of the scenario's [capture] (by
     default every host of a flow and the bottleneck port) as pcap files in
     `Result.captures` (docs/captures.md); the summary gains a `capture` block.
     `progress(simulated_s, duration_s)`, if given, is called every 2^20
     events (about a tenth of a second) while the run lasts; its exception
-    stops the run, as Ctrl-C and SIGTERM do (not with capture=True)."""
+    stops the run, as Ctrl-C and SIGTERM do. With capture=True the core
+    polls no signals: the run goes on in a thread while this one waits, so
+    Ctrl-C still raises KeyboardInterrupt at once, but the abandoned run keeps
+    its CPU until it ends (the `atmsim` command exits at once instead)."""
     from .runner import check_seed
 
     check_seed(seed)
     text = load_scenario(scenario)
     if capture:
-        summary_json, traces, files = _core.run_capture(text, _sets(set), seed, trace)
+        summary_json, traces, files = _interruptible(_core.run_capture, text, _sets(set), seed, trace)
     else:
         (summary_json, traces), files = _core.run(text, _sets(set), seed, trace, progress), []
     return Result(json.loads(summary_json), trace_frames(traces) if trace else {}, dict(files))

@@ -1,14 +1,9 @@
 """The `atmsim` command line.
 
-Exit codes: 0 success, 2 invalid input, 1 anything else. Every invalid input
-(a ScenarioError from the core, an unknown built-in, bad `--set` syntax, an
-unknown paper or figure, a click usage error) prints exactly one line
-"atmsim: error: <key>: <problem>" on stderr: no traceback and no usage block,
-so scripts can show the line to a user as is. Inputs are validated before
-anything is written; outputs go to a temporary directory beside the target
-and are moved into place at the end, so a failed command leaves no
-half-written output (the run cache of `reproduce`, `DIR/runs/`, is the one
-deliberate exception: it is what lets an interrupted sweep resume).
+Failures are one line on stderr with exit 2 for invalid input, 1 otherwise
+(atmsim/cli_errors.py). Inputs are validated before anything is written;
+output folders follow the contract of atmsim/outdir.py (checked and locked
+before the run, staged inside the folder, an earlier run's files replaced).
 
 The commands that need no tables (list, validate, show, run) import neither
 numpy, pandas, matplotlib nor rich's tables before they need them, so they
@@ -27,74 +22,12 @@ from pathlib import Path
 import click
 
 import atmsim
-from atmsim import ScenarioError
+from atmsim.cli_errors import Group
 from atmsim.errors import InputError
+from atmsim.outdir import OutDir
 from atmsim.runner import check_workers
 
 CACHE_SUBDIR = "runs"
-
-
-def fail(msg: str, code: int = 2):
-    click.echo(f"atmsim: error: {' '.join(str(msg).split())}", err=True)
-    sys.exit(code)
-
-
-def usage_line(e: click.UsageError) -> str:
-    """A click usage error as 'key: problem' on one line (no usage block)."""
-    if isinstance(e, click.MissingParameter) and e.param is not None:
-        kind = e.param_type or ("argument" if isinstance(e.param, click.Argument) else "option")
-        name = e.param.human_readable_name if isinstance(e.param, click.Argument) else e.param.opts[0]
-        return f"{name}: missing {kind}"
-    if isinstance(e, click.NoSuchOption):
-        hint = f" (did you mean {', '.join(e.possibilities)}?)" if e.possibilities else ""
-        return f"{e.option_name}: no such option{hint}"
-    if isinstance(e, click.BadOptionUsage):
-        return f"{e.option_name}: {e.message}"
-    if isinstance(e, click.BadParameter):
-        hint = e.param_hint
-        if hint is None and e.param is not None:
-            hint = e.param.opts[0] if isinstance(e.param, click.Option) else e.param.human_readable_name
-        if isinstance(hint, (list, tuple)):
-            hint = hint[0]
-        return f"{str(hint or 'argument').strip(chr(39) + chr(34))}: {e.message}"
-    msg = e.format_message()
-    if msg.startswith("No such command"):
-        return f"command: {msg[0].lower()}{msg[1:]}"
-    return f"usage: {msg}"
-
-
-class Group(click.Group):
-    """Turns every input error into one stderr line and exit code 2."""
-
-    def main(self, *args, **kwargs):
-        kwargs["standalone_mode"] = False
-        import signal
-
-        # SIGTERM ends a run like Ctrl-C: staging folders removed, exit 130.
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
-        if sys.stdout is None:
-            # Started with stdout closed: Python has no stdout and click would print nothing
-            # and exit 0, as if the results had been shown.
-            fail("stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)", 1)
-        try:
-            rv = super().main(*args, **kwargs)
-        except click.exceptions.Exit as e:
-            sys.exit(e.exit_code)
-        except click.exceptions.Abort:
-            fail("interrupted", 130)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-        except click.UsageError as e:
-            fail(usage_line(e))
-        except (ScenarioError, InputError) as e:
-            fail(str(e))
-        except BrokenPipeError:
-            sys.exit(1)
-        except OSError as e:
-            # A path the user gave that cannot be read or written.
-            where = f"{e.filename}: " if e.filename else ""
-            fail(f"{where}{e.strerror or e}")
-        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 def _overrides(values) -> list[str]:
@@ -103,88 +36,6 @@ def _overrides(values) -> list[str]:
         if "=" not in v or not v.split("=", 1)[0].strip():
             raise InputError(f"--set: '{v}' is not key=value")
     return list(values)
-
-
-def check_out(out: Path, option: str = "--out") -> None:
-    """Checks, before any simulation, that `out` can be written: it is a
-    directory or can be made one, and a staging directory can be made beside
-    it. Raises InputError naming the path otherwise."""
-    import tempfile
-
-    out = Path(out)
-    for p in (out, *out.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise InputError(f"{option}: {p} exists and is not a directory")
-            break
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        Path(tempfile.mkdtemp(prefix=f".{out.name}.probe.", dir=out.parent)).rmdir()
-    except OSError as e:
-        raise InputError(f"{option}: {out} cannot be written ({e.strerror or e})") from None
-
-
-def _merge_move(src: Path, dst: Path) -> None:
-    """Moves the tree `src` into `dst`, replacing files of the same name."""
-    import shutil
-
-    dst.mkdir(parents=True, exist_ok=True)
-    for f in src.iterdir():
-        t = dst / f.name
-        if f.is_dir() and t.is_dir():
-            _merge_move(f, t)
-        else:
-            if t.is_dir():
-                shutil.rmtree(t)
-            os.replace(f, t)
-
-
-def _remove_stale_staging(target: Path) -> None:
-    """Removes staging folders of `target` left by a process that was killed
-    (their name carries the pid of the process that made them)."""
-    import shutil
-
-    for d in target.parent.glob(f".{target.name}.*"):
-        pid = d.name[len(target.name) + 2:].split(".", 1)[0]
-        if not d.is_dir() or not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
-        except OSError:
-            pass
-
-
-@contextlib.contextmanager
-def atomic_dir(target: Path, keep=(CACHE_SUBDIR,)):
-    """Yields a staging directory beside `target`; on success its tree lands in `target`.
-
-    The staging directory starts as a copy of what `target` already holds
-    (except the run cache), so writers can merge into existing files such as
-    claims.json. On any exception the staging directory is removed and
-    `target` is left as it was.
-    """
-    import shutil
-    import tempfile
-
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_staging(target)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", dir=target.parent))
-    try:
-        if target.is_dir():
-            shutil.copytree(target, tmp, dirs_exist_ok=True, ignore=lambda d, names: [n for n in names if n in keep]
-                            if Path(d) == target else [])
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if target.exists():
-        _merge_move(tmp, target)
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        os.replace(tmp, target)
 
 
 set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -229,13 +80,17 @@ def show(scenario, sets):
     click.echo(atmsim.resolve(scenario, _overrides(sets)), nl=False)
 
 
-def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> None:
+def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
+    """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
+    returns the number of traces written."""
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    traces = {k: v for k, v in traces.items() if k != "port" or len(v)}
     for name, frame in traces.items():
         if fmt in ("csv", "both"):
             frame.to_csv(d / f"trace_{name}.csv", index=False)
         if fmt in ("parquet", "both"):
             frame.to_parquet(d / f"trace_{name}.parquet", index=False)
+    return len(traces)
 
 
 @main.command()
@@ -246,40 +101,53 @@ def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> None:
               help="Write summary.json and the traces (trace_<table>.csv/.parquet) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.option("--trace", is_flag=True, help="Record traces (always on with --out).")
-@click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True)
+@click.option("--trace-format", type=click.Choice(["csv", "parquet", "both"]), default="csv", show_default=True,
+              help="File format of the traces written with --out.")
 @click.option("--pcap", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write pcap files of the ports and hosts of [capture] (default: every host of a flow and the bottleneck) here.")
 def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     """Run one scenario and print its summary."""
     sets = _overrides(sets)
     atmsim.resolve(scenario, sets)  # all input errors before any output
-    for d, option in ((out, "--out"), (pcap, "--pcap")):
-        if d is not None:
-            check_out(d, option)
+    same = out is not None and pcap is not None and os.path.realpath(out) == os.path.realpath(pcap)
+    dirs = {}
+    if out is not None:
+        dirs["out"] = OutDir(out, "--out", "run")
+    if pcap is not None and not same:
+        dirs["pcap"] = OutDir(pcap, "--pcap", "pcap")
     from .progress import RunProgress
 
-    # Silent unless the run lasts more than a few seconds; a captured run
-    # reports no progress (its core call does not take the GIL back).
-    progress = RunProgress(scenario) if pcap is None else None
-    try:
-        result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
-                            progress=progress)
-    finally:
-        if progress is not None:
-            progress.close()
-    s = result.summary
-    if out is not None:
-        with atomic_dir(out) as d:
-            _write_run(d, s, result.traces, trace_format)
-    if pcap is not None:
-        with atomic_dir(pcap) as d:
-            result.write_captures(d)
+    with contextlib.ExitStack() as stack:
+        for o in dirs.values():  # checked and locked before the run
+            stack.enter_context(o)
+        # Silent unless the run lasts more than a few seconds; a captured run
+        # reports no progress (its core call does not take the GIL back).
+        progress = RunProgress(scenario) if pcap is None else None
+        try:
+            result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
+                                progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        s = result.summary
+        if out is not None:
+            with dirs["out"].stage() as d:
+                n_traces = _write_run(d, s, result.traces, trace_format)
+                if same:
+                    result.write_captures(d)
+        if "pcap" in dirs:
+            with dirs["pcap"].stage() as d:
+                result.write_captures(d)
     if as_json:
         click.echo(json.dumps(s))
     else:
         from .report import print_summary
 
         print_summary(s)
+        if out is not None:
+            click.echo(f"wrote {out}/ (summary.json and {n_traces} traces)")
+        if pcap is not None:
+            click.echo(f"wrote {len(result.captures)} pcap files to {pcap}/")
     if not s["accounting"]["balanced"]:
         click.echo("atmsim: error: accounting: identity violated (a simulator bug)", err=True)
         return 1
@@ -296,6 +164,7 @@ class _ReproduceCommand(click.Command):
     def format_epilog(self, ctx, formatter):
         from . import reproduce as registry
 
+        super().format_epilog(ctx, formatter)
         formatter.write_paragraph()
         formatter.write_text("Papers (PAPER) and their figures (--figure ID):")
         with formatter.indentation():
@@ -307,17 +176,20 @@ class _ReproduceCommand(click.Command):
 @click.argument("paper")
 @click.option("--figure", multiple=True, help="Figure ID, repeatable (default: all figures implemented for the paper).")
 @click.option("--quick", is_flag=True, help="Reduced grid for tests and CI.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True,
+              help="Folder for the figures' csv/png, claims.json and index.html (figures accumulate; README: output folders).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted reproduction resumes.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on a dask.distributed cluster: its scheduler's address, or local:N to start one.")
+@click.option("--claims-table", is_flag=True,
+              help="Print every claim with the paper's value, ours and the verdict (default: one line per figure).")
 @click.option("--ks", default=None, hidden=True, help="Testing: comma-separated buffer grid k.")
 @click.option("--seeds", default=None, hidden=True, help="Testing: comma-separated seeds.")
 @click.option("--duration", default=None, hidden=True, help="Testing: simulated time per bulk run.")
-def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks, seeds, duration):
+def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, claims_table, ks, seeds, duration):
     """Reproduce a paper's figures and check its claims (writes csv, png, claims.json, index.html).
 
     PAPER is a paper's ID or `all`; `--figure ID` reproduces one figure, and
@@ -335,20 +207,29 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks
         raise InputError("--ks/--seeds: expected comma-separated integers") from None
     # Every figure's runs are declared (and every input checked) before any output.
     plans = [harness.plan(p, list(dict.fromkeys(figure)) if figure else None, quick, **test) for p in papers]
-    check_out(out)
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
-    with atomic_dir(out) as d:
-        for plan in plans:
-            sub = d / plan.paper.id if paper == "all" else d
-            sub.mkdir(exist_ok=True)
-            rows += harness.execute(plan, sub, workers=workers, cache_dir=cache_dir, progress=progress, scheduler=scheduler)
+    from .html_report import paper_dirs
     from .html_report import write as write_report
-    from .report import print_claims
 
-    write_report(out)
-    print_claims(rows)
+    with OutDir(out, "--out", "reproduce", merge=True) as o:
+        with o.stage() as d:
+            for plan in plans:
+                rel = plan.paper.id if paper == "all" else "."
+                (d / rel).mkdir(exist_ok=True)
+                for name in ("claims.json", "reproduction.json"):  # the writers merge into them
+                    o.seed(f"{rel}/{name}")
+                rows += harness.execute(plan, d / rel, workers=workers, cache_dir=cache_dir, progress=progress,
+                                        scheduler=scheduler)
+        index = write_report(out)
+        o.own([index, *(p / index.name for p in paper_dirs(Path(out)))])
+    from .report import print_claims, print_verdicts
+
+    if claims_table:
+        print_claims(rows)
+    else:
+        print_verdicts(rows, index)
     held = sum(r["holds"] for r in rows)
     click.echo(f"{held}/{len(rows)} claims hold; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
 
@@ -358,7 +239,8 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, ks
 @click.option("--vary", multiple=True, metavar="KEY=V1,V2,...", help="A grid axis: a scenario key and its values; repeatable.")
 @set_option
 @click.option("--seeds", default=None, help="Comma-separated seeds (default: the scenario's seed).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sweep"), show_default=True,
+              help="Folder for runs/flows/points (and failures) as csv and Parquet; a rerun replaces them.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Worker processes (default: CPUs).")
 @click.option("--cache/--no-cache", default=True, show_default=True,
               help=f"Keep each run in DIR/{CACHE_SUBDIR}/ so an interrupted sweep resumes.")
@@ -381,21 +263,21 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
         raise InputError("--seeds: expected comma-separated integers") from None
     fixed = _overrides(sets)
     sw.plan(scenario, grid, fixed, [None])  # an error common to every point fails before any output
-    check_out(out)
     t0 = time.perf_counter()
-    runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
-                                   cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
-                                   scheduler=scheduler)
     from . import tables
 
-    with atomic_dir(out) as d:
-        if len(runs):
-            pts = sw.medians(runs, list(grid))
-            tables.write(runs, d / "runs")
-            tables.write(flows, d / "flows")
-            tables.write(pts, d / "points")
-        if len(failures):
-            tables.write(failures, d / "failures")
+    with OutDir(out, "--out", "sweep") as o:  # checked and locked before the first run
+        runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
+                                       cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
+                                       scheduler=scheduler)
+        with o.stage() as d:
+            if len(runs):
+                pts = sw.medians(runs, list(grid))
+                tables.write(runs, d / "runs")
+                tables.write(flows, d / "flows")
+                tables.write(pts, d / "points")
+            if len(failures):
+                tables.write(failures, d / "failures")
     import pandas as pd
 
     if len(runs):
@@ -426,9 +308,12 @@ def plot(directory):
             raise ValueError("it lacks flows, ports or accounting")
     except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise InputError(f"{path}: not a summary written by `atmsim run --out` ({' '.join(str(e).split())})") from None
+    from .outdir import own_files
     from .plotting import plot_run
 
-    click.echo(f"wrote {plot_run(directory)}")
+    png = plot_run(directory)
+    own_files(directory, [png])  # the next run into DIR replaces it with its own
+    click.echo(f"wrote {png}")
 
 
 @main.command()
@@ -445,9 +330,10 @@ def report(directory):
 
 
 @main.command()
-@click.option("--scenario", default="aron97-topo1-atm", show_default=True)
+@click.option("--scenario", default="aron97-topo1-atm", show_default=True, help="Scenario to time (file or built-in name).")
 @set_option
-@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True)
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True,
+              help="Runs to time; the median is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def bench(scenario, sets, repeat, as_json):
     """Measure simulator speed on one scenario (wall time of the event loop; median of --repeat runs)."""
@@ -485,6 +371,16 @@ def bench(scenario, sets, repeat, as_json):
         if isinstance(v, list):
             v = ", ".join(f"{x:.4g}" for x in v)
         click.echo(f"{k:24s} {v:,.4g}" if isinstance(v, float) else f"{k:24s} {v}")
+
+
+#: Where each command is documented (docs/ in the source tree), shown at the end of its --help.
+DOCS = {"list": "docs/scenarios.md", "validate": "docs/scenarios.md", "show": "docs/scenarios.md",
+        "run": "docs/scenarios.md, docs/metrics.md (summary, traces), docs/captures.md (--pcap)",
+        "reproduce": "docs/reproductions.md", "sweep": "docs/scenarios.md (sweeps), README.md",
+        "plot": "docs/metrics.md", "report": "docs/reproductions.md", "bench": "docs/performance.md"}
+for _name, _doc in DOCS.items():
+    main.commands[_name].epilog = f"Docs: {_doc}."
+main.epilog = "Docs: README.md and docs/ in the source tree; `atmsim COMMAND --help` for each command."
 
 
 if __name__ == "__main__":

@@ -41,10 +41,11 @@ i.insertAdjacentHTML('afterend','<p class=no>figure missing: '+i.getAttribute('s
 
 
 def paper_dirs(root: Path) -> list[Path]:
-    """Directories holding a claims.json: root itself, or its paper subdirectories."""
+    """Directories holding a claims.json: root itself, or its paper subdirectories (not hidden ones:
+    a reproduction's staging folder, .atmsim-staging-PID, is not a paper)."""
     if (root / "claims.json").exists():
         return [root]
-    return sorted(p for p in root.iterdir() if (p / "claims.json").exists())
+    return sorted(p for p in root.iterdir() if not p.name.startswith(".") and (p / "claims.json").exists())
 
 
 CLAIM_KEYS = ("paper", "figure", "claim", "paper_value", "ours", "holds", "id")
@@ -112,7 +113,7 @@ def _runs(fig_meta: dict) -> str:
 def render_paper(d: Path, up: bool) -> str:
     """The page of the paper reproduced in `d`; `up`: link back to the index one level up."""
     rows = load_claims(d / "claims.json")
-    meta = provenance.load(d)
+    meta = provenance.load(d, strict=True)
     name = rows[0]["paper"] if rows else d.name
     held = sum(r["holds"] for r in rows)
     pngs = {p.stem: p for p in d.glob("*.png")}
@@ -174,8 +175,18 @@ def write(root: Path) -> Path:
     dirs = paper_dirs(root)
     if not dirs:
         raise FileNotFoundError(f"{root}: no claims.json (run `atmsim reproduce` first)")
+    from atmsim.errors import InputError
+
     for d in dirs:
-        _write(d / PAGE, render_paper(d, up=d != root))
+        try:
+            page = render_paper(d, up=d != root)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            if isinstance(e, InputError):
+                raise
+            # A row or figure entry of the wrong shape deep inside a file that loaded.
+            raise InputError(f"{d}: malformed claims.json or {provenance.FILE} "
+                             f"({type(e).__name__}: {' '.join(str(e).split())})") from None
+        _write(d / PAGE, page)
     if dirs != [root]:
         _write(root / PAGE, render_index(root, dirs))
     return root / PAGE

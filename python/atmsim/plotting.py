@@ -8,6 +8,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atmsim.errors import InputError  # noqa: E402
+
 STYLE = {"atm": "-", "packet": "--"}
 MARKERS = {"lite": "o", "lite-afr": "s", "vegas-rm": "^", "vegas-rm-afr": "v", "vegas": "D", "vegas-afr": "*",
            "lite-iw2": "x", "newreno": "P", "sack": "h"}
@@ -59,6 +61,33 @@ def window_trace(ax, win, events, flow, title, t_end):
     ax.legend(fontsize=6, ncol=4, loc="lower right")
 
 
+#: The columns plot_run reads from each trace.
+TRACE_COLUMNS = {"window": ("t", "flow", "cwnd"), "queue": ("t", "port", "occupancy"), "events": ("t", "flow", "kind"),
+                 "port": ("t", "change")}
+
+
+def _trace(d: Path, name: str):
+    """DIR/trace_<name>.csv (empty if absent), checked: InputError naming the file if it cannot be read
+    or lacks a column the plot needs."""
+    import pandas as pd
+
+    path = d / f"trace_{name}.csv"
+    if not path.exists():
+        return pd.DataFrame()
+    try:
+        # Flows and ports are named in the traces ("f1", "S->B"): read names as text.
+        df = pd.read_csv(path, dtype={"flow": str, "port": str, "direction": str})
+        missing = [c for c in TRACE_COLUMNS[name] if c not in df.columns]
+        if missing:
+            raise ValueError(f"no column {', '.join(missing)}")
+        for c in TRACE_COLUMNS[name]:
+            if c not in ("flow", "port", "kind", "change"):
+                pd.to_numeric(df[c])  # ValueError for text in a number column
+    except (OSError, ValueError) as e:  # pandas' ParserError and EmptyDataError are ValueErrors
+        raise InputError(f"{path}: not a trace written by `atmsim run --out` ({' '.join(str(e).split())})") from None
+    return df
+
+
 def plot_run(d) -> Path:
     """One figure of a run written by `atmsim run --out DIR`: each flow's
     congestion window with its losses and timeouts marked, the queues
@@ -68,14 +97,15 @@ def plot_run(d) -> Path:
     from pathlib import Path
 
     import numpy as np
-    import pandas as pd
 
     d = Path(d)
     s = json.loads((d / "summary.json").read_text())
-    # Flows and ports are named in the traces ("f1", "S->B"): read names as text.
-    read = lambda name: (pd.read_csv(d / f"trace_{name}.csv", dtype={"flow": str, "port": str, "direction": str})
-                         if (d / f"trace_{name}.csv").exists() else pd.DataFrame())
-    win, queue, events, port = read("window"), read("queue"), read("events"), read("port")
+    bad = [k for k, t in (("scenario", str), ("seed", int), ("effective_throughput", (int, float)),
+                          ("fairness", (int, float))) if not isinstance(s.get(k), t)]
+    if bad:
+        raise InputError(f"{d / 'summary.json'}: not a summary written by `atmsim run --out` "
+                         f"({', '.join(bad)} missing or of the wrong type)")
+    win, queue, events, port = (_trace(d, name) for name in ("window", "queue", "events", "port"))
     panels = 3 if len(port) else 2
     fig, axes = plt.subplots(panels, 1, figsize=(9, 2.6 * panels), sharex=True)
     ax = axes[0]

@@ -57,7 +57,7 @@ def record(out: Path, paper: str, quick: bool, figures: dict) -> None:
     from atmsim.runner import core_fingerprint
 
     path = Path(out) / FILE
-    old = json.loads(path.read_text()) if path.exists() else {}
+    old = load(out)  # a damaged one is replaced
     scenarios, figs = dict(old.get("scenarios", {})), dict(old.get("figures", {}))
     for fig, specs in figures.items():
         texts, variants = figure_runs(specs)
@@ -68,9 +68,26 @@ def record(out: Path, paper: str, quick: bool, figures: dict) -> None:
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def load(directory: Path) -> dict:
-    """The reproduction.json of a paper's directory ({} if absent or unreadable)."""
-    try:
-        return json.loads((Path(directory) / FILE).read_text())
-    except (OSError, ValueError):
+def load(directory: Path, strict: bool = False) -> dict:
+    """The reproduction.json of a paper's directory ({} if absent). One that
+    cannot be read or has the wrong shape is {} too, or with strict=True an
+    InputError naming it (the HTML report says so rather than print a traceback)."""
+    path = Path(directory) / FILE
+    if not path.exists():
         return {}
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, expected an object")
+        for k in ("figures", "scenarios"):
+            if not isinstance(data.get(k, {}), dict):
+                raise ValueError(f"'{k}' is not an object")
+        if not all(isinstance(v, dict) for v in data.get("figures", {}).values()):
+            raise ValueError("a figure's entry is not an object")
+    except (OSError, ValueError) as e:
+        if not strict:
+            return {}
+        from atmsim.errors import InputError
+
+        raise InputError(f"{path}: malformed {FILE} ({' '.join(str(e).split())})") from None
+    return data

@@ -71,3 +71,20 @@ def print_claims(rows: list[dict]) -> None:
     if not all(r["holds"] for r in rows):
         c.print("[dim]A deviation is a measured finding, with its reason in the row's note "
                 "(claims.json, index.html); it does not make the run fail.[/]")
+
+
+def print_verdicts(rows: list[dict], page) -> None:
+    """A reproduction's claims in short: one line per figure (paper, figure, held/total, the IDs of
+    the claims that deviate), then where the full table is. Plain lines, no table to wrap."""
+    from .html_report import in_paper_order
+
+    figures: dict = {}
+    for r in in_paper_order(rows):
+        figures.setdefault((r["paper"], r["figure"]), []).append(r)
+    width = max((len(f"{p} {f}") for p, f in figures), default=0)
+    for (paper, fig), rs in figures.items():
+        held = sum(bool(r["holds"]) for r in rs)
+        off = [r["id"] for r in rs if not r["holds"]]
+        tail = f"; deviates: {', '.join(off)}" if off else ""
+        print(f"{f'{paper} {fig}':{width}s}  {held}/{len(rs)} held{tail}")
+    print(f"each claim with its values and reasons: {page} (or --claims-table)")

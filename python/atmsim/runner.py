@@ -44,6 +44,11 @@ class Job:
     trace: bool = False
     tag: tuple = field(default=(), compare=False)
 
+    def __post_init__(self):
+        # One "key=value" string is one override, not its characters.
+        ov = self.overrides
+        object.__setattr__(self, "overrides", (ov,) if isinstance(ov, str) else tuple(ov))
+
     def key(self) -> str:
         """Cache key: sha256 of the resolved scenario text and the seed."""
         return cache_key(_core.resolve(self.scenario, list(self.overrides)), self.seed)
@@ -110,6 +115,27 @@ def check_workers(workers: Optional[int]) -> None:
                          f"({default_workers()} CPUs, at most {limit}); use --scheduler for a cluster")
 
 
+#: What every run summary holds, with its type: a cached entry without them is damaged, not a result.
+_NUM = (int, float, type(None))  # a ratio of nothing is null in JSON
+SUMMARY_SHAPE = {"scenario": str, "seed": int, "network": str, "effective_throughput": _NUM,
+                 "effective_throughput_common": _NUM, "fairness": _NUM, "cell_loss_ratio": _NUM,
+                 "dead_cell_share": _NUM, "accounting": dict, "flows": list, "ports": list}
+
+
+def summary_problem(s) -> Optional[str]:
+    """None if `s` has the shape of a run summary, else what is wrong (a cache entry of the wrong shape)."""
+    if not isinstance(s, dict):
+        return f"a JSON {type(s).__name__}, not a run summary"
+    for k, t in SUMMARY_SHAPE.items():
+        if k not in s:
+            return f"no '{k}'"
+        if not isinstance(s[k], t) or isinstance(s[k], bool):
+            return f"'{k}' is a {type(s[k]).__name__}"
+    if "balanced" not in s["accounting"] or not all(isinstance(f, dict) for f in s["flows"]):
+        return "accounting or flows malformed"
+    return None
+
+
 class _Cache:
     """One JSON file per untraced run; written atomically (tmp file + os.replace)."""
 
@@ -126,9 +152,14 @@ class _Cache:
         if p is None or not p.exists():
             return None
         try:
-            return json.loads(p.read_text())
-        except (OSError, ValueError):
-            return None  # a torn or foreign file: recompute
+            hit = json.loads(p.read_text())
+            problem = summary_problem(hit)
+        except (OSError, ValueError) as e:  # a torn or unreadable file
+            problem = " ".join(str(e).split()) or type(e).__name__
+        if problem is None:
+            return hit
+        print(f"atmsim: cache: {p}: damaged entry ({problem}); running that point again", file=sys.stderr, flush=True)
+        return None
 
     def store(self, job: Job, result) -> None:
         p = self.path(job)
@@ -260,7 +291,7 @@ def _dask_client(scheduler: str):
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise InputError("--scheduler: needs dask.distributed (pip install distributed)") from None
+        raise InputError("--scheduler: needs dask.distributed: pip install 'atmsim[dask]'") from None
     if scheduler.startswith("local:"):
         n = scheduler.split(":", 1)[1]
         if not n.isdigit() or not 1 <= int(n) <= 1024:

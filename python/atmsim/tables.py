@@ -46,10 +46,14 @@ def read(directory) -> dict:
     import pandas as pd
 
     from atmsim.errors import InputError
+    from atmsim.outdir import manifest
 
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"directory: {root} is not a directory")
+    if manifest(root).get("complete") is False:
+        raise InputError(f"{root}: an atmsim command stopped while moving its results into place "
+                         "(old and new files may be mixed); run it again")
     out = {}
     for f in sorted(root.rglob("*.csv")) + sorted(root.rglob("*.parquet")):
         rel = f.relative_to(root)
@@ -57,7 +61,21 @@ def read(directory) -> dict:
             continue  # the run cache and staging folders
         key = rel.with_suffix("").as_posix()
         if f.suffix == ".parquet":
-            out[key] = pd.read_parquet(f)
+            out[key] = _read_one(pd.read_parquet, f)
         elif key not in out and not f.with_suffix(".parquet").exists():
-            out[key] = pd.read_csv(f)
+            out[key] = _read_one(pd.read_csv, f)
     return out
+
+
+def _read_one(reader, path: Path):
+    """reader(path), or InputError naming the file it cannot read (a damaged Parquet file raises
+    pyarrow's ArrowInvalid, a damaged csv pandas' ParserError)."""
+    import pyarrow as pa
+
+    from atmsim.errors import InputError
+
+    try:
+        return reader(path)
+    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError) as e:
+        why = " ".join(str(e).split()) or type(e).__name__
+        raise InputError(f"{path}: cannot read this table ({type(e).__name__}: {why})") from None
