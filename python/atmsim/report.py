@@ -76,7 +76,7 @@ def print_claims(rows: list[dict]) -> None:
 def print_verdicts(rows: list[dict], page) -> None:
     """A reproduction's claims in short: one line per figure (paper, figure, held/total, the IDs of
     the claims that deviate), then where the full table is. Plain lines, no table to wrap."""
-    from .html_report import in_paper_order
+    from .claim_order import in_paper_order
 
     figures: dict = {}
     for r in in_paper_order(rows):
