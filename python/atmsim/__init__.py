@@ -217,32 +217,6 @@ def trace_frames(raw: dict) -> dict:
     return {table: pd.DataFrame(dict(columns(table, cols))) for table, cols in raw.items() if table != "names"}
 
 
-#: The name of the thread a captured run goes on in (the CLI exits at once on Ctrl-C if it is alive).
-CAPTURE_THREAD = "atmsim-capture"
-
-
-def _interruptible(fn, *args):
-    """fn(*args) in a daemon thread, waited for in short steps, so the signal handlers of this (main)
-    thread run while it lasts: `_core.run_capture` releases the GIL but never checks for signals."""
-    import threading
-
-    box: dict = {}
-
-    def work():
-        try:
-            box["result"] = fn(*args)
-        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
-            box["error"] = e
-
-    t = threading.Thread(target=work, name=CAPTURE_THREAD, daemon=True)
-    t.start()
-    while t.is_alive():
-        t.join(0.05)
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
-
-
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,
         capture: bool = False, progress=None) -> Result:
     """Run a built-in scenario name, a TOML file or TOML text; raises ScenarioError on bad input.
@@ -252,16 +226,13 @@ def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trac
     `Result.captures` (docs/captures.md); the summary gains a `capture` block.
     `progress(simulated_s, duration_s)`, if given, is called every 2^20
     events (about a tenth of a second) while the run lasts; its exception
-    stops the run, as Ctrl-C and SIGTERM do. With capture=True the core
-    polls no signals: the run goes on in a thread while this one waits, so
-    Ctrl-C still raises KeyboardInterrupt at once, but the abandoned run keeps
-    its CPU until it ends (the `atmsim` command exits at once instead)."""
+    stops the run, as Ctrl-C and SIGTERM do, captured or not."""
     from .runner import check_seed
 
     check_seed(seed)
     text = load_scenario(scenario)
     if capture:
-        summary_json, traces, files = _interruptible(_core.run_capture, text, _sets(set), seed, trace)
+        summary_json, traces, files = _core.run_capture(text, _sets(set), seed, trace, progress)
     else:
         (summary_json, traces), files = _core.run(text, _sets(set), seed, trace, progress), []
     return Result(json.loads(summary_json), trace_frames(traces) if trace else {}, dict(files))

@@ -120,15 +120,13 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     with contextlib.ExitStack() as stack:
         for o in dirs.values():  # checked and locked before the run
             stack.enter_context(o)
-        # Silent unless the run lasts more than a few seconds; a captured run
-        # reports no progress (its core call does not take the GIL back).
-        progress = RunProgress(scenario) if pcap is None else None
+        # Silent unless the run lasts more than a few seconds.
+        progress = RunProgress(scenario)
         try:
             result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
                                 progress=progress)
         finally:
-            if progress is not None:
-                progress.close()
+            progress.close()
         s = result.summary
         if out is not None:
             with dirs["out"].stage() as d:

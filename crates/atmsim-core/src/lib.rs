@@ -72,18 +72,28 @@ pub fn run_text_observed(
     Ok(world.run_observed(&mut observe).then(|| world.finish()))
 }
 
+/// What a run with captures returns: the summary, the traces if asked for,
+/// and the pcap files.
+pub type CapturedRun = (Summary, Option<trace::Traces>, Vec<capture::write::CaptureFile>);
+
 /// As [`run_text`], with packet captures on (`[capture]`, or by default
 /// every host of a flow and the bottleneck port): also the pcap files.
-pub fn run_text_capture(
+pub fn run_text_capture(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<CapturedRun, ScenarioError> {
+    Ok(run_text_capture_observed(text, overrides, seed, trace, |_, _| true)?.expect("an observer that never stops"))
+}
+
+/// [`run_text_capture`] observed as [`run_text_observed`] is: `Ok(None)`
+/// if `observe` stopped the run (no files are written then).
+pub fn run_text_capture_observed(
     text: &str,
     overrides: &[String],
     seed: Option<u64>,
     trace: bool,
-) -> Result<(Summary, Option<trace::Traces>, Vec<capture::write::CaptureFile>), ScenarioError> {
+    mut observe: impl FnMut(time::Time, time::Time) -> bool,
+) -> Result<Option<CapturedRun>, ScenarioError> {
     let scenario = scenario::parse(text, overrides)?;
     let model = scenario::validate(&scenario, seed)?;
     let mut world = World::new(model, trace);
     world.enable_capture()?;
-    world.run();
-    Ok(world.finish_with_captures())
+    Ok(world.run_observed(&mut observe).then(|| world.finish_with_captures()))
 }

@@ -170,3 +170,22 @@ fn built_in_scenarios_match_their_goldens() {
     diffs.extend(h.join().unwrap());
     assert!(diffs.is_empty(), "outputs differ from their goldens: {diffs:?}");
 }
+
+#[test]
+fn an_observer_stops_a_captured_run_as_it_stops_any_run() {
+    // Ctrl-C in Python reaches a captured run through this observer, as it reaches `run_text_observed`.
+    let text = scenarios().into_iter().find(|(n, _)| n == "aron97-topo1-atm").expect("built-in scenario").1;
+    // 10 s of topology 1: about 2.1 million events, observed twice.
+    let overrides = vec!["duration=10s".to_string()];
+    let mut calls = 0;
+    let whole = atmsim_core::run_text_capture_observed(&text, &overrides, Some(2), false, |_, _| {
+        calls += 1;
+        true
+    });
+    let whole = whole.expect("a valid scenario").expect("an observer that never stops");
+    assert!(calls >= 1, "the run is long enough to be observed");
+    let stopped = atmsim_core::run_text_capture_observed(&text, &overrides, Some(2), false, |_, _| false);
+    assert!(stopped.unwrap().is_none(), "the run went on after its observer said stop");
+    let (summary, _, files) = atmsim_core::run_text_capture(&text, &overrides, Some(2), false).unwrap();
+    assert_eq!((whole.0.events, whole.2.len()), (summary.events, files.len()));
+}

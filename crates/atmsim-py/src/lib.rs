@@ -109,18 +109,7 @@ fn run<'py>(
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let text = text.to_owned();
     let mut stopped: Option<PyErr> = None;
-    let result = py.allow_threads(|| {
-        let observe = |now: Time, duration: Time| {
-            Python::with_gil(|py| {
-                let called = py.check_signals().and_then(|()| match &progress {
-                    Some(f) => f.call1(py, (secs(now), secs(duration))).map(drop),
-                    None => Ok(()),
-                });
-                called.map_err(|e| stopped = Some(e)).is_ok()
-            })
-        };
-        atmsim_core::run_text_observed(&text, &overrides, seed, trace, observe)
-    });
+    let result = py.allow_threads(|| atmsim_core::run_text_observed(&text, &overrides, seed, trace, observer(&progress, &mut stopped)));
     let Some((summary, traces)) = result.map_err(to_py)? else {
         return Err(stopped.expect("a run stops only on an exception"));
     };
@@ -131,20 +120,41 @@ fn run<'py>(
     Ok((summary.to_json(), tr))
 }
 
+/// What a run does every `OBSERVE_EVERY` events with the GIL taken back:
+/// Python's signal handlers, then `progress`; an exception from either is
+/// kept in `stopped` and stops the run.
+fn observer<'a>(progress: &'a Option<PyObject>, stopped: &'a mut Option<PyErr>) -> impl FnMut(Time, Time) -> bool + 'a {
+    move |now: Time, duration: Time| {
+        Python::with_gil(|py| {
+            let called = py.check_signals().and_then(|()| match progress {
+                Some(f) => f.call1(py, (secs(now), secs(duration))).map(drop),
+                None => Ok(()),
+            });
+            called.map_err(|e| *stopped = Some(e)).is_ok()
+        })
+    }
+}
+
 /// Runs one simulation with packet captures on: (summary JSON, traces dict,
-/// [(file name, pcap bytes)]). The GIL is released while it runs.
+/// [(file name, pcap bytes)]). The GIL is released while it runs, taken
+/// back as [`run`] does (signals, `progress`).
 #[pyfunction]
-#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false))]
+#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false, progress=None))]
 fn run_capture<'py>(
     py: Python<'py>,
     text: &str,
     overrides: Vec<String>,
     seed: Option<u64>,
     trace: bool,
+    progress: Option<PyObject>,
 ) -> PyResult<(String, Bound<'py, PyDict>, Vec<(String, Bound<'py, PyBytes>)>)> {
     let text = text.to_owned();
-    let result = py.allow_threads(move || atmsim_core::run_text_capture(&text, &overrides, seed, trace));
-    let (summary, traces, files) = result.map_err(to_py)?;
+    let mut stopped: Option<PyErr> = None;
+    let result =
+        py.allow_threads(|| atmsim_core::run_text_capture_observed(&text, &overrides, seed, trace, observer(&progress, &mut stopped)));
+    let Some((summary, traces, files)) = result.map_err(to_py)? else {
+        return Err(stopped.expect("a run stops only on an exception"));
+    };
     let tr = match traces {
         Some(t) => traces_to_py(py, &t)?,
         None => PyDict::new_bound(py),
