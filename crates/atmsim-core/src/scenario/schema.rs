@@ -264,7 +264,9 @@ pub enum InputServiceName {
 impl Default for SwitchSection {
     fn default() -> Self {
         SwitchSection {
-            buffer: "512cells".into(),
+            // 512 cells' payload: 512 cells on ATM, the same memory on a
+            // packet network, so that any scenario flips (docs/packet.md P4).
+            buffer: "24576B".into(),
             queueing: QueueingName::Fifo,
             policy: PolicyName::Tail,
             epd_threshold: None,

@@ -35,3 +35,20 @@ pub fn check(overrides: &[&str]) -> Result<Model, ScenarioError> {
 pub fn key_of(overrides: &[&str]) -> String {
     check(overrides).unwrap_err().key
 }
+
+/// A flow across a chain of `switches` ATM switches (2 x `switches`
+/// bounded ports), with these overrides.
+pub fn check_many_ports(switches: usize, overrides: &mut [String]) -> Result<Model, ScenarioError> {
+    let names: Vec<String> = (1..=switches).map(|i| format!("S{i}")).collect();
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    let mut text = format!(
+        "name = \"chain\"\nnetwork = \"atm\"\nduration = \"1s\"\n[topology]\nhosts = [\"A\", \"B\"]\nswitches = [{}]\n",
+        quoted.join(", ")
+    );
+    let ends = std::iter::once("A".to_string()).chain(names.iter().cloned()).chain(std::iter::once("B".to_string())).collect::<Vec<_>>();
+    for pair in ends.windows(2) {
+        text += &format!("[[link]]\nends = [\"{}\", \"{}\"]\nrate = \"141.33Mbps\"\ndelay = \"1us\"\n", pair[0], pair[1]);
+    }
+    text += "[[flow]]\nname = \"f1\"\nsrc = \"A\"\ndst = \"B\"\n";
+    validate(&parse(&text, overrides)?, None)
+}

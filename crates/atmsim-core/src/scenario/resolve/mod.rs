@@ -42,6 +42,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
     }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
+    trace_rows(s, duration / trace_interval, &ports, abr.as_ref().map_or(0, |_| flows.len()))?;
     let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
     let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
@@ -83,6 +84,27 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
 /// filling memory.
 const MAX_TICKS: u64 = 100_000_000;
 const MAX_SAMPLES: u64 = 10_000_000;
+/// Rows the queue and ABR traces may hold in all (20 bytes each: 1 GB),
+/// whatever the number of ports: a sample is one row per bounded port and
+/// per ABR source.
+const MAX_TRACE_ROWS: u64 = 50_000_000;
+
+/// Refuses a `trace.interval` whose samples, one row per bounded port (and
+/// per ABR source), would exceed [`MAX_TRACE_ROWS`].
+fn trace_rows(s: &Scenario, samples: u64, ports: &[PortModel], abr_sources: usize) -> Result<(), ScenarioError> {
+    let per_sample = ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources as u64;
+    let rows = samples.saturating_mul(per_sample);
+    if rows > MAX_TRACE_ROWS {
+        return err(
+            "trace.interval",
+            format!(
+                "'{}' samples {per_sample} queues {samples} times: {rows} trace rows; at most {MAX_TRACE_ROWS} (use a longer period or a shorter duration)",
+                s.trace.interval
+            ),
+        );
+    }
+    Ok(())
+}
 
 /// Refuses a period that would fire more than `max` times in `duration`.
 fn at_most_per_run(key: &str, text: &str, duration: Time, period: Time, max: u64) -> Result<(), ScenarioError> {
@@ -161,6 +183,19 @@ mod tests {
         }
         assert!(check(&["tcp.tick=1us", "duration=100s"]).is_ok());
         assert!(check(&["trace.interval=1us", "duration=10s"]).is_ok());
+    }
+
+    #[test]
+    fn trace_rows_count_every_bounded_port() {
+        // The base scenario bounds its two switch ports: 10^7 samples are 2 * 10^7 rows.
+        assert!(check(&["trace.interval=1us", "duration=10s"]).is_ok());
+        // 200 bounded ports sampled 10^6 times would be 2 * 10^8 rows (about 4 GB).
+        let mut sets = vec!["trace.interval=10us".to_string(), "duration=10s".to_string()];
+        let e = crate::scenario::test_support::check_many_ports(100, &mut sets).unwrap_err();
+        assert_eq!(e.key, "trace.interval", "{e}");
+        assert!(e.problem.contains("trace rows") && e.problem.contains("at most 50000000"), "{e}");
+        sets[0] = "trace.interval=1ms".into();
+        assert!(crate::scenario::test_support::check_many_ports(100, &mut sets).is_ok());
     }
 
     #[test]

@@ -348,6 +348,13 @@ mod tests {
     }
 
     #[test]
+    fn the_default_buffer_flips_between_networks() {
+        // No switch.buffer: 512 cells on ATM, their 24,576 payload bytes on a packet network.
+        assert_eq!(check(&[]).unwrap().ports[1].limit, Limit::Units(512));
+        assert_eq!(check(&["network=packet"]).unwrap().ports[1].limit, Limit::Bytes(24_576));
+    }
+
+    #[test]
     fn effective_buffer_is_payload_bytes() {
         let m = check(&["switch.buffer=192528B"]).unwrap();
         assert_eq!(m.ports[1].limit, Limit::Units(21 * 191));
