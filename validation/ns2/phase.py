@@ -288,7 +288,14 @@ def plot(pts, path):
         ax.set_xlabel("s2's access delay (ms); s1's is 5 ms")
         ax.set_title("no random send time" if not j else f"random send time U[0, {j * 1000:g} ms)")
         ax.set_ylim(0, 1)
-    axes[0][0].set_ylabel("connection 0's share of 800 kb/s, 5-25 s")
+    save_panels(fig, axes, "connection 0's share of 800 kb/s, 5-25 s", path)
+
+
+def save_panels(fig, axes, ylabel: str, path: str):
+    """Label and legend on the first of a row of panels, then write the figure."""
+    import matplotlib.pyplot as plt
+
+    axes[0][0].set_ylabel(ylabel)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -300,7 +307,8 @@ def ns2_version() -> str:
     return "ns-2 " + (out or "unknown")
 
 
-def _frange(spec: str) -> list:
+def frange(spec: str) -> list:
+    """'from:to:step' as the list of values, both ends included."""
     a, b, step = (float(x) for x in spec.split(":"))
     n = int(round((b - a) / step))
     return [round(a + i * step, 6) for i in range(n + 1)]
@@ -325,7 +333,7 @@ def main(argv=None):
     if args.what in ("suite", "all"):
         cases += suite_cases(seeds, ns2)
     if args.what in ("sweep", "all"):
-        cases += sweep_cases(_frange(args.d2), [float(j) for j in args.jitter.split(",")], seeds, ns2)
+        cases += sweep_cases(frange(args.d2), [float(j) for j in args.jitter.split(",")], seeds, ns2)
     rows = run_cases(list(dict.fromkeys(cases)), args.jobs)   # "all": the suite's cases are in the sweep too
     pts = median_rows(rows)
     print(table(pts))

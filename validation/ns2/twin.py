@@ -150,6 +150,7 @@ class Twin:
     u_max_bytes: float
     seed_randomizes: str
     link_buffers: dict = field(default_factory=dict)   # "A->B": buffer text, per-link overrides
+    policy: str = "tail"      # router.policy: "tail" or "random-drop"
 
     # -- derived ns-2 numbers
     @property
@@ -202,7 +203,12 @@ def load(scenario: str = SCENARIO, sets=()) -> Twin:
         if f.get("kind", "tcp") != "tcp":
             raise ValueError("the ns-2 twin has TCP flows only")
         flows.append(Flow(f["name"], f["src"], f["dst"], picoseconds(f.get("start", "0s")),
-                          size_bytes(f["bytes"]) if "bytes" in f else None))
+                          size_bytes(f["bytes"]) if f.get("bytes", "unbounded") != "unbounded" else None))
+    router = s.get("router", {})
+    policy = router.get("policy", "tail")
+    if policy not in ("tail", "random-drop") or not router.get("include_arrival", True):
+        raise ValueError(f"router.policy = {policy!r} (include_arrival {router.get('include_arrival', True)}): "
+                         "the twin maps drop tail and random drop among the waiting packets and the arrival")
     return Twin(
         name=s["name"], network=s["network"], duration=seconds(s["duration"]), variant=variant,
         mss=facts["mss"], header_bytes=facts["header_bytes"], window_bytes=size_bytes(tcp["window"]),
@@ -210,7 +216,7 @@ def load(scenario: str = SCENARIO, sets=()) -> Twin:
         rttmin_ticks=tcp["rttmin_ticks"], rxtmax_ticks=tcp["rxtmax_ticks"], buffer=s["switch"]["buffer"],
         hosts=list(s["topology"]["hosts"]), switches=list(s["topology"]["switches"]), links=links, flows=flows,
         bottleneck=facts["bottleneck"], u_max_bytes=facts["u_max_bytes"], seed_randomizes=s["seed_randomizes"],
-        link_buffers=link_buffers)
+        link_buffers=link_buffers, policy=policy)
 
 
 def jitter(draw: int, n: int) -> list:
@@ -247,10 +253,13 @@ def _fmt(x: float) -> str:
     return repr(float(x))
 
 
-def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, cwnd: bool = False) -> str:
+def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, cwnd: bool = False,
+            seed: int = 0, traces: dict | None = None) -> str:
     """ns-2 2.35 Tcl of the twin. Start times are the twin's own (add the jitter with `load(...,
     jitter_sets)`). At the end it prints one line per flow: `flow I ndatapack nrexmitpack nrexmit
-    ack` and traces the bottleneck's queue (+ - d r) to `trace_file`."""
+    ack` and traces the bottleneck's queue (+ - d r) to `trace_file`, and any port "A->B" of
+    `traces` to its file. `seed` seeds ns-2's default RNG (random drop's victims; 0: ns-2's fixed
+    default stream)."""
     v = NS_VARIANTS[tw.variant]
     sink = v.sink_delack if tw.delayed_ack else v.sink
     host_set = set(tw.hosts)
@@ -273,11 +282,16 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
         "Agent/TCP set singledup_ 0               ;# no limited transmit (atmsim has none)",
         "Agent/TCP set maxburst_ 0                ;# no burst limit (B4)",
         "Agent/TCP set overhead_ 0",
+        f"Agent/TCPSink set packetSize_ {tw.header_bytes}         ;# a pure ACK is ip.header_bytes, as atmsim's",
         "Agent/TCPSink/DelAck set interval_ 0.2   ;# BSD's 200 ms fast timer (B2)",
         "Agent/TCPSink/Sack1/DelAck set interval_ 0.2",
         v.tcl.rstrip("\n"),
+        RANDOM_DROP_TCL if tw.policy == "random-drop" else "",
         "set ns [new Simulator]",
     ]
+    if seed:
+        out += ["global defaultRNG", f"$defaultRNG seed {seed}"]
+    qtype = "RED" if tw.policy == "random-drop" else "DropTail"
     if events:   # ns-2's event trace: FAST_RETX, TIMEOUT ... with times, per agent (for reading runs)
         out += ["set evf [open events.tr w]", "$ns eventtrace-all $evf"]
     for n in tw.hosts + tw.switches:
@@ -286,7 +300,7 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
         # ns-2's duplex-link has one bandwidth; atmsim's rates are per direction (equal here).
         if ln.rate_ab != ln.rate_ba:
             raise ValueError(f"link {ln.a}-{ln.b}: different rates per direction")
-        out.append(f"$ns duplex-link $n({ln.a}) $n({ln.b}) {_fmt(ln.rate_ab)} {_fmt(ln.delay)} DropTail")
+        out.append(f"$ns duplex-link $n({ln.a}) $n({ln.b}) {_fmt(ln.rate_ab)} {_fmt(ln.delay)} {qtype}")
         for a, b in ((ln.a, ln.b), (ln.b, ln.a)):
             if a in host_set:
                 lim = HOST_QUEUE
@@ -294,9 +308,14 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
                 # data ports hold full packets; a port that carries ACKs only holds B / 40 of them
                 carries_data = any(_on_path(tw, f, a, b) for f in tw.flows)
                 lim = tw.queue_limit(f"{a}->{b}", tw.packet_bytes if carries_data else ACK_BYTES)
+                if tw.policy == "random-drop":
+                    lim -= 1   # RED's limit counts the waiting packets only (red.cc: drop when qlen >= qlim)
             out.append(f"$ns queue-limit $n({a}) $n({b}) {lim}")
     bn_a, bn_b = tw.bottleneck.split("->")
     out += [f"set tf [open {trace_file} w]", f"$ns trace-queue $n({bn_a}) $n({bn_b}) $tf"]
+    for i, (port, path) in enumerate(sorted((traces or {}).items())):
+        a, b = port.split("->")
+        out += [f"set xf({i}) [open {path} w]", f"$ns trace-queue $n({a}) $n({b}) $xf({i})"]
     for i, f in enumerate(tw.flows, 1):
         out.append(f"set tcp({i}) [$ns create-connection {v.agent} $n({f.src}) {sink} $n({f.dst}) {i}]")
         out.append(f"set ftp({i}) [$tcp({i}) attach-app FTP]")
@@ -314,6 +333,7 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
         "    flush $tf",
         "    close $tf",
         "    catch {global evf; flush $evf; close $evf}",
+        "    catch {global xf; foreach i [array names xf] { flush $xf($i); close $xf($i) }}",
         "    catch {global cwf; flush $cwf; close $cwf}",
         f"    for {{set i 1}} {{$i <= {len(tw.flows)}}} {{incr i}} {{",
         "        puts \"flow $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$tcp($i) set ack_]\"",
@@ -324,6 +344,20 @@ def ns2_tcl(tw: Twin, trace_file: str = "bottleneck.tr", events: bool = False, c
         "$ns run",
     ]
     return "\n".join(x for x in out if x) + "\n"
+
+
+# Random drop (Mankin 1990) in ns-2.35: Queue/RED whose thresholds are never reached, so it makes only
+# "forced" drops, when the waiting packets reach the limit; the arriving packet is enqueued first and the
+# victim drawn uniformly among all waiting (red.cc: pickPacketToDrop, drop_rand_), as atmsim's random-drop
+# with include_arrival (docs/arb.md, Gateways).
+RANDOM_DROP_TCL = """\
+Queue/RED set thresh_ 1000000
+Queue/RED set maxthresh_ 2000000
+Queue/RED set queue_in_bytes_ false
+Queue/RED set bytes_ false
+Queue/RED set gentle_ false
+Queue/RED set setbit_ false
+Queue/RED set drop_rand_ true"""
 
 
 def _path(tw: Twin, src: str, dst: str) -> list:
