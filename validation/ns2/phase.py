@@ -302,6 +302,57 @@ def save_panels(fig, axes, ylabel: str, path: str):
     plt.close(fig)
 
 
+def traces(test: str, workdir: str) -> dict:
+    """What the suite plots, for one test without random send times: every data packet leaving r1
+    for k1 and every drop there, as (time, connection, packet number), in both simulators. ns-2's `-`
+    is the start of a transmission, atmsim's port log `depart` its end, so atmsim's are moved back by
+    one transmission; atmsim's port log numbers a flow's frames in the order they were sent (the SYN
+    0), so frame k is the k-th send or retransmission of the flow's events, whose byte gives ns-2's
+    packet number (packet 0 is the SYN in both)."""
+    d2 = TESTS[test][0]
+    run_ns2(d2, keep=workdir)
+    out = {"ns2": {"depart": [], "drop": []}, "atmsim": {"depart": [], "drop": []}}
+    with open(os.path.join(workdir, "out.tr")) as fh:
+        for line in fh:
+            w = line.split()
+            if len(w) >= 12 and w[4] == "tcp" and w[0] in "-d":
+                out["ns2"]["depart" if w[0] == "-" else "drop"].append((float(w[1]), int(w[7]), int(w[10])))
+    run = atmsim.run(SCENARIO, atmsim_sets(d2) + ["trace.port=r1->k1"], trace=True).traces
+    ev, tr = run["events"], run["port"]
+    number = {f: [0] for f in ("c0", "c1")}   # frame index -> packet number, per flow
+    for f, k, seq in zip(ev["flow"], ev["kind"], ev["seq"]):
+        if k in ("send", "retransmit"):
+            number[f].append((int(seq) - 1) // PAYLOAD + 1)
+    for t, f, d, n, c in zip(tr["t"], tr["flow"], tr["direction"], tr["frame"], tr["change"]):
+        if d == "data" and c in ("depart", "drop"):
+            pkt = number[f][int(n)]
+            t = float(t) - (1000 if pkt else 40) * 8 / 800e3 * (c == "depart")
+            out["atmsim"][c].append((t, int(f[1:]), pkt))
+    return out
+
+
+def plot_suite(tr: dict, path: str, t0: float = 5.0, t1: float = 9.0):
+    """The suite's plot (test-suite-simple.tcl `finish`): connection + (packet number mod 90) / 100
+    against time at r1 -> k1, departures and drops; ns-2 and atmsim overlaid, one panel per test."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(tr), figsize=(6 * len(tr), 4), sharey=True, squeeze=False)
+    for ax, (test, t) in zip(axes[0], tr.items()):
+        for sim, mk, col in (("ns2", "o", "C0"), ("atmsim", "x", "C1")):
+            for kind, size in (("depart", 3), ("drop", 40)):
+                pts = [(x, c + (n % 90) / 100) for x, c, n in t[sim][kind] if t0 <= x <= t1]
+                if not pts:
+                    continue
+                style = {"marker": mk, "color": col} if kind == "depart" else {"marker": "s", "facecolors": "none", "edgecolors": col}
+                ax.scatter(*zip(*pts), s=size, lw=0.6, label=f"{'ns-2' if sim == 'ns2' else sim}: {'packets' if kind == 'depart' else 'drops'}",
+                           **style)
+        ax.set_title(f"{test}: {TESTS[test][3]}", fontsize=9)
+        ax.set_xlabel("time (s) at r1 -> k1")
+    save_panels(fig, axes, "connection + (packet number mod 90) / 100", path)
+
+
 def ns2_version() -> str:
     out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True, check=False).stdout
     return "ns-2 " + (out or "unknown")
@@ -340,6 +391,10 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"phase-{args.what}.json"), "w") as f:
         json.dump({"ns": ns2_version() if ns2 else None, "rows": rows}, f)
+    if args.what != "sweep" and ns2:
+        with tempfile.TemporaryDirectory() as wd:
+            tr = {t: traces(t, os.path.join(wd, t)) for t in ("phase", "phase1")}
+        plot_suite(tr, os.path.join(args.out, "phase-suite.png"))
     if args.what != "suite" and ns2:
         plot(pts, os.path.join(args.out, "phase-sweep.png"))
     if args.write_reference:
