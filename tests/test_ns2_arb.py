@@ -15,7 +15,7 @@ Tolerances, from the measured spread (arb_reference.json: 46 values of d23, draw
   points are not compared; the median over 23 points has a standard error of about 0.01, and 0.03 is
   checked (measured: 0.430 ns-2, 0.434 atmsim), with no valley in either;
 * one-way utilisation: all three draws give the same value in each simulator (0.899 ns-2, 0.863
-  atmsim: D1, D11 and D19 in docs/validation.md), so the measured gap is checked as a gap: atmsim below
+  atmsim: D1, D11 and D18 in docs/validation.md), so the measured gap is checked as a gap: atmsim below
   ns-2 by 0.01-0.06 (a wrong buffer or window moves it by more than that).
 """
 import json
