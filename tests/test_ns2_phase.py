@@ -88,3 +88,22 @@ def test_ns2_still_gives_the_stored_shares(test):
     assert got["share0"] == pytest.approx(ref["ns2_share0"][0], abs=1e-9)
     assert got["share1"] == pytest.approx(ref["ns2_share1"][0], abs=1e-9)
     assert sum(got["drops"]) == ref["ns2_drops"]
+
+
+def test_partings_finds_the_first_difference():
+    ns = {"depart": [(1.0, 1, 0), (1.5, 1, 1), (2.0, 1, 2)], "drop": []}
+    at = {"depart": [(1.0, 1, 0), (1.5, 1, 1), (2.0000011, 1, 2)], "drop": []}
+    assert phase.partings({"ns2": ns, "atmsim": at}) == [(1, 2, (2.0, 2), (2.0000011, 2))]
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian package ns2) not installed")
+def test_connection_1_is_packet_identical_through_its_first_loss_and_recovery(tmp_path):
+    """In `phase`, connection 1 runs alone from 1 s: its slow start, the loss of its overshoot and
+    Tahoe's recovery must leave r1 as the same packets at the same microseconds in both; they part
+    later, at D1 (docs/validation.md)."""
+    tr = phase.traces("phase", str(tmp_path / "phase"))
+    (_, same, _, _), = [p for p in phase.partings(tr) if p[0] == 1]
+    ns1 = [(t, n) for t, c, n in tr["ns2"]["depart"] if c == 1]
+    lost = [n for t, c, n in tr["ns2"]["drop"] if c == 1][0]
+    resent = next(i for i, (t, n) in enumerate(ns1) if n == lost)   # its retransmission
+    assert same > resent + 10, (same, resent)

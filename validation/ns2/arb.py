@@ -4,6 +4,7 @@
     python validation/ns2/arb.py efficiency [--draws 1,2,3]          # arb-oneway, arb-twoway, arb-twoway-short
     python validation/ns2/arb.py fairness [--d23 5:27.5:0.5] [--draws 1,2,3] [--gateways tail,random-drop]
     python validation/ns2/arb.py all --write-reference validation/ns2/arb_reference.json
+    python validation/ns2/arb.py parting --d23 5:26:21 --gateways tail   # where the packets first differ
 
 Every flow of the built-in scenarios runs as TCP-SS (`flow.NAME.kind=tcp`, the reproduction's
 overrides), and twin.py writes ns-2's Tcl from the resolved scenario: the same rates, delays,
@@ -29,6 +30,7 @@ docs/validation.md ("The ARB paper's TCP-SS dumbbells in ns-2") has the mapping 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -44,7 +46,7 @@ sys.path.insert(0, HERE)
 import atmsim
 import twin
 from atmsim.reproduce.arb.common import ratio_of, transport
-from phase import frange, save_panels
+from phase import atmsim_port_packets, frange, ns2_port_packets, print_partings, save_panels
 
 FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
 # case: (scenario, extra overrides, window (s), bottleneck ports measured)
@@ -151,6 +153,22 @@ def _summary(delivered, util, data_drops, all_drops, window) -> dict:
     span = window[1] - window[0]
     return {"util": util, "kbps": [d * 8 / span / 1e3 for d in delivered], "jain": twin.jain(delivered),
             "delivered": delivered, "data_drops": data_drops, "drops": all_drops}
+
+
+def fairness_partings(d23_ms: float, gateway: str = "tail", until: float = 20.0) -> dict:
+    """Both simulators' packets at the fairness gateway (draw 0, the first `until` seconds), as
+    phase.py's suite plot reads them, for finding where the two runs part (phase.partings)."""
+    scenario, extra, _, _ = fairness_case(d23_ms, gateway)
+    sets = list(transport(scenario, "tcp")) + list(extra)
+    tw = dataclasses.replace(twin.load(scenario, sets), duration=until)
+    rate, _ = twin._link(tw, *FAIR_PORT.split("->"))
+    with tempfile.TemporaryDirectory() as wd:
+        with open(os.path.join(wd, "arb.tcl"), "w") as f:
+            f.write(twin.ns2_tcl(tw, seed=1))
+        subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=True)
+        ns = ns2_port_packets(os.path.join(wd, "bottleneck.tr"))
+    run = atmsim.run(scenario, sets + [f"duration={until}s", f"trace.port={FAIR_PORT}"], seed=1, trace=True).traces
+    return {"ns2": ns, "atmsim": atmsim_port_packets(run, tw.mss, tw.packet_bytes, tw.header_bytes, rate)}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -268,7 +286,8 @@ def plot_fairness(pts, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=("efficiency", "fairness", "all"))
+    ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting"),
+                    help="parting: where the two simulators' packets at the fairness gateway first differ (--d23 values)")
     ap.add_argument("--d23", default="5:27.5:0.5", help="fairness: node 2's access delays, ms (from:to:step)")
     ap.add_argument("--gateways", default="tail,random-drop")
     ap.add_argument("--draws", default="1,2,3")
@@ -278,6 +297,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if shutil.which("ns") is None:
         sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
+    if args.what == "parting":
+        for gw in args.gateways.split(","):
+            for d in frange(args.d23):
+                print_partings(fairness_partings(d, gw), f"{gw} d23 = {d:g} ms")
+        return
     cs = cases(args.what, frange(args.d23), args.gateways.split(","))
     todo = [(k, c, int(d), True) for k, c in cs.items() for d in args.draws.split(",")]
     with ProcessPoolExecutor(args.jobs) as ex:

@@ -304,31 +304,62 @@ def save_panels(fig, axes, ylabel: str, path: str):
 
 def traces(test: str, workdir: str) -> dict:
     """What the suite plots, for one test without random send times: every data packet leaving r1
-    for k1 and every drop there, as (time, connection, packet number), in both simulators. ns-2's `-`
-    is the start of a transmission, atmsim's port log `depart` its end, so atmsim's are moved back by
-    one transmission; atmsim's port log numbers a flow's frames in the order they were sent (the SYN
-    0), so frame k is the k-th send or retransmission of the flow's events, whose byte gives ns-2's
-    packet number (packet 0 is the SYN in both)."""
+    for k1 and every drop there, as (time, connection, packet number), in both simulators."""
     d2 = TESTS[test][0]
     run_ns2(d2, keep=workdir)
-    out = {"ns2": {"depart": [], "drop": []}, "atmsim": {"depart": [], "drop": []}}
-    with open(os.path.join(workdir, "out.tr")) as fh:
+    run = atmsim.run(SCENARIO, atmsim_sets(d2) + ["trace.port=r1->k1"], trace=True).traces
+    return {"ns2": ns2_port_packets(os.path.join(workdir, "out.tr")),
+            "atmsim": atmsim_port_packets(run, PAYLOAD, 1000, 40, 800e3)}
+
+
+def ns2_port_packets(trace: str, t1: float = float("inf")) -> dict:
+    """TCP packets of an ns-2 queue trace: `-` (start of transmission) and `d` as (t, fid, packet)."""
+    out = {"depart": [], "drop": []}
+    with open(trace) as fh:
         for line in fh:
             w = line.split()
-            if len(w) >= 12 and w[4] == "tcp" and w[0] in "-d":
-                out["ns2"]["depart" if w[0] == "-" else "drop"].append((float(w[1]), int(w[7]), int(w[10])))
-    run = atmsim.run(SCENARIO, atmsim_sets(d2) + ["trace.port=r1->k1"], trace=True).traces
+            if len(w) >= 12 and w[4] == "tcp" and w[0] in "-d" and float(w[1]) <= t1:
+                out["depart" if w[0] == "-" else "drop"].append((float(w[1]), int(w[7]), int(w[10])))
+    return out
+
+
+def atmsim_port_packets(run: dict, payload: int, data_bytes: int, syn_bytes: int, rate_bps: float) -> dict:
+    """The same from an atmsim run's traces (a port log and the events). The port log times a
+    departure at the end of its transmission, so each is moved back by one transmission (ns-2's `-`
+    is the start); it numbers a flow's frames in the order they were sent (the SYN 0), so frame k is
+    the flow's k-th send or retransmission, whose byte gives ns-2's packet number. A flow named
+    "c0" or "f1" is connection 0 or 1, ns-2's fid."""
     ev, tr = run["events"], run["port"]
-    number = {f: [0] for f in ("c0", "c1")}   # frame index -> packet number, per flow
+    number = {}   # frame index -> packet number, per flow
     for f, k, seq in zip(ev["flow"], ev["kind"], ev["seq"]):
         if k in ("send", "retransmit"):
-            number[f].append((int(seq) - 1) // PAYLOAD + 1)
+            number.setdefault(f, [0]).append((int(seq) - 1) // payload + 1)
+    out = {"depart": [], "drop": []}
     for t, f, d, n, c in zip(tr["t"], tr["flow"], tr["direction"], tr["frame"], tr["change"]):
         if d == "data" and c in ("depart", "drop"):
             pkt = number[f][int(n)]
-            t = float(t) - (1000 if pkt else 40) * 8 / 800e3 * (c == "depart")
-            out["atmsim"][c].append((t, int(f[1:]), pkt))
+            t = float(t) - (data_bytes if pkt else syn_bytes) * 8 / rate_bps * (c == "depart")
+            out[c].append((t, int(f[1:]), pkt))
     return out
+
+
+def partings(tr: dict) -> list:
+    """Per connection: how many departures are the same packet at the same instant (1 us) in both,
+    and the first pair that is not: (connection, count, ns-2's (t, packet), atmsim's)."""
+    out = []
+    for c in sorted({x[1] for x in tr["ns2"]["depart"]}):
+        a = [(t, n) for t, cc, n in tr["ns2"]["depart"] if cc == c]
+        b = [(t, n) for t, cc, n in tr["atmsim"]["depart"] if cc == c]
+        i = next((i for i, (x, y) in enumerate(zip(a, b)) if x[1] != y[1] or abs(x[0] - y[0]) > 1e-6), min(len(a), len(b)))
+        out.append((c, i, a[i] if i < len(a) else None, b[i] if i < len(b) else None))
+    return out
+
+
+def print_partings(tr: dict, label: str):
+    for c, i, a, b in partings(tr):
+        fa = f"{a[0]:.5f} s packet {a[1]}" if a else "end"
+        fb = f"{b[0]:.5f} s packet {b[1]}" if b else "end"
+        print(f"{label}: connection {c}: {i} identical departures; then ns-2 {fa}, atmsim {fb}")
 
 
 def plot_suite(tr: dict, path: str, t0: float = 5.0, t1: float = 9.0):
@@ -394,6 +425,8 @@ def main(argv=None):
     if args.what != "sweep" and ns2:
         with tempfile.TemporaryDirectory() as wd:
             tr = {t: traces(t, os.path.join(wd, t)) for t in ("phase", "phase1")}
+        for t in tr:
+            print_partings(tr[t], t)
         plot_suite(tr, os.path.join(args.out, "phase-suite.png"))
     if args.what != "suite" and ns2:
         plot(pts, os.path.join(args.out, "phase-sweep.png"))
