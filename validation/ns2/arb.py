@@ -5,6 +5,7 @@
     python validation/ns2/arb.py fairness [--d23 5:27.5:0.5] [--draws 1,2,3] [--gateways tail,random-drop]
     python validation/ns2/arb.py all --write-reference validation/ns2/arb_reference.json
     python validation/ns2/arb.py parting --d23 5:26:21 --gateways tail   # where the packets first differ
+    python validation/ns2/arb.py oneway-losses                           # D1/D11 and D18 in the one-way run
 
 Every flow of the built-in scenarios runs as TCP-SS (`flow.NAME.kind=tcp`, the reproduction's
 overrides), and twin.py writes ns-2's Tcl from the resolved scenario: the same rates, delays,
@@ -171,6 +172,65 @@ def fairness_partings(d23_ms: float, gateway: str = "tail", until: float = 20.0)
     return {"ns2": ns, "atmsim": atmsim_port_packets(run, tw.mss, tw.packet_bytes, tw.header_bytes, rate)}
 
 
+def _behind(sends, t_lost, seq):
+    """(packets the source sent after `seq`'s last sending before t_lost in the same round, until a
+    gap of 1 s; that sending's time)."""
+    i = max(k for k, (t, n) in enumerate(sends) if n == seq and t <= t_lost)
+    n, last = 0, sends[i][0]
+    for t, _ in sends[i + 1:]:
+        if t - last > 1.0:
+            break
+        n, last = n + 1, t
+    return n, sends[i][0]
+
+
+def oneway_losses(syn_reset: bool = False, window=(100.0, 1000.0)) -> dict:
+    """arb-oneway without start jitter: for every data packet lost in the window, how many packets
+    of its connection followed it in the same round and how long after its sending it was
+    retransmitted, in both simulators; and ns-2's utilisation. `syn_reset`: ns-2 puts ssthresh back
+    to its window just after each SYN's timeout (atmsim's behaviour, D18)."""
+    scenario, _, _, ports = EFFICIENCY["oneway"]
+    sets = list(transport(scenario, "tcp"))
+    tw = twin.load(scenario, sets)
+    out = {"ns2": [], "atmsim": []}
+    with tempfile.TemporaryDirectory() as wd:
+        tcl = twin.ns2_tcl(tw, traces={"host-1->switch-1": "src.tr"})
+        if syn_reset:   # the SYN of flow i leaves at its start and times out 1.2 s later (rtxcur_init_)
+            tcl = tcl.replace("proc finish", "\n".join(
+                f'$ns at {f.start_ps / 1e12 + tw.rto_init + 0.01!r} "$tcp({i}) set ssthresh_ {tw.window_packets}"'
+                for i, f in enumerate(tw.flows, 1)) + "\nproc finish")
+        with open(os.path.join(wd, "arb.tcl"), "w") as f:
+            f.write(tcl)
+        p = subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=True)
+        files = {ports[0]: os.path.join(wd, "bottleneck.tr")}
+        util = ns2_measure(tw, ports, files, p.stdout, window)["util"][ports[0]]
+        sends = {}
+        with open(os.path.join(wd, "src.tr")) as fh:
+            for line in fh:
+                w = line.split()
+                if w[0] == "+" and w[4] == "tcp":
+                    sends.setdefault(int(w[7]), []).append((float(w[1]), int(w[10])))
+        with open(files[ports[0]]) as fh:
+            for line in fh:
+                w = line.split()
+                if w[0] == "d" and w[4] == "tcp" and window[0] <= float(w[1]) < window[1]:
+                    fl, seq = int(w[7]), int(w[10])
+                    behind, ts = _behind(sends[fl], float(w[1]), seq)
+                    again = min(x for x, n in sends[fl] if n == seq and x > ts)
+                    out["ns2"].append((behind, round(again - ts, 2)))
+    ev = atmsim.run(scenario, sets, seed=1, trace=True).traces["events"]
+    rows = [(float(t), k, f, (int(q) - 1) // tw.mss + 1) for t, k, f, q in zip(ev["t"], ev["kind"], ev["flow"], ev["seq"])]
+    for fl in sorted({r[2] for r in rows}):
+        sends = [(t, n) for t, k, f, n in rows if f == fl and k in ("send", "retransmit")]
+        for t, k, f, n in rows:
+            if f == fl and k == "loss" and window[0] <= t < window[1]:
+                behind, ts = _behind(sends, t, n)
+                again = min(x for x, m in sends if m == n and x > ts)
+                out["atmsim"].append((behind, round(again - ts, 2)))
+    out["ns2_util"] = util
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 
 def run_case(case: tuple, draw: int, ns2: bool = True) -> dict:
@@ -286,8 +346,9 @@ def plot_fairness(pts, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting"),
-                    help="parting: where the two simulators' packets at the fairness gateway first differ (--d23 values)")
+    ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting", "oneway-losses"),
+                    help="parting: where the two simulators' packets at the fairness gateway first differ (--d23 "
+                         "values); oneway-losses: arb-oneway's losses, what follows each and when it is resent")
     ap.add_argument("--d23", default="5:27.5:0.5", help="fairness: node 2's access delays, ms (from:to:step)")
     ap.add_argument("--gateways", default="tail,random-drop")
     ap.add_argument("--draws", default="1,2,3")
@@ -297,6 +358,16 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if shutil.which("ns") is None:
         sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
+    if args.what == "oneway-losses":
+        from collections import Counter
+        r = oneway_losses()
+        print(f"ns-2 utilisation {r['ns2_util']:.3f}; {oneway_losses(True)['ns2_util']:.3f} with ssthresh reset after "
+              "the SYN timeouts (D18)")
+        for sim in ("ns2", "atmsim"):
+            c = Counter(r[sim])
+            print(f"{sim}: {len(r[sim])} losses; (packets behind in the round, s to the retransmission): "
+                  + ", ".join(f"{k}: {v}" for k, v in c.most_common()))
+        return
     if args.what == "parting":
         for gw in args.gateways.split(","):
             for d in frange(args.d23):
