@@ -352,6 +352,7 @@ def main(argv=None):
     ap.add_argument("--d23", default="5:27.5:0.5", help="fairness: node 2's access delays, ms (from:to:step)")
     ap.add_argument("--gateways", default="tail,random-drop")
     ap.add_argument("--draws", default="1,2,3")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override for every case, in both")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--write-reference", metavar="FILE", help="store the points (both simulators) as JSON")
@@ -373,7 +374,7 @@ def main(argv=None):
             for d in frange(args.d23):
                 print_partings(fairness_partings(d, gw), f"{gw} d23 = {d:g} ms")
         return
-    cs = cases(args.what, frange(args.d23), args.gateways.split(","))
+    cs = {k: (sc, ex + tuple(args.set), w, p) for k, (sc, ex, w, p) in cases(args.what, frange(args.d23), args.gateways.split(",")).items()}
     todo = [(k, c, int(d), True) for k, c in cs.items() for d in args.draws.split(",")]
     with ProcessPoolExecutor(args.jobs) as ex:
         rows = list(ex.map(_job, todo))
