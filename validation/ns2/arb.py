@@ -8,10 +8,10 @@
     python validation/ns2/arb.py oneway-losses                           # D1/D11 and D18 in the one-way run
 
 Every flow of the built-in scenarios runs as TCP-SS (`flow.NAME.kind=tcp`, the reproduction's
-overrides), and twin.py writes ns-2's Tcl from the resolved scenario: the same rates, delays,
+overrides), and twin.py (twin_model.py) writes ns-2's Tcl from the resolved scenario: the same rates, delays,
 buffers (in packets), packet and ACK sizes, window, initial window, timers and starts, drop tail as
 ns-2's DropTail and random drop as ns-2's Queue/RED with thresholds it never reaches and
-`drop_rand_` (twin.RANDOM_DROP_TCL). Phase is varied as in the twin: draw N adds U[0, 1 ms) to every
+`drop_rand_` (twin_model.RANDOM_DROP_TCL). Phase is varied as in the twin: draw N adds U[0, 1 ms) to every
 flow's start in both simulators, atmsim runs with seed N (its timers' phases) and ns-2's RNG with
 seed N (random drop's victims). The paper's measures (docs/arb.md §7), over the same windows as the
 reproduction, from each simulator's own record:
