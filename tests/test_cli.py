@@ -1,7 +1,11 @@
 """The CLI contract: exit codes, one-line errors, --json."""
 import json
+import re
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -119,6 +123,9 @@ def test_reproduce_writes_an_html_report_and_report_rebuilds_it(cli, tmp_path):
     cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
     page = (out / "index.html").read_text()
     assert "morris-kung95.fig6.c1" in page and "fig6.png" in page
+    # the validation page, linked as a file of this source tree (the report loads nothing from the network)
+    link = re.search(r"<a href='(file://[^']+)'>docs/validation.md</a>", page)
+    assert link and link.group(1) == (ROOT / "docs" / "validation.md").as_uri()
     (out / "index.html").unlink()
     cli("report", str(out), check=True)
     assert (out / "index.html").read_text() == page

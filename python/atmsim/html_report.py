@@ -86,6 +86,21 @@ def _made_by(meta: dict) -> str:
             f"core <code>{e(meta.get('atmsim_core', '?'))}</code>{quick}</p>")
 
 
+VALIDATION = "docs/validation.md"
+
+
+def _validation() -> str:
+    """A line pointing at the validation page (docs/validation.md: every comparison with ns-2, ns-3,
+    hand computations and queueing theory). Linked as a file of the source tree this atmsim runs
+    from (a clone, or an editable install of one); the report stays offline, so it is named, not
+    linked, when atmsim runs from an installed wheel without docs."""
+    doc = Path(__file__).resolve().parents[2] / VALIDATION
+    what = "How atmsim compares with ns-2, ns-3 and theory, with the commands that regenerate each number: "
+    if doc.is_file():
+        return f"<p class=meta>{what}<a href='{e(doc.as_uri())}'>{VALIDATION}</a></p>"
+    return f"<p class=meta>{what}{VALIDATION} in atmsim's source tree</p>"
+
+
 def _claim_row(r: dict) -> str:
     verdict = "<span class=ok>holds</span>" if r["holds"] else "<span class=no>deviates</span>"
     why = [e(r.get("note") or "")] if r.get("note") else []
@@ -119,7 +134,7 @@ def render_paper(d: Path, up: bool) -> str:
     pngs = {p.stem: p for p in d.glob("*.png")}
     figs = figure_order(rows, pngs)
     parts = [_head(f"atmsim: {name}"), "<nav><a href='../index.html'>all papers</a></nav>" if up else "",
-             f"<h1>{e(name)}: reproduced figures and claims</h1>", _made_by(meta),
+             f"<h1>{e(name)}: reproduced figures and claims</h1>", _made_by(meta), _validation(),
              f"<p>{held} of {len(rows)} claims hold; {len(rows) - held} deviate, each with its explanation.</p>",
              "<nav>" + " ".join(f"<a href='#{e(f)}'>{e(f)}</a>" for f in figs) + " <a href='#scenarios'>scenarios</a></nav>"]
     for fig in figs:
@@ -149,6 +164,7 @@ def render_index(root: Path, dirs: list[Path]) -> str:
     commits = {(m.get("atmsim_version"), m.get("commit"), m.get("atmsim_core")) for m in map(provenance.load, dirs)}
     if len(commits) == 1:
         parts.append(_made_by(provenance.load(dirs[0])))
+    parts.append(_validation())
     parts.append("<table><thead><tr><th>paper</th><th>claims</th><th>hold</th><th>deviate</th><th>made by</th></tr></thead>"
                  "<tbody>")
     for d in dirs:
