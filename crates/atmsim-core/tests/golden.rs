@@ -87,6 +87,8 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
     // Random drop (Chang et al.'s gateway) on a small buffer, so that it evicts often.
     ("aron97-topo1-packet", "random-drop", &["router.policy=random-drop", "switch.buffer=3packets"]),
+    // Drop from front on the same small buffer.
+    ("aron97-topo1-packet", "drop-front", &["router.policy=drop-front", "switch.buffer=3packets"]),
     // RED (Floyd & Jacobson's defaults) on a buffer large enough that early drops dominate.
     ("aron97-topo1-packet", "red", &["router.policy=red", "switch.buffer=60packets"]),
     // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology

@@ -150,7 +150,7 @@ fn refused(action: Action) -> Option<DropReason> {
     match action {
         Action::Admit => None,
         Action::Drop(reason) => Some(reason),
-        Action::Evict(_) => unreachable!("eviction needs a FIFO port"),
+        Action::Evict { .. } => unreachable!("eviction needs a FIFO port"),
     }
 }
 
@@ -254,7 +254,7 @@ impl Port {
                 let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, in_bytes);
                 Offer::Accepted { arrive_at, pipe_was_empty }
             }
-            Action::Evict(k) => self.push_out(now, unit, k),
+            Action::Evict { victim, reason } => self.push_out(now, unit, victim, reason),
             Action::Drop(reason) => {
                 self.stats.dropped(reason);
                 Offer::Dropped(reason)

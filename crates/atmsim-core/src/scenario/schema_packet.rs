@@ -58,8 +58,7 @@ impl Default for RouterSection {
 }
 
 /// `router.policy`. A name enum rather than the core's `DropSpec`
-/// because the policies to come (random drop, RED) carry parameters, which
-/// will be keys of `[router]`.
+/// because some policies carry parameters, which are keys of `[router]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RouterPolicyName {
@@ -73,6 +72,10 @@ pub enum RouterPolicyName {
     /// RED (Floyd & Jacobson 1993): early random drops from the average
     /// queue, parameters in `[router.red]` (`net/drop/red.rs`).
     Red,
+    /// Drop from front (ns-2's `drop_front_`; Lakshman, Neidhardt & Ott
+    /// 1996): a full port discards its oldest waiting packet
+    /// (`net/drop/drop_front.rs`).
+    DropFront,
 }
 
 fn is_true(b: &bool) -> bool {

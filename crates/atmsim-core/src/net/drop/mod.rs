@@ -13,18 +13,21 @@
 //!   with per-VC frame state;
 //! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue;
 //! - [`RandomDrop`] (`random_drop.rs`): Mankin's push-out on overflow;
+//! - [`DropFront`] (`drop_front.rs`): the oldest waiting packet on overflow;
 //! - [`LineLoss`] (`line_loss.rs`): independent random loss of cells before
 //!   the port's own policy (Jain et al.'s scattered cell loss).
 //!
 //! Host adapters never drop ([`DropPolicy::Unlimited`]). A new policy is a
 //! file here, a variant, and its name in the scenario schema.
 
+mod drop_front;
 mod frame;
 mod line_loss;
 mod random_drop;
 mod red;
 mod tail;
 
+pub use drop_front::DropFront;
 pub use frame::{EomProtect, Epd, FrameState, Ppd};
 pub use line_loss::LineLoss;
 pub use random_drop::RandomDrop;
@@ -68,9 +71,13 @@ impl DropReason {
 pub enum Action {
     Admit,
     Drop(DropReason),
-    /// Drop the k-th unit waiting (0: the one behind the unit in
-    /// transmission, which is never a victim) and admit the arrival.
-    Evict(usize),
+    /// Drop the `victim`-th unit waiting (0: the one behind the unit in
+    /// transmission, which is never a victim), counted under `reason`, and
+    /// admit the arrival.
+    Evict {
+        victim: usize,
+        reason: DropReason,
+    },
 }
 
 /// A port's drop policy as the scenario resolves it (`scenario::PortModel`):
@@ -93,6 +100,8 @@ pub enum DropSpec {
         include_arrival: bool,
     },
     Red(RedConfig),
+    /// The oldest waiting packet on overflow.
+    DropFront,
 }
 
 /// What a port needs to build its policy from a [`DropSpec`].
@@ -121,6 +130,7 @@ pub enum DropPolicy {
     EomProtect(EomProtect),
     Red(Box<Red>),
     RandomDrop(Box<RandomDrop>),
+    DropFront(DropFront),
     LineLoss(Box<LineLoss>),
 }
 
@@ -140,6 +150,7 @@ impl DropPolicy {
                 DropPolicy::RandomDrop(Box::new(RandomDrop::new(units, cx.seed, cx.port, include_arrival)))
             }
             DropSpec::Red(cfg) => DropPolicy::Red(Box::new(Red::new(cfg, units, cx.packet_time, cx.seed, cx.port))),
+            DropSpec::DropFront => DropPolicy::DropFront(DropFront { limit: units }),
         }
     }
 
@@ -160,6 +171,7 @@ impl DropPolicy {
             DropPolicy::EomProtect(p) => Limit::Units(p.limit),
             DropPolicy::Red(r) => Limit::Units(r.limit()),
             DropPolicy::RandomDrop(r) => Limit::Units(r.limit),
+            DropPolicy::DropFront(d) => Limit::Units(d.limit),
             DropPolicy::LineLoss(l) => l.inner.limit(),
         }
     }
@@ -174,7 +186,7 @@ impl DropPolicy {
     /// FIFO port, which knows where each waiting unit is.
     #[inline]
     pub fn may_evict(&self) -> bool {
-        matches!(self, DropPolicy::RandomDrop(_))
+        matches!(self, DropPolicy::RandomDrop(_) | DropPolicy::DropFront(_))
     }
 
     /// Decides the fate of `unit` arriving at `now` to a buffer holding `q`
@@ -197,6 +209,7 @@ impl DropPolicy {
             DropPolicy::EomProtect(p) => p.admit(unit, q),
             DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
             DropPolicy::RandomDrop(r) => r.admit(q),
+            DropPolicy::DropFront(d) => d.admit(q),
             DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
         }
     }
@@ -255,11 +268,12 @@ mod tests {
             DropSpec::EomProtect { reserve: 2, ppd: true },
             DropSpec::RandomDrop { include_arrival: true },
             DropSpec::Red(red),
+            DropSpec::DropFront,
         ];
         for spec in specs {
             let p = policy(spec, Limit::Units(20), 3);
             assert_eq!(p.limit(), Limit::Units(20), "{spec:?}");
-            assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop { .. }), "{spec:?}");
+            assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop { .. } | DropSpec::DropFront), "{spec:?}");
             assert_eq!(p.clone().behind_line_loss(0.5, 1, PortId(0)).limit(), Limit::Units(20));
         }
     }

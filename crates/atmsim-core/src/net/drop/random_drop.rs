@@ -36,7 +36,7 @@ impl RandomDrop {
             return Action::Admit;
         }
         match self.victim(q.saturating_sub(1) as usize) {
-            Some(k) => Action::Evict(k),
+            Some(k) => Action::Evict { victim: k, reason: DropReason::RandomDrop },
             None => Action::Drop(DropReason::RandomDrop),
         }
     }
@@ -76,7 +76,8 @@ mod tests {
         assert_eq!(rd.admit(3), Action::Admit);
         let actions: Vec<_> = (0..200).map(|_| rd.admit(4)).collect();
         // Three waiting packets and the arrival, each a quarter of the time.
-        assert!(actions.iter().all(|a| matches!(a, Action::Evict(0..=2) | Action::Drop(DropReason::RandomDrop))));
+        let evict = |a: &Action| matches!(a, Action::Evict { victim: 0..=2, reason: DropReason::RandomDrop });
+        assert!(actions.iter().all(|a| evict(a) || *a == Action::Drop(DropReason::RandomDrop)));
         let arrivals = actions.iter().filter(|a| matches!(a, Action::Drop(_))).count();
         assert!((20..80).contains(&arrivals), "{arrivals}");
         // Only the packet in transmission and no arrival candidate: the arrival goes.

@@ -1,6 +1,7 @@
-//! A FIFO port carries out an eviction ([`Action::Evict`], random drop's
-//! push-out, `net/drop/random_drop.rs`): the victim leaves the queue and
-//! the arrival takes its place at the back.
+//! A FIFO port carries out an eviction ([`Action::Evict`]: random drop's
+//! push-out, `net/drop/random_drop.rs`, or drop from front,
+//! `net/drop/drop_front.rs`): the victim leaves the queue and the arrival
+//! takes its place at the back.
 //!
 //! The port is a FIFO whose departures are known at arrival (the fast
 //! path), so evicting a waiting unit moves every unit behind it up by the
@@ -15,8 +16,9 @@ use crate::time::Time;
 
 impl Port {
     /// A unit arrives at `now` to a full FIFO port whose policy chose the
-    /// `k`-th waiting unit (behind the one in transmission) as the victim.
-    pub(super) fn push_out(&mut self, now: Time, unit: &Unit, k: usize) -> Offer {
+    /// `k`-th waiting unit (behind the one in transmission) as the victim,
+    /// dropped for `reason`.
+    pub(super) fn push_out(&mut self, now: Time, unit: &Unit, k: usize, reason: DropReason) -> Offer {
         let Discipline::Fifo(fifo) = &mut self.discipline else { unreachable!("eviction runs on FIFO ports") };
         // The fifo's position 0 is the unit in transmission; the queued
         // units are the last `fifo.len()` entries of the pipe.
@@ -35,7 +37,7 @@ impl Port {
         let weight = if self.policy.counts_bytes() { bytes as u128 } else { 1 };
         self.stats.occupancy_integral -= weight * (end - now) as u128 + behind * weight * shift as u128;
         self.stats.busy -= shift;
-        self.stats.dropped(DropReason::RandomDrop);
+        self.stats.dropped(reason);
         match self.accept(now, unit) {
             Offer::Accepted { arrive_at, .. } => Offer::PushedOut { arrive_at, victim, shift },
             other => other,

@@ -30,7 +30,7 @@ impl Port {
                 self.stats.dropped(reason);
                 Err(reason)
             }
-            Action::Evict(_) => unreachable!("a plain FIFO port never evicts"),
+            Action::Evict { .. } => unreachable!("a plain FIFO port never evicts"),
         }
     }
 

@@ -135,7 +135,9 @@ fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
         Network::Atm => match s.router.policy {
             // Routers are not used on ATM.
             RouterPolicyName::Tail => Ok(Switching::Atm),
-            RouterPolicyName::RandomDrop | RouterPolicyName::Red => err("router.policy", "random drop and RED need network = \"packet\""),
+            RouterPolicyName::RandomDrop | RouterPolicyName::Red | RouterPolicyName::DropFront => {
+                err("router.policy", "random drop, RED and drop-front need network = \"packet\"")
+            }
         },
         Network::Packet => {
             if s.switch.queueing == QueueingName::PerVc {
@@ -173,6 +175,7 @@ fn switch_limit(
                 RouterPolicyName::Tail => DropSpec::Tail,
                 RouterPolicyName::RandomDrop => DropSpec::RandomDrop { include_arrival: s.router.include_arrival },
                 RouterPolicyName::Red => DropSpec::Red(red.clone()?),
+                RouterPolicyName::DropFront => DropSpec::DropFront,
             };
             Ok((limit, drop))
         }
@@ -246,7 +249,7 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
     if policy != RouterPolicyName::Tail && !matches!(limit, Limit::Units(_)) {
-        return err(key, "random drop and RED need a buffer in packets");
+        return err(key, "random drop, RED and drop-front need a buffer in packets");
     }
     Ok(limit)
 }
@@ -315,6 +318,13 @@ mod tests {
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
         let random_drop = DropSpec::RandomDrop { include_arrival: false };
         assert_eq!(m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(), vec![DropSpec::Tail, random_drop, random_drop, DropSpec::Tail]);
+        let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=drop-front"]).unwrap();
+        assert_eq!(
+            m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(),
+            vec![DropSpec::Tail, DropSpec::DropFront, DropSpec::DropFront, DropSpec::Tail]
+        );
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=drop-front"]), "switch.buffer");
+        assert_eq!(key_of(&["router.policy=drop-front"]), "router.policy");
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.max_th=12"]).unwrap();
         let max_th = |d: DropSpec| match d {
             DropSpec::Red(r) => Some(r.max_th),
