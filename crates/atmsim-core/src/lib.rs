@@ -46,6 +46,16 @@ pub use scenario::{Model, Scenario, ScenarioError};
 pub use summary::Summary;
 pub use world::World;
 
+/// Parses, overrides and validates a scenario for a run, with the limits
+/// of its traces if they are on.
+fn model_for(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<Model, ScenarioError> {
+    let model = scenario::validate(&scenario::parse(text, overrides)?, seed)?;
+    if trace {
+        scenario::check_trace_rows(&model)?;
+    }
+    Ok(model)
+}
+
 /// Parses, overrides and validates a scenario, then runs it.
 pub fn run_text(
     text: &str,
@@ -66,8 +76,7 @@ pub fn run_text_observed(
     trace: bool,
     mut observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
-    let scenario = scenario::parse(text, overrides)?;
-    let model = scenario::validate(&scenario, seed)?;
+    let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
     Ok(world.run_observed(&mut observe).then(|| world.finish()))
 }
@@ -91,8 +100,7 @@ pub fn run_text_capture_observed(
     trace: bool,
     mut observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<CapturedRun>, ScenarioError> {
-    let scenario = scenario::parse(text, overrides)?;
-    let model = scenario::validate(&scenario, seed)?;
+    let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
     world.enable_capture()?;
     Ok(world.run_observed(&mut observe).then(|| world.finish_with_captures()))

@@ -27,7 +27,7 @@ pub mod schema_packet;
 pub mod units;
 
 pub use model::*;
-pub use resolve::validate;
+pub use resolve::{check_trace_rows, validate};
 pub use schema::*;
 
 use std::fmt;

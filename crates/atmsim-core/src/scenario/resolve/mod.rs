@@ -42,7 +42,6 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
     }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
-    trace_rows(s, duration / trace_interval, &ports, abr.as_ref().map_or(0, |_| flows.len()))?;
     let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
     let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
@@ -89,17 +88,20 @@ const MAX_SAMPLES: u64 = 10_000_000;
 /// per ABR source.
 const MAX_TRACE_ROWS: u64 = 50_000_000;
 
-/// Refuses a `trace.interval` whose samples, one row per bounded port (and
-/// per ABR source), would exceed [`MAX_TRACE_ROWS`].
-fn trace_rows(s: &Scenario, samples: u64, ports: &[PortModel], abr_sources: usize) -> Result<(), ScenarioError> {
-    let per_sample = ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources as u64;
+/// For a run with traces on: refuses a `trace.interval` whose samples, one
+/// row per bounded port (and per ABR source), would exceed
+/// [`MAX_TRACE_ROWS`]. (A run without traces takes no samples.)
+pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
+    let samples = m.duration / m.trace_interval;
+    let abr_sources = if m.abr.is_some() { m.flows.len() as u64 } else { 0 };
+    let per_sample = m.ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources;
     let rows = samples.saturating_mul(per_sample);
     if rows > MAX_TRACE_ROWS {
         return err(
             "trace.interval",
             format!(
-                "'{}' samples {per_sample} queues {samples} times: {rows} trace rows; at most {MAX_TRACE_ROWS} (use a longer period or a shorter duration)",
-                s.trace.interval
+                "{} s samples {per_sample} queues {samples} times with traces on: {rows} trace rows; at most {MAX_TRACE_ROWS} (use a longer period or a shorter duration)",
+                crate::time::secs(m.trace_interval)
             ),
         );
     }
@@ -171,6 +173,7 @@ fn host(s: &Scenario) -> Result<Option<HostModel>, ScenarioError> {
 
 #[cfg(test)]
 mod tests {
+    use super::check_trace_rows;
     use crate::scenario::test_support::check;
 
     #[test]
@@ -191,11 +194,12 @@ mod tests {
         assert!(check(&["trace.interval=1us", "duration=10s"]).is_ok());
         // 200 bounded ports sampled 10^6 times would be 2 * 10^8 rows (about 4 GB).
         let mut sets = vec!["trace.interval=10us".to_string(), "duration=10s".to_string()];
-        let e = crate::scenario::test_support::check_many_ports(100, &mut sets).unwrap_err();
+        let chain = crate::scenario::test_support::check_many_ports(100, &mut sets).expect("valid without traces");
+        let e = check_trace_rows(&chain).unwrap_err();
         assert_eq!(e.key, "trace.interval", "{e}");
         assert!(e.problem.contains("trace rows") && e.problem.contains("at most 50000000"), "{e}");
         sets[0] = "trace.interval=1ms".into();
-        assert!(crate::scenario::test_support::check_many_ports(100, &mut sets).is_ok());
+        assert!(check_trace_rows(&crate::scenario::test_support::check_many_ports(100, &mut sets).unwrap()).is_ok());
     }
 
     #[test]
