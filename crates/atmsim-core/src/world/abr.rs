@@ -245,7 +245,7 @@ impl World {
     /// A data cell of an ABR VC joins its source's queue.
     pub(super) fn abr_enqueue(&mut self, unit: Unit) {
         let now = self.now;
-        let a = self.abr.as_mut().and_then(|s| s.vcs[unit.vc.ix()].as_mut()).expect("an ABR VC");
+        let a = self.services.abr_mut().and_then(|s| s.vcs[unit.vc.ix()].as_mut()).expect("an ABR VC");
         a.account(now);
         a.waiting.push_back(unit);
         a.peak_waiting = a.peak_waiting.max(a.waiting.len() as u64);
@@ -256,7 +256,7 @@ impl World {
     /// send and none is pending earlier.
     fn abr_kick(&mut self, vc: VcId) {
         let now = self.now;
-        let Some(abr) = self.abr.as_mut() else { return };
+        let Some(abr) = self.services.abr_mut() else { return };
         let brm_waiting = abr.turnaround == Turnaround::Tm4 && {
             let reply = abr.vcs[vc.ix()].as_ref().expect("an ABR VC").reply;
             abr.vcs[reply.ix()].as_ref().is_some_and(|r| r.dest.has_waiting())
@@ -276,7 +276,7 @@ impl World {
     /// A send opportunity of `vc`'s source: rule 3 picks the cell.
     pub(super) fn abr_send(&mut self, vc: VcId) {
         let now = self.now;
-        let abr = self.abr.as_mut().expect("ABR run");
+        let abr = self.services.abr_mut().expect("ABR run");
         let reply = {
             let a = abr.vcs[vc.ix()].as_mut().expect("an ABR VC");
             if a.scheduled != Some(now) {
@@ -311,7 +311,7 @@ impl World {
 
     /// The VBR background's next cell enters its port.
     pub(super) fn vbr_send(&mut self) {
-        let abr = self.abr.as_mut().expect("ABR run");
+        let abr = self.services.abr_mut().expect("ABR run");
         let (cfg, vc) = abr.vbr.expect("a VBR background");
         abr.vbr_cells.sent += 1;
         let next = cfg.next_cell(self.now + 1);
@@ -324,7 +324,7 @@ impl World {
     /// the network; a forward RM cell is turned around by the owner's
     /// destination, a backward one updates the owner's source.
     pub(super) fn abr_frameless_arrives(&mut self, unit: &Unit) {
-        let abr = self.abr.as_mut().expect("ABR run");
+        let abr = self.services.abr_mut().expect("ABR run");
         if unit.is_vbr() {
             abr.vbr_cells.delivered += 1;
             return;

@@ -104,7 +104,7 @@ impl World {
         let (f, role, header) = (v.flow.ix(), v.role, v.header_bytes);
         let frame = self.ledgers[vc.ix()].next_frame;
         let now = self.now;
-        let b = self.boston.as_mut().expect("a Boston scenario");
+        let b = self.services.boston_mut().expect("a Boston scenario");
         if role != VcRole::Data {
             return ncells;
         }
@@ -154,7 +154,7 @@ impl World {
             Endpoints::Datagram(_) | Endpoints::Arb { .. } => return false,
         };
         let now = self.now;
-        let b = self.boston.as_mut().expect("a Boston scenario");
+        let b = self.services.boston_mut().expect("a Boston scenario");
         let flow = &mut b.flows[f.ix()];
         match role {
             VcRole::Reply => {
@@ -189,7 +189,7 @@ impl World {
 
     /// A Boston data cell: keep its piece, close frames, rebuild segments.
     fn boston_data_cell(&mut self, f: FlowId, unit: &Unit) {
-        let b = self.boston.as_mut().expect("a Boston scenario");
+        let b = self.services.boston_mut().expect("a Boston scenario");
         let flow = &mut b.flows[f.ix()];
         let closed = flow.partial.on_cell(unit);
         if let Some(k) = unit.frame.checked_sub(flow.frames_base).map(|k| k as usize).filter(|&k| k < flow.frames.len()) {
@@ -212,7 +212,7 @@ impl World {
     /// A data frame closed at the destination: its segment is rebuilt and
     /// goes to TCP, or the receiver sends a partial ACK.
     fn boston_close(&mut self, f: FlowId, vc: VcId, frame: u32) {
-        let b = self.boston.as_mut().expect("a Boston scenario");
+        let b = self.services.boston_mut().expect("a Boston scenario");
         let flow = &mut b.flows[f.ix()];
         let k = (frame - flow.frames_base) as usize;
         let info = &flow.frames[k];
@@ -251,7 +251,7 @@ impl World {
             let ack = receiver.make_ack(Reply::Ack);
             let reply = self.vcs.reply_of(f);
             let before = self.ledgers[reply.ix()].next_frame;
-            self.boston.as_mut().unwrap().flows[f.ix()].stats.partial_acks += 1;
+            self.services.boston_mut().unwrap().flows[f.ix()].stats.partial_acks += 1;
             self.transmit(reply, ack);
             self.boston_annotate(f, before);
         }
@@ -264,7 +264,7 @@ impl World {
         let next = self.ledgers[reply.ix()].next_frame;
         let Endpoints::Tcp { receiver, .. } = &self.flows[f.ix()].endpoints else { return };
         let rcv_nxt = receiver.rcv_nxt;
-        let flow = &mut self.boston.as_mut().unwrap().flows[f.ix()];
+        let flow = &mut self.services.boston_mut().unwrap().flows[f.ix()];
         flow.store.forget_below(rcv_nxt);
         if !flow.held_bytes.is_empty() {
             flow.held_bytes = flow.held_bytes.split_off(&(rcv_nxt, 0));
@@ -288,7 +288,7 @@ impl World {
     /// A TCP sender's window changed: the time-average window.
     pub(super) fn boston_window(&mut self, f: FlowId, w: u64) {
         let now = self.now;
-        let flow = &mut self.boston.as_mut().unwrap().flows[f.ix()];
+        let flow = &mut self.services.boston_mut().unwrap().flows[f.ix()];
         match flow.window {
             Some((t, last)) => flow.window_area += last as f64 * secs(now - t),
             None => flow.stats.window_since_s = secs(now),
@@ -299,7 +299,7 @@ impl World {
     /// The per-flow Boston block of the summary.
     pub(super) fn boston_summary(&mut self) -> Vec<BostonFlowSummary> {
         let now = self.now;
-        let Some(b) = self.boston.as_mut() else { return Vec::new() };
+        let Some(b) = self.services.boston_mut() else { return Vec::new() };
         let mut out = Vec::new();
         for (i, flow) in b.flows.iter_mut().enumerate() {
             let area = flow.window.map_or(0.0, |(t, w)| flow.window_area + w as f64 * secs(now - t));

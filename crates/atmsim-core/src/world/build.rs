@@ -1,5 +1,6 @@
 //! Building the world from a resolved [`Model`].
 
+use super::services::Services;
 use super::{Endpoints, Flow, Host, World};
 use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
@@ -7,7 +8,6 @@ use crate::ledger::Ledger;
 use crate::net::credit::Credit;
 use crate::net::drop::{DropPolicy, PortContext};
 use crate::net::fifo::Fifo;
-use crate::net::input_rr::InputRoundRobin;
 use crate::net::pervc::PerVc;
 use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable, CELL_BYTES};
 use crate::rng::{stream, Stream};
@@ -145,8 +145,8 @@ impl World {
         if trace {
             sched.schedule(0, Event::TraceSample);
         }
-        let abr = model.abr.as_ref().map(|cfg| Box::new(super::abr::AbrState::new(cfg, &model, &vcs)));
-        if let Some(first) = abr.as_ref().and_then(|a| a.vbr_first()) {
+        let services = Services::new(&model, &vcs, trace);
+        if let Some(first) = services.abr().and_then(|a| a.vbr_first()) {
             sched.schedule(first, Event::Abr(crate::engine::AbrEvent::Vbr));
         }
         let bounded = flows.iter().filter(|c| c.bytes.is_some()).count();
@@ -166,20 +166,9 @@ impl World {
             vcs,
             seg_buf: Vec::with_capacity(64),
             traces: trace.then(Traces::default),
-            log_port: if trace { model.trace_port } else { None },
-            watching: trace && model.trace_port.is_some(),
-            capture: None,
             unit_hops: 0,
             wall_s: 0.0,
-            abr,
-            input_rr: model.input_round_robin.then(|| {
-                let ends: Vec<_> = model.ports.iter().map(|p| (p.from, p.to, p.rate)).collect();
-                Box::new(InputRoundRobin::new(&ends, &model.is_host))
-            }),
-            boston: model.boston.clone().map(|c| {
-                let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
-                super::boston::Boston::new(c, model.header_bytes, &tcp)
-            }),
+            services,
             model,
         }
     }

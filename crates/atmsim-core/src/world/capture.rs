@@ -20,8 +20,7 @@ impl World {
         check(&self.model)?;
         let c = self.model.capture.clone().unwrap_or_else(|| CaptureModel::default_for(&self.model));
         let cap = Capture::new(&c.ports, &c.hosts, self.ports.len(), self.hosts.len(), self.vcs.len(), self.atm);
-        self.watching |= !c.ports.is_empty();
-        self.capture = Some(Box::new(cap));
+        self.services.capture(cap, !c.ports.is_empty());
         Ok(())
     }
 
@@ -29,12 +28,12 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn watch_offer(&mut self, p: PortId, unit: &Unit, offer: Offer) {
-        if self.log_port == Some(p) {
+        if self.services.log_port() == Some(p) {
             self.log_offer(p, unit, offer);
         }
         let delay = self.ports[p.ix()].delay;
         let seg = self.segment_of(unit);
-        let Some(c) = self.capture.as_deref_mut() else { return };
+        let Some(c) = self.services.capture_mut() else { return };
         match offer {
             Offer::Accepted { arrive_at, .. } => c.departs(p, arrive_at - delay, unit, seg),
             Offer::PushedOut { arrive_at, victim, shift } => {
@@ -50,11 +49,11 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn watch_depart(&mut self, p: PortId, t: Time, unit: &Unit) {
-        if self.log_port == Some(p) {
+        if self.services.log_port() == Some(p) {
             self.log(t, unit, PortChange::Depart);
         }
         let seg = self.segment_of(unit);
-        if let Some(c) = self.capture.as_deref_mut() {
+        if let Some(c) = self.services.capture_mut() {
             c.departs(p, t, unit, seg);
         }
     }
@@ -69,13 +68,13 @@ impl World {
     }
 
     pub(super) fn capture_files(&self) -> Vec<CaptureFile> {
-        let Some(c) = self.capture.as_deref() else { return Vec::new() };
+        let Some(c) = self.services.watch().and_then(|w| w.capture.as_deref()) else { return Vec::new() };
         let snaplen = self.model.capture.as_ref().map_or(crate::scenario::capture::DEFAULT_SNAPLEN, |m| m.snaplen);
         files(c, &self.model, &self.vcs, snaplen, self.now)
     }
 
     pub(super) fn capture_summary(&self, files: &[CaptureFile]) -> Option<CaptureSummary> {
-        self.capture.as_ref()?;
+        self.services.watch().and_then(|w| w.capture.as_ref())?;
         let tcp = self
             .flows
             .iter()
@@ -170,7 +169,7 @@ dst = "D"
         let w = world(ROUTERS, &[], false);
         let bottleneck = &w.ports[w.model.ports.iter().position(|p| p.name == "R1->R2").unwrap()];
         assert!(bottleneck.stats.dropped_by[DropReason::RandomDrop as usize] > 10, "the test needs push-outs");
-        let c = w.capture.as_deref().unwrap();
+        let c = w.services.watch().and_then(|x| x.capture.as_deref()).unwrap();
         let port_rows = &c.recordings[0].rows;
         for (f, host) in [(0u32, 1), (1, 2)] {
             let data = w.vcs.iter().position(|v| v.flow.0 == f && v.role == VcRole::Data).unwrap() as u32;
@@ -202,7 +201,7 @@ dst = "D"
                 .map(|i| ((log.t[i] * 1e9).round() as u64, log.vc[i], log.frame[i]))
                 .collect();
             departs.sort();
-            let mut rows: Vec<(u64, u32, u32)> = w.capture.as_ref().unwrap().recordings[0]
+            let mut rows: Vec<(u64, u32, u32)> = w.services.watch().and_then(|x| x.capture.as_ref()).unwrap().recordings[0]
                 .rows
                 .iter()
                 .map(|r| ((r.t as f64 / 1e3).round() as u64, r.vc.0, r.frame))

@@ -23,8 +23,8 @@ impl World {
     pub(super) fn port_free(&mut self, p: PortId) {
         let t = self.now;
         if let Some(done) = self.ports[p.ix()].finish_tx(t) {
-            if self.watching {
-                self.watch_depart(p, t, &done);
+            if self.services.watching {
+                self.departed(p, t, &done);
             }
             if done.hop > self.vcs.get(done.vc).first_hop {
                 let upstream = self.vcs.hop(done.hop - 1).expect("a hop before");

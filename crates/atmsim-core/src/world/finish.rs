@@ -227,17 +227,12 @@ impl World {
             frames_discarded += l.frames_discarded;
         }
         acc.cells_in_flight = self.ports.iter().map(|p| p.pipe.len() as u64 + p.queued_per_vc()).sum();
-        // Cells waiting in a round-robin switch's input ports for their slot's end.
-        acc.cells_in_flight += self.input_rr.as_deref().map_or(0, |rr| rr.waiting());
-        if let Some(abr) = self.abr.as_deref() {
-            // RM cells are cells of the identity (and of the CLR); data
-            // cells waiting at ABR sources are sent (cut) but in no pipe.
-            let (sent, delivered, dropped) = abr.rm_counts();
-            acc.cells_sent += sent;
-            acc.cells_delivered += delivered;
-            acc.cells_dropped += dropped;
-            acc.cells_in_flight += abr.cells_waiting();
-        }
+        // The services' cells: RM cells, cells waiting at ABR sources or in input ports.
+        let [sent, delivered, dropped, in_flight] = self.services.in_flight();
+        acc.cells_sent += sent;
+        acc.cells_delivered += delivered;
+        acc.cells_dropped += dropped;
+        acc.cells_in_flight += in_flight;
         acc.queues_within_limits = self.ports.iter().all(within_limit);
         let port_drops: u64 = self.ports.iter().map(|p| p.stats.units_dropped).sum();
         let ports: Vec<PortSummary> = self.ports.iter().map(|p| port_summary(p, horizon, self.atm)).collect();
@@ -301,12 +296,8 @@ impl World {
             boston,
             capture: None,
         };
-        if let Some(abr) = self.abr.as_deref_mut() {
-            let names: Vec<String> = m.flows.iter().map(|f| f.name.clone()).collect();
-            summary.abr = Some(abr.summary(horizon, &self.vcs, &names));
-        }
         let files = self.capture_files();
-        summary.capture = self.capture_summary(&files);
+        self.service_summaries(&mut summary, &files);
         let mut traces = self.traces.take();
         if let Some(tr) = traces.as_mut() {
             tr.names = self.trace_names();

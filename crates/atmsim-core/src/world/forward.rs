@@ -2,14 +2,14 @@
 //! offered to the next port of its VC's route, or, at the end of the route,
 //! goes through AAL5 reassembly to its destination.
 
+use super::services::Leaves;
 use super::World;
 use crate::atm::aal5::Verdict;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
-use crate::net::input_rr::Park;
 use crate::net::port::Offer;
-use crate::net::{FlowId, Limit, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES};
+use crate::net::{Limit, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -23,17 +23,11 @@ impl World {
         }
         self.unit_hops += 1;
         match self.vcs.hop(unit.hop) {
-            Some(next_port) => match self.input_rr.as_deref_mut() {
-                None => self.enter(next_port, unit),
-                Some(rr) => match rr.park(self.now, p, next_port, unit) {
-                    Park::Through => self.enter(next_port, unit),
-                    Park::Parked => {}
-                    Park::Wake(at) => {
-                        let node = self.ports[next_port.ix()].from;
-                        self.sched.schedule(at, Event::Port(PortEvent::InputSlot(node)));
-                    }
-                },
-            },
+            Some(next_port) => {
+                if !self.services.at_switch || self.at_switch(p, next_port, unit) {
+                    self.enter(next_port, unit)
+                }
+            }
             None => self.receive(p, unit),
         }
     }
@@ -41,21 +35,21 @@ impl World {
     /// The slot of a round-robin switch ends: its input ports' cells enter
     /// their output ports in round-robin order of inputs.
     pub(super) fn input_slot(&mut self, node: NodeId) {
-        let rr = self.input_rr.as_deref_mut().expect("input slots only with round-robin input service");
+        let rr = self.services.input_rr_mut().expect("input slots only with round-robin input service");
         rr.drain(node);
         let mut order = std::mem::take(&mut rr.order);
         for &(p, unit) in &order {
             self.enter(p, unit);
         }
         order.clear();
-        self.input_rr.as_deref_mut().expect("still there").order = order;
+        self.services.input_rr_mut().expect("still there").order = order;
     }
 
     /// Offers a unit to a port; schedules the pipe if it was idle.
     #[inline]
     pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
-        // The common case: a plain FIFO port, nothing watching, no ABR.
-        if self.abr.is_none() && !self.watching && self.ports[p.ix()].is_plain_fifo() {
+        // The common case: a plain FIFO port, no service at ports.
+        if !self.services.at_port && self.ports[p.ix()].is_plain_fifo() {
             match self.ports[p.ix()].offer_fifo(self.now, &unit) {
                 Ok((arrive_at, pipe_was_empty)) => self.accepted(p, &unit, 1, arrive_at, pipe_was_empty),
                 Err(_) => self.unit_dropped(unit),
@@ -66,16 +60,16 @@ impl World {
     }
 
     /// [`World::enter`] for every other port or run: per-VC and priority
-    /// disciplines, random drop, ABR, a watched port. Out of line, so that
-    /// the common case's function stays small.
+    /// disciplines, evicting policies, services at ports (ABR, a watched
+    /// port). Out of line, so that the common case's function stays small.
     #[inline(never)]
     fn enter_general(&mut self, p: PortId, unit: Unit) {
-        if let Some(abr) = self.abr.as_deref_mut() {
-            abr.at_port(self.now, p, &unit, &self.vcs);
+        if self.services.at_port {
+            self.entering_port(p, &unit);
         }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
-        if self.watching {
-            self.watch_offer(p, &unit, offer);
+        if self.services.watching {
+            self.offered(p, &unit, offer);
         }
         match offer {
             Offer::Accepted { arrive_at, pipe_was_empty } => self.accepted(p, &unit, 1, arrive_at, pipe_was_empty),
@@ -100,7 +94,7 @@ impl World {
     /// route: at a port that takes whole frames (a host adapter), at once.
     fn enter_frame(&mut self, p: PortId, first: Unit, ncells: u16) {
         let port = &mut self.ports[p.ix()];
-        if self.watching || self.abr.is_some() || !port.takes_whole_frames() {
+        if self.services.at_port || !port.takes_whole_frames() {
             for index in 0..ncells {
                 self.enter(p, first.with_index(index, ncells));
             }
@@ -133,7 +127,7 @@ impl World {
 
     fn unit_dropped(&mut self, unit: Unit) {
         if unit.is_frameless() {
-            self.abr.as_deref_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
+            self.services.abr_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
             return;
         }
         let vc = unit.vc.ix();
@@ -160,10 +154,15 @@ impl World {
         }
     }
 
-    /// Is the data segment starting at `seq` one the scenario drops?
-    fn scripted_drop(&self, f: FlowId, seq: u64) -> bool {
-        let list = &self.model.flows[f.ix()].drop_segments;
-        !list.is_empty() && list.binary_search(&((seq - 1) / self.model.tcp.mss as u64)).is_ok()
+    /// A frame the scenario drops (`ScriptedDrops`): every unit is dropped
+    /// at `port`, the first of its route, and counted there.
+    pub(super) fn scripted_drop(&mut self, port: PortId, first: Unit, ncells: u16) {
+        for index in 0..ncells {
+            let stats = &mut self.ports[port.ix()].stats;
+            stats.units_in += 1;
+            stats.dropped(DropReason::Scripted);
+            self.unit_dropped(first.with_index(index, ncells));
+        }
     }
 
     /// Cuts a segment into units (cells, or one packet) and offers them to
@@ -180,31 +179,17 @@ impl World {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
         };
-        let (first_port, flow, payload, first_hop) = (v.ports[0], v.flow, v.carries_payload(), v.first_hop);
-        if let Some(c) = self.capture.as_deref_mut() {
-            c.at_host(v.src, self.now, vc, &seg, true);
-        }
+        let (first_port, first_hop) = (v.ports[0], v.first_hop);
         let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
-        let ncells = if self.boston.is_some() { self.boston_frame(vc, &seg, first_transmission, ncells) } else { ncells };
+        let ncells = if self.services.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
-        if first_transmission && payload && self.scripted_drop(flow, seg.seq) {
-            for index in 0..ncells as u16 {
-                let unit = Unit::new(vc, frame, index, ncells as u16, wire).at_hop(first_hop);
-                let stats = &mut self.ports[first_port.ix()].stats;
-                stats.units_in += 1;
-                stats.dropped(DropReason::Scripted);
-                self.unit_dropped(unit);
-            }
-            return None;
-        }
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
-        if self.abr.as_deref().is_some_and(|a| a.is_abr(vc)) {
-            for index in 0..ncells {
-                self.abr_enqueue(first.with_index(index, ncells)); // waits at the source for ACR
-            }
-        } else {
-            self.enter_frame(first_port, first, ncells);
+        let leaves = if self.services.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
+        match leaves {
+            Leaves::Onward => self.enter_frame(first_port, first, ncells),
+            Leaves::Queued => {}
+            Leaves::Dropped => return None,
         }
         let port = &self.ports[first_port.ix()];
         (!port.is_per_vc()).then(|| port.last_departure())
@@ -230,7 +215,7 @@ impl World {
         };
         self.forwarded(last, unit.vc, consumed);
         if self.atm {
-            if self.boston.is_some() && self.boston_cell(&unit) {
+            if self.services.at_destination && self.at_destination(&unit) {
                 return;
             }
             match self.reassembly[vc].on_cell(&unit) {
@@ -288,7 +273,7 @@ impl World {
                 }
             }
         }
-        if let (Some(abr), Some(tr)) = (self.abr.as_deref(), self.traces.as_mut()) {
+        if let (Some(abr), Some(tr)) = (self.services.abr(), self.traces.as_mut()) {
             abr.sample(t, &self.vcs, &mut tr.abr);
         }
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);

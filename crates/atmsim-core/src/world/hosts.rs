@@ -71,7 +71,7 @@ impl World {
     pub(super) fn deliver(&mut self, vc: VcId, seg: Segment) {
         let v = self.vcs.get(vc);
         let (h, ip_len) = (v.dst, seg.ip_len(v.header_bytes));
-        if let Some(c) = self.capture.as_deref_mut() {
+        if let Some(c) = self.services.capture_mut() {
             c.at_host(h, self.now, vc, &seg, false);
         }
         match self.hosts[h.ix()].pipe.as_mut() {

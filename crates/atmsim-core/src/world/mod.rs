@@ -12,6 +12,7 @@
 //! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
 //! | `boston.rs` | TCP Boston's pieces, partial reassembly and partial ACKs; the measurements of its paper |
 //! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
+//! | `services.rs` | the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops) as services, and the hooks through which they take part |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
@@ -27,6 +28,7 @@ mod credit;
 mod finish;
 mod forward;
 mod hosts;
+mod services;
 mod transport;
 
 use crate::atm::aal5::{MergeWatch, Reassembler};
@@ -94,24 +96,13 @@ pub struct World {
     hosts: Vec<Host>,
     seg_buf: Vec<Segment>,
     traces: Option<Traces>,
-    /// The port whose changes are logged (`trace.port`, traces on).
-    log_port: Option<PortId>,
-    /// Some port is logged or captured: its offers and departures go to
-    /// `watch_offer`/`watch_depart` (one predictable branch per unit).
-    watching: bool,
-    /// Packet captures, when the run asked for them.
-    capture: Option<Box<crate::capture::Capture>>,
     /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
     /// so the run lasts its full duration).
     unfinished: usize,
     unit_hops: u64,
     wall_s: f64,
-    /// The ABR service, if the scenario has `[abr]`.
-    abr: Option<Box<abr::AbrState>>,
-    /// TCP Boston and its measurements, in scenarios with `[boston]`.
-    boston: Option<boston::Boston>,
-    /// Round-robin service of switch input ports (`switch.input_service`).
-    input_rr: Option<Box<crate::net::input_rr::InputRoundRobin>>,
+    /// The run's optional mechanisms (`services.rs`).
+    services: services::Services,
 }
 
 impl World {

@@ -91,7 +91,7 @@ impl World {
             self.transmit(data_vc, seg);
         }
         self.seg_buf = out;
-        if self.boston.is_some() {
+        if self.services.boston_mut().is_some() {
             let s = self.sender(f);
             let w = s.cc.cwnd().min(s.snd_wnd);
             self.boston_window(f, w);
