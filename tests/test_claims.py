@@ -74,3 +74,24 @@ def test_every_claim_of_every_paper_is_written_with_bands():
     assert bare == []
     unexplained = [r["id"] for r in rows if not r["holds"] and not r["note"].strip()]
     assert unexplained == []
+
+
+def test_every_claim_names_a_registered_figure_and_its_parts_by_keyword():
+    # Issue 26: a claim row belongs to a figure its paper registers (so `--figure` and the report
+    # find it), and a claim's parts are named at every call (no ten positional arguments).
+    import inspect
+    import json
+    from pathlib import Path
+
+    from atmsim.reproduce import figures_of
+    from atmsim.reproduce.aron97.common import make_claim
+    from atmsim.reproduce.harness import Ctx
+
+    golden = Path(__file__).resolve().parent / "golden" / "reproduce-all-quick"
+    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text())]
+    stray = [r["id"] for r in rows if r["figure"] not in figures_of(r["paper"])]
+    assert stray == []
+    for fn in (Ctx.claim, make_claim):
+        params = inspect.signature(fn).parameters
+        keyword_only = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        assert keyword_only[:6] == ["statement", "kind", "paper_value", "ours", "holds", "rule"], fn

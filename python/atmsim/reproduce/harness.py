@@ -103,8 +103,8 @@ class Ctx:
         self.out = Path(out)
         self.claims: list[claims.Claim] = []
 
-    def claim(self, figure, cid, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
-        """One claim row. `holds`: a bool, or a `claims.Verdict` (from
+    def claim(self, figure, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
+        """One claim row, its parts named (keywords only). `holds`: a bool, or a `claims.Verdict` (from
         `claims.check`), which also renders its tests into the rule and gives
         the margin. `deviation`: the mechanism behind a failing claim,
         written as the row's note only when the claim does not hold."""

@@ -177,7 +177,7 @@ def total_variation(s: pd.Series) -> float:
     return float(np.abs(np.diff(s.to_numpy())).sum())
 
 
-def make_claim(figure, cid, statement, kind, paper_value, ours, holds, rule, note="", deviation="") -> Claim:
+def make_claim(figure, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation="") -> Claim:
     """A claim row of this paper; `deviation` (the measured mechanism) is added to the note only when
     the claim fails, as harness.Ctx.claim does."""
     ok = holds.holds if isinstance(holds, Verdict) else bool(holds)

@@ -193,18 +193,18 @@ def fairness_claim(figure: str, runs_df: pd.DataFrame, cites: tuple = (), flows:
     pv = ">= 0.79 / 0.70, most > 0.95 (§3 last ¶)"
     rule = "median-over-seeds JFI per point of all the figure's runs"
     if pts.empty:
-        return make_claim(figure, "fair", statement, "value", pv, None,
-                          check(("points", 0, at_least(1))), rule, "no points")
+        return make_claim(figure, "fair", statement=statement, kind="value", paper_value=pv, ours=None,
+                          holds=check(("points", 0, at_least(1))), rule=rule, note="no points")
     floor = np.where(pts["topology"] == 1, 0.79, 0.70)
     # Each point against its own floor, so one band judges both topologies.
     above_floor = pts["fairness"] / floor
     share95 = float((pts["fairness"] >= 0.95).mean())
     worst = pts.loc[above_floor.idxmin()]
-    return make_claim(figure, "fair", statement, "value", pv,
-                      {"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
+    return make_claim(figure, "fair", statement=statement, kind="value", paper_value=pv,
+                      ours={"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
                        "points_below_floor": int((above_floor < 1).sum()), "points": len(pts)},
-                      check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)",
+                      holds=check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)",
                              float(above_floor.min()), at_least(1)),
                             ("share of points with JFI >= 0.95", share95, above(0.5))),
-                      rule, f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
+                      rule=rule, note=f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
                       deviation=fairness_mechanism(runs_df, pts, floor, cites, flows))

@@ -96,10 +96,10 @@ def fig7(c, runs):
             f"packet loses about {0.023 / 0.049:.0%} of its cells (catalogue N1).")
     clr1, plr1 = within(0.012, 0.035), within(0.025, 0.075)
     both = [a for a, p in A if p == "boston" and clr1.holds(A[a, "boston"].clr) and plr1.holds(A[a, "reno"].plr)]
-    c.claim("fig7", "c1", "one source: Boston's cell drop rate 2.3 %, Reno's packet drop rate 4.9 %", "value", "2.3 %, 4.9 % (§4.3)",
-            {"boston_clr": one_b.clr, "reno_plr": one_r.plr},
-            check(("Boston CLR, one source", one_b.clr, clr1), ("Reno PLR, one source", one_r.plr, plr1)),
-            "", deviation=f"Measured {src}: {mech} Swept a with both rates in their bands: "
+    c.claim("fig7", "c1", statement="one source: Boston's cell drop rate 2.3 %, Reno's packet drop rate 4.9 %", kind="value", paper_value="2.3 %, 4.9 % (§4.3)",
+            ours={"boston_clr": one_b.clr, "reno_plr": one_r.plr},
+            holds=check(("Boston CLR, one source", one_b.clr, clr1), ("Reno PLR, one source", one_r.plr, plr1)),
+            rule="", deviation=f"Measured {src}: {mech} Swept a with both rates in their bands: "
                           + (", ".join(f"{a:.4g}" for a in sorted(both)) or "none") + ".")
     more = one_b.cells_sent / one_r.cells_sent - 1
     retx_b, retx_r = one_b.retx_rate * one_b.cells_sent, one_r.retx_rate * one_r.cells_sent
@@ -107,32 +107,32 @@ def fig7(c, runs):
                 "is damaged and a damaged frame sends no ACK, so no duplicate ACKs come back); Boston: "
                 f"{one_b.fast_retransmits:.0f} fast retransmits, {one_b.timeouts:.0f} timeouts (its partial ACKs, counted as "
                 "duplicates, trigger fast retransmits but do not spare the timeouts)")
-    c.claim("fig7", "c2", "one source: Boston generated 3.2 % more traffic than Reno", "value", "3.2 % (§4.3)", more,
-            check(("Boston's cells into the switch / Reno's - 1", more, within(0, 0.08))), "",
+    c.claim("fig7", "c2", statement="one source: Boston generated 3.2 % more traffic than Reno", kind="value", paper_value="3.2 % (§4.3)", ours=more,
+            holds=check(("Boston's cells into the switch / Reno's - 1", more, within(0, 0.08))), rule="",
             deviation=f"Measured {src}: Boston's retransmissions carry only the m - r missing pieces: it retransmits "
                       f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {(retx_r - retx_b) / (one_r.cells_sent - one_b.cells_sent):.0%} "
                       f"of the {one_r.cells_sent - one_b.cells_sent:.0f} cells it sends less; it gains no sending rate because "
                       f"both recover by timeouts ({recovery}).")
     ok_cap = round(cap(L), 3)
-    c.claim("fig7", "c3", "one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", "value", "83.1 %, 89.6 % (footnote 8)",
-            {"reno": one_r.eta, "boston": one_b.eta},
-            check(("eta_Reno", one_r.eta, within(0.781, 0.881)), ("eta_Boston", one_b.eta, within(0.846, ok_cap)),
-                  ("eta_Boston - eta_Reno", one_b.eta - one_r.eta, above(0))), "",
+    c.claim("fig7", "c3", statement="one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", kind="value", paper_value="83.1 %, 89.6 % (footnote 8)",
+            ours={"reno": one_r.eta, "boston": one_b.eta},
+            holds=check(("eta_Reno", one_r.eta, within(0.781, 0.881)), ("eta_Boston", one_b.eta, within(0.846, ok_cap)),
+                  ("eta_Boston - eta_Reno", one_b.eta - one_r.eta, above(0))), rule="",
             deviation=f"Measured {src}: {recovery}; the line idles during the timeouts (bottleneck busy Reno "
                       f"{one_r.bottleneck_busy:.3f}, Boston {one_b.bottleneck_busy:.3f}). Without the access excess (a = 1) both "
                       f"deliver {A[1.0, 'reno'].eta:.3f} / {A[1.0, 'boston'].eta:.3f} with no loss.")
     ratio = one_b.eta / one_r.eta if one_r.eta else float("inf")
-    c.claim("fig7", "c4", "one source: Boston's effective throughput 7.83 % above Reno's", "value", "1.0783 (footnote 8)", ratio,
-            check(("eta_Boston / eta_Reno", ratio, within(1.02, 1.15))), "",
+    c.claim("fig7", "c4", statement="one source: Boston's effective throughput 7.83 % above Reno's", kind="value", paper_value="1.0783 (footnote 8)", ours=ratio,
+            holds=check(("eta_Boston / eta_Reno", ratio, within(1.02, 1.15))), rule="",
             deviation=f"Measured {src}: both recover by timeouts and deliver about the same ({recovery}).")
     wb, wr = one_b.window_segments, one_r.window_segments
     near = min((a for a, p in A if p == "reno" and a > 1), key=lambda a: abs(A[a, "reno"].plr - 0.049))
-    c.claim("fig7", "c5", "one source: average window 3.02 segments (Boston), 2.57 (Reno)", "value", "27.7 kB, 23.9 kB (footnote 9)",
-            {"boston_segments": wb, "reno_segments": wr, "boston_kB": wb * L / 1000, "reno_kB": wr * L / 1000},
-            check(("Boston - Reno mean window (segments)", wb - wr, above(0)),
+    c.claim("fig7", "c5", statement="one source: average window 3.02 segments (Boston), 2.57 (Reno)", kind="value", paper_value="27.7 kB, 23.9 kB (footnote 9)",
+            ours={"boston_segments": wb, "reno_segments": wr, "boston_kB": wb * L / 1000, "reno_kB": wr * L / 1000},
+            holds=check(("Boston - Reno mean window (segments)", wb - wr, above(0)),
                   ("Boston's mean window / 3.02 segments", wb / 3.02, within(0.7, 1.3)),
                   ("Reno's mean window / 2.57 segments", wr / 2.57, within(0.7, 1.3))),
-            "window: time average of min(cwnd, peer window), 7 packets of 9140 B at most",
+            rule="window: time average of min(cwnd, peer window), 7 packets of 9140 B at most",
             deviation=f"Measured {src}: the time-average window stays near the 7-packet limit and falls as the loss rises: "
                       "Reno / Boston " + ", ".join(f"a = {a:.4g}: {A[a, 'reno'].window_segments:.2f} / {A[a, 'boston'].window_segments:.2f}"
                                                   for a in sorted({a for a, _ in A}))
@@ -144,38 +144,38 @@ def fig7(c, runs):
         t1 = ts[(ts.case == "one") & (ts.seed == sd)].groupby("protocol")[["switch_input_Bps", "bottleneck_Bps", "accepted_Bps"]].sum()
         per_seed.append({k: abs(t1.loc["boston", k] / t1.loc["reno", k] - 1) if t1.loc["reno", k] else float("inf") for k in t1.columns})
     rel = {k: float(np.median([d[k] for d in per_seed])) for k in per_seed[0]}
-    c.claim("fig7", "c6", "one source: no visible difference in bytes at the input and on the link, a big gap at the receiver", "shape",
-            "Fig. 7(a)", rel,
-            check(("|Boston/Reno - 1| of switch-input bytes, 0-100 s", rel["switch_input_Bps"], at_most(0.05)),
+    c.claim("fig7", "c6", statement="one source: no visible difference in bytes at the input and on the link, a big gap at the receiver", kind="shape",
+            paper_value="Fig. 7(a)", ours=rel,
+            holds=check(("|Boston/Reno - 1| of switch-input bytes, 0-100 s", rel["switch_input_Bps"], at_most(0.05)),
                   ("|Boston/Reno - 1| of bottleneck bytes, 0-100 s", rel["bottleneck_Bps"], at_most(0.05)),
                   ("|Boston/Reno - 1| of accepted bytes, 0-100 s", rel["accepted_Bps"], at_least(0.05))),
-            f"median over the seeds ({len(seeds)})",
+            rule=f"median over the seeds ({len(seeds)})",
             deviation=f"Measured {src}: Boston sends fewer cells (its retransmissions carry only the missing pieces, fig7.c2) and "
                       f"both deliver about the same ({recovery}).")
     tests7 = (("eta_Boston, 16 sources", six_b.eta, within(0.709, 0.869)), ("eta_Reno, 16 sources", six_r.eta, within(0.511, 0.671)),
               ("eta_Boston - eta_Reno, 16 sources", six_b.eta - six_r.eta, at_least(0.10)))
-    c.claim("fig7", "c7", "16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", "value", "78.9 %, 59.1 % (§4.3)",
-            {"boston": six_b.eta, "reno": six_r.eta}, check(*tests7), "",
+    c.claim("fig7", "c7", statement="16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", kind="value", paper_value="78.9 %, 59.1 % (§4.3)",
+            ours={"boston": six_b.eta, "reno": six_r.eta}, holds=check(*tests7), rule="",
             deviation=f"Measured {src}: with 16 sources Reno's mean window is {six_r.window_segments:.2f} segments, so a damaged "
                       "frame (which sends no ACK) is followed by fewer than three frames and brings no fast retransmit: Reno "
                       f"{six_r.fast_retransmits:.0f} fast retransmits, {six_r.timeouts:.0f} timeouts (Boston, whose partial ACKs "
                       f"count as duplicates: {six_b.fast_retransmits:.0f}, {six_b.timeouts:.0f}); bottleneck busy Reno "
                       f"{six_r.bottleneck_busy:.3f}, Boston {six_b.bottleneck_busy:.3f}.")
     g1, g16 = one_b.eta - one_r.eta, six_b.eta - six_r.eta
-    c.claim("fig7", "c8", "the gap between Boston and Reno grows with the number of sources", "shape", "19.8 vs 6.5 points (§4.3)",
-            {"one": g1, "sixteen": g16},
-            check(("(eta_Boston - eta_Reno) with 16 sources - with 1 source", g16 - g1, above(0))), "",
+    c.claim("fig7", "c8", statement="the gap between Boston and Reno grows with the number of sources", kind="shape", paper_value="19.8 vs 6.5 points (§4.3)",
+            ours={"one": g1, "sixteen": g16},
+            holds=check(("(eta_Boston - eta_Reno) with 16 sources - with 1 source", g16 - g1, above(0))), rule="",
             deviation=f"Measured {src}: eta Boston / Reno, one source {one_b.eta:.3f} / {one_r.eta:.3f}, 16 sources "
                       f"{six_b.eta:.3f} / {six_r.eta:.3f}.")
     a = {"7.83%": 89.6 / 83.1 - 1, "kB_per_segment_boston": 27.7 / 3.02, "kB_per_segment_reno": 23.9 / 2.57,
          "line_MB_700s": LINE_BPS * 700 / 8 / 1e6, "cell_payload_MB": LINE_BPS * 700 / 8 * 48 / 53 / 1e6,
          "packets_MB": LINE_BPS * 700 / 8 * cap(L) / 1e6}
     two = within(0.98, 1.02)
-    c.claim("fig7", "c9", "footnote arithmetic: 7.83 %, 3.02 and 2.57 segments of 9180 B, 120 MB in 700 s", "analytic",
-            "footnotes 8-9, §4.3", a,
-            check(("89.6 / 83.1 - 1 (to rounding)", a["7.83%"], within(0.0778, 0.0788)),
+    c.claim("fig7", "c9", statement="footnote arithmetic: 7.83 %, 3.02 and 2.57 segments of 9180 B, 120 MB in 700 s", kind="analytic",
+            paper_value="footnotes 8-9, §4.3", ours=a,
+            holds=check(("89.6 / 83.1 - 1 (to rounding)", a["7.83%"], within(0.0778, 0.0788)),
                   ("27.7 kB / 3.02 / 9.18 kB", a["kB_per_segment_boston"] / 9.18, two),
                   ("23.9 kB / 2.57 / 9.18 kB", a["kB_per_segment_reno"] / 9.18, two),
-                  ("packets in 700 s at cap(9180) (MB) / 120 MB", a["packets_MB"] / 120, two)), "",
-            "23.9 kB / 2.57 = 9.30 kB per segment, 1.3 % above 9.18 kB; 120 MB is the bottleneck's capacity in 700 s, "
+                  ("packets in 700 s at cap(9180) (MB) / 120 MB", a["packets_MB"] / 120, two)), rule="",
+            note="23.9 kB / 2.57 = 9.30 kB per segment, 1.3 % above 9.18 kB; 120 MB is the bottleneck's capacity in 700 s, "
             "not what a run transfers.")
