@@ -9,7 +9,7 @@ use crate::net::{FlowId, Segment, VcRole};
 use crate::time::secs;
 use crate::trace::EventKind;
 use crate::transport::arb::sender::ReplyOutcome;
-use crate::transport::arb::{ArbReceiver, ArbSender};
+use crate::transport::arb::{ArbData, ArbReceiver, ArbReply, ArbSender};
 
 impl World {
     fn arb(&mut self, f: FlowId) -> (&mut ArbSender, &mut ArbReceiver) {
@@ -46,7 +46,7 @@ impl World {
                 let kind = if seg.seq < self.ledgers[data_vc.ix()].max_seq_sent { EventKind::Retransmit } else { EventKind::Send };
                 tr.event(secs(now), f.0, kind, seg.seq);
             }
-            self.transmit(data_vc, seg);
+            self.transmit(data_vc, seg.to_frame());
         }
         self.arb_reschedule(f);
     }
@@ -58,18 +58,18 @@ impl World {
         match role {
             VcRole::Data | VcRole::Stream => {
                 let receiver = self.arb(f).1;
-                let reply = receiver.on_data(now, &seg);
+                let reply = receiver.on_data(now, &ArbData::of_frame(&seg));
                 let delivered = receiver.stats.bytes_delivered;
                 let flow = &self.flows[f.ix()];
                 if flow.completed_at.is_none() && flow.bytes.is_some_and(|b| delivered >= b) {
                     self.completed(f);
                 }
                 if let Some(reply) = reply {
-                    self.transmit(self.vcs.reply_of(f), reply);
+                    self.transmit(self.vcs.reply_of(f), reply.to_frame());
                 }
             }
             VcRole::Reply => {
-                let outcome = self.arb(f).0.on_reply(now, &seg);
+                let outcome = self.arb(f).0.on_reply(now, &ArbReply::of_frame(&seg));
                 let event = match outcome {
                     ReplyOutcome::WentBack(seq) => Some((EventKind::FastRetransmit, seq)),
                     _ => None,

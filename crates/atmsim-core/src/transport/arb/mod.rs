@@ -13,17 +13,14 @@
 //! | `sender.rs` | pacing, requests, outstanding-request timeouts, go-back on a NAK |
 //! | `receiver.rs` | in-order delivery, the measured rate Rr, queueing-accumulation detection, NAKs |
 //!
-//! ARB packets reuse the simulator's `Segment` header (no new unit type on
-//! the hot path): a data packet carries its send time in `ack` and, when it
-//! is a rate request, the request id in `wnd`; a reply carries Rr in bits/s
-//! in `ack` (in units of [`RR_UNIT`] b/s), the request id in `wnd` (0 for a NAK sent on a gap) and the
-//! receiver's next expected byte in `seq`, and the ACCUM flag when the
-//! receiver's queueing-accumulation rule fired.
+//! | `header.rs` | the two packets as typed headers (`ArbData`, `ArbReply`), and how they travel in a frame's header record |
 
+pub mod header;
 pub mod rate;
 pub mod receiver;
 pub mod sender;
 
+pub use header::{ArbData, ArbReply};
 pub use rate::{RateControl, Region};
 pub use receiver::ArbReceiver;
 pub use sender::ArbSender;
@@ -123,7 +120,6 @@ pub(crate) fn test_config() -> ArbConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Segment;
     use crate::time::PS_PER_MS;
 
     const S: Time = 1000 * PS_PER_MS;
@@ -145,7 +141,7 @@ mod tests {
         let mut s = ArbSender::new(&cfg, None, 0);
         s.rc.rs = 8000.0;
         let mut r = ArbReceiver::new(&cfg);
-        let mut replies: Vec<(Time, Segment)> = Vec::new();
+        let mut replies: Vec<(Time, ArbReply)> = Vec::new();
         let mut after: Vec<(u32, Region, f64)> = Vec::new();
         for k in 0..=10u64 {
             let t = k * S / 2;
@@ -153,7 +149,7 @@ mod tests {
             while replies.first().is_some_and(|(at, _)| *at <= t) {
                 let (at, rep) = replies.remove(0);
                 s.on_reply(at, &rep);
-                after.push((rep.wnd, s.rc.region, s.rc.rs));
+                after.push((rep.request, s.rc.region, s.rc.rs));
             }
             // Every 0.5 s while the rate is 8 kb/s (the last wake, after
             // the cut, finds no burst due).

@@ -24,8 +24,7 @@
 //! again) and the first one answers at once with a NAK (a reply with the
 //! LOSS flag and id 0); replies to requests carry LOSS while the gap lasts.
 
-use super::{flags, ArbConfig, RR_UNIT};
-use crate::net::Segment;
+use super::{ArbConfig, ArbData, ArbReply, RR_UNIT};
 use crate::time::{secs, Time};
 
 #[derive(Clone, Debug, Default)]
@@ -72,7 +71,7 @@ impl ArbReceiver {
     }
 
     /// A data packet arrives at `now`; returns the reply or NAK to send, if any.
-    pub fn on_data(&mut self, now: Time, seg: &Segment) -> Option<Segment> {
+    pub fn on_data(&mut self, now: Time, seg: &ArbData) -> Option<ArbReply> {
         self.stats.bytes_received += seg.len as u64;
         let gap_seen = seg.seq > self.expected;
         self.highest = self.highest.max(seg.seq + seg.len as u64);
@@ -83,19 +82,19 @@ impl ArbReceiver {
             self.stats.bytes_duplicate += seg.len as u64;
         }
         let bits = 8.0 * (seg.len + self.cfg.header_bytes) as f64;
-        self.min_delay = self.min_delay.min(secs(now - seg.ack));
+        self.min_delay = self.min_delay.min(secs(now - seg.sent_at));
         let Some(since) = self.last_request_at else {
             self.last_request_at = Some(now);
             self.bits_since_request = bits;
             return self.nak(gap_seen);
         };
-        if seg.flags & flags::REQUEST == 0 {
+        let Some(request) = seg.request else {
             self.bits_since_request += bits;
             return self.nak(gap_seen);
-        }
+        };
         let mr = secs(now - since);
         let rr_net = if mr > 0.0 { self.bits_since_request / mr } else { self.last_rr };
-        let (rr, accumulated) = self.accumulation(secs(now - seg.ack), rr_net, mr);
+        let (rr, accumulated) = self.accumulation(secs(now - seg.sent_at), rr_net, mr);
         self.last_request_at = Some(now);
         self.bits_since_request = bits;
         self.last_rr = rr;
@@ -103,10 +102,8 @@ impl ArbReceiver {
         if gap_seen {
             self.nak_for = self.expected;
         }
-        let mut reply = self.reply(seg.wnd, self.highest > self.expected);
-        if accumulated {
-            reply.flags |= flags::ACCUM;
-        }
+        let mut reply = self.reply(request, self.highest > self.expected);
+        reply.accumulated = accumulated;
         Some(reply)
     }
 
@@ -124,7 +121,7 @@ impl ArbReceiver {
         (rr_net, false)
     }
 
-    fn nak(&mut self, gap_seen: bool) -> Option<Segment> {
+    fn nak(&mut self, gap_seen: bool) -> Option<ArbReply> {
         if !gap_seen || self.nak_for == self.expected {
             return None;
         }
@@ -133,9 +130,8 @@ impl ArbReceiver {
         Some(self.reply(0, true))
     }
 
-    fn reply(&self, id: u32, loss: bool) -> Segment {
-        let f = flags::REPLY | if loss { flags::LOSS } else { 0 };
-        Segment { seq: self.expected, ack: (self.last_rr / RR_UNIT).round() as u64, len: 0, wnd: id, flags: f, opt: 0, sack: 0 }
+    fn reply(&self, id: u32, loss: bool) -> ArbReply {
+        ArbReply { expected: self.expected, rr: (self.last_rr / RR_UNIT).round() as u64, request: id, loss, accumulated: false }
     }
 }
 
@@ -147,8 +143,8 @@ mod tests {
 
     const S: Time = 1000 * PS_PER_MS;
 
-    fn data(seq: u64, sent: Time, request: u32) -> Segment {
-        Segment { seq, ack: sent, len: 450, wnd: request, flags: if request > 0 { flags::REQUEST } else { 0 }, opt: 0, sack: 0 }
+    fn data(seq: u64, sent: Time, request: u32) -> ArbData {
+        ArbData { seq, len: 450, sent_at: sent, request: (request > 0).then_some(request) }
     }
 
     #[test]
@@ -160,7 +156,7 @@ mod tests {
             let out = r.on_data(k * S + S / 10, &data(1 + 450 * k, k * S, req));
             assert_eq!(out.is_some(), k == 2);
             if let Some(rep) = out {
-                assert_eq!((rep.wnd, rep.ack, rep.seq, rep.flags), (7, 4_000_000, 1351, flags::REPLY));
+                assert_eq!((rep.request, rep.rr, rep.expected, rep.loss, rep.accumulated), (7, 4_000_000, 1351, false, false));
             }
         }
         assert_eq!(r.stats.bytes_delivered, 1800);
@@ -176,11 +172,11 @@ mod tests {
         // A request 1 s of queueing later, over Mr = 2 s: 2000 b/s, and the
         // threshold is half a packet time at that rate (1 s): no cut.
         let rep = r.on_data(2 * S, &data(451, S, 1)).unwrap();
-        assert_eq!((rep.ack, rep.flags), (2_000_000, flags::REPLY));
+        assert_eq!((rep.rr, rep.loss, rep.accumulated), (2_000_000, false, false));
         // The next request meets 4 s of queueing over Mr = 4 s (1000 b/s,
         // threshold 2 s): Rr (1 - 4/4) = 0.
         let rep = r.on_data(6 * S, &data(901, 2 * S, 2)).unwrap();
-        assert_eq!((rep.ack, rep.flags), (0, flags::REPLY | flags::ACCUM), "the rule fired: the sender must cut");
+        assert_eq!((rep.rr, rep.loss, rep.accumulated), (0, false, true), "the rule fired: the sender must cut");
     }
 
     #[test]
@@ -188,11 +184,11 @@ mod tests {
         let mut r = ArbReceiver::new(&test_config());
         r.on_data(0, &data(1, 0, 0));
         let nak = r.on_data(S, &data(901, S, 0)).unwrap();
-        assert_eq!((nak.seq, nak.wnd, nak.flags), (451, 0, flags::REPLY | flags::LOSS));
+        assert_eq!((nak.expected, nak.request, nak.loss), (451, 0, true));
         assert!(r.on_data(2 * S, &data(1351, 2 * S, 0)).is_none());
         // A request during the gap: its reply carries LOSS again.
         let rep = r.on_data(3 * S, &data(1801, 3 * S, 3)).unwrap();
-        assert_eq!(rep.flags, flags::REPLY | flags::LOSS);
+        assert!(rep.loss && !rep.accumulated);
         r.on_data(4 * S, &data(451, 4 * S, 0));
         assert_eq!((r.expected, r.stats.bytes_duplicate, r.stats.bytes_received), (901, 1350, 2250));
     }

@@ -13,8 +13,7 @@
 //! before the rewind still arrive out of order and are NAKed again).
 
 use super::rate::RateControl;
-use super::{flags, ps, ArbConfig, RR_UNIT};
-use crate::net::Segment;
+use super::{ps, ArbConfig, ArbData, ArbReply};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -128,13 +127,13 @@ impl ArbSender {
 
     /// The pacing timer fires at `now`: check the oldest request's timeout,
     /// then send one packet if the burst is due.
-    pub fn on_wake(&mut self, now: Time) -> Option<Segment> {
+    pub fn on_wake(&mut self, now: Time) -> Option<ArbData> {
         self.check_timeout(now);
         if now < self.next_burst_at || !self.has_data() {
             return None;
         }
         let len = self.limit.map_or(self.cfg.payload as u64, |b| (b + 1 - self.snd_nxt).min(self.cfg.payload as u64)) as u32;
-        let mut seg = Segment { seq: self.snd_nxt, ack: now, len, wnd: 0, flags: 0, opt: 0, sack: 0 };
+        let mut seg = ArbData { seq: self.snd_nxt, len, sent_at: now, request: None };
         // Bs is one packet, so every packet is the first of its burst.
         if now - self.last_request_at >= self.cfg.interval {
             let ra = self.bits_since_request / crate::time::secs(now - self.last_request_at);
@@ -145,8 +144,7 @@ impl ArbSender {
             self.last_request_at = now;
             self.bits_since_request = 0.0;
             self.stats.requests += 1;
-            seg.flags = flags::REQUEST;
-            seg.wnd = id;
+            seg.request = Some(id);
         }
         let bits = 8.0 * (len + self.cfg.header_bytes) as f64;
         self.bits_since_request += bits;
@@ -182,10 +180,10 @@ impl ArbSender {
     }
 
     /// A reply (or NAK) from the receiver.
-    pub fn on_reply(&mut self, now: Time, seg: &Segment) -> ReplyOutcome {
-        let rr = seg.ack as f64 * RR_UNIT;
-        self.snd_una = self.snd_una.max(seg.seq);
-        let id = seg.wnd;
+    pub fn on_reply(&mut self, now: Time, seg: &ArbReply) -> ReplyOutcome {
+        let rr = seg.rate_bps();
+        self.snd_una = self.snd_una.max(seg.expected);
+        let id = seg.request;
         let mut ra = None;
         if id != 0 {
             if let Some(k) = self.outstanding.iter().position(|r| r.id == id) {
@@ -195,23 +193,23 @@ impl ArbSender {
                 ra = Some(self.recent_ra[id as usize % 16].1);
             }
         }
-        let outcome = if seg.flags & flags::LOSS != 0 {
-            let repeat = self.last_rewind.is_some_and(|(s, t)| s == seg.seq && now - t < self.cfg.timeout);
-            if repeat || seg.seq >= self.snd_nxt {
+        let outcome = if seg.loss {
+            let repeat = self.last_rewind.is_some_and(|(s, t)| s == seg.expected && now - t < self.cfg.timeout);
+            if repeat || seg.expected >= self.snd_nxt {
                 ReplyOutcome::Ignored
             } else {
                 self.stats.naks += 1;
-                self.snd_nxt = seg.seq;
-                self.last_rewind = Some((seg.seq, now));
+                self.snd_nxt = seg.expected;
+                self.last_rewind = Some((seg.expected, now));
                 self.rc.on_timeout_or_loss(Some(rr));
-                ReplyOutcome::WentBack(seg.seq)
+                ReplyOutcome::WentBack(seg.expected)
             }
         } else {
             ReplyOutcome::Rate
         };
         if outcome == ReplyOutcome::Rate {
             if let Some(ra) = ra {
-                self.rc.on_reply(rr, ra, seg.flags & flags::ACCUM != 0);
+                self.rc.on_reply(rr, ra, seg.accumulated);
             }
         }
         self.reschedule_burst();
@@ -227,16 +225,8 @@ mod tests {
 
     const S: Time = 1000 * PS_PER_MS;
 
-    fn reply(id: u32, rr: u64, expected: u64, loss: bool) -> Segment {
-        Segment {
-            seq: expected,
-            ack: rr * 1000,
-            len: 0,
-            wnd: id,
-            flags: flags::REPLY | if loss { flags::LOSS } else { 0 },
-            opt: 0,
-            sack: 0,
-        }
+    fn reply(id: u32, rr: u64, expected: u64, loss: bool) -> ArbReply {
+        ArbReply { expected, rr: rr * 1000, request: id, loss, accumulated: false }
     }
 
     #[test]
@@ -245,13 +235,12 @@ mod tests {
         assert_eq!(s.wake_needed(0), Some(0));
         assert!(s.is_current_wake(0));
         let first = s.on_wake(0).unwrap();
-        assert_eq!((first.seq, first.len, first.flags), (1, 450, 0));
+        assert_eq!((first.seq, first.len, first.request), (1, 450, None));
         // 4000 b/s and 4000-bit packets: one per second.
         assert_eq!(s.wake_needed(0), Some(S));
-        assert!(s.on_wake(S).unwrap().flags == 0);
+        assert!(s.on_wake(S).unwrap().request.is_none());
         let third = s.on_wake(2 * S).unwrap();
-        assert_eq!(third.flags, flags::REQUEST, "M = 2 s has passed");
-        assert_eq!((third.wnd, third.ack), (1, 2 * S));
+        assert_eq!((third.request, third.sent_at), (Some(1), 2 * S), "M = 2 s has passed");
         assert_eq!(s.stats.segments_sent, 3);
     }
 
