@@ -12,7 +12,7 @@
 //! So up to about one packet sits in each adapter: the "storage" that lets
 //! Morris & Kung's TCP do well with a switch buffer slightly below a window.
 
-use crate::net::{Segment, VcId};
+use crate::net::{FrameHeader, VcId};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
 
@@ -31,11 +31,11 @@ pub struct HostPipeline {
     /// The receive adapter moving cells to host memory at the host's rate.
     rx_cells: Serializer,
     /// Processed by TCP, waiting for the transmit adapter: (VC, segment, IP bytes, ready at).
-    tx_wait: VecDeque<(VcId, Segment, u32, Time)>,
+    tx_wait: VecDeque<(VcId, FrameHeader, u32, Time)>,
     /// The transmit adapter holds a packet (being loaded or being sent).
     pub adapter_busy: bool,
     /// Received packets on their way to TCP, in delivery order.
-    rx: VecDeque<(Time, VcId, Segment)>,
+    rx: VecDeque<(Time, VcId, FrameHeader)>,
     /// IP bytes held in the host's transmit path, before the adapter: the
     /// back-pressure of credit flow control ends here (Morris & Kung §V).
     pub tx_backlog: u64,
@@ -61,7 +61,7 @@ impl HostPipeline {
     }
 
     /// TCP hands a packet down: the CPU processes it.
-    pub fn submit(&mut self, now: Time, vc: VcId, seg: Segment, ip_len: u32) {
+    pub fn submit(&mut self, now: Time, vc: VcId, seg: FrameHeader, ip_len: u32) {
         let ready = self.cpu.send(now, ip_len as u64);
         self.integrate(now);
         self.tx_backlog += ip_len as u64;
@@ -80,7 +80,7 @@ impl HostPipeline {
     }
 
     /// The loaded packet, to be segmented onto the link now.
-    pub fn loaded(&mut self, now: Time) -> (VcId, Segment) {
+    pub fn loaded(&mut self, now: Time) -> (VcId, FrameHeader) {
         let (vc, seg, ip_len, _) = self.tx_wait.pop_front().expect("a packet was loading");
         self.integrate(now);
         self.tx_backlog -= ip_len as u64;
@@ -110,7 +110,7 @@ impl HostPipeline {
 
     /// A packet arrived whole at the receive adapter: returns its delivery
     /// time to TCP and whether it heads the queue (schedule an event then).
-    pub fn receive(&mut self, now: Time, vc: VcId, seg: Segment, ip_len: u32) -> (Time, bool) {
+    pub fn receive(&mut self, now: Time, vc: VcId, seg: FrameHeader, ip_len: u32) -> (Time, bool) {
         let on_host = self.bus_rx.send(now, ip_len as u64);
         let at = self.cpu.send(on_host, ip_len as u64);
         let head = self.rx.is_empty();
@@ -122,13 +122,13 @@ impl HostPipeline {
     /// transmit path and in the receive path, for the accounting identity.
     pub fn data_payload(&self) -> (u64, u64) {
         let data = |vc: &VcId| vc.0.is_multiple_of(2);
-        let tx = self.tx_wait.iter().filter(|x| data(&x.0)).map(|x| x.1.len as u64).sum();
-        let rx = self.rx.iter().filter(|x| data(&x.1)).map(|x| x.2.len as u64).sum();
+        let tx = self.tx_wait.iter().filter(|x| data(&x.0)).map(|x| x.1.payload_len() as u64).sum();
+        let rx = self.rx.iter().filter(|x| data(&x.1)).map(|x| x.2.payload_len() as u64).sum();
         (tx, rx)
     }
 
     /// The packet due now, and the time of the next one.
-    pub fn deliver(&mut self) -> ((VcId, Segment), Option<Time>) {
+    pub fn deliver(&mut self) -> ((VcId, FrameHeader), Option<Time>) {
         let (_, vc, seg) = self.rx.pop_front().expect("a delivery was scheduled");
         ((vc, seg), self.rx.front().map(|x| x.0))
     }
@@ -150,8 +150,8 @@ mod tests {
     #[test]
     fn cpu_serialises_and_adapter_holds_one_packet() {
         let mut h = HostPipeline::new(&model());
-        h.submit(0, VcId(0), Segment::default(), 1000);
-        h.submit(0, VcId(0), Segment::default(), 1000);
+        h.submit(0, VcId(0), FrameHeader::Tcp(Default::default()), 1000);
+        h.submit(0, VcId(0), FrameHeader::Tcp(Default::default()), 1000);
         // CPU: 100 µs each; bus: 10 µs.
         assert_eq!(h.load(0), Some(110 * PS_PER_US));
         assert_eq!(h.load(0), None, "the adapter holds one packet");
@@ -165,8 +165,8 @@ mod tests {
     #[test]
     fn receive_path_is_bus_then_cpu_in_order() {
         let mut h = HostPipeline::new(&model());
-        let (t1, head1) = h.receive(0, VcId(0), Segment::default(), 1000);
-        let (t2, head2) = h.receive(0, VcId(0), Segment::default(), 1000);
+        let (t1, head1) = h.receive(0, VcId(0), FrameHeader::Tcp(Default::default()), 1000);
+        let (t2, head2) = h.receive(0, VcId(0), FrameHeader::Tcp(Default::default()), 1000);
         assert_eq!((t1, head1), (110 * PS_PER_US, true));
         assert_eq!((t2, head2), (210 * PS_PER_US, false));
         let (_, next) = h.deliver();

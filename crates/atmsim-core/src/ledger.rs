@@ -7,7 +7,7 @@
 //! when the run stops. Frames of a VC are numbered in order, so the ledger is
 //! a ring indexed by frame number: no hashing, one update per cell event.
 
-use crate::net::Segment;
+use crate::net::FrameHeader;
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -21,10 +21,10 @@ pub enum Fate {
 
 #[derive(Clone, Copy, Debug)]
 pub struct FrameRecord {
-    /// The TCP header of the segment the frame carries: kept once here
-    /// rather than in each of its cells, so a cell in flight stays small;
-    /// the receiver reads it when the frame is delivered.
-    pub seg: Segment,
+    /// The header the frame carries: kept once here rather than in each of
+    /// its cells, so a cell in flight stays small; the receiver reads it
+    /// when the frame is delivered.
+    pub header: FrameHeader,
     pub ncells: u16,
     pub arrived: u16,
     pub dropped: u16,
@@ -72,13 +72,13 @@ pub struct Ledger {
 
 impl Ledger {
     /// Registers a new frame; returns its number.
-    pub fn push(&mut self, seg: Segment, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
-        let (seq, len) = (seg.seq, seg.len);
+    pub fn push(&mut self, header: FrameHeader, ncells: u16, sent_at: Time, srtt: Time) -> u32 {
+        let (seq, len) = (header.seq(), header.payload_len());
         let f = self.next_frame;
         self.next_frame += 1;
         self.cells_sent += ncells as u64;
         self.max_seq_sent = self.max_seq_sent.max(seq + len as u64);
-        self.frames.push_back(FrameRecord { seg, ncells, arrived: 0, dropped: 0, fate: Fate::InFlight, sent_at, srtt });
+        self.frames.push_back(FrameRecord { header, ncells, arrived: 0, dropped: 0, fate: Fate::InFlight, sent_at, srtt });
         f
     }
 
@@ -109,9 +109,9 @@ impl Ledger {
 
     /// The segment header of a frame whose fate is still open (`None` once
     /// its fate is fixed and the record is gone).
-    pub fn segment(&self, frame: u32) -> Option<Segment> {
+    pub fn header(&self, frame: u32) -> Option<FrameHeader> {
         let i = frame.checked_sub(self.base)? as usize;
-        self.frames.get(i).map(|r| r.seg)
+        self.frames.get(i).map(|r| r.header)
     }
 
     #[inline]
@@ -147,13 +147,13 @@ impl Ledger {
         r.fate = fate;
         let rec = *r;
         match fate {
-            Fate::Delivered => self.bytes_delivered += rec.seg.len as u64,
+            Fate::Delivered => self.bytes_delivered += rec.header.payload_len() as u64,
             Fate::Dropped => {
-                self.bytes_dropped += rec.seg.len as u64;
+                self.bytes_dropped += rec.header.payload_len() as u64;
                 self.frames_dropped += 1;
             }
             Fate::Discarded => {
-                self.bytes_discarded += rec.seg.len as u64;
+                self.bytes_discarded += rec.header.payload_len() as u64;
                 self.frames_discarded += 1;
             }
             Fate::InFlight => {}
@@ -162,7 +162,12 @@ impl Ledger {
             self.frames.pop_front();
             self.base += 1;
         }
-        (fate != Fate::Delivered).then_some(Loss { seq: rec.seg.seq, len: rec.seg.len, sent_at: rec.sent_at, srtt: rec.srtt })
+        (fate != Fate::Delivered).then_some(Loss {
+            seq: rec.header.seq(),
+            len: rec.header.payload_len(),
+            sent_at: rec.sent_at,
+            srtt: rec.srtt,
+        })
     }
 
     /// The frames `first..=last` of a buffer the reassembler discarded: those
@@ -183,21 +188,26 @@ impl Ledger {
 
     /// Payload bytes of frames whose fate is still open.
     pub fn bytes_in_flight(&self) -> u64 {
-        self.frames.iter().filter(|r| r.fate == Fate::InFlight).map(|r| r.seg.len as u64).sum()
+        self.frames.iter().filter(|r| r.fate == Fate::InFlight).map(|r| r.header.payload_len() as u64).sum()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Segment;
+
+    fn tcp(seq: u64) -> FrameHeader {
+        FrameHeader::Tcp(Segment { seq, len: 100, ..Segment::default() })
+    }
 
     #[test]
     fn fates_partition_the_bytes_sent() {
         let mut l = Ledger::default();
-        let a = l.push(Segment { seq: 1, len: 100, ..Segment::default() }, 3, 0, 0);
-        let b = l.push(Segment { seq: 101, len: 100, ..Segment::default() }, 3, 0, 0);
-        let c = l.push(Segment { seq: 201, len: 100, ..Segment::default() }, 3, 0, 0);
-        let d = l.push(Segment { seq: 301, len: 100, ..Segment::default() }, 3, 0, 0);
+        let a = l.push(tcp(1), 3, 0, 0);
+        let b = l.push(tcp(101), 3, 0, 0);
+        let c = l.push(tcp(201), 3, 0, 0);
+        let d = l.push(tcp(301), 3, 0, 0);
         // a: all cells dropped -> dropped whole.
         for _ in 0..3 {
             l.cell_dropped(a);

@@ -10,7 +10,7 @@
 //! packet, drawn from the host's own random stream, and keeps the host's
 //! packets in order (a packet never overtakes the one before it).
 
-use crate::net::{Segment, VcId};
+use crate::net::{FrameHeader, VcId};
 use crate::time::Time;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -21,7 +21,7 @@ pub struct SendJitter {
     max: Time,
     rng: ChaCha8Rng,
     /// Packets waiting, with the time each is released, in order.
-    waiting: VecDeque<(Time, VcId, Segment)>,
+    waiting: VecDeque<(Time, VcId, FrameHeader)>,
 }
 
 impl SendJitter {
@@ -31,7 +31,7 @@ impl SendJitter {
 
     /// A packet handed over at `now`; returns its release time if it is now
     /// the first waiting (the caller schedules its release).
-    pub fn submit(&mut self, now: Time, vc: VcId, seg: Segment) -> Option<Time> {
+    pub fn submit(&mut self, now: Time, vc: VcId, seg: FrameHeader) -> Option<Time> {
         let drawn = now + self.rng.gen_range(0..=self.max);
         let at = self.waiting.back().map_or(drawn, |&(prev, _, _)| drawn.max(prev));
         self.waiting.push_back((at, vc, seg));
@@ -40,14 +40,14 @@ impl SendJitter {
 
     /// Releases the first waiting packet; returns it and the release time of
     /// the next, if any.
-    pub fn release(&mut self) -> ((VcId, Segment), Option<Time>) {
+    pub fn release(&mut self) -> ((VcId, FrameHeader), Option<Time>) {
         let (_, vc, seg) = self.waiting.pop_front().expect("a release has a packet");
         ((vc, seg), self.waiting.front().map(|&(at, _, _)| at))
     }
 
     /// Payload bytes waiting (sent by the transport, not yet on the link).
     pub fn waiting_payload(&self) -> u64 {
-        self.waiting.iter().map(|(_, _, s)| s.len as u64).sum()
+        self.waiting.iter().map(|(_, _, s)| s.payload_len() as u64).sum()
     }
 }
 
@@ -56,8 +56,8 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn seg(seq: u64) -> Segment {
-        Segment { seq, len: 100, ..Default::default() }
+    fn seg(seq: u64) -> FrameHeader {
+        FrameHeader::Datagram(crate::net::Datagram { seq, len: 100 })
     }
 
     #[test]
@@ -74,14 +74,14 @@ mod tests {
         let (mut prev, mut seqs, mut behind) = (0, Vec::new(), 0);
         while let Some(at) = next {
             let ((_, s), n) = j.release();
-            let handed = 10 * s.seq;
+            let handed = 10 * s.seq();
             assert!(at >= prev, "release times never go back");
             // Waiting behind its predecessor never pushes a packet past its
             // own bound: the predecessor's bound is earlier.
             assert!(at >= handed && at <= handed + max, "within [t, t + max]");
             behind += (at > handed && at == prev) as u32;
             prev = at;
-            seqs.push(s.seq);
+            seqs.push(s.seq());
             next = n;
         }
         assert_eq!(seqs, (0..200).collect::<Vec<_>>());

@@ -8,7 +8,7 @@
 //! `open` at the flow's start. Room here for VBR on/off and rate-paced
 //! sources (their own random streams from `crate::rng`).
 
-use crate::net::Segment;
+use crate::net::{Datagram, FrameHeader};
 use crate::time::{Rate, Serializer, Time};
 
 /// A datagram source: constant rate (an exact clock, no drift), or scripted
@@ -52,7 +52,7 @@ impl DatagramSource {
     /// Sends one datagram at `now`: the datagram (as a segment whose `seq`
     /// numbers payload bytes from 1) and the time of the next send. Nothing
     /// once a bounded source has sent everything.
-    pub fn send(&mut self, now: Time) -> Option<(Segment, Option<Time>)> {
+    pub fn send(&mut self, now: Time) -> Option<(FrameHeader, Option<Time>)> {
         let len = match self.limit {
             Some(b) => (b - self.bytes_sent).min(self.payload as u64) as u32,
             None => self.payload,
@@ -60,7 +60,7 @@ impl DatagramSource {
         if len == 0 {
             return None;
         }
-        let seg = Segment { seq: self.next_seq, ack: 0, len, wnd: 0, flags: 0, opt: 0, sack: 0 };
+        let seg = FrameHeader::Datagram(Datagram { seq: self.next_seq, len });
         self.next_seq += len as u64;
         self.bytes_sent += len as u64;
         self.datagrams_sent += 1;
@@ -95,7 +95,7 @@ mod tests {
         let mut t = 0;
         for k in 1..=1000u64 {
             let (seg, next) = s.send(t).unwrap();
-            assert_eq!(seg.seq, 1 + (k - 1) * 1000);
+            assert_eq!(seg.seq(), 1 + (k - 1) * 1000);
             t = next.unwrap();
             assert_eq!(t, k * 1000 * PS_PER_US);
         }
@@ -115,7 +115,7 @@ mod tests {
     fn a_bounded_source_sends_exactly_its_bytes() {
         let rate = Rate::new(8, PS_PER_US as u128).unwrap();
         let mut s = DatagramSource::new(1000, Some(rate), Vec::new(), Some(2500));
-        let lens: Vec<u32> = std::iter::from_fn(|| s.send(0).map(|(seg, _)| seg.len)).collect();
+        let lens: Vec<u32> = std::iter::from_fn(|| s.send(0).map(|(seg, _)| seg.payload_len())).collect();
         assert_eq!(lens, vec![1000, 1000, 500]);
         assert!(!s.delivered(1000));
         assert!(!s.delivered(1000));

@@ -1,4 +1,8 @@
-//! The per-frame header the simulator carries: a TCP segment's.
+//! The per-frame header the simulator carries: one [`FrameHeader`] per
+//! frame, kept once in its VC's ledger (not in its cells), whose variant is
+//! the transport's own header: a TCP segment, an ARB data packet or rate
+//! reply, a datagram. The network sees only its sequence number, its
+//! payload length and its IP length; each transport reads its own variant.
 
 /// TCP header flags carried by a segment.
 pub mod flags {
@@ -37,9 +41,96 @@ impl Segment {
     }
 }
 
+/// An ARB data packet (Chang, Huynh & Gray §2): `len` payload bytes from
+/// `seq`, sent at `sent_at` (the receiver measures delays from it), a rate
+/// request when `request` names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArbData {
+    pub seq: u64,
+    pub len: u32,
+    pub sent_at: u64,
+    pub request: Option<u32>,
+}
+
+/// An ARB rate reply, or a NAK (`loss`): a header alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArbReply {
+    /// The receiver's next expected byte.
+    pub expected: u64,
+    /// The rate Rr the receiver measured, in units of
+    /// `transport::arb::RR_UNIT` b/s.
+    pub rr: u64,
+    /// The request answered (0: none, a NAK sent on a gap).
+    pub request: u32,
+    /// Data from `expected` on is missing.
+    pub loss: bool,
+    /// The queueing-accumulation rule fired: the sender must cut.
+    pub accumulated: bool,
+}
+
+/// A datagram of a one-way source: `len` payload bytes from byte `seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    pub seq: u64,
+    pub len: u32,
+}
+
+/// What a frame carries ahead of its payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameHeader {
+    Tcp(Segment),
+    ArbData(ArbData),
+    ArbReply(ArbReply),
+    Datagram(Datagram),
+}
+
+impl FrameHeader {
+    /// The first payload byte's sequence number (a reply's: the byte it
+    /// expects next).
+    #[inline]
+    pub fn seq(&self) -> u64 {
+        match self {
+            FrameHeader::Tcp(s) => s.seq,
+            FrameHeader::ArbData(d) => d.seq,
+            FrameHeader::ArbReply(r) => r.expected,
+            FrameHeader::Datagram(d) => d.seq,
+        }
+    }
+
+    /// Payload bytes.
+    #[inline]
+    pub fn payload_len(&self) -> u32 {
+        match self {
+            FrameHeader::Tcp(s) => s.len,
+            FrameHeader::ArbData(d) => d.len,
+            FrameHeader::ArbReply(_) => 0,
+            FrameHeader::Datagram(d) => d.len,
+        }
+    }
+
+    /// IP datagram length: payload, the fixed headers (`header_bytes`) and
+    /// a TCP segment's options.
+    #[inline]
+    pub fn ip_len(&self, header_bytes: u32) -> u32 {
+        match self {
+            FrameHeader::Tcp(s) => s.ip_len(header_bytes),
+            _ => self.payload_len() + header_bytes,
+        }
+    }
+
+    /// The TCP segment, if this is one.
+    #[inline]
+    pub fn tcp(&self) -> Option<&Segment> {
+        match self {
+            FrameHeader::Tcp(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Segment;
+    use super::*;
 
     #[test]
     fn option_bytes_count_in_the_ip_length_and_the_header_stays_small() {
@@ -47,5 +138,18 @@ mod tests {
         assert_eq!(Segment { len: 9128, ..Default::default() }.ip_len(40), 9168);
         // Every frame record in the ledger keeps one: the SACK fields fit in what was padding.
         assert!(std::mem::size_of::<Segment>() <= 32, "{}", std::mem::size_of::<Segment>());
+    }
+
+    #[test]
+    fn the_network_sees_the_same_three_numbers_of_every_header() {
+        let tcp = FrameHeader::Tcp(Segment { seq: 9, len: 100, opt: 12, ..Default::default() });
+        let data = FrameHeader::ArbData(ArbData { seq: 451, len: 450, sent_at: 7, request: Some(3) });
+        let reply = FrameHeader::ArbReply(ArbReply { expected: 1351, rr: 4, request: 3, loss: false, accumulated: true });
+        let datagram = FrameHeader::Datagram(Datagram { seq: 1, len: 1000 });
+        let seen: Vec<_> = [tcp, data, reply, datagram].iter().map(|h| (h.seq(), h.payload_len(), h.ip_len(28))).collect();
+        assert_eq!(seen, [(9, 100, 140), (451, 450, 478), (1351, 0, 28), (1, 1000, 1028)]);
+        assert!(tcp.tcp().is_some() && reply.tcp().is_none());
+        // Kept once per frame in the ledger: a tag beside the largest header.
+        assert!(std::mem::size_of::<FrameHeader>() <= 40, "{}", std::mem::size_of::<FrameHeader>());
     }
 }

@@ -7,6 +7,6 @@ pub mod header;
 pub mod ids;
 pub mod unit;
 
-pub use header::{flags, Segment};
+pub use header::{flags, ArbData, ArbReply, Datagram, FrameHeader, Segment};
 pub use ids::{FlowId, HostId, NodeId, PortId, VcId};
 pub use unit::{CellKind, InFlight, Unit, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX};

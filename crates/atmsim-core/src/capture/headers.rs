@@ -4,7 +4,7 @@
 //! model carries lengths, not bytes, so checksums are exact all the same
 //! (zeros add nothing to the Internet checksum).
 
-use crate::net::{flags, Segment};
+use crate::net::{flags, FrameHeader};
 
 /// How one VC's packets look on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +47,8 @@ fn checksum(mut sum: u32, bytes: &[u8]) -> u16 {
 /// The IP packet of `seg` on `v`: its true length (`ip.header_bytes`, TCP
 /// option bytes such as a SACK option's, and payload) and its first `snap`
 /// bytes at most.
-pub fn ip_packet(v: &VcWire, seg: &Segment, snap: usize) -> (u32, Vec<u8>) {
-    let ip_len = seg.ip_len(v.header_bytes);
+pub fn ip_packet(v: &VcWire, header: &FrameHeader, snap: usize) -> (u32, Vec<u8>) {
+    let ip_len = header.ip_len(v.header_bytes);
     let mut b = Vec::with_capacity(v.header_bytes as usize);
     let proto = if v.tcp { 6 } else { 17 };
     // IPv4: version 4, 20 bytes, DF set and identification 0 (RFC 6864).
@@ -62,7 +62,7 @@ pub fn ip_packet(v: &VcWire, seg: &Segment, snap: usize) -> (u32, Vec<u8>) {
     let start = b.len();
     b.extend_from_slice(&v.src_port.to_be_bytes());
     b.extend_from_slice(&v.dst_port.to_be_bytes());
-    if v.tcp {
+    if let (true, Some(seg)) = (v.tcp, header.tcp()) {
         let syn = seg.flags & flags::SYN != 0;
         // The receiver sends no data: after its SYN (byte 0) its ACKs carry
         // sequence number 1, which the model leaves at 0.
@@ -119,6 +119,7 @@ pub fn sunatm(llc: bool, vpi: u8, vci: u16) -> [u8; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Segment;
 
     fn wire(tcp: bool, reply: bool, header_bytes: u32) -> VcWire {
         VcWire {
@@ -137,7 +138,7 @@ mod tests {
     #[test]
     fn ipv4_and_tcp_headers_are_true_to_the_segment() {
         let seg = Segment { seq: 9129, ack: 1, len: 9128, wnd: 0, flags: flags::ACK, ..Segment::default() };
-        let (len, b) = ip_packet(&wire(true, false, 40), &seg, 96);
+        let (len, b) = ip_packet(&wire(true, false, 40), &FrameHeader::Tcp(seg), 96);
         assert_eq!((len, b.len()), (9168, 96));
         assert_eq!(u16::from_be_bytes([b[2], b[3]]), 9168);
         assert_eq!(checksum(0, &b[..20]), 0, "IP header checksum verifies");
@@ -156,16 +157,16 @@ mod tests {
     #[test]
     fn acks_windows_options_and_udp() {
         let ack = Segment { seq: 0, ack: 5000, len: 0, wnd: 524_288, flags: flags::ACK, ..Segment::default() };
-        let (len, b) = ip_packet(&wire(true, true, 48), &ack, 96);
+        let (len, b) = ip_packet(&wire(true, true, 48), &FrameHeader::Tcp(ack), 96);
         assert_eq!((len, b.len()), (48, 48));
         assert_eq!(u32::from_be_bytes(b[24..28].try_into().unwrap()), 1, "the receiver's ACKs follow its SYN");
         assert_eq!(u16::from_be_bytes([b[34], b[35]]), 32768, "524288 >> 4");
         assert_eq!((b[32] >> 4, &b[40..48]), (7, &[1u8; 8][..]));
         let synack = Segment { flags: flags::SYN | flags::ACK, ack: 1, ..ack };
-        let (_, b) = ip_packet(&wire(true, true, 40), &synack, 96);
+        let (_, b) = ip_packet(&wire(true, true, 40), &FrameHeader::Tcp(synack), 96);
         assert_eq!((u32::from_be_bytes(b[24..28].try_into().unwrap()), b[33]), (0, 0x12));
         assert_eq!(u16::from_be_bytes([b[34], b[35]]), 65535, "a SYN's window is not scaled");
-        let (len, b) = ip_packet(&wire(false, false, 28), &Segment { len: 1000, ..Default::default() }, 96);
+        let (len, b) = ip_packet(&wire(false, false, 28), &FrameHeader::Datagram(crate::net::Datagram { seq: 1, len: 1000 }), 96);
         assert_eq!((len, b[9], u16::from_be_bytes([b[24], b[25]])), (1028, 17, 1008));
     }
 }

@@ -12,7 +12,7 @@
 pub mod headers;
 pub mod write;
 
-use crate::net::{HostId, PortId, Segment, Unit, VcId};
+use crate::net::{FrameHeader, HostId, PortId, Unit, VcId};
 use crate::time::Time;
 
 /// One captured packet (or AAL5 PDU): when, on which VC, its header.
@@ -22,7 +22,7 @@ pub struct Row {
     /// the packet was handed to the link, or arrived intact.
     pub t: Time,
     pub vc: VcId,
-    pub seg: Segment,
+    pub seg: FrameHeader,
     /// Frame number on the VC (to find a row again after a push-out).
     pub frame: u32,
     /// AAL5 PDUs at a port: cells of this PDU that crossed the port, and
@@ -85,7 +85,7 @@ impl Capture {
     /// frame's segment header (from the ledger; `None` for RM and VBR
     /// cells, which carry no IP packet). On ATM the PDU is recorded when its
     /// EOM cell leaves.
-    pub fn departs(&mut self, p: PortId, t: Time, unit: &Unit, seg: Option<Segment>) {
+    pub fn departs(&mut self, p: PortId, t: Time, unit: &Unit, seg: Option<FrameHeader>) {
         let Some(slot) = self.port_slot[p.ix()] else { return };
         let Some(seg) = seg else { return };
         let rec = &mut self.recordings[slot as usize];
@@ -123,7 +123,7 @@ impl Capture {
     }
 
     /// Host `h` hands a packet to its link (`sent`) or receives one intact.
-    pub fn at_host(&mut self, h: HostId, t: Time, vc: VcId, seg: &Segment, sent: bool) {
+    pub fn at_host(&mut self, h: HostId, t: Time, vc: VcId, seg: &FrameHeader, sent: bool) {
         if let Some(slot) = self.host_slot[h.ix()] {
             self.recordings[slot as usize].rows.push(Row { t, vc, seg: *seg, frame: 0, cells: 1, intact: true, sent });
         }
@@ -139,8 +139,8 @@ mod tests {
     }
 
     /// The segment header the ledger keeps for a frame.
-    fn seg(frame: u32) -> Option<Segment> {
-        Some(Segment { seq: frame as u64, ..Default::default() })
+    fn seg(frame: u32) -> Option<FrameHeader> {
+        Some(FrameHeader::Tcp(crate::net::Segment { seq: frame as u64, ..Default::default() }))
     }
 
     #[test]

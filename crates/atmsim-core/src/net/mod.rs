@@ -18,7 +18,8 @@ pub mod priority;
 pub mod vc;
 
 pub use crate::base::{
-    flags, CellKind, FlowId, HostId, InFlight, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX,
+    flags, ArbData, ArbReply, CellKind, Datagram, FlowId, FrameHeader, HostId, InFlight, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES,
+    CELL_PAYLOAD, MAX_CELL_INDEX,
 };
 pub use port::{Discipline, Limit, Port, PortStats};
 pub use vc::{Vc, VcRole, VcTable};

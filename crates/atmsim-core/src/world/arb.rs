@@ -5,11 +5,11 @@
 
 use super::{Endpoints, World};
 use crate::engine::{Event, TransportEvent};
-use crate::net::{FlowId, Segment, VcRole};
+use crate::net::{FlowId, FrameHeader, VcRole};
 use crate::time::secs;
 use crate::trace::EventKind;
 use crate::transport::arb::sender::ReplyOutcome;
-use crate::transport::arb::{ArbData, ArbReceiver, ArbReply, ArbSender};
+use crate::transport::arb::{ArbReceiver, ArbSender};
 
 impl World {
     fn arb(&mut self, f: FlowId) -> (&mut ArbSender, &mut ArbReceiver) {
@@ -46,30 +46,30 @@ impl World {
                 let kind = if seg.seq < self.ledgers[data_vc.ix()].max_seq_sent { EventKind::Retransmit } else { EventKind::Send };
                 tr.event(secs(now), f.0, kind, seg.seq);
             }
-            self.transmit(data_vc, seg.to_frame());
+            self.transmit(data_vc, FrameHeader::ArbData(seg));
         }
         self.arb_reschedule(f);
     }
 
     /// A segment reached one end of an ARB flow: data at the receiver, or a
     /// reply at the sender.
-    pub(super) fn arb_deliver(&mut self, f: FlowId, role: VcRole, seg: Segment) {
+    pub(super) fn arb_deliver(&mut self, f: FlowId, role: VcRole, header: FrameHeader) {
         let now = self.now;
-        match role {
-            VcRole::Data | VcRole::Stream => {
+        match (role, header) {
+            (VcRole::Data | VcRole::Stream, FrameHeader::ArbData(data)) => {
                 let receiver = self.arb(f).1;
-                let reply = receiver.on_data(now, &ArbData::of_frame(&seg));
+                let reply = receiver.on_data(now, &data);
                 let delivered = receiver.stats.bytes_delivered;
                 let flow = &self.flows[f.ix()];
                 if flow.completed_at.is_none() && flow.bytes.is_some_and(|b| delivered >= b) {
                     self.completed(f);
                 }
                 if let Some(reply) = reply {
-                    self.transmit(self.vcs.reply_of(f), reply.to_frame());
+                    self.transmit(self.vcs.reply_of(f), FrameHeader::ArbReply(reply));
                 }
             }
-            VcRole::Reply => {
-                let outcome = self.arb(f).0.on_reply(now, &ArbReply::of_frame(&seg));
+            (VcRole::Reply, FrameHeader::ArbReply(reply)) => {
+                let outcome = self.arb(f).0.on_reply(now, &reply);
                 let event = match outcome {
                     ReplyOutcome::WentBack(seq) => Some((EventKind::FastRetransmit, seq)),
                     _ => None,
@@ -77,6 +77,7 @@ impl World {
                 self.arb_trace(f, event);
                 self.arb_reschedule(f);
             }
+            (_, other) => unreachable!("an ARB flow carries ARB packets: {other:?}"),
         }
     }
 

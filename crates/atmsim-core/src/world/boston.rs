@@ -16,7 +16,7 @@ use super::{Endpoints, World};
 use crate::atm::partial::PartialReassembler;
 use crate::coding::Dispersal;
 use crate::ledger::Fate;
-use crate::net::{FlowId, Segment, Unit, VcId, VcRole};
+use crate::net::{FlowId, FrameHeader, Segment, Unit, VcId, VcRole};
 use crate::summary::BostonFlowSummary;
 use crate::time::{secs, Time, PS_PER_S};
 use crate::transport::boston::payload::{pieces, segment_bytes};
@@ -99,9 +99,11 @@ impl World {
     /// A frame of `seg` is about to go onto `vc` with `ncells` cells: a
     /// Boston data frame carries the pieces the sender's bookkeeping
     /// chooses instead. Returns the frame's cells.
-    pub(super) fn boston_frame(&mut self, vc: VcId, seg: &Segment, first: bool, ncells: u32) -> u32 {
+    pub(super) fn boston_frame(&mut self, vc: VcId, frame_header: &FrameHeader, first: bool, ncells: u32) -> u32 {
         let v = self.vcs.get(vc);
         let (f, role, header) = (v.flow.ix(), v.role, v.header_bytes);
+        // A Boston flow is TCP; its ACKs (and a datagram flow's frames) keep their cells.
+        let Some(seg) = frame_header.tcp() else { return ncells };
         let frame = self.ledgers[vc.ix()].next_frame;
         let now = self.now;
         let b = self.services.boston_mut().expect("a Boston scenario");
@@ -163,7 +165,7 @@ impl World {
                 }
                 let (len, held) = flow.acks.front().filter(|a| a.0 == unit.frame).map_or((0, 0), |a| (a.1, a.2));
                 if let (Some(s), true) = (&mut flow.sender, unit.is_eom()) {
-                    s.on_ack(self.ledgers[unit.vc.ix()].record(unit.frame).seg.ack, len, held);
+                    s.on_ack(self.ledgers[unit.vc.ix()].record(unit.frame).header.tcp().expect("a TCP ACK").ack, len, held);
                 }
                 false
             }
@@ -238,7 +240,7 @@ impl World {
             self.ledgers[vc.ix()].resolve(frame, Fate::Delivered);
             let reply = self.vcs.reply_of(f);
             let before = self.ledgers[reply.ix()].next_frame;
-            self.deliver(vc, seg);
+            self.deliver(vc, FrameHeader::Tcp(seg));
             self.boston_annotate(f, before);
         } else {
             if let Some(l) = self.ledgers[vc.ix()].resolve(frame, Fate::Discarded) {
@@ -252,7 +254,7 @@ impl World {
             let reply = self.vcs.reply_of(f);
             let before = self.ledgers[reply.ix()].next_frame;
             self.services.boston_mut().unwrap().flows[f.ix()].stats.partial_acks += 1;
-            self.transmit(reply, ack);
+            self.transmit(reply, FrameHeader::Tcp(ack));
             self.boston_annotate(f, before);
         }
     }

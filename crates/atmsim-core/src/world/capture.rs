@@ -6,7 +6,7 @@ use super::{Endpoints, World};
 use crate::capture::write::{files, CaptureFile};
 use crate::capture::Capture;
 use crate::net::port::Offer;
-use crate::net::{PortId, Segment, Unit};
+use crate::net::{FrameHeader, PortId, Unit};
 use crate::scenario::capture::{check, CaptureModel};
 use crate::scenario::ScenarioError;
 use crate::summary::{CaptureFileSummary, CaptureSummary, CaptureTcpCounters};
@@ -60,11 +60,11 @@ impl World {
 
     /// The segment header of a unit's frame, kept once per frame in the
     /// ledger (`None` for RM and VBR cells, which belong to no frame).
-    fn segment_of(&self, unit: &Unit) -> Option<Segment> {
+    fn segment_of(&self, unit: &Unit) -> Option<FrameHeader> {
         if unit.is_frameless() {
             return None;
         }
-        self.ledgers[unit.vc.ix()].segment(unit.frame)
+        self.ledgers[unit.vc.ix()].header(unit.frame)
     }
 
     pub(super) fn capture_files(&self) -> Vec<CaptureFile> {
@@ -177,7 +177,7 @@ dst = "D"
             let got: Vec<&Row> = c.recordings[host].rows.iter().filter(|r| !r.sent && r.vc.0 == data).collect();
             assert!(got.len() > 40 && sent.len() >= got.len() && sent.len() - got.len() <= 5, "{} {}", sent.len(), got.len());
             for (s, g) in sent.iter().zip(&got) {
-                let tx = w.model.ports.iter().find(|p| p.name == "R2->C").unwrap().rate.tx_time((s.seg.len + 40) as u64);
+                let tx = w.model.ports.iter().find(|p| p.name == "R2->C").unwrap().rate.tx_time((s.seg.payload_len() + 40) as u64);
                 assert_eq!((s.seg, s.t + 5 * PS_PER_MS + tx + 1_000_000), (g.seg, g.t));
             }
         }

@@ -9,7 +9,7 @@ use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
 use crate::net::port::Offer;
-use crate::net::{Limit, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES};
+use crate::net::{FrameHeader, Limit, NodeId, PortId, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -169,7 +169,7 @@ impl World {
     /// the first port of the VC's route. Returns when the last unit leaves
     /// that port, if the port knows it already (FIFO); a per-VC port reports
     /// it with its `PortEvent::Free`.
-    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: Segment) -> Option<Time> {
+    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: FrameHeader) -> Option<Time> {
         let v = self.vcs.get(vc);
         let ip_len = seg.ip_len(v.header_bytes);
         // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
@@ -180,7 +180,7 @@ impl World {
             _ => 0,
         };
         let (first_port, first_hop) = (v.ports[0], v.first_hop);
-        let first_transmission = seg.len > 0 && seg.seq >= self.ledgers[vc.ix()].max_seq_sent;
+        let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.services.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         let ncells = ncells as u16;
@@ -231,7 +231,7 @@ impl World {
                 }
             }
         }
-        let seg = self.ledgers[vc].record(unit.frame).seg;
+        let seg = self.ledgers[vc].record(unit.frame).header;
         self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
         self.deliver(unit.vc, seg);
     }

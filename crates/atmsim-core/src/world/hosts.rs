@@ -6,12 +6,12 @@
 
 use super::World;
 use crate::engine::{Event, HostEvent};
-use crate::net::{HostId, Segment, VcId};
+use crate::net::{FrameHeader, HostId, VcId};
 
 impl World {
     /// A host sends a segment on `vc`: after its random processing time if
     /// it has one, then as `transmit_now`.
-    pub(super) fn transmit(&mut self, vc: VcId, seg: Segment) {
+    pub(super) fn transmit(&mut self, vc: VcId, seg: FrameHeader) {
         let h = self.vcs.get(vc).src;
         if let Some(jitter) = self.hosts[h.ix()].jitter.as_mut() {
             if let Some(at) = jitter.submit(self.now, vc, seg) {
@@ -33,7 +33,7 @@ impl World {
 
     /// Straight onto the link, or through the host's CPU and one-packet
     /// adapter when hosts are modelled.
-    fn transmit_now(&mut self, vc: VcId, seg: Segment) {
+    fn transmit_now(&mut self, vc: VcId, seg: FrameHeader) {
         let v = self.vcs.get(vc);
         let (h, ip_len) = (v.src, seg.ip_len(v.header_bytes));
         match self.hosts[h.ix()].pipe.as_mut() {
@@ -68,7 +68,7 @@ impl World {
 
     /// An intact packet reaches the destination host: to the transport at
     /// once, or after the adapter's bus transfer and the CPU.
-    pub(super) fn deliver(&mut self, vc: VcId, seg: Segment) {
+    pub(super) fn deliver(&mut self, vc: VcId, seg: FrameHeader) {
         let v = self.vcs.get(vc);
         let (h, ip_len) = (v.dst, seg.ip_len(v.header_bytes));
         if let Some(c) = self.services.capture_mut() {

@@ -25,7 +25,7 @@ use super::World;
 use crate::capture::Capture;
 use crate::net::input_rr::{InputRoundRobin, Park};
 use crate::net::port::Offer;
-use crate::net::{FlowId, PortId, Segment, Unit, VcId};
+use crate::net::{FlowId, FrameHeader, PortId, Unit, VcId};
 use crate::scenario::{App, Model};
 use crate::summary::Summary;
 use crate::time::Time;
@@ -209,7 +209,7 @@ impl World {
     /// Hook: a segment is cut into a frame of `ncells` cells at its source;
     /// returns the frame's cells (Boston's pieces may change them).
     #[inline(never)]
-    pub(super) fn cut_frame(&mut self, vc: VcId, seg: &Segment, first_transmission: bool, ncells: u32) -> u32 {
+    pub(super) fn cut_frame(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, ncells: u32) -> u32 {
         let mut ncells = ncells;
         for i in 0..self.services.list.len() {
             match &mut self.services.list[i] {
@@ -228,12 +228,12 @@ impl World {
     /// Hook: frame `frame` of `seg` (its first unit `first`) would enter
     /// its first port.
     #[inline(never)]
-    pub(super) fn frame_leaves(&mut self, vc: VcId, seg: &Segment, first_transmission: bool, first: Unit, ncells: u16) -> Leaves {
+    pub(super) fn frame_leaves(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, first: Unit, ncells: u16) -> Leaves {
         for i in 0..self.services.list.len() {
             match &self.services.list[i] {
                 Service::ScriptedDrops(d) => {
                     let v = self.vcs.get(vc);
-                    if first_transmission && v.carries_payload() && d.drops(v.flow, seg.seq) {
+                    if first_transmission && v.carries_payload() && d.drops(v.flow, seg.seq()) {
                         self.scripted_drop(v.ports[0], first, ncells);
                         return Leaves::Dropped;
                     }

@@ -4,7 +4,7 @@
 
 use super::{Endpoints, World};
 use crate::engine::{Event, SourceEvent, TransportEvent};
-use crate::net::{FlowId, HostId, Segment, VcId, VcRole};
+use crate::net::{FlowId, FrameHeader, HostId, Segment, VcId, VcRole};
 use crate::scenario::FAST_TICK;
 use crate::time::secs;
 use crate::trace::EventKind;
@@ -34,19 +34,22 @@ impl World {
     }
 
     /// A segment reached the transport at the end of `vc`.
-    pub(super) fn deliver_to_transport(&mut self, vc: VcId, seg: Segment) {
+    pub(super) fn deliver_to_transport(&mut self, vc: VcId, header: FrameHeader) {
         let v = self.vcs.get(vc);
         let (f, role) = (v.flow, v.role);
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Arb { .. }) {
-            return self.arb_deliver(f, role, seg);
+            return self.arb_deliver(f, role, header);
         }
         let flow = &mut self.flows[f.ix()];
-        match (&mut flow.endpoints, role) {
-            (Endpoints::Datagram(source), _) => {
-                if source.delivered(seg.len) && flow.completed_at.is_none() {
-                    self.completed(f);
-                }
+        if let Endpoints::Datagram(source) = &mut flow.endpoints {
+            if source.delivered(header.payload_len()) && flow.completed_at.is_none() {
+                self.completed(f);
             }
+            return;
+        }
+        let FrameHeader::Tcp(seg) = header else { unreachable!("a TCP flow carries TCP segments: {header:?}") };
+        match (&mut flow.endpoints, role) {
+            (Endpoints::Datagram(_), _) => unreachable!("handled above"),
             (Endpoints::Tcp { receiver, .. }, VcRole::Data | VcRole::Stream) => {
                 let reply = receiver.on_segment(&seg);
                 let done = flow.completed_at.is_none() && flow.bytes.is_some_and(|b| receiver.stats.bytes_delivered >= b);
@@ -55,7 +58,7 @@ impl World {
                     self.completed(f);
                 }
                 if let Some(ack) = ack {
-                    self.transmit(self.vcs.reply_of(f), ack);
+                    self.transmit(self.vcs.reply_of(f), FrameHeader::Tcp(ack));
                 }
             }
             (Endpoints::Tcp { sender, receiver }, VcRole::Reply) => {
@@ -88,7 +91,7 @@ impl World {
                     tr.event(t, f.0, kind, seg.seq);
                 }
             }
-            self.transmit(data_vc, seg);
+            self.transmit(data_vc, FrameHeader::Tcp(seg));
         }
         self.seg_buf = out;
         if self.services.boston_mut().is_some() {
@@ -133,7 +136,7 @@ impl World {
             let Endpoints::Tcp { receiver, .. } = &mut self.flows[f.ix()].endpoints else { unreachable!("a TCP flow") };
             if receiver.on_fast_tick() {
                 let ack = receiver.make_ack(Reply::Ack);
-                self.transmit(self.vcs.reply_of(f), ack);
+                self.transmit(self.vcs.reply_of(f), FrameHeader::Tcp(ack));
             }
         }
         self.sched.schedule(self.now + FAST_TICK, Event::Transport(TransportEvent::FastTick(h)));

@@ -13,14 +13,15 @@
 //! | `sender.rs` | pacing, requests, outstanding-request timeouts, go-back on a NAK |
 //! | `receiver.rs` | in-order delivery, the measured rate Rr, queueing-accumulation detection, NAKs |
 //!
-//! | `header.rs` | the two packets as typed headers (`ArbData`, `ArbReply`), and how they travel in a frame's header record |
+//!
+//! Its two packets are headers of their own in the frame record
+//! (`base::ArbData`, `base::ArbReply`, variants of `FrameHeader`).
 
-pub mod header;
 pub mod rate;
 pub mod receiver;
 pub mod sender;
 
-pub use header::{ArbData, ArbReply};
+pub use crate::base::{ArbData, ArbReply};
 pub use rate::{RateControl, Region};
 pub use receiver::ArbReceiver;
 pub use sender::ArbSender;
@@ -31,6 +32,13 @@ use crate::time::Time;
 /// Rr with Ra forgive this rounding (a receiver that saw exactly what was
 /// sent reports Rr = Ra).
 pub const RR_UNIT: f64 = 1e-3;
+
+impl ArbReply {
+    /// Rr in bits per second.
+    pub fn rate_bps(&self) -> f64 {
+        self.rr as f64 * RR_UNIT
+    }
+}
 
 /// ARB header flags, beside TCP's SYN and ACK bits (`net::flags`).
 pub mod flags {
