@@ -12,7 +12,7 @@
 //! So up to about one packet sits in each adapter: the "storage" that lets
 //! Morris & Kung's TCP do well with a switch buffer slightly below a window.
 
-use crate::net::{FrameHeader, VcId};
+use crate::net::{FrameHeader, VcId, CELL_PAYLOAD};
 use crate::time::{Rate, Serializer, Time};
 use std::collections::VecDeque;
 
@@ -105,7 +105,7 @@ impl HostPipeline {
     /// have moved to host memory at the host's rate, freeing its slot (what
     /// credit reports upstream; S004 §III: 13 MB/s with credit).
     pub fn consume_cell(&mut self, now: Time) -> Time {
-        self.rx_cells.send(now, 48)
+        self.rx_cells.send(now, CELL_PAYLOAD as u64)
     }
 
     /// A packet arrived whole at the receive adapter: returns its delivery

@@ -203,7 +203,8 @@ pub fn crc32_aal5(bytes: &[u8]) -> u32 {
 
 /// Builds a real AAL5 CPCS-PDU (SDU, pad, UU, CPI, length, CRC).
 pub fn build_pdu(sdu: &[u8], uu: u8, cpi: u8) -> Vec<u8> {
-    let pad = (48 - (sdu.len() + 8) % 48) % 48;
+    let payload = CELL_PAYLOAD as usize;
+    let pad = (payload - (sdu.len() + 8) % payload) % payload;
     let mut pdu = Vec::with_capacity(sdu.len() + pad + 8);
     pdu.extend_from_slice(sdu);
     pdu.resize(sdu.len() + pad, 0);
@@ -218,7 +219,7 @@ pub fn build_pdu(sdu: &[u8], uu: u8, cpi: u8) -> Vec<u8> {
 /// Byte-exact check of a reassembled buffer (strict reassembly: I.363.5 length and CRC-32 checks).
 pub fn pdu_is_valid(buf: &[u8]) -> bool {
     let n = buf.len();
-    if n < 48 || !n.is_multiple_of(48) {
+    if n < CELL_PAYLOAD as usize || !n.is_multiple_of(CELL_PAYLOAD as usize) {
         return false;
     }
     let len = u16::from_be_bytes([buf[n - 6], buf[n - 5]]) as usize;

@@ -21,7 +21,7 @@
 //! wake-up at the end of the slot, [`InputRoundRobin::drain`] gives the cells
 //! in service order. No allocation once its buffers have grown, no hashing.
 
-use crate::net::{NodeId, PortId, Unit};
+use crate::net::{NodeId, PortId, Unit, CELL_BYTES};
 use crate::time::{Rate, Time};
 
 /// A port whose far end is not a round-robin switch.
@@ -140,7 +140,7 @@ impl InputRoundRobin {
 
 /// One 53-byte cell at `rate`, rounded down (at least 1 ps).
 fn cell_slot(rate: Rate) -> Time {
-    ((53 * 8 * rate.ps as u128) / rate.bits as u128).max(1) as Time
+    ((CELL_BYTES as u128 * 8 * rate.ps as u128) / rate.bits as u128).max(1) as Time
 }
 
 #[cfg(test)]

@@ -16,7 +16,10 @@ use super::{Endpoints, World};
 use crate::atm::partial::PartialReassembler;
 use crate::coding::Dispersal;
 use crate::ledger::Fate;
-use crate::net::{FlowId, FrameHeader, Segment, Unit, VcId, VcRole};
+use crate::net::{FlowId, FrameHeader, Segment, Unit, VcId, VcRole, CELL_PAYLOAD};
+
+/// A cell's payload bytes, as an array length.
+const PAYLOAD: usize = CELL_PAYLOAD as usize;
 use crate::summary::BostonFlowSummary;
 use crate::time::{secs, Time, PS_PER_S};
 use crate::transport::boston::payload::{pieces, segment_bytes};
@@ -27,7 +30,7 @@ use crate::transport::tcp::Reply;
 use std::collections::{BTreeMap, VecDeque};
 
 /// A piece held in payload mode: its index and its 48 bytes.
-type HeldPiece = (usize, [u8; 48]);
+type HeldPiece = (usize, [u8; PAYLOAD]);
 
 /// What the destination knows of a data frame: its segment and pieces.
 struct FrameInfo {
@@ -200,8 +203,8 @@ impl World {
                 let piece = ((info.first_piece as usize + unit.index() as usize) % b.cfg.pieces as usize) as u16;
                 flow.store.add(info.seg.seq, info.seg.len, piece);
                 if b.cfg.payload {
-                    let mut cell = [0u8; 48];
-                    cell.copy_from_slice(&info.bytes[unit.index() as usize * 48..][..48]);
+                    let mut cell = [0u8; PAYLOAD];
+                    cell.copy_from_slice(&info.bytes[unit.index() as usize * PAYLOAD..][..PAYLOAD]);
                     flow.held_bytes.entry((info.seg.seq, info.seg.len)).or_default().push((piece as usize, cell));
                 }
             }
@@ -283,7 +286,7 @@ impl World {
         let held = b.flows[f.ix()].held_bytes.remove(&(seq, len)).unwrap_or_default();
         let pieces: Vec<(usize, &[u8])> = held.iter().map(|(i, c)| (*i, &c[..])).collect();
         let header = b.header;
-        let Ok(got) = b.matrix(m).reconstruct(&pieces, m as usize * 48) else { return false };
+        let Ok(got) = b.matrix(m).reconstruct(&pieces, m as usize * PAYLOAD) else { return false };
         got == segment_bytes(f.0, seq, len, header, m)
     }
 

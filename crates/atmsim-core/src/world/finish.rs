@@ -270,7 +270,7 @@ impl World {
             && physically_possible(&lines, horizon);
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
-        let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / 53.0) } else { 0.0 };
+        let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / crate::net::CELL_BYTES as f64) } else { 0.0 };
         let mut summary = Summary {
             scenario: m.name.clone(),
             seed: m.seed,
