@@ -24,70 +24,7 @@ pub(super) const NONE: u32 = crate::atm::aal5::NO_FRAME;
 
 impl World {
     pub fn new(model: Model, trace: bool) -> Self {
-        let host_of: Vec<Option<HostId>> = {
-            let mut n = 0;
-            model
-                .is_host
-                .iter()
-                .map(|&h| {
-                    h.then(|| {
-                        n += 1;
-                        HostId(n - 1)
-                    })
-                })
-                .collect()
-        };
-        let num_hosts = model.is_host.iter().filter(|&&h| h).count();
-        let mut hosts: Vec<Host> = (0..num_hosts)
-            .map(|h| Host {
-                senders: Vec::new(),
-                receivers: Vec::new(),
-                pipe: model.host.as_ref().map(HostPipeline::new),
-                jitter: (model.send_jitter > 0)
-                    .then(|| SendJitter::new(model.send_jitter, stream(model.seed, Stream::Host(HostId(h as u32))))),
-            })
-            .collect();
-        let mut vcs = VcTable::default();
-        let mut flows = Vec::with_capacity(model.flows.len());
-        for (i, f) in model.flows.iter().enumerate() {
-            let fid = FlowId(i as u32);
-            let src = host_of[f.src.ix()].expect("validated: src is a host");
-            let dst = host_of[f.dst.ix()].expect("validated: dst is a host");
-            let endpoints = match f.app {
-                App::Tcp => {
-                    hosts[src.ix()].senders.push(fid);
-                    hosts[dst.ix()].receivers.push(fid);
-                    let h = model.header_bytes;
-                    vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
-                    let mut tcp = model.tcp.clone();
-                    if let Some(w) = f.window {
-                        (tcp.snd_buf, tcp.rcv_buf) = (w, w);
-                    }
-                    let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
-                    let mut receiver = TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack);
-                    if tcp.variant == Variant::Sack {
-                        receiver = receiver.with_sack();
-                    }
-                    Endpoints::Tcp { sender: TcpSender::new(&tcp, f.bytes), receiver }
-                }
-                App::Cbr { payload, rate } => {
-                    vcs.open(fid, src, dst, (f.data_route.clone(), UDP_HEADER_BYTES), None);
-                    let script = f.send_at.iter().map(|&t| f.start + t).collect();
-                    Endpoints::Datagram(DatagramSource::new(payload, rate, script, f.bytes))
-                }
-                App::Arb(cfg) => {
-                    let h = model.header_bytes;
-                    vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
-                    Endpoints::Arb { sender: ArbSender::new(&cfg, f.bytes, f.start), receiver: ArbReceiver::new(&cfg) }
-                }
-            };
-            flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
-        }
-        // The VBR background (Jain et al.) gets a one-way VC over its port
-        // alone, after every flow's VCs.
-        if let Some(v) = model.abr.as_ref().and_then(|a| a.vbr) {
-            vcs.open(FlowId(model.flows.len() as u32), HostId(0), HostId(0), (vec![v.port], 0), None);
-        }
+        let (hosts, vcs, mut flows) = endpoints(&model);
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
         let ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
@@ -97,54 +34,8 @@ impl World {
         let reverse = model.ports.iter().map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32)).collect();
 
         let mut sched = Scheduler::default();
-        // The gaps after which a link's next unit reaches the far end: one
-        // cell (or full-size packet) time, rounded down or up to whole
-        // picoseconds, behind a busy line; that plus the link's delay when
-        // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
-        // first ports' gaps, up to its limit).
-        let unit_bytes = if model.network == Network::Atm { CELL_BYTES as u64 } else { model.wire_bytes_of(model.tcp.mss) };
-        let mut longest = 0;
-        for p in &model.ports {
-            let up = p.rate.tx_time(unit_bytes);
-            let down = if !(unit_bytes as u128 * 8 * p.rate.ps as u128).is_multiple_of(p.rate.bits as u128) { up - 1 } else { up };
-            for gap in [up, down, up + p.delay, down + p.delay] {
-                sched.add_lane(gap);
-            }
-            longest = longest.max(up + p.delay);
-        }
-        // Events due later than any pipe head (timers) wait in a heap apart.
-        sched.set_far_from(longest + 1);
-        for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
-            let fid = FlowId(i as u32);
-            match &mut flow.endpoints {
-                Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
-                Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
-                Endpoints::Arb { sender, .. } => {
-                    if let Some(at) = sender.wake_needed(0) {
-                        sched.schedule(at, Event::Transport(TransportEvent::ArbWake(fid)));
-                    }
-                }
-            }
-        }
-        // Each host's coarse-timer phase is drawn uniformly in [0, tick): the
-        // run-to-run variation the papers average over (real hosts' timers
-        // are not synchronised).
-        let mut phases = stream(model.seed, Stream::TimerPhases);
-        for (h, host) in hosts.iter().enumerate() {
-            let phase = match model.seed_use {
-                SeedUse::TimerPhase => phases.gen_range(0..model.tick),
-                SeedUse::Nothing => 0,
-            };
-            if !host.senders.is_empty() {
-                sched.schedule(phase, Event::Transport(TransportEvent::SlowTick(HostId(h as u32))));
-            }
-            if model.tcp.delayed_ack && !host.receivers.is_empty() {
-                sched.schedule(phase % FAST_TICK, Event::Transport(TransportEvent::FastTick(HostId(h as u32))));
-            }
-        }
-        if trace {
-            sched.schedule(0, Event::TraceSample);
-        }
+        declare_lanes(&model, &mut sched);
+        first_events(&model, &mut flows, &hosts, trace, &mut sched);
         let services = Services::new(&model, &vcs, trace);
         if let Some(first) = services.abr().and_then(|a| a.vbr_first()) {
             sched.schedule(first, Event::Abr(crate::engine::AbrEvent::Vbr));
@@ -194,4 +85,131 @@ fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
         policy = policy.behind_line_loss(probability, model.seed, p);
     }
     Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
+}
+
+/// The hosts, the VC table and the flows of the model: each flow's
+/// endpoints (a TCP connection, a datagram source, an ARB pair) and its VCs,
+/// in flow order, then the VBR background's one-port VC.
+fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
+    let host_of: Vec<Option<HostId>> = {
+        let mut n = 0;
+        model
+            .is_host
+            .iter()
+            .map(|&h| {
+                h.then(|| {
+                    n += 1;
+                    HostId(n - 1)
+                })
+            })
+            .collect()
+    };
+    let num_hosts = model.is_host.iter().filter(|&&h| h).count();
+    let mut hosts: Vec<Host> = (0..num_hosts)
+        .map(|h| Host {
+            senders: Vec::new(),
+            receivers: Vec::new(),
+            pipe: model.host.as_ref().map(HostPipeline::new),
+            jitter: (model.send_jitter > 0).then(|| SendJitter::new(model.send_jitter, stream(model.seed, Stream::Host(HostId(h as u32))))),
+        })
+        .collect();
+    let mut vcs = VcTable::default();
+    let mut flows = Vec::with_capacity(model.flows.len());
+    for (i, f) in model.flows.iter().enumerate() {
+        let fid = FlowId(i as u32);
+        let src = host_of[f.src.ix()].expect("validated: src is a host");
+        let dst = host_of[f.dst.ix()].expect("validated: dst is a host");
+        let endpoints = match f.app {
+            App::Tcp => {
+                hosts[src.ix()].senders.push(fid);
+                hosts[dst.ix()].receivers.push(fid);
+                let h = model.header_bytes;
+                vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
+                let mut tcp = model.tcp.clone();
+                if let Some(w) = f.window {
+                    (tcp.snd_buf, tcp.rcv_buf) = (w, w);
+                }
+                let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
+                let mut receiver = TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack);
+                if tcp.variant == Variant::Sack {
+                    receiver = receiver.with_sack();
+                }
+                Endpoints::Tcp { sender: TcpSender::new(&tcp, f.bytes), receiver }
+            }
+            App::Cbr { payload, rate } => {
+                vcs.open(fid, src, dst, (f.data_route.clone(), UDP_HEADER_BYTES), None);
+                let script = f.send_at.iter().map(|&t| f.start + t).collect();
+                Endpoints::Datagram(DatagramSource::new(payload, rate, script, f.bytes))
+            }
+            App::Arb(cfg) => {
+                let h = model.header_bytes;
+                vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
+                Endpoints::Arb { sender: ArbSender::new(&cfg, f.bytes, f.start), receiver: ArbReceiver::new(&cfg) }
+            }
+        };
+        flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
+    }
+    // The VBR background (Jain et al.) gets a one-way VC over its port
+    // alone, after every flow's VCs.
+    if let Some(v) = model.abr.as_ref().and_then(|a| a.vbr) {
+        vcs.open(FlowId(model.flows.len() as u32), HostId(0), HostId(0), (vec![v.port], 0), None);
+    }
+    (hosts, vcs, flows)
+}
+
+/// Declares the scheduler's lanes and its far horizon (engine/mod.rs).
+fn declare_lanes(model: &Model, sched: &mut Scheduler) {
+    // The gaps after which a link's next unit reaches the far end: one
+    // cell (or full-size packet) time, rounded down or up to whole
+    // picoseconds, behind a busy line; that plus the link's delay when
+    // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
+    // first ports' gaps, up to its limit).
+    let unit_bytes = if model.network == Network::Atm { CELL_BYTES as u64 } else { model.wire_bytes_of(model.tcp.mss) };
+    let mut longest = 0;
+    for p in &model.ports {
+        let up = p.rate.tx_time(unit_bytes);
+        let down = if !(unit_bytes as u128 * 8 * p.rate.ps as u128).is_multiple_of(p.rate.bits as u128) { up - 1 } else { up };
+        for gap in [up, down, up + p.delay, down + p.delay] {
+            sched.add_lane(gap);
+        }
+        longest = longest.max(up + p.delay);
+    }
+    // Events due later than any pipe head (timers) wait in a heap apart.
+    sched.set_far_from(longest + 1);
+}
+
+/// Every flow's first event, every host's timers at their phase, and the
+/// first trace sample: in this order (ties are served in insertion order).
+fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, sched: &mut Scheduler) {
+    for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
+        let fid = FlowId(i as u32);
+        match &mut flow.endpoints {
+            Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
+            Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
+            Endpoints::Arb { sender, .. } => {
+                if let Some(at) = sender.wake_needed(0) {
+                    sched.schedule(at, Event::Transport(TransportEvent::ArbWake(fid)));
+                }
+            }
+        }
+    }
+    // Each host's coarse-timer phase is drawn uniformly in [0, tick): the
+    // run-to-run variation the papers average over (real hosts' timers
+    // are not synchronised).
+    let mut phases = stream(model.seed, Stream::TimerPhases);
+    for (h, host) in hosts.iter().enumerate() {
+        let phase = match model.seed_use {
+            SeedUse::TimerPhase => phases.gen_range(0..model.tick),
+            SeedUse::Nothing => 0,
+        };
+        if !host.senders.is_empty() {
+            sched.schedule(phase, Event::Transport(TransportEvent::SlowTick(HostId(h as u32))));
+        }
+        if model.tcp.delayed_ack && !host.receivers.is_empty() {
+            sched.schedule(phase % FAST_TICK, Event::Transport(TransportEvent::FastTick(HostId(h as u32))));
+        }
+    }
+    if trace {
+        sched.schedule(0, Event::TraceSample);
+    }
 }
