@@ -1,5 +1,5 @@
 //! Packet captures in the world: the port log's hook, shared with them (one
-//! `watching` flag, tested once per offer as the port log's own test was),
+//! `watching` flag of the services (`services.rs`), tested once per offer),
 //! and, at the end, the pcap files and the counters to check them against.
 
 use super::{Endpoints, World};
