@@ -71,6 +71,18 @@ def test_a_run_that_fails_is_a_failure_row_not_an_abort(monkeypatch):
     assert failed.to_dict("records") == [{"tcp.variant": "vegas", "seed": 1, "reason": "worker lost (simulated)"}]
 
 
+def test_seed_is_varied_with_seeds_not_vary(cli, tmp_path):
+    # `--vary seed=1,2` made a second seed column: an internal error (AttributeError) writing the tables
+    # when a seed failed, duplicate columns otherwise (found by tests/fuzz_long.py).
+    out = tmp_path / "sw"
+    r = cli("sweep", "aron97-topo2-packet", "--vary", "seed=1,18446744073709551615", "--vary", "tcp.tick=1ms,2ms",
+            "--set", "duration=20ms", "--out", str(out))
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("atmsim: error: --vary: seed: give the seeds with --seeds 1,18446744073709551615 "
+                                "(each point runs once per seed)")
+    assert not out.exists()
+
+
 def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
     # A 10^4 x 10^4 --vary grid was expanded with no size check (MemoryError or unbounded memory).
     ticks = ",".join(f"{i}ms" for i in range(1, 1001))
