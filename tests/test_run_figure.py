@@ -77,3 +77,26 @@ def test_ports_of_two_units_are_drawn_in_two_panels(tmp_path):
         assert legend_texts(fig.axes[2])[0] == "R2->R3"
     finally:
         plt.close(fig)
+
+
+def test_aron97_window_traces_keep_their_legend_off_the_curves():
+    # Figs. 4 and 5 had their legend in the lower right corner, over the windows of the last seconds.
+    from atmsim.plotting import window_trace
+
+    t = [0.0, 1.0, 2.0]
+    win = pd.DataFrame({"t": t, "flow": 0, "ssthresh": 65536, "snd_wnd": 65536, "cwnd": [1e3, 6e4, 2e3],
+                        "unacked": [0, 5e4, 1e3]})
+    events = pd.DataFrame({"t": [0.5, 1.5, 1.6], "flow": 0, "kind": ["send", "timeout", "tick"]})
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    try:
+        window_trace(ax, win, events, 0, "trace", 2.0)
+        fig.tight_layout()
+        fig.canvas.draw()
+        legend, panel = ax.get_legend().get_window_extent(), ax.get_window_extent()
+        assert legend.y1 <= panel.y0, "below the axes"
+        labels = legend_texts(ax)
+        assert len(labels) == 10 and ax.get_legend()._ncols == len(labels), "one row"
+        renderer = fig.canvas.get_renderer()
+        assert ax.get_tightbbox(renderer).y0 >= 0, "and inside the figure"
+    finally:
+        plt.close(fig)

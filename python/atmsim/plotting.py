@@ -58,7 +58,9 @@ def window_trace(ax, win, events, flow, title, t_end):
     ax.set_xlabel("time (s)")
     ax.set_ylabel("KB")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6, ncol=4, loc="lower right")
+    # Below the axes in one row: the trace fills the panel's whole width and height, a legend inside covers it.
+    ax.legend(fontsize=7, ncol=len(ax.get_legend_handles_labels()[0]), loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False, handletextpad=0.3,
+              columnspacing=1.2)
 
 
 #: The columns plot_run reads from each trace.
