@@ -83,6 +83,16 @@ def test_seed_is_varied_with_seeds_not_vary(cli, tmp_path):
     assert not out.exists()
 
 
+def test_a_failed_points_line_stays_one_line_whatever_its_value_holds(cli, tmp_path):
+    # A value with U+0085 (a line break to Python, NEL to a terminal) split the point's report in two
+    # (found by tests/fuzz_long.py).
+    r = cli("sweep", "jain96-2src", "--set", "duration=20ms", "--vary", "flow.T2.start=0s,a\x85b", "--vary",
+            "tcp.tick=100ms", "--workers", "1", "--out", str(tmp_path / "sw"))
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("atmsim: sweep point flow.T2.start=a\\x85b tcp.tick=100ms: flow[T2].start: "), lines
+
+
 def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
     # A 10^4 x 10^4 --vary grid was expanded with no size check (MemoryError or unbounded memory).
     ticks = ",".join(f"{i}ms" for i in range(1, 1001))
