@@ -1,8 +1,10 @@
 """The documentation is checked like code: every repository path it names
 exists, every scenario key it names is a key of the schema, and every
 built-in scenario, registered paper and scenario section is documented."""
+import os
 import re
 import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -110,3 +112,27 @@ def test_every_option_has_help_and_every_command_names_its_docs():
             text = cmd.get_help(ctx)
         named = re.findall(r"(docs/[\w.-]+\.md|README\.md)", text[text.index("Docs: "):])
         assert named and all((ROOT / p).exists() for p in named), (name, named)
+
+
+def test_the_readmes_python_example_runs_as_a_script_without_rerunning_in_its_workers(tmp_path):
+    # Spawned workers re-import the main script (as __mp_main__): the example ran its traced
+    # simulation again in every worker, outside its `if __name__ == "__main__":` guard.
+    block = re.search(r"From Python:\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    log = tmp_path / "log"
+    # Records each import of the script and each atmsim.run call, by process; two workers for the three jobs.
+    prologue = (f"import os\nos.cpu_count = lambda: 2\nopen({str(log)!r}, 'a').write(f'import {{__name__}} {{os.getpid()}}\\n')\n"
+                "import atmsim as _a\n_run = _a.run\n"
+                f"def _logged(*a, **k):\n    open({str(log)!r}, 'a').write(f'run {{os.getpid()}}\\n')\n    return _run(*a, **k)\n"
+                "_a.run = _logged\n")
+    script = tmp_path / "example.py"
+    script.write_text(prologue + block.replace("duration=2s", "duration=200ms"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = log.read_text().split()
+    main_pid = lines[lines.index("__main__") + 1]
+    workers = {lines[i + 1] for i, w in enumerate(lines) if w == "__mp_main__"}
+    assert workers and main_pid not in workers, "the example's jobs ran in spawned workers"
+    runs = [lines[i + 1] for i, w in enumerate(lines) if w == "run"]
+    assert runs == [main_pid], "the traced run ran once, in the main process"
+    assert len(re.findall(r"\d\.\d+", p.stdout.splitlines()[-1])) == 3, p.stdout

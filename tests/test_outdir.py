@@ -236,6 +236,24 @@ def test_a_second_command_into_a_locked_folder_is_refused(cli, tmp_path):
         (d / "x").write_text("")
 
 
+def test_a_lock_whose_holder_has_not_written_its_pid_yet_is_refused_in_one_line(tmp_path):
+    # The holder locks the file, then writes its pid: a command between the two read an empty
+    # file and died with "internal error: IndexError" (found by tests/fuzz_long.py).
+    import fcntl
+
+    out = tmp_path / "s"
+    out.mkdir()
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        r = subprocess.run([sys.executable, "-m", "atmsim", *TINY, "--out", str(out)], capture_output=True, text=True)
+        line = one_error_line(r)
+        assert line == (f"atmsim: error: --out: {out}: is in use by another atmsim command; "
+                        "wait for it or choose another folder"), line
+    finally:
+        os.close(fd)
+
+
 def test_the_lock_holds_across_threads_of_one_process(tmp_path):
     entered = []
 

@@ -71,6 +71,28 @@ def test_a_run_that_fails_is_a_failure_row_not_an_abort(monkeypatch):
     assert failed.to_dict("records") == [{"tcp.variant": "vegas", "seed": 1, "reason": "worker lost (simulated)"}]
 
 
+def test_seed_is_varied_with_seeds_not_vary(cli, tmp_path):
+    # `--vary seed=1,2` made a second seed column: an internal error (AttributeError) writing the tables
+    # when a seed failed, duplicate columns otherwise (found by tests/fuzz_long.py).
+    out = tmp_path / "sw"
+    r = cli("sweep", "aron97-topo2-packet", "--vary", "seed=1,18446744073709551615", "--vary", "tcp.tick=1ms,2ms",
+            "--set", "duration=20ms", "--out", str(out))
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("atmsim: error: --vary: seed: give the seeds with --seeds 1,18446744073709551615 "
+                                "(each point runs once per seed)")
+    assert not out.exists()
+
+
+def test_a_failed_points_line_stays_one_line_whatever_its_value_holds(cli, tmp_path):
+    # A value with U+0085 (a line break to Python, NEL to a terminal) split the point's report in two
+    # (found by tests/fuzz_long.py).
+    r = cli("sweep", "jain96-2src", "--set", "duration=20ms", "--vary", "flow.T2.start=0s,a\x85b", "--vary",
+            "tcp.tick=100ms", "--workers", "1", "--out", str(tmp_path / "sw"))
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("atmsim: sweep point flow.T2.start=a\\x85b tcp.tick=100ms: flow[T2].start: "), lines
+
+
 def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
     # A 10^4 x 10^4 --vary grid was expanded with no size check (MemoryError or unbounded memory).
     ticks = ",".join(f"{i}ms" for i in range(1, 1001))

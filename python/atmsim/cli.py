@@ -151,6 +151,12 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
         return 1
 
 
+def _printable(text: str) -> str:
+    """One line as the user wrote its values, control characters escaped: a value holding \\x85 or
+    \\u2028 (line breaks to Python and some terminals) split a sweep's one-line-per-point report."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
@@ -283,7 +289,8 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
             click.echo(pts.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     for f in failures.to_dict("records"):
         seed = "" if pd.isna(f["seed"]) else f" seed={int(f['seed'])}"  # no seed: the point itself is invalid
-        click.echo(f"atmsim: sweep point {' '.join(f'{k}={f[k]}' for k in grid)}{seed}: {f['reason']}", err=True)
+        line = f"atmsim: sweep point {' '.join(f'{k}={f[k]}' for k in grid)}{seed}: {f['reason']}"
+        click.echo(_printable(line), err=True)
     failed = f"; {len(failures)} failed (failures.csv)" if len(failures) else ""
     click.echo(f"{len(runs)} runs{failed}; wrote {out}/ in {time.perf_counter() - t0:.1f} s")
     if len(runs) and not runs.balanced.all():

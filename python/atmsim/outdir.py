@@ -143,8 +143,8 @@ class OutDir:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                holder = ""
-                with contextlib.suppress(OSError, ValueError):
+                holder = ""  # the holder may not have written its pid yet (an empty file)
+                with contextlib.suppress(OSError, ValueError, IndexError):
                     holder = f" (pid {int(path.read_text().split()[0])})"
                 self._discard_created()
                 self._refuse(f"is in use by another atmsim command{holder}; wait for it or choose another folder")

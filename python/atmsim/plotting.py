@@ -58,7 +58,9 @@ def window_trace(ax, win, events, flow, title, t_end):
     ax.set_xlabel("time (s)")
     ax.set_ylabel("KB")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=6, ncol=4, loc="lower right")
+    # Below the axes in one row: the trace fills the panel's whole width and height, a legend inside covers it.
+    ax.legend(fontsize=7, ncol=len(ax.get_legend_handles_labels()[0]), loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False, handletextpad=0.3,
+              columnspacing=1.2)
 
 
 #: The columns plot_run reads from each trace.
@@ -88,15 +90,44 @@ def _trace(d: Path, name: str):
     return df
 
 
-def plot_run(d) -> Path:
-    """One figure of a run written by `atmsim run --out DIR`: each flow's
-    congestion window with its losses and timeouts marked, the queues
-    sampled at trace.interval, and the logged port at every change (if
-    `trace.port` was set). Written to DIR/run.png."""
+#: Ports drawn in colour and named in the queue panel's legend: the highest ones, at most this many.
+NAMED_PORTS = 8
+
+
+def queue_plan(queue, summary: dict) -> list[tuple[str, str, bool]]:
+    """Which ports the queue panel draws: every port whose queue ever held anything, as (port, unit,
+    named), highest peak first. Its unit is the port's limit's (cells, packets or bytes; the
+    summary's `ports`). Named (in colour, in the legend): at most NAMED_PORTS of those whose peak
+    is at least a tenth of the highest of their unit; the others are drawn in grey under one entry."""
+    unbounded = "cells" if summary.get("network") == "atm" else "packets"
+    units = {p.get("name"): p.get("unit") or unbounded for p in summary.get("ports", []) if isinstance(p, dict)}
+    if not len(queue):
+        return []
+    peaks = queue.groupby("port", sort=False).occupancy.max()
+    peaks = peaks[peaks > 0].sort_values(ascending=False, kind="stable")
+    top: dict = {}
+    for port, peak in peaks.items():
+        top.setdefault(units.get(port, unbounded), peak)
+    plan, named = [], 0
+    for port, peak in peaks.items():
+        unit = units.get(port, unbounded)
+        big = peak >= top[unit] / 10 and named < NAMED_PORTS
+        named += big
+        plan.append((port, unit, bool(big)))
+    return plan
+
+
+def _outside_legend(ax, **kw):
+    """A legend right of the axes, never over the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7, frameon=False, **kw)
+
+
+def run_figure(d):
+    """The figure of a run written by `atmsim run --out DIR` (see plot_run)."""
     import json
-    from pathlib import Path
 
     import numpy as np
+    from matplotlib.lines import Line2D
 
     d = Path(d)
     s = json.loads((d / "summary.json").read_text())
@@ -106,36 +137,68 @@ def plot_run(d) -> Path:
         raise InputError(f"{d / 'summary.json'}: not a summary written by `atmsim run --out` "
                          f"({', '.join(bad)} missing or of the wrong type)")
     win, queue, events, port = (_trace(d, name) for name in ("window", "queue", "events", "port"))
-    panels = 3 if len(port) else 2
-    fig, axes = plt.subplots(panels, 1, figsize=(9, 2.6 * panels), sharex=True)
+    plan = queue_plan(queue, s)
+    units = list(dict.fromkeys(u for _, u, _ in plan)) or [None]  # a panel per unit (cells, packets, bytes)
+    panels = 1 + len(units) + (1 if len(port) else 0)
+    fig, axes = plt.subplots(panels, 1, figsize=(10, 2.7 * panels), sharex=True, layout="constrained")
+    colours = plt.get_cmap("tab10").colors
     ax = axes[0]
-    for f, g in win.groupby("flow", sort=False) if len(win) else []:
-        line, = ax.step(g.t, g.cwnd / 1000, where="post", lw=0.8, label=f)
+    flows = list(dict.fromkeys(win.flow)) if len(win) else []
+    for i, (f, g) in enumerate(win.groupby("flow", sort=False) if len(win) else []):
+        colour = colours[i % len(colours)] if len(flows) <= len(colours) else None
+        line, = ax.step(g.t, g.cwnd / 1000, where="post", lw=0.8, label=f, color=colour)
         for kind, marker in (("timeout", "x"), ("fast_retransmit", "v")):
             e = events[(events.flow == f) & (events.kind == kind)] if len(events) else events
             if len(e):
                 y = np.interp(e.t, g.t, g.cwnd) / 1000
                 ax.plot(e.t, y, marker, color=line.get_color(), ms=5)
-    ax.set_ylabel("cwnd (KB)")
-    ax.set_title(f"{s['scenario']} seed {s['seed']}: E = {s['effective_throughput']:.3f}, fairness {s['fairness']:.3f} "
-                 "(x timeout, v fast retransmit)", fontsize=9)
-    if len(win) and win.flow.nunique() <= 10:
-        ax.legend(fontsize=6, ncol=5)
-    ax = axes[1]
-    for name, g in queue.groupby("port", sort=False) if len(queue) else []:
-        if g.occupancy.max() > 0:
-            ax.step(g.t, g.occupancy, where="post", lw=0.8, label=name)
-    ax.set_ylabel("queue (units)")
-    ax.legend(fontsize=6)
+    ax.set_ylabel("congestion window (KB)")
+    ax.set_title(f"{s['scenario']} seed {s['seed']}: effective throughput {s['effective_throughput']:.3f}, "
+                 f"Jain's fairness index {s['fairness']:.3f}", fontsize=9)
+    if len(win):
+        marks = [Line2D([], [], color="k", marker="x", ls="none", label="timeout"),
+                 Line2D([], [], color="k", marker="v", ls="none", label="fast retransmit")]
+        handles = (ax.get_legend_handles_labels()[0] if len(flows) <= len(colours) else []) + marks
+        _outside_legend(ax, handles=handles, ncol=2 if len(handles) > 8 else 1)
+    for ax, unit in zip(axes[1:], units):
+        ax.set_ylabel("queue" if unit is None else f"queue ({unit})")
+        mine = [(name, big) for name, u, big in plan if u == unit]
+        for i, (name, big) in enumerate(n for n in mine if n[1]):
+            g = queue[queue.port == name]
+            ax.step(g.t, g.occupancy, where="post", lw=0.9, color=colours[i % len(colours)], label=name)
+        rest = [name for name, big in mine if not big]
+        for name in rest:
+            g = queue[queue.port == name]
+            ax.step(g.t, g.occupancy, where="post", lw=0.5, color="0.7", zorder=1)
+        handles = ax.get_legend_handles_labels()[0]
+        if rest:
+            peak = queue[queue.port.isin(rest)].occupancy.max()
+            handles.append(Line2D([], [], color="0.7", lw=0.5, label=f"{len(rest)} other port{'s' * (len(rest) > 1)} "
+                                  f"(peak {peak:,} {unit[:-1] if peak == 1 else unit})"))
+        if handles:
+            _outside_legend(ax, handles=handles)
     if len(port):
         from atmsim import portlog
 
         occ = portlog.occupancy(port)
-        axes[2].step(occ.t, occ.q, where="post", lw=0.6, color="k")
+        axes[-1].step(occ.t, occ.q, where="post", lw=0.6, color="k")
         drops = occ[occ.change == "drop"]
-        axes[2].plot(drops.t, drops.q, ".", color="r", ms=3, label="drop")
-        axes[2].set_ylabel("logged port (units)")
-        axes[2].legend(fontsize=6)
+        axes[-1].plot(drops.t, drops.q, ".", color="r", ms=3, label="drop")
+        axes[-1].set_ylabel(f"logged port ({'cells' if s.get('network') == 'atm' else 'packets'})")
+        _outside_legend(axes[-1])
     axes[-1].set_xlabel("time (s)")
-    save(fig, d / "run.png")
-    return d / "run.png"
+    return fig
+
+
+def plot_run(d) -> Path:
+    """One figure of a run written by `atmsim run --out DIR`: each flow's
+    congestion window with its timeouts and fast retransmits marked, the
+    queues sampled at trace.interval (a panel per unit: the limits' cells,
+    packets or bytes; the ports that ever held anything, the highest named),
+    and the logged port at every change (if `trace.port` was set). Legends
+    sit right of the panels.
+    Written to DIR/run.png."""
+    fig = run_figure(d)
+    fig.savefig(Path(d) / "run.png", dpi=110)
+    plt.close(fig)
+    return Path(d) / "run.png"

@@ -5,28 +5,57 @@ writes it as `reproduction.json` beside claims.json; the HTML report shows it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Optional
 
 FILE = "reproduction.json"
+#: The commit `pip install .` recorded beside this file (buildtools/atmsim_backend.py).
+BUILD_INFO = "_build_info.json"
+
+
+def _git_commit(src: Path) -> Optional[str]:
+    """The commit of the source tree atmsim runs from (`+dirty` with uncommitted changes), if `src`
+    is the package of a git work tree (TOP/python/atmsim), not a package installed inside some
+    other repository (a virtualenv in a project's folder)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(src), *args], capture_output=True, text=True, timeout=10)
+
+    try:
+        top = git("rev-parse", "--show-toplevel")
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() / "python" / "atmsim" != src:
+            return None
+        head = git("rev-parse", "--short=12", "HEAD")
+        if head.returncode != 0:
+            return None
+        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
 def commit() -> str:
-    """The git commit of the tree atmsim runs from (`+dirty` with uncommitted
-    changes), or "unknown" for an installed wheel."""
+    """The git commit atmsim was built from: the source tree's when it runs from one (a checkout,
+    `pip install -e`), else the one recorded at build time, by the core (`_core.commit()`, if the
+    core has it) or by `pip install .` (BUILD_INFO, written by buildtools/atmsim_backend.py);
+    "unknown" if none (a wheel built without either)."""
     src = Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "-C", str(src), "rev-parse", "--short=12", "HEAD"],
-                              capture_output=True, text=True, timeout=10)
-        if head.returncode != 0:
-            return "unknown"
-        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return head.stdout.strip() + ("+dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+    found = _git_commit(src)
+    if found:
+        return found
+    from atmsim import _core
+
+    built = getattr(_core, "commit", None)
+    if callable(built):
+        with contextlib.suppress(Exception):
+            if isinstance(built(), str) and built().strip():
+                return built().strip()
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        found = json.loads((src / BUILD_INFO).read_text()).get("commit")
+    return found if isinstance(found, str) and found.strip() else "unknown"
 
 
 def _name(spec, text: str) -> str:

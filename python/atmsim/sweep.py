@@ -38,6 +38,8 @@ def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
             raise ValueError(f"--vary: '{item}' is not key=value1,value2,...")
         if key in grid:
             raise ValueError(f"--vary: key '{key}' given twice")
+        if key == "seed":  # the tables' seed column is the sweep's own axis
+            raise ValueError(f"--vary: seed: give the seeds with --seeds {','.join(vals)} (each point runs once per seed)")
         grid[key] = vals
     size = math.prod(len(v) for v in grid.values())
     if size > MAX_POINTS:

@@ -1,0 +1,79 @@
+"""The build backend of `pip install .` (pyproject.toml, PEP 517 `backend-path`):
+maturin's, with the git commit of the source tree written to
+python/atmsim/_build_info.json for the length of the build, so the wheel
+carries it. An installed atmsim has no .git to ask at run time, so without it
+a reproduction's provenance said "commit unknown" (atmsim/provenance.py reads
+the file).
+
+Building from an sdist (no .git) keeps the file the sdist carries.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from pathlib import Path
+
+import maturin
+from maturin import (get_requires_for_build_editable, get_requires_for_build_sdist,  # noqa: F401 - the backend's hooks
+                     get_requires_for_build_wheel, prepare_metadata_for_build_editable,
+                     prepare_metadata_for_build_wheel)
+
+ROOT = Path(__file__).resolve().parent.parent
+INFO = ROOT / "python" / "atmsim" / "_build_info.json"
+
+
+def source_commit(root: Path = ROOT) -> str | None:
+    """The commit of the git work tree at `root` (12 hex digits, `+dirty` with uncommitted changes to
+    tracked files), or None if `root` is not the top of a git work tree or git is missing."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+
+    try:
+        top = git("rev-parse", "--show-toplevel")
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+            return None
+        head = git("rev-parse", "--short=12", "HEAD")
+        if head.returncode != 0:
+            return None
+        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def record() -> bool:
+    """Writes INFO if the source tree knows its commit; True if it did."""
+    commit = source_commit(ROOT)
+    if commit is None:
+        return False
+    INFO.write_text(json.dumps({"commit": commit}) + "\n")
+    return True
+
+
+@contextlib.contextmanager
+def recorded():
+    """INFO for the length of a build, removed after it if written here: maturin packs only files git
+    does not ignore, so INFO cannot be in .gitignore, and it must not linger in the tree as an
+    untracked file. Built from an sdist (no .git), the sdist's INFO stays."""
+    wrote = record()
+    try:
+        yield
+    finally:
+        if wrote:
+            INFO.unlink(missing_ok=True)
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    with recorded():
+        return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    with recorded():
+        return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    with recorded():
+        return maturin.build_sdist(sdist_directory, config_settings)

@@ -1,0 +1,403 @@
+"""The long fuzz run (not part of the test suite): scenario overrides through
+the API, and the command line in this process (run, sweep, validate) with the
+limits (huge times and byte counts, --vary grids, --workers, --seeds) and
+output folders (bad --out paths, reruns, held locks, stale staging folders,
+damaged manifests), and damaged scenario files.
+
+    python tests/fuzz_long.py --cases 100000 --seed 1 --log /tmp/atmsim-fuzz
+
+One process (a sweep runs with --workers 1, inline). Every case ends in one
+of the expected outcomes, or is an anomaly written to LOG/anomalies.jsonl:
+a panic, a traceback (an exception escaping, or "internal error"), a hang
+(more than --timeout seconds), an exit code other than 0 or 2 (a sweep whose
+points failed exits 1 by design and is counted apart), an error that is not
+one line, an unbalanced or physically impossible summary, or a staging folder
+or lock file left behind. Counts by outcome go to LOG/counts.json every 1000
+cases and at the end; the case being run is in LOG/current.json (a hang the
+core does not interrupt shows there). Deterministic for a seed.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import test_fuzz as F  # noqa: E402 - the scenarios, their keys and the values near each limit
+
+from atmsim import ScenarioError, _core, resolve  # noqa: E402
+from atmsim.cli import main as cli  # noqa: E402
+
+
+#: The case being run (written before it runs, so a hang names its case).
+CURRENT: dict = {}
+
+
+LOG = Path(".")
+
+
+def note(case: dict) -> None:
+    """The case about to run, in CURRENT and LOG/current.json (a hang the core does not interrupt shows there)."""
+    CURRENT.update(case)
+    (LOG / "current.json").write_text(json.dumps(CURRENT))
+
+
+class Hang(BaseException):
+    """A case ran past --timeout (the core polls signal handlers, so SIGALRM stops a run)."""
+
+
+def _alarm(*_):
+    raise Hang()
+
+
+# ---------------------------------------------------------------------------- values
+
+TIMES = ["0s", "1ps", "20ms", "288230s", "288231s", "288230376151711744ps", "288230376151711743ps",
+         "18446744073709551615ps", "18446744073709551616ps", "1e300s", "-1s", "nan s", "inf s", "1e-300s"]
+BYTES = ["0B", "1B", "4611686018427387904B", "4611686018427387903B", "18446744073709551615B",
+         "99999999999999999999B", "1e300B", "-1B", "16EiB", "4EiB"]
+
+
+def value_like(r: random.Random, value, words=()) -> str:
+    """The random twin of test_fuzz.like: a value of the key's kind near a limit."""
+    if isinstance(value, bool):
+        return r.choice(["true", "false"])
+    if isinstance(value, int):
+        return r.choice(F.INT_LIMITS) if r.random() < 0.6 else str(r.randint(-(2**70), 2**70))
+    if isinstance(value, float):
+        return r.choice(F.FLOATS) if r.random() < 0.6 else repr(r.uniform(-1e6, 1e6))
+    if isinstance(value, list):
+        xs = [f'"{r.choice(F.INT_LIMITS[:12])}{r.choice(["us", "ps", "s"])}"' for _ in range(r.randint(0, 4))]
+        return "[" + ", ".join(xs) + "]"
+    m = F.re.fullmatch(r"\s*[0-9.]+\s*([A-Za-z/].*)", str(value))
+    if m:
+        unit = m.group(1)
+        if unit.endswith("s") and r.random() < 0.2 and unit in ("s", "ms", "us", "ns", "ps"):
+            return r.choice(TIMES)
+        if unit in ("B", "KB", "MB") and r.random() < 0.2:
+            return r.choice(BYTES)
+        return r.choice(F.NUMBERS[:-1]) + unit
+    return r.choice(list(words) or F.WORDS)
+
+
+def junk(r: random.Random) -> str:
+    k = r.randint(0, 2)
+    if k == 0:
+        return r.choice(F.WORDS)
+    if k == 1:
+        return "".join(chr(r.randint(32, 0x2FF)) for _ in range(r.randint(0, 12)))
+    return r.choice(F.NUMBERS) + r.choice(F.UNITS)
+
+
+def overrides(r: random.Random, name: str) -> list[tuple[str, str]]:
+    keys = [r.choice(sorted(F.FIELDS[name])) for _ in range(r.randint(1, 3))]
+    return [(k, junk(r) if r.random() < 0.1 else value_like(r, F.FIELDS[name][k], F.CHOICES[name].get(k, ())))
+            for k in keys]
+
+
+def moved(pairs) -> bool:
+    return any(k in ("report.bottleneck", "network") or k.endswith((".src", ".dst", ".kind")) for k, _ in pairs)
+
+
+# ---------------------------------------------------------------------------- output folders
+
+
+class Folders:
+    """Paths for --out: fresh, reused (reruns), a file in the way, under a file, dangling or looping
+    links, too long a name, a folder whose lock this process holds, a stale staging folder, a damaged
+    manifest, the user's own files."""
+
+    KINDS = ("fresh", "rerun", "rerun", "rerun", "file", "under-file", "dangling", "loop", "long", "locked",
+             "stale-staging", "bad-manifest", "user-files", "empty", "dot-dot")
+
+    def __init__(self, root: Path):
+        self.root, self.n, self.used = root, 0, []
+        self.held = None
+
+    def pick(self, r: random.Random) -> tuple[str, Path]:
+        self.n += 1
+        kind = r.choice(self.KINDS)
+        p = self.root / f"o{self.n}"
+        if kind == "rerun" and self.used:
+            return kind, r.choice(self.used)
+        if kind == "file":
+            p.write_text("x")
+        elif kind == "under-file":
+            p.write_text("x")
+            p = p / "sub"
+        elif kind == "dangling":
+            p.symlink_to(self.root / "nowhere")
+        elif kind == "loop":
+            p.symlink_to(p)
+        elif kind == "long":
+            p = self.root / ("n" * 300)
+        elif kind in ("locked", "stale-staging", "bad-manifest", "user-files"):
+            p.mkdir()
+            if kind == "locked":
+                fd = os.open(p / ".atmsim.lock", os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self.held = (fd, p)
+            elif kind == "stale-staging":
+                (p / ".atmsim-staging-99999").mkdir()
+                (p / ".atmsim-staging-99999" / "summary.json").write_text("{")
+            elif kind == "bad-manifest":
+                (p / ".atmsim-manifest.json").write_text(r.choice(['{"files": ["../../etc/passwd", "/x"]}', "{", "[]",
+                                                                   '{"files": 3}', '{"complete": false, "files": []}']))
+            else:
+                (p / "mine.txt").write_text("keep")
+        elif kind == "empty":
+            return kind, Path("")
+        elif kind == "dot-dot":
+            p = self.root / "a" / ".." / f"o{self.n}"
+        if kind in ("fresh", "rerun"):
+            self.used = (self.used + [p])[-8:]
+        return kind, p
+
+    def release(self):
+        if self.held:
+            os.close(self.held[0])
+            self.held = None
+
+    def leftovers(self, p: Path) -> list[str]:
+        """Staging folders or a lock file a finished command left (none may remain; the held lock is ours)."""
+        try:
+            names = os.listdir(p) if p.is_dir() and not p.is_symlink() else []
+        except OSError:
+            return []
+        bad = [n for n in names if n.startswith(".atmsim-staging-") and n != ".atmsim-staging-99999"]
+        if ".atmsim.lock" in names and not (self.held and self.held[1] == p):
+            bad.append(".atmsim.lock")
+        return bad
+
+
+# ---------------------------------------------------------------------------- cases
+
+
+def api_case(r: random.Random) -> tuple[dict, str, str]:
+    name = r.choice(F.NAMES)
+    pairs = overrides(r, name)
+    sets = [f"{k}={v}" for k, v in pairs]
+    dur = r.choice(TIMES) if r.random() < 0.05 else "20ms"
+    sets.append(f"duration={dur}")
+    case = {"kind": "api", "scenario": name, "set": sets}
+    note(case)
+    try:
+        summary, _ = _core.run(F.SCENARIOS[name], sets, None, False)
+    except ScenarioError as e:
+        msg = str(e)
+        ok = msg and "\n" not in msg and ": " in msg
+        return case, ("refused" if ok else "error not one line"), msg
+    s = json.loads(summary)
+    try:
+        F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
+    except AssertionError as e:
+        return case, "invalid summary", str(e)[:500]
+    return case, "ran", ""
+
+
+def invoke(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            cli.main(args, prog_name="atmsim")
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return code, out.getvalue(), err.getvalue()
+
+
+def classify_cli(code: int, out: str, err: str, sweep: bool = False) -> str:
+    lines = [x for x in err.splitlines() if x.strip()]
+    if "Traceback" in err or "internal error" in err:
+        return "traceback"
+    if code == 0:
+        return "exit 0"
+    if code == 2:
+        return "exit 2" if len(lines) == 1 and lines[0].startswith("atmsim: error: ") else "error not one line"
+    if code == 1 and sweep and "failed (failures.csv)" in out and all(x.startswith("atmsim: sweep point ") for x in lines):
+        return "exit 1 (sweep points failed)"
+    return f"exit {code}"
+
+
+def out_checks(folders: Folders, p: Path, code: int, outcome: str, files: tuple[str, ...]) -> str:
+    left = folders.leftovers(p) if str(p) else []
+    if left:
+        return f"left behind: {', '.join(left)}"
+    if code == 0 and str(p):
+        m = json.loads((p / ".atmsim-manifest.json").read_text())
+        if not m.get("complete") or not all((p / f).exists() for f in files):
+            return "folder incomplete after exit 0"
+    return outcome
+
+
+def run_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
+    name = r.choice(F.NAMES)
+    pairs = overrides(r, name) if r.random() < 0.7 else []
+    args = ["run", name, "--json"] + [a for k, v in pairs for a in ("--set", f"{k}={v}")]
+    args += ["--set", f"duration={r.choice(TIMES) if r.random() < 0.1 else '20ms'}"]
+    if r.random() < 0.1:
+        args += ["--seed", r.choice(F.INT_LIMITS)]
+    kind, p = folders.pick(r) if r.random() < 0.6 else ("none", None)
+    if p is not None:
+        args += ["--out", str(p)]
+    case = {"kind": "run", "args": args, "out": kind}
+    note(case)
+    code, out, err = invoke(args)
+    outcome = classify_cli(code, out, err)
+    if code == 0:
+        try:
+            s = json.loads(out)
+            F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
+        except (ValueError, AssertionError) as e:
+            return case, "invalid summary", str(e)[:500]
+    if p is not None:
+        outcome = out_checks(folders, p, code, outcome, ("summary.json",))
+    return case, outcome, err[-500:]
+
+
+def sweep_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
+    name = r.choice(F.NAMES)
+    args = ["sweep", name, "--set", "duration=20ms", "--no-progress"]
+    shape = r.random()
+    if shape < 0.15:  # a grid past the limit (100,000 points), or malformed
+        args += r.choice([[a for i in range(3) for a in ("--vary", f"k{i}=" + ",".join(map(str, range(47))))],
+                          ["--vary", "seed"], ["--vary", "=1,2"], ["--vary", "seed=,"], ["--vary", "seed=1", "--vary", "seed=2"]])
+    else:
+        for k, v in overrides(r, name)[: r.randint(1, 2)]:  # the key's own value, and one near a limit
+            own = F.FIELDS[name][k]
+            own = str(own).lower() if isinstance(own, bool) else repr(own) if isinstance(own, float) else str(own)
+            args += ["--vary", f"{k}={own},{v}" if "," not in own else f"{k}={v}"]
+    args += ["--workers", r.choice(["1", "1", "1", "1", "0", "-1", "9", "1025", "x", "18446744073709551616"])]
+    if r.random() < 0.3:
+        args += ["--seeds", r.choice(["1,2", "0", "18446744073709551615", "18446744073709551616", "-1", "a,b", ","])]
+    if r.random() < 0.5:
+        args.append("--no-cache")
+    kind, p = folders.pick(r)
+    args += ["--out", str(p)]
+    case = {"kind": "sweep", "args": args, "out": kind}
+    note(case)
+    code, out, err = invoke(args)
+    outcome = out_checks(folders, p, code, classify_cli(code, out, err, sweep=True), ())
+    return case, outcome, err[-500:]
+
+
+def file_case(r: random.Random, root: Path) -> tuple[dict, str, str]:
+    """A damaged scenario file: the resolved TOML with lines dropped, bytes flipped or cut short."""
+    name = r.choice(F.NAMES)
+    text = resolve(name).encode()
+    how = r.choice(["drop-lines", "flip-bytes", "truncate", "binary"])
+    if how == "drop-lines":
+        lines = text.split(b"\n")
+        text = b"\n".join(x for x in lines if r.random() > 0.1)
+    elif how == "flip-bytes":
+        b = bytearray(text)
+        for _ in range(r.randint(1, 8)):
+            b[r.randrange(len(b))] = r.randrange(256)
+        text = bytes(b)
+    elif how == "truncate":
+        text = text[: r.randrange(len(text))]
+    else:
+        text = bytes(r.randrange(256) for _ in range(r.randint(0, 200)))
+    path = root / "scenario.toml"
+    path.write_bytes(text)
+    args = r.choice([["validate", str(path)], ["run", str(path), "--json", "--set", "duration=20ms"]])
+    case = {"kind": "file", "scenario": name, "how": how, "args": args}
+    note(case)
+    code, out, err = invoke(args)
+    outcome = classify_cli(code, out, err)
+    if code == 0 and args[0] == "run":
+        try:
+            F.physically_valid(json.loads(out), False)
+        except (ValueError, AssertionError) as e:
+            return case, "invalid summary", str(e)[:500]
+    return case, outcome, err[-500:]
+
+
+EXPECTED = {"ran", "refused", "exit 0", "exit 2", "exit 1 (sweep points failed)", "timeout (a valid 80 h run asked)"}
+LONG = ("duration=288230s", "duration=288230376151711743ps", "duration=288230376151711744ps")  # 2^58 ps is allowed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a hang")
+    ap.add_argument("--log", type=Path, default=Path("fuzz-log"))
+    a = ap.parse_args()
+    a.log = a.log.resolve()
+    a.log.mkdir(parents=True, exist_ok=True)
+    global LOG
+    LOG = a.log
+    root = Path(tempfile.mkdtemp(prefix="atmsim-fuzz-"))
+    os.chdir(root)  # `--out ""` is the current folder
+    folders = Folders(root / "g0")
+    folders.root.mkdir()
+    r = random.Random(a.seed)
+    counts, by_kind = Counter(), Counter()
+    signal.signal(signal.SIGALRM, _alarm)
+    t0 = time.time()
+    anomalies = open(a.log / "anomalies.jsonl", "a")
+    for i in range(a.cases):
+        x = r.random()
+        kind = "api" if x < 0.7 else "run" if x < 0.85 else "sweep" if x < 0.95 else "file"
+        CURRENT.clear()
+        CURRENT.update(index=i, kind=kind)
+        signal.setitimer(signal.ITIMER_REAL, a.timeout)
+        try:
+            if kind == "api":
+                case, outcome, detail = api_case(r)
+            elif kind == "run":
+                case, outcome, detail = run_case(r, folders)
+            elif kind == "sweep":
+                case, outcome, detail = sweep_case(r, folders)
+            else:
+                case, outcome, detail = file_case(r, root)
+        except Hang:
+            case, detail = dict(CURRENT), f"more than {a.timeout} s"
+            words = case.get("set", []) + case.get("args", [])
+            # A duration of 80 h (the largest time, 2^58 ps) is valid: a run that long is asked, not a hang.
+            outcome = "timeout (a valid 80 h run asked)" if any(w in words for w in LONG) else "hang"
+        except BaseException as e:  # noqa: BLE001 - a panic (pyo3's PanicException) or a traceback is the finding
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            import traceback
+
+            outcome = "panic" if type(e).__name__ == "PanicException" else "traceback"
+            case, detail = dict(CURRENT), traceback.format_exc()[-2000:]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            folders.release()
+        counts[f"{kind}: {outcome}"] += 1
+        by_kind[kind] += 1
+        if outcome not in EXPECTED:
+            case.update(index=i, outcome=outcome, detail=detail)
+            anomalies.write(json.dumps(case) + "\n")
+            anomalies.flush()
+        if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
+            shutil.rmtree(folders.root, ignore_errors=True)
+            folders.root, folders.n, folders.used = root / f"g{i}", 0, []
+            folders.root.mkdir()
+        if (i + 1) % 1000 == 0 or i + 1 == a.cases:
+            el = time.time() - t0
+            report = {"cases": i + 1, "elapsed_s": round(el, 1), "rate_per_s": round((i + 1) / el, 1),
+                      "by_kind": dict(by_kind), "by_outcome": dict(sorted(counts.items())),
+                      "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
+                      "command": " ".join(sys.argv)}
+            (a.log / "counts.json").write_text(json.dumps(report, indent=1) + "\n")
+    shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(json.loads((a.log / "counts.json").read_text()), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""The printed summary of `atmsim run` in the user's words (issue 27): each
+number says what it is and its unit; a packet run speaks of packets (the JSON
+keys, a contract in DESIGN.md, keep their names)."""
+import json
+import re
+
+import pytest
+
+import atmsim
+from atmsim.report import print_summary
+
+
+def printed(capsys, scenario, *sets):
+    s = atmsim.run(scenario, list(sets)).summary
+    print_summary(s)
+    return s, capsys.readouterr().out
+
+
+def test_a_packet_run_speaks_of_packets_and_names_every_number(capsys):
+    s, out = printed(capsys, "aron97-topo2-packet", "duration=1s")
+    assert s["network"] == "packet" and s["accounting"]["cells_dropped"] > 0  # the JSON keys are unchanged
+    a = s["accounting"]
+    assert (f"packet loss ratio {s['cell_loss_ratio']:.4%}: {a['cells_dropped']:,} of {a['cells_sent']:,} packets sent"
+            in " ".join(out.split()))
+    assert f"packets sent {a['cells_sent']:,} = delivered {a['cells_delivered']:,}" in out
+    assert "cell" not in out.lower(), "no cells on a packet network"
+    assert f"Jain's fairness index {s['fairness']:.3f}" in out
+    assert "(packets)" in out, "the ports' arrivals and drops name their unit"
+    limits = [f"{q['limit']:,} {q['unit']}" for q in s["ports"] if q["name"] == s["bottleneck"]]
+    assert limits == ["192,528 bytes"] and limits[0] in out, "the queue's unit is the limit's"
+    for jargon in ("common normaliser", "E =", "done -", "cells_sent", "=True", " TO ", " FR "):
+        assert jargon not in out, jargon
+    # Nothing above 1 here: no note.
+    assert s["effective_throughput"] < 1 and "above 1" not in out
+
+
+def test_an_atm_run_speaks_of_cells_and_gives_the_packet_networks_maximum(capsys):
+    s, out = printed(capsys, "aron97-topo1-atm", "duration=300ms")
+    flat = " ".join(out.split())
+    assert f"cell loss ratio {s['cell_loss_ratio']:.4%}" in flat
+    assert f"{s['effective_throughput_common']:.4f} against the packet network's maximum" in flat
+    assert "(cells)" in out and "packet loss" not in out
+
+
+def test_an_effective_throughput_above_1_says_why_it_may(capsys):
+    # arb-twoway loads both directions of its bottleneck: E near 1.8 (docs/metrics.md).
+    s, out = printed(capsys, "arb-twoway-short")
+    assert s["effective_throughput"] > 1
+    flat = " ".join(out.split())
+    assert re.search(r"effective throughput 1\.\d{4}: useful data delivered / the most the bottleneck \S+ could carry", flat)
+    assert "above 1 is possible" in flat and "both directions" in flat
+
+
+def test_the_summary_prints_a_ratio_of_nothing_as_such(capsys):
+    s = atmsim.run("aron97-topo1-packet", ["duration=1s"]).summary
+    s = json.loads(json.dumps(s))
+    s["cell_loss_ratio"] = s["fairness"] = None  # JSON null: nothing sent, nothing delivered
+    print_summary(s)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "packet loss ratio n/a" in out and "Jain's fairness index n/a" in out
+
+
+@pytest.mark.parametrize("done, aborted, word", [(None, False, "not yet"), (None, True, "aborted"), (0.25, False, "0.250 s")])
+def test_a_flows_finish_is_a_time_or_a_word(capsys, done, aborted, word):
+    s = json.loads(json.dumps(atmsim.run("aron97-topo1-packet", ["duration=100ms"]).summary))
+    s["flows"] = s["flows"][:1]
+    s["flows"][0].update(completion_time_s=done, aborted=aborted)
+    print_summary(s)
+    row = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith(s["flows"][0]["name"] + " ")]
+    assert len(row) == 1 and row[0].rstrip().endswith(word), row
