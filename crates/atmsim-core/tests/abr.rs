@@ -95,3 +95,32 @@ fn random_cell_loss_drops_about_its_probability_of_the_cells_at_its_port() {
     let again = run(&sets);
     assert_eq!(again.ports.iter().find(|p| p.name == "SW1->SW2").unwrap().units_dropped, random, "its own stream, same seed");
 }
+
+/// The bottleneck's busy fraction and mean queue (cells) over [2 s, 4 s]
+/// of a lossless run: the difference of a 4-s and a 2-s run (a run's first
+/// two seconds are the same run).
+fn steady_state(variant: &str) -> (f64, f64) {
+    let window = |d: &str| {
+        let s = run(&[variant, "switch.buffer=\"100000 cells\"", d]);
+        cells_identity_holds(&s);
+        assert_eq!(s.cell_loss_ratio, 0.0);
+        let bn = s.ports.iter().find(|p| p.name == s.bottleneck).expect("the bottleneck").clone();
+        (bn.busy_fraction, bn.mean_occupancy)
+    };
+    let (busy2, q2) = window("duration=\"2s\"");
+    let (busy4, q4) = window("duration=\"4s\"");
+    ((4.0 * busy4 - 2.0 * busy2) / 2.0, (4.0 * q4 - 2.0 * q2) / 2.0)
+}
+
+#[test]
+fn erica_plus_loads_the_line_and_holds_the_queue_near_its_target() {
+    // ERICA aims at 90 % of the line and keeps no queue; ERICA+ aims at
+    // the whole line, its target set by the queue: at T0 = 500 us the
+    // target queue is 500 us of the 155.52 Mb/s line, 183 cells.
+    let (erica_busy, erica_queue) = steady_state("abr.erica.variant=full");
+    let (plus_busy, plus_queue) = steady_state("abr.erica.variant=plus");
+    let q0 = 500e-6 * 155.52e6 / 424.0;
+    assert!((0.88..0.92).contains(&erica_busy) && erica_queue < 0.1 * q0, "ERICA: {erica_busy}, {erica_queue}");
+    assert!(plus_busy > 0.97, "ERICA+ loads the line: {plus_busy}");
+    assert!((0.7 * q0..1.3 * q0).contains(&plus_queue), "ERICA+ holds the queue near {q0:.0} cells: {plus_queue}");
+}

@@ -131,13 +131,24 @@ impl From<TurnaroundName> for Turnaround {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EricaSection {
-    /// "full" (ATM Forum/96-1172, default) or "basic" (the 1995 ERICA).
+    /// "full" (ATM Forum/96-1172, default), "basic" (the 1995 ERICA) or
+    /// "plus" (ERICA+: the target follows the queue, `atm/abr/erica.rs`).
     pub variant: EricaVariantName,
+    /// ERICA's target utilisation of the line (not ERICA+'s, which aims at
+    /// the whole line and lets the queue set the fraction).
     pub target_utilization: f64,
     pub interval_cells: u32,
     pub interval_time: String,
     pub delta: f64,
     pub one_feedback_per_interval: bool,
+    /// ERICA+: the target queueing delay T0 (the target queue is T0 times
+    /// the ABR capacity). Our choice of default: 500 us.
+    pub target_delay: String,
+    /// ERICA+: the queue control function's a (above the target) and b
+    /// (below it), and its floor QDLF (published: 1.15, 1.05, 0.5).
+    pub a: f64,
+    pub b: f64,
+    pub qdlf: f64,
 }
 
 impl Default for EricaSection {
@@ -149,6 +160,10 @@ impl Default for EricaSection {
             interval_time: "1000us".into(),
             delta: 0.1,
             one_feedback_per_interval: false,
+            target_delay: "500us".into(),
+            a: 1.15,
+            b: 1.05,
+            qdlf: 0.5,
         }
     }
 }
@@ -160,6 +175,7 @@ pub enum EricaVariantName {
     Basic,
     #[default]
     Full,
+    Plus,
 }
 
 impl From<EricaVariantName> for EricaVariant {
@@ -167,6 +183,7 @@ impl From<EricaVariantName> for EricaVariant {
         match v {
             EricaVariantName::Basic => EricaVariant::Basic,
             EricaVariantName::Full => EricaVariant::Full,
+            EricaVariantName::Plus => EricaVariant::Plus,
         }
     }
 }

@@ -153,11 +153,21 @@ impl AbrState {
         }
     }
 
-    /// A cell of an ABR VC reaches port `p` at `now`: ERICA counts it and,
+    /// Does ERICA at port `p` follow its queue (ERICA+)?
+    #[inline]
+    pub(super) fn controls_queue(&self, p: PortId) -> bool {
+        self.erica[p.ix()].as_ref().is_some_and(Erica::controls_queue)
+    }
+
+    /// A cell of an ABR VC reaches port `p` at `now` (the port holding
+    /// `queue` cells, measured for ERICA+ only): ERICA counts it and,
     /// for an RM cell, reads its CCR (forward) or lowers its ER (backward,
     /// with the state of the owner's forward port at the same switch).
     #[inline]
-    pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &Unit, vcs: &VcTable) {
+    pub(super) fn at_port(&mut self, now: Time, p: PortId, unit: &Unit, vcs: &VcTable, queue: u64) {
+        if let Some(e) = self.erica[p.ix()].as_mut() {
+            e.observe_queue(queue);
+        }
         if unit.is_vbr() {
             if let Some(e) = self.erica[p.ix()].as_mut() {
                 e.on_higher_priority_cell(now);

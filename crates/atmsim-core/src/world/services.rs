@@ -253,10 +253,11 @@ impl World {
     /// Hook: `unit` is about to be offered to port `p`.
     #[inline(never)]
     pub(super) fn entering_port(&mut self, p: PortId, unit: &Unit) {
-        let (now, vcs) = (self.now, &self.vcs);
+        let (now, vcs, ports) = (self.now, &self.vcs, &mut self.ports);
         for s in &mut self.services.list {
             if let Service::Abr(abr) = s {
-                abr.at_port(now, p, unit, vcs);
+                let queue = if abr.controls_queue(p) { ports[p.ix()].occupancy(now) } else { 0 };
+                abr.at_port(now, p, unit, vcs, queue);
             }
         }
     }

@@ -18,7 +18,16 @@
 //!   equalises rates under low load and the limiter that stops a VC below
 //!   the fair share jumping above it;
 //! - [`EricaVariant::Basic`], the first ERICA (ATM Forum/95-0178, Feb.
-//!   1995): ER = min(max(fair share, CCR/z), ABR capacity).
+//!   1995): ER = min(max(fair share, CCR/z), ABR capacity);
+//! - [`EricaVariant::Plus`], ERICA+ (Jain et al., 96-1172 and
+//!   Kalyanaraman's dissertation, §6.14-6.19): the full version whose
+//!   target is no longer a constant fraction of the line but the whole ABR
+//!   capacity (line less VBR) times f(q), a function of the port's queue q
+//!   ([`QueueControl`]): above 1 (up to b) while the queue is below its
+//!   target Q0 = T0 × ABR capacity, so a short queue lets the sources load
+//!   the line fully, and below 1 (down to QDLF) above it, so a long queue
+//!   is drained. Of the two curves published for f, this is the simpler
+//!   one, without hysteresis, the one the authors chose.
 //!
 //! Choices: the interval also ends when `interval_time` has elapsed, checked
 //! when a cell arrives (an interval without cells simply lasts longer, which
@@ -33,6 +42,7 @@ pub enum EricaVariant {
     Basic,
     #[default]
     Full,
+    Plus,
 }
 
 impl EricaVariant {
@@ -40,6 +50,7 @@ impl EricaVariant {
         match self {
             EricaVariant::Basic => "basic",
             EricaVariant::Full => "full",
+            EricaVariant::Plus => "plus",
         }
     }
 }
@@ -60,6 +71,42 @@ pub struct EricaConfig {
     /// The first backward RM cell of a VC in an interval computes its ER;
     /// later ones in the same interval reuse it.
     pub one_feedback_per_interval: bool,
+    /// ERICA+'s queue control (used by [`EricaVariant::Plus`] only).
+    pub queue_control: QueueControl,
+}
+
+/// ERICA+'s queue control function (Kalyanaraman, §6.16, Fig. 6.6): with
+/// the target queue Q0 = `target_delay` × ABR capacity (in cells),
+/// f(q) = b·Q0 / ((b − 1)·q + Q0) for q ≤ Q0 (from b at an empty queue to 1
+/// at Q0) and f(q) = max(QDLF, a·Q0 / ((a − 1)·q + Q0)) above (from 1 down
+/// towards 0, bounded by QDLF). Published values: a = 1.15, b = 1.05,
+/// QDLF = 0.5.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueControl {
+    pub target_delay: Time,
+    pub a: f64,
+    pub b: f64,
+    pub qdlf: f64,
+}
+
+impl Default for QueueControl {
+    fn default() -> Self {
+        QueueControl { target_delay: 500 * crate::time::PS_PER_US, a: 1.15, b: 1.05, qdlf: 0.5 }
+    }
+}
+
+impl QueueControl {
+    /// f(q) for a queue of `q` cells and a target of `q0` cells.
+    pub fn fraction(&self, q: f64, q0: f64) -> f64 {
+        if q0 <= 0.0 {
+            return self.qdlf;
+        }
+        if q <= q0 {
+            self.b * q0 / ((self.b - 1.0) * q + q0)
+        } else {
+            (self.a * q0 / ((self.a - 1.0) * q + q0)).max(self.qdlf)
+        }
+    }
 }
 
 /// The load measured over the last complete averaging interval.
@@ -94,6 +141,9 @@ pub struct Erica {
     m: Measurement,
     max_alloc_previous: f64,
     max_alloc_current: f64,
+    /// The port's queue (cells, the one in transmission counted) when a
+    /// cell last arrived (ERICA+ only).
+    queue: u64,
     pub intervals: u64,
 }
 
@@ -117,6 +167,7 @@ impl Erica {
             m: Measurement { abr_capacity: capacity, z: IDLE_Z, n_active: 1, fair_share: capacity },
             max_alloc_previous: 0.0,
             max_alloc_current: 0.0,
+            queue: 0,
             intervals: 0,
         }
     }
@@ -160,6 +211,18 @@ impl Erica {
         self.higher_cells += 1;
     }
 
+    /// The port's queue now (ERICA+ measures it as cells arrive).
+    #[inline]
+    pub fn observe_queue(&mut self, cells: u64) {
+        self.queue = cells;
+    }
+
+    /// Does this port's ERICA need the queue ([`Erica::observe_queue`])?
+    #[inline]
+    pub fn controls_queue(&self) -> bool {
+        self.cfg.variant == EricaVariant::Plus
+    }
+
     /// A forward RM cell of `vc` tells the port its current cell rate.
     pub fn on_frm(&mut self, vc: usize, ccr: f64) {
         self.ccr[vc] = ccr;
@@ -172,7 +235,15 @@ impl Erica {
             return; // a zero-length interval measures nothing; keep counting
         }
         let higher_rate = self.higher_cells as f64 / delta;
-        let abr_capacity = (self.cfg.target_utilization * self.line_cells_per_s - higher_rate).max(0.0);
+        let abr_capacity = match self.cfg.variant {
+            EricaVariant::Plus => {
+                // The whole line less VBR, times f(q) around the target queue.
+                let total = (self.line_cells_per_s - higher_rate).max(0.0);
+                let q0 = secs(self.cfg.queue_control.target_delay) * total;
+                self.cfg.queue_control.fraction(self.queue as f64, q0) * total
+            }
+            EricaVariant::Basic | EricaVariant::Full => (self.cfg.target_utilization * self.line_cells_per_s - higher_rate).max(0.0),
+        };
         let input_rate = self.abr_cells as f64 / delta;
         let z = if abr_capacity <= 0.0 {
             f64::INFINITY
@@ -223,7 +294,7 @@ impl Erica {
         let vc_share = ccr / z;
         match self.cfg.variant {
             EricaVariant::Basic => fair_share.max(vc_share).min(abr_capacity),
-            EricaVariant::Full => {
+            EricaVariant::Full | EricaVariant::Plus => {
                 let mut er =
                     if z > 1.0 + self.cfg.delta { fair_share.max(vc_share) } else { fair_share.max(vc_share).max(self.max_alloc_previous) };
                 self.max_alloc_current = self.max_alloc_current.max(er);

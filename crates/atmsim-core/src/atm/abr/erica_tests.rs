@@ -14,7 +14,39 @@ fn cfg(variant: EricaVariant) -> EricaConfig {
         interval_time: 1000 * PS_PER_US,
         delta: 0.1,
         one_feedback_per_interval: false,
+        queue_control: QueueControl::default(),
     }
+}
+
+#[test]
+fn erica_plus_fraction_runs_from_b_through_one_at_the_target_down_to_qdlf() {
+    let qc = QueueControl::default();
+    let q0 = 50.0;
+    assert!(close(qc.fraction(0.0, q0), 1.05) && close(qc.fraction(q0, q0), 1.0));
+    assert!(close(qc.fraction(2.0 * q0, q0), 1.15 / 1.3));
+    assert_eq!(qc.fraction(1e9, q0), 0.5, "bounded by QDLF");
+    let f: Vec<f64> = (0..400).map(|q| qc.fraction(q as f64, q0)).collect();
+    assert!(f.windows(2).all(|w| w[1] <= w[0]), "a longer queue never raises the target");
+}
+
+#[test]
+fn erica_plus_offers_more_than_the_line_fraction_on_a_short_queue_and_less_on_a_long_one() {
+    // One interval of 50,000 cells/s of ABR input; the queue at its end decides the target.
+    let capacity_after = |queue: u64| {
+        let mut e = Erica::new(cfg(EricaVariant::Plus), LINE, 2);
+        e.observe_queue(queue);
+        timed_interval(&mut e, 0, 50);
+        e.measurement().abr_capacity
+    };
+    // Q0 = 500 us of 100,000 cells/s = 50 cells.
+    assert!(close(capacity_after(0), 1.05 * LINE));
+    assert!(close(capacity_after(50), LINE));
+    assert!(close(capacity_after(10_000), 0.5 * LINE));
+    // ERICA's constant target, for comparison.
+    let mut e = Erica::new(cfg(EricaVariant::Full), LINE, 2);
+    e.observe_queue(10_000);
+    timed_interval(&mut e, 0, 50);
+    assert!(close(e.measurement().abr_capacity, 0.9 * LINE), "ERICA ignores the queue");
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -47,6 +47,7 @@ fn params() -> AbrParams {
 /// last `window` and its final ACR.
 fn run(variant: EricaVariant, until: Time, window: Time) -> Vec<(f64, f64)> {
     let cfg = EricaConfig {
+        queue_control: Default::default(),
         variant,
         target_utilization: 0.9,
         interval_cells: 100,

@@ -4,7 +4,7 @@
 //! ATM cells, ideal hosts and no credit.
 
 use super::{err, port_named, time, ScenarioError};
-use crate::atm::abr::erica::EricaConfig;
+use crate::atm::abr::erica::{EricaConfig, QueueControl};
 use crate::atm::abr::source::AbrParams;
 use crate::atm::abr::VbrConfig;
 use crate::atm::abr::{cells_per_second, AbrConfig};
@@ -157,7 +157,22 @@ fn erica(a: &AbrSection) -> Result<EricaConfig, ScenarioError> {
         interval_time,
         delta: within("abr.erica.delta", e.delta, 0.0, 1.0, false)?,
         one_feedback_per_interval: e.one_feedback_per_interval,
+        queue_control: QueueControl {
+            target_delay: time("abr.erica.target_delay", &e.target_delay)?,
+            a: at_least_one("abr.erica.a", e.a)?,
+            b: at_least_one("abr.erica.b", e.b)?,
+            qdlf: within("abr.erica.qdlf", e.qdlf, 0.0, 1.0, true)?,
+        },
     })
+}
+
+/// ERICA+'s a and b: a curve through 1 at the target queue needs a, b >= 1
+/// (and finite).
+fn at_least_one(key: &str, v: f64) -> Result<f64, ScenarioError> {
+    if !(1.0..=1e6).contains(&v) {
+        return err(key, format!("{v} must be at least 1 (1.15 and 1.05 published)"));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -189,7 +204,10 @@ mod tests {
         assert_eq!(key_of(&["abr.cdf=2"]), "abr.cdf");
         assert_eq!(key_of(&["abr.tbe=0"]), "abr.tbe");
         assert_eq!(key_of(&["abr.erica.target_utilization=1.5"]), "abr.erica.target_utilization");
-        assert_eq!(key_of(&["abr.erica.variant=plus"]), "abr.erica.variant");
+        assert_eq!(key_of(&["abr.erica.variant=plus-plus"]), "abr.erica.variant");
+        assert_eq!(key_of(&["abr.erica.variant=plus", "abr.erica.a=0.9"]), "abr.erica.a");
+        assert_eq!(key_of(&["abr.erica.variant=plus", "abr.erica.qdlf=0"]), "abr.erica.qdlf");
+        assert_eq!(key_of(&["abr.erica.target_delay=\"5 parsecs\""]), "abr.erica.target_delay");
         assert_eq!(key_of(&["abr.erica.interval_time=\"0us\""]), "abr.erica.interval_time");
         assert_eq!(key_of(&["abr.turnaround=later"]), "abr.turnaround");
         assert_eq!(key_of(&["abr.colour=1"]), "abr.colour");
