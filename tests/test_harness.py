@@ -36,7 +36,7 @@ def fake_paper(calls, balanced=True):
     def body(fig):
         def make(c, pairs):
             calls[("made", fig)] = pairs
-            c.claim(fig, "c1", "a statement", "shape", "§1", len(pairs), True, "rule")
+            c.claim(fig, "c1", statement="a statement", kind="shape", paper_value="§1", ours=len(pairs), holds=True, rule="rule")
         return make
 
     one = harness.Figure("one", body("one"), declare("one", [FakeSpec("a"), FakeSpec("b")]))
@@ -148,8 +148,8 @@ def test_a_deviation_note_is_written_only_when_the_claim_fails(tmp_path):
     from atmsim.reproduce.harness import Ctx
 
     c = Ctx("p", None, tmp_path)
-    c.claim("f", "c1", "s", "value", "1", 1, True, "rule", deviation="why")
-    c.claim("f", "c2", "s", "value", "1", 2, False, "rule", note="measured", deviation="why")
+    c.claim("f", "c1", statement="s", kind="value", paper_value="1", ours=1, holds=True, rule="rule", deviation="why")
+    c.claim("f", "c2", statement="s", kind="value", paper_value="1", ours=2, holds=False, rule="rule", note="measured", deviation="why")
     assert [r.note for r in c.claims] == ["", "measured why"]
 
 
