@@ -46,8 +46,10 @@ def test_abr_run_reports_its_erica_and_rm_cells(cli):
 def test_bad_abr_input_is_one_line_and_exit_2(cli):
     r = cli("run", "jain96-2src", "--set", "abr.nrm=1")
     assert r.returncode == 2 and "abr.nrm" in r.stderr and len(r.stderr.strip().splitlines()) == 1
-    r = cli("validate", "jain96-2src", "--set", "abr.erica.variant=plus")
+    r = cli("validate", "jain96-2src", "--set", "abr.erica.variant=plus-plus")
     assert r.returncode == 2 and "abr.erica.variant" in r.stderr
+    r = cli("validate", "jain96-2src", "--set", "abr.erica.variant=plus", "--set", "abr.erica.qdlf=2")
+    assert r.returncode == 2 and "abr.erica.qdlf" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_a_lost_eom_merges_the_frame_with_the_next_one_to_arrive():
