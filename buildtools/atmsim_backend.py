@@ -14,10 +14,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import maturin
-from maturin import (get_requires_for_build_editable, get_requires_for_build_sdist,  # noqa: F401 - the backend's hooks
-                     get_requires_for_build_wheel, prepare_metadata_for_build_editable,
-                     prepare_metadata_for_build_wheel)
 
 ROOT = Path(__file__).resolve().parent.parent
 INFO = ROOT / "python" / "atmsim" / "_build_info.json"
@@ -64,16 +60,55 @@ def recorded():
             INFO.unlink(missing_ok=True)
 
 
+# maturin is imported by each hook, not at the top: the build environment
+# has it, and the tests read `source_commit` and `recorded` without it.
+
+def get_requires_for_build_wheel(config_settings=None):
+    import maturin
+
+    return maturin.get_requires_for_build_wheel(config_settings)
+
+
+def get_requires_for_build_editable(config_settings=None):
+    import maturin
+
+    return maturin.get_requires_for_build_editable(config_settings)
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    import maturin
+
+    return maturin.get_requires_for_build_sdist(config_settings)
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    import maturin
+
+    return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
+    import maturin
+
+    return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    import maturin
+
     with recorded():
         return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    import maturin
+
     with recorded():
         return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
 
 
 def build_sdist(sdist_directory, config_settings=None):
+    import maturin
+
     with recorded():
         return maturin.build_sdist(sdist_directory, config_settings)
