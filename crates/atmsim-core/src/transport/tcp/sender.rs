@@ -381,6 +381,10 @@ impl TcpSender {
         }
         self.rtt.t_rtt = 0;
         if self.state == SenderState::SynSent {
+            // 4.4BSD-Lite's TCPT_REXMT sets the window for every timeout,
+            // the SYN's too: snd_wnd is still 0, so ssthresh = 2 segments.
+            let c = self.ctx(now, 0, None);
+            self.cc.on_timeout(&c);
             self.stats.syns_sent += 1;
             out.push(self.syn());
             return Some(SenderEvent::Timeout);

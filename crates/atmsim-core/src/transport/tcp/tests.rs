@@ -181,6 +181,27 @@ fn syn_is_retransmitted_on_timeout() {
 }
 
 #[test]
+fn a_syn_timeout_leaves_slow_start_at_two_segments_as_bsd_does() {
+    // 4.4BSD-Lite's TCPT_REXMT sets ssthresh for every timeout, the SYN's
+    // too; before the SYN-ACK the send window is 0, so ssthresh is 2
+    // segments (ns-2 does the same: docs/validation.md D18).
+    let mut s = TcpSender::new(&cfg(Variant::Lite), None);
+    let mut out = Vec::new();
+    s.open(0, &mut out);
+    let before = s.cc.ssthresh();
+    while out.len() < 2 {
+        s.on_slow_tick(0, &mut out);
+    }
+    assert!(before > 64 * MSS, "no limit before a loss: {before}");
+    assert_eq!((s.cc.ssthresh(), s.cc.cwnd()), (2 * MSS, MSS));
+    out.clear();
+    s.on_ack(0, &Segment { flags: flags::SYN | flags::ACK, ..ack(1) }, &mut out);
+    // Established: one segment out, the window grows by one per ACK to ssthresh, then linearly.
+    let sent = grow(&mut s, 4);
+    assert!(s.cc.cwnd() < 4 * MSS, "congestion avoidance from 2 segments: cwnd {} after {} segments", s.cc.cwnd(), sent.len());
+}
+
+#[test]
 fn bsd_aborts_after_twelve_backoffs_where_ns1_retransmits_on() {
     for give_up in [true, false] {
         let mut s = TcpSender::new(&TcpConfig { give_up, ..cfg(Variant::Lite) }, None);
