@@ -77,9 +77,12 @@ class Band:
         if x is None:
             return None
         if self.lo is not None and self.hi is not None:
-            half = (self.hi - self.lo) / 2
-            if half == 0:  # a single admissible value
+            if self.hi == self.lo:  # a single admissible value
                 return 0.0 if x == self.lo else -abs(x - self.lo)
+            # Half the width, or the width when halving a subnormal width
+            # rounds to 0 (a band [0, 5e-324] once had a holding value with
+            # a negative margin).
+            half = (self.hi - self.lo) / 2 or (self.hi - self.lo)
             return min(x - self.lo, self.hi - x) / half
         if self.lo is not None:
             return (x - self.lo) / (abs(self.lo) or 1.0)
