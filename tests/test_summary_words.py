@@ -1,6 +1,6 @@
 """The printed summary of `atmsim run` in the user's words (issue 27): each
 number says what it is and its unit; a packet run speaks of packets (the JSON
-keys, a contract in DESIGN.md, keep their names)."""
+keys, a contract documented in docs/metrics.md, keep their names)."""
 import json
 import re
 

@@ -1,6 +1,6 @@
 """How the `atmsim` command fails: every failure is one line on stderr.
 
-Exit codes (../shared/DESIGN.md): 0 success, 2 invalid input, 1 anything
+Exit codes (README.md, docs/scenarios.md): 0 success, 2 invalid input, 1 anything
 else. Every invalid input (a ScenarioError from the core, an unknown built-in,
 bad `--set` syntax, an unknown paper or figure, a click usage error, an output
 folder that cannot be written or is in use) prints exactly one line

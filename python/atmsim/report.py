@@ -16,7 +16,7 @@ def _ratio(x, fmt: str) -> str:
 
 def summary_lines(s: dict) -> list[str]:
     """The head of a run's summary in words: what each number is and its unit. Packet runs say
-    packets where the JSON keys (a contract, ../shared/DESIGN.md) say cells."""
+    packets where the JSON keys (a contract: docs/metrics.md) say cells."""
     unit = "cells" if s["network"] == "atm" else "packets"
     end = s.get("end_time_s", s["duration_s"])
     e = s["effective_throughput"]
