@@ -63,6 +63,10 @@ pub struct PortSummary {
     pub busy_fraction: f64,
     /// In-band credit cells sent on this line (for the other direction).
     pub credit_cells: u64,
+    /// Units admitted with congestion marked (EFCI on cells, ECN's CE on
+    /// packets); only at a port whose policy marks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units_marked: Option<u64>,
 }
 
 /// A host under the Morris–Kung host model (`host.model = "adapter"`).

@@ -25,8 +25,10 @@ pub struct Unit {
     /// unit itself names its next port, so leaving a pipe reads one entry
     /// of that list rather than the VC, then its route.
     pub hop: u32,
-    /// The cell's index in its frame, with two marks above it: the frame's
-    /// last cell (EOM), and a cell of no frame (RM and VBR cells).
+    /// The cell's index in its frame, with four marks above it: the frame's
+    /// last cell (EOM), a cell of no frame (RM and VBR cells), congestion
+    /// experienced (EFCI in a cell's header, I.361 PTI; CE in a packet's IP
+    /// header, RFC 3168 §5), and an ECN-capable transport (ECT, RFC 3168).
     cell: u16,
     /// Bytes on the wire: 53 for a cell, the IP length for a packet (at
     /// most 65535, IPv4's total length field, RFC 791; `ip.mtu` is checked
@@ -61,10 +63,19 @@ const RM_FRAME_TOP: u32 = u32::MAX - 2;
 
 const EOM: u16 = 1 << 15;
 const FRAMELESS: u16 = 1 << 14;
+/// Congestion experienced: EFCI set in a cell by a switch (TM 4.0 §5.10.6),
+/// CE set in a packet by an ECN router (RFC 3168 §5).
+const CONGESTED: u16 = 1 << 13;
+/// The packet's sender is ECN-capable (ECT(0), RFC 3168 §5): a router may
+/// mark it rather than drop it.
+const ECT: u16 = 1 << 12;
+/// The marks a unit keeps when re-indexed: they belong to the frame (ECT)
+/// or were set on the way (CE/EFCI), not to the cell's place in it.
+const CARRIED: u16 = CONGESTED | ECT;
 /// The largest index a cell can have (a 65535-byte packet is 1366 cells;
 /// a TCP Boston frame's count is checked against this when the scenario
 /// is read).
-pub const MAX_CELL_INDEX: u16 = FRAMELESS - 1;
+pub const MAX_CELL_INDEX: u16 = ECT - 1;
 
 impl Unit {
     /// Cell `index` of frame `frame`, of `ncells` cells (1 and 1 for a
@@ -93,7 +104,32 @@ impl Unit {
         } else {
             0
         };
-        Unit { cell: index | marks, ..self }
+        Unit { cell: index | marks | (self.cell & CARRIED), ..self }
+    }
+
+    /// The unit with congestion experienced marked (EFCI on a cell, CE on a
+    /// packet).
+    #[inline]
+    pub fn congested(self) -> Unit {
+        Unit { cell: self.cell | CONGESTED, ..self }
+    }
+
+    /// Was congestion marked on the way (EFCI, or CE)?
+    #[inline]
+    pub fn is_congested(&self) -> bool {
+        self.cell & CONGESTED != 0
+    }
+
+    /// The unit sent by an ECN-capable transport (ECT).
+    #[inline]
+    pub fn ecn_capable(self) -> Unit {
+        Unit { cell: self.cell | ECT, ..self }
+    }
+
+    /// Sent by an ECN-capable transport?
+    #[inline]
+    pub fn is_ecn_capable(&self) -> bool {
+        self.cell & ECT != 0
     }
 
     /// Index of this cell in its frame (0 for a packet).
@@ -203,5 +239,21 @@ mod tests {
         // Re-indexing and moving along the route keep the rest.
         let moved = cells[2].with_index(1, 3).at_hop(7).onward();
         assert_eq!((moved.index(), moved.is_eom(), moved.hop, moved.frame), (1, false, 8, 9));
+    }
+
+    #[test]
+    fn congestion_and_ecn_marks_stay_apart_from_the_index_and_travel_with_the_cell() {
+        use super::{Unit, MAX_CELL_INDEX};
+        use crate::base::VcId;
+        let plain = Unit::new(VcId(1), 3, MAX_CELL_INDEX, MAX_CELL_INDEX + 1, 53);
+        assert!(!plain.is_congested() && !plain.is_ecn_capable());
+        let marked = plain.ecn_capable().congested();
+        assert!(marked.is_congested() && marked.is_ecn_capable() && marked.is_eom());
+        assert_eq!(marked.index(), MAX_CELL_INDEX);
+        // A frame's cells made from its first keep its marks (`accept_frame`).
+        let again = marked.with_index(0, 4).onward();
+        assert!(again.is_congested() && again.is_ecn_capable() && !again.is_eom() && again.index() == 0);
+        // RM and VBR cells can carry EFCI too, and stay frameless.
+        assert!(Unit::rm(VcId(0), 2).congested().is_frameless());
     }
 }

@@ -62,6 +62,8 @@ pub struct PortStats {
     pub dead_units: u64,
     /// In-band credit cells sent on this line.
     pub credit_cells: u64,
+    /// Units admitted with congestion marked ([`Action::Mark`]).
+    pub units_marked: u64,
 }
 
 impl PortStats {
@@ -141,15 +143,19 @@ fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut Pipe, delay
 /// Bytes of a credit cell on the wire.
 const CREDIT_CELL_BYTES: u64 = crate::net::CELL_BYTES as u64;
 
-/// The reason a per-VC or priority port refuses a unit, if it does. Only a
-/// FIFO port knows where its waiting units are, so only a FIFO port can
-/// carry out an eviction (random drop is a router policy; routers are FIFO,
-/// `scenario/resolve/ports.rs`).
+/// The unit a per-VC or priority port queues (marked, if the policy marks
+/// it), or the reason it refuses the unit. Only a FIFO port knows where its
+/// waiting units are, so only a FIFO port can carry out an eviction (random
+/// drop is a router policy; routers are FIFO, `scenario/resolve/ports.rs`).
 #[inline]
-fn refused(action: Action) -> Option<DropReason> {
+fn admitted(action: Action, unit: &Unit, stats: &mut PortStats) -> Result<Unit, DropReason> {
     match action {
-        Action::Admit => None,
-        Action::Drop(reason) => Some(reason),
+        Action::Admit => Ok(*unit),
+        Action::Mark => {
+            stats.units_marked += 1;
+            Ok(unit.congested())
+        }
+        Action::Drop(reason) => Err(reason),
         Action::Evict { .. } => unreachable!("eviction needs a FIFO port"),
     }
 }
@@ -254,6 +260,11 @@ impl Port {
                 let (arrive_at, pipe_was_empty) = self.queue_fifo(now, unit, in_bytes);
                 Offer::Accepted { arrive_at, pipe_was_empty }
             }
+            Action::Mark => {
+                self.stats.units_marked += 1;
+                let (arrive_at, pipe_was_empty) = self.queue_fifo(now, &unit.congested(), in_bytes);
+                Offer::Accepted { arrive_at, pipe_was_empty }
+            }
             Action::Evict { victim, reason } => self.push_out(now, unit, victim, reason),
             Action::Drop(reason) => {
                 self.stats.dropped(reason);
@@ -266,11 +277,15 @@ impl Port {
     fn offer_per_vc(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::PerVc(pv) = &mut self.discipline else { unreachable!("per-VC port") };
-        if let Some(reason) = refused(self.policy.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser)) {
-            self.stats.dropped(reason);
-            return Offer::Dropped(reason);
-        }
-        pv.enqueue(now, *unit);
+        let action = self.policy.admit(unit, pv.occupancy_of(unit.vc.ix(), now), now, &self.ser);
+        let unit = match admitted(action, unit, &mut self.stats) {
+            Ok(unit) => unit,
+            Err(reason) => {
+                self.stats.dropped(reason);
+                return Offer::Dropped(reason);
+            }
+        };
+        pv.enqueue(now, unit);
         let total = pv.occupancy(now);
         self.stats.peak_occupancy = self.stats.peak_occupancy.max(total);
         Offer::Queued(self.start_next(now))
@@ -282,13 +297,17 @@ impl Port {
         self.stats.units_in += 1;
         let high = unit.is_vbr();
         let Discipline::Priority(pr) = &mut self.discipline else { unreachable!("priority port") };
+        let mut unit = *unit;
         if !high {
-            if let Some(reason) = refused(self.policy.admit(unit, pr.low_occupancy(), now, &self.ser)) {
-                self.stats.dropped(reason);
-                return Offer::Dropped(reason);
+            match admitted(self.policy.admit(&unit, pr.low_occupancy(), now, &self.ser), &unit, &mut self.stats) {
+                Ok(queued) => unit = queued,
+                Err(reason) => {
+                    self.stats.dropped(reason);
+                    return Offer::Dropped(reason);
+                }
             }
         }
-        pr.enqueue(now, *unit, high);
+        pr.enqueue(now, unit, high);
         self.stats.peak_occupancy = self.stats.peak_occupancy.max(pr.low_occupancy());
         Offer::Queued(self.start_next(now))
     }
@@ -448,6 +467,25 @@ mod tests {
         ];
         assert!(ends.iter().all(|&end| end <= 4 * 64), "{ends:?}");
         assert_eq!(std::mem::align_of::<Port>(), 64);
+    }
+
+    #[test]
+    fn a_marked_unit_is_queued_marked_and_counted() {
+        // EFCI from the third cell queued on (two waiting), on the general
+        // and the fast FIFO paths alike.
+        let (mut general, mut fast) = (port(Limit::Units(8)), port(Limit::Units(8)));
+        for p in [&mut general, &mut fast] {
+            p.policy = p.policy.clone().with_efci_marking(2, 2);
+        }
+        for k in 0..4 {
+            assert!(matches!(general.offer(0, &cell(k, 0, 1)), Offer::Accepted { .. }));
+            assert!(fast.offer_fifo(0, &cell(k, 0, 1)).is_ok());
+        }
+        for p in [&general, &fast] {
+            let marked: Vec<bool> = p.pipe.iter().map(|f| f.unit.is_congested()).collect();
+            assert_eq!(marked, [false, false, true, true]);
+            assert_eq!(p.stats.units_marked, 2);
+        }
     }
 
     #[test]

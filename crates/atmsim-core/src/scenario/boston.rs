@@ -44,7 +44,7 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
         return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
     }
     // A first transmission carries min(m + redundancy, N) pieces, one a
-    // cell, and a cell's index in its frame has 14 bits (`net::Unit`).
+    // cell, and a cell's index in its frame has 12 bits (`net::Unit`).
     let most = MAX_CELL_INDEX as u32 + 1;
     if (m + b.redundancy as u32).min(b.pieces as u32) > most {
         return err(
@@ -86,9 +86,10 @@ mod tests {
         assert_eq!(with("boston.pieces=100"), "boston.pieces");
         assert!(check(&[BOSTON.as_slice(), &["boston.pieces=4096"]].concat()).is_ok());
         assert_eq!(with("boston.pieces=70000"), "boston.pieces");
-        // A frame's cells are numbered in 14 bits: at most 16384 of them.
-        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=16384", "boston.redundancy=20000"]].concat()).is_ok());
-        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=16000"]].concat()).is_ok());
+        // A frame's cells are numbered in 12 bits: at most 4096 of them.
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=4096", "boston.redundancy=20000"]].concat()).is_ok());
+        assert!(check(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=3800"]].concat()).is_ok());
+        assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=4096"]].concat()), "boston.redundancy");
         assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=65535", "boston.redundancy=20000"]].concat()), "boston.redundancy");
         assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.pieces=300", "boston.payload=true"]].concat()), "boston.pieces");
         assert_eq!(key_of(&[BOSTON.as_slice(), &["boston.matrix=cauchy", "boston.payload=true"]].concat()), "boston.pieces");

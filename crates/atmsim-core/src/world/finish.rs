@@ -134,6 +134,7 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         dead_units: p.stats.dead_units,
         busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
         credit_cells: p.stats.credit_cells,
+        units_marked: p.policy.may_mark().then_some(p.stats.units_marked),
     }
 }
 

@@ -15,12 +15,15 @@
 //! - [`RandomDrop`] (`random_drop.rs`): Mankin's push-out on overflow;
 //! - [`DropFront`] (`drop_front.rs`): the oldest waiting packet on overflow;
 //! - [`LineLoss`] (`line_loss.rs`): independent random loss of cells before
-//!   the port's own policy (Jain et al.'s scattered cell loss).
+//!   the port's own policy (Jain et al.'s scattered cell loss);
+//! - [`EfciMarking`] (`efci.rs`): a binary ABR switch's EFCI marking of the
+//!   cells the port's own policy admits ([`Action::Mark`]).
 //!
 //! Host adapters never drop ([`DropPolicy::Unlimited`]). A new policy is a
 //! file here, a variant, and its name in the scenario schema.
 
 mod drop_front;
+mod efci;
 mod frame;
 mod line_loss;
 mod random_drop;
@@ -28,6 +31,7 @@ mod red;
 mod tail;
 
 pub use drop_front::DropFront;
+pub use efci::EfciMarking;
 pub use frame::{EomProtect, Epd, FrameState, Ppd};
 pub use line_loss::LineLoss;
 pub use random_drop::RandomDrop;
@@ -70,6 +74,9 @@ impl DropReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Admit,
+    /// Admit the unit with congestion experienced marked: EFCI on a cell
+    /// (TM 4.0 §5.10.6), CE on an ECN-capable packet (RFC 3168 §5).
+    Mark,
     Drop(DropReason),
     /// Drop the `victim`-th unit waiting (0: the one behind the unit in
     /// transmission, which is never a victim), counted under `reason`, and
@@ -132,6 +139,7 @@ pub enum DropPolicy {
     RandomDrop(Box<RandomDrop>),
     DropFront(DropFront),
     LineLoss(Box<LineLoss>),
+    EfciMarking(Box<EfciMarking>),
 }
 
 impl DropPolicy {
@@ -160,6 +168,22 @@ impl DropPolicy {
         DropPolicy::LineLoss(Box::new(LineLoss::new(probability, seed, port, self)))
     }
 
+    /// This policy with EFCI marking of data cells while the queue is long
+    /// (between `high` and `low`, with hysteresis).
+    pub fn with_efci_marking(self, high: u64, low: u64) -> Self {
+        DropPolicy::EfciMarking(Box::new(EfciMarking::new(high, low, self)))
+    }
+
+    /// May this policy mark units ([`Action::Mark`])? Such a port reports
+    /// the units it marked.
+    pub fn may_mark(&self) -> bool {
+        match self {
+            DropPolicy::EfciMarking(_) => true,
+            DropPolicy::LineLoss(l) => l.inner.may_mark(),
+            _ => false,
+        }
+    }
+
     /// The buffer limit this policy enforces.
     pub fn limit(&self) -> Limit {
         match self {
@@ -173,6 +197,7 @@ impl DropPolicy {
             DropPolicy::RandomDrop(r) => Limit::Units(r.limit),
             DropPolicy::DropFront(d) => Limit::Units(d.limit),
             DropPolicy::LineLoss(l) => l.inner.limit(),
+            DropPolicy::EfciMarking(e) => e.inner.limit(),
         }
     }
 
@@ -211,6 +236,7 @@ impl DropPolicy {
             DropPolicy::RandomDrop(r) => r.admit(q),
             DropPolicy::DropFront(d) => d.admit(q),
             DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
+            DropPolicy::EfciMarking(e) => e.admit(unit, q, now, line),
         }
     }
 }
@@ -275,6 +301,8 @@ mod tests {
             assert_eq!(p.limit(), Limit::Units(20), "{spec:?}");
             assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop { .. } | DropSpec::DropFront), "{spec:?}");
             assert_eq!(p.clone().behind_line_loss(0.5, 1, PortId(0)).limit(), Limit::Units(20));
+            let marking = p.clone().with_efci_marking(8, 4);
+            assert!(marking.limit() == Limit::Units(20) && marking.may_mark() && !p.may_mark());
         }
     }
 

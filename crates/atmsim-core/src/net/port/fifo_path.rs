@@ -30,6 +30,10 @@ impl Port {
                 self.stats.dropped(reason);
                 Err(reason)
             }
+            Action::Mark => {
+                self.stats.units_marked += 1;
+                Ok(self.queue_fifo(now, &unit.congested(), in_bytes))
+            }
             Action::Evict { .. } => unreachable!("a plain FIFO port never evicts"),
         }
     }

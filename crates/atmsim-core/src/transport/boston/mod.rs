@@ -34,7 +34,7 @@ pub struct BostonConfig {
     pub aida: bool,
     /// Extra pieces a first transmission carries beyond m (the spatial
     /// redundancy n − m; off in the paper's runs, §3 last paragraph). A
-    /// frame holds at most 16384 cells, so m plus this is checked against it
+    /// frame holds at most 4096 cells, so m plus this is checked against it
     /// unless N is smaller.
     pub redundancy: u16,
     /// N: distinct pieces per segment. Payload mode rebuilds bytes over
