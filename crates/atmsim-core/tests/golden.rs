@@ -100,6 +100,9 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("jain96-5src", "vbr", &["abr.vbr.port=\"SW1->SW2\"", "abr.vbr.rate=\"124.416Mbps\""]),
     // EOM protection with PPD on UBR: the rest of a damaged frame is dropped, EOMs kept.
     ("aron97-topo1-atm", "eom-ppd", &["switch.policy=eom-protect-ppd", "switch.buffer=48KB", "atm.encapsulation=aal5-vcmux"]),
+    // Selective Drop and Fair Buffer Allocation (UBR+) on a buffer small enough that they refuse frames.
+    ("aron97-topo1-atm", "selective-drop", &["switch.policy=selective-drop", "switch.buffer=96KB", "atm.encapsulation=aal5-llc"]),
+    ("aron97-topo1-atm", "fba", &["switch.policy=fba", "switch.buffer=96KB", "atm.encapsulation=aal5-llc"]),
     // Intelligent tail drop (EOM protection) on ABR with a buffer small enough to overflow.
     ("jain96-2src", "eom-protect", &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"]),
 ];

@@ -24,6 +24,7 @@ pub mod schema;
 pub mod schema_capture;
 pub mod schema_hosts;
 pub mod schema_packet;
+pub mod schema_switch;
 pub mod units;
 
 pub use model::*;

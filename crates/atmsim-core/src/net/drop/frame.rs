@@ -102,7 +102,7 @@ impl EomProtect {
 /// after EPD); otherwise the cell needs room (`b - reserve` unless it is an
 /// EOM), and with `ppd` a refused cell dooms the rest of its frame.
 #[inline]
-fn rest_of_frame(st: &mut FrameState, cell: &Unit, q: u64, b: u64, reserve: u64, ppd: bool) -> Action {
+pub(super) fn rest_of_frame(st: &mut FrameState, cell: &Unit, q: u64, b: u64, reserve: u64, ppd: bool) -> Action {
     let eom = cell.is_eom();
     if st.discarding {
         if st.drop_eom_too {

@@ -12,6 +12,9 @@
 //!   discard of ATM switch ports (Romanow & Floyd 1995; Jain et al. 1996),
 //!   with per-VC frame state;
 //! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue;
+//! - [`FairShare`] (`fair_share.rs`): Selective Drop and Fair Buffer
+//!   Allocation, EPD with per-VC accounting on a shared FIFO (the "UBR+"
+//!   policies of Goyal et al. 1998 and Heinanen & Kilkki 1995);
 //! - [`RandomDrop`] (`random_drop.rs`): Mankin's push-out on overflow;
 //! - [`DropFront`] (`drop_front.rs`): the oldest waiting packet on overflow;
 //! - [`LineLoss`] (`line_loss.rs`): independent random loss of cells before
@@ -24,6 +27,7 @@
 
 mod drop_front;
 mod efci;
+mod fair_share;
 mod frame;
 mod line_loss;
 mod random_drop;
@@ -32,6 +36,7 @@ mod tail;
 
 pub use drop_front::DropFront;
 pub use efci::EfciMarking;
+pub use fair_share::{FairShare, FairShareConfig, FairShareRule};
 pub use frame::{EomProtect, Epd, FrameState, Ppd};
 pub use line_loss::LineLoss;
 pub use random_drop::RandomDrop;
@@ -63,11 +68,18 @@ pub enum DropReason {
     /// Independent random cell loss on a line (`[abr.loss]`: the scattered
     /// loss of Jain et al.'s fast-retransmit experiment).
     Random = 7,
+    /// Selective Drop: a frame refused at its first cell because its VC
+    /// holds more than its share of a buffer above the threshold.
+    SelectiveDrop = 8,
+    /// Fair Buffer Allocation's refusal of a frame (as `SelectiveDrop`,
+    /// with a bound that tightens as the buffer fills).
+    Fba = 9,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 8;
-    pub const NAMES: [&'static str; 8] = ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random"];
+    pub const COUNT: usize = 10;
+    pub const NAMES: [&'static str; 10] =
+        ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random", "selective_drop", "fba"];
 }
 
 /// What the port does with an arriving unit.
@@ -109,6 +121,8 @@ pub enum DropSpec {
     Red(RedConfig),
     /// The oldest waiting packet on overflow.
     DropFront,
+    /// Selective Drop or Fair Buffer Allocation (a FIFO port only).
+    FairShare(FairShareConfig),
 }
 
 /// What a port needs to build its policy from a [`DropSpec`].
@@ -138,6 +152,7 @@ pub enum DropPolicy {
     Red(Box<Red>),
     RandomDrop(Box<RandomDrop>),
     DropFront(DropFront),
+    FairShare(Box<FairShare>),
     LineLoss(Box<LineLoss>),
     EfciMarking(Box<EfciMarking>),
 }
@@ -159,6 +174,7 @@ impl DropPolicy {
             }
             DropSpec::Red(cfg) => DropPolicy::Red(Box::new(Red::new(cfg, units, cx.packet_time, cx.seed, cx.port))),
             DropSpec::DropFront => DropPolicy::DropFront(DropFront { limit: units }),
+            DropSpec::FairShare(cfg) => DropPolicy::FairShare(Box::new(FairShare::new(units, cfg, cx.num_vcs))),
         }
     }
 
@@ -196,6 +212,7 @@ impl DropPolicy {
             DropPolicy::Red(r) => Limit::Units(r.limit()),
             DropPolicy::RandomDrop(r) => Limit::Units(r.limit),
             DropPolicy::DropFront(d) => Limit::Units(d.limit),
+            DropPolicy::FairShare(f) => Limit::Units(f.limit),
             DropPolicy::LineLoss(l) => l.inner.limit(),
             DropPolicy::EfciMarking(e) => e.inner.limit(),
         }
@@ -235,6 +252,7 @@ impl DropPolicy {
             DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
             DropPolicy::RandomDrop(r) => r.admit(q),
             DropPolicy::DropFront(d) => d.admit(q),
+            DropPolicy::FairShare(f) => f.admit(unit, q),
             DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
             DropPolicy::EfciMarking(e) => e.admit(unit, q, now, line),
         }
@@ -295,6 +313,8 @@ mod tests {
             DropSpec::RandomDrop { include_arrival: true },
             DropSpec::Red(red),
             DropSpec::DropFront,
+            DropSpec::FairShare(FairShareConfig { rule: FairShareRule::SelectiveDrop, threshold: 18, z: 0.8 }),
+            DropSpec::FairShare(FairShareConfig { rule: FairShareRule::FairBufferAllocation, threshold: 18, z: 0.8 }),
         ];
         for spec in specs {
             let p = policy(spec, Limit::Units(20), 3);

@@ -3,7 +3,7 @@
 
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
-use crate::net::drop::{DropSpec, RedConfig};
+use crate::net::drop::{DropSpec, FairShareConfig, FairShareRule, RedConfig};
 use crate::net::{Limit, CELL_PAYLOAD};
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
@@ -132,6 +132,9 @@ enum Switching {
 /// ATM-only keys of `[switch]` are refused on a packet network.
 fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
     match s.network {
+        Network::Atm if !s.switch.fair_share.is_default() && !matches!(s.switch.policy, PolicyName::SelectiveDrop | PolicyName::Fba) => {
+            err("switch.fair_share", "R and Z are parameters of switch.policy = \"selective-drop\" or \"fba\"")
+        }
         Network::Atm => match s.router.policy {
             // Routers are not used on ATM.
             RouterPolicyName::Tail => Ok(Switching::Atm),
@@ -147,6 +150,7 @@ fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
                 ("switch.policy", s.switch.policy != PolicyName::Tail),
                 ("switch.epd_threshold", s.switch.epd_threshold.is_some()),
                 ("switch.eom_reserve", s.switch.eom_reserve.is_some()),
+                ("switch.fair_share", !s.switch.fair_share.is_default()),
             ];
             if let Some((key, _)) = atm_only.iter().find(|(_, set)| *set) {
                 return err(*key, "frame discard policies need network = \"atm\"");
@@ -218,8 +222,27 @@ fn atm_limit(
             }
             DropSpec::EomProtect { reserve: r, ppd: s.switch.policy == PolicyName::EomProtectPpd }
         }
+        PolicyName::SelectiveDrop => DropSpec::FairShare(fair_share(s, FairShareRule::SelectiveDrop, cells)?),
+        PolicyName::Fba => DropSpec::FairShare(fair_share(s, FairShareRule::FairBufferAllocation, cells)?),
     };
     Ok((Limit::Units(cells), policy))
+}
+
+/// `[switch.fair_share]` for a buffer of `cells`: 0 < r <= 1, Z > 0; the
+/// per-VC accounting needs a FIFO port (`net/drop/fair_share.rs`).
+fn fair_share(s: &Scenario, rule: FairShareRule, cells: u64) -> Result<FairShareConfig, ScenarioError> {
+    let f = &s.switch.fair_share;
+    if s.switch.queueing != QueueingName::Fifo {
+        return err("switch.policy", "selective drop and FBA share one FIFO buffer; they need switch.queueing = \"fifo\"");
+    }
+    if !(f.r > 0.0 && f.r <= 1.0) {
+        return err("switch.fair_share.r", "must be in (0, 1] (a share of the buffer)");
+    }
+    if !(f.z > 0.0 && f.z.is_finite()) {
+        return err("switch.fair_share.z", "must be a positive number");
+    }
+    let threshold = ((f.r * cells as f64).round() as u64).clamp(1, cells);
+    Ok(FairShareConfig { rule, threshold, z: f.z })
 }
 
 /// `[router.red]`: 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1.
@@ -268,7 +291,7 @@ mod tests {
         assert!(e.problem.contains("too large"), "{e}");
     }
 
-    use crate::net::drop::DropSpec;
+    use crate::net::drop::{DropSpec, FairShareConfig, FairShareRule};
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
 
@@ -293,6 +316,29 @@ mod tests {
         assert_eq!(switch_port.drop, DropSpec::EomProtect { reserve: 4, ppd: true });
         let m = check(&["switch.policy=eom-protect", "switch.eom_reserve=4"]).unwrap();
         assert!(m.ports.iter().any(|p| p.drop == DropSpec::EomProtect { reserve: 4, ppd: false }));
+    }
+
+    #[test]
+    fn selective_drop_and_fba_take_r_as_a_share_of_each_buffer() {
+        let m = check(&["switch.policy=selective-drop", "switch.buffer=1000cells", "switch.fair_share.z=1.5"]).unwrap();
+        let sd = FairShareConfig { rule: FairShareRule::SelectiveDrop, threshold: 900, z: 1.5 };
+        assert!(m.ports.iter().any(|p| p.drop == DropSpec::FairShare(sd)));
+        let m = check(&["switch.policy=fba", "switch.buffer=1000cells", "switch.fair_share.r=0.5"]).unwrap();
+        let fba = FairShareConfig { rule: FairShareRule::FairBufferAllocation, threshold: 500, z: 0.8 };
+        assert!(m.ports.iter().any(|p| p.drop == DropSpec::FairShare(fba)));
+        for (bad, key) in [
+            ("switch.fair_share.r=0", "switch.fair_share.r"),
+            ("switch.fair_share.r=1.5", "switch.fair_share.r"),
+            ("switch.fair_share.z=0", "switch.fair_share.z"),
+            ("switch.fair_share.z=inf", "switch.fair_share.z"),
+            ("switch.queueing=per-vc", "switch.policy"),
+        ] {
+            assert_eq!(key_of(&["switch.policy=fba", bad]), key, "{bad}");
+        }
+        // The parameters without their policy, or on a packet network, are refused.
+        assert_eq!(key_of(&["switch.policy=epd", "switch.fair_share.z=1"]), "switch.fair_share");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "switch.fair_share.r=0.5"]), "switch.fair_share");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "switch.policy=fba"]), "switch.policy");
     }
 
     #[test]
