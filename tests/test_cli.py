@@ -280,7 +280,10 @@ def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
         t0 = time.monotonic()
         p.send_signal(sig)
         _, err = p.communicate(timeout=60)
-        assert time.monotonic() - t0 < 3.0, "the interrupt waited for the run"
+        # Uninterrupted, the run takes ~25 s (longer on a loaded machine); a stop within 10 s did not
+        # wait for it. (3 s was once exceeded on a loaded machine: 9.3 s, the signal arriving while
+        # Python was still importing.)
+        assert time.monotonic() - t0 < 10.0, "the interrupt waited for the run"
         assert p.returncode == 130 and err == "atmsim: error: interrupted\n", (p.returncode, err)
         assert not out.exists()
 
