@@ -10,32 +10,23 @@ Building from an sdist (no .git) keeps the file the sdist carries.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
-import subprocess
 from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parent.parent
 INFO = ROOT / "python" / "atmsim" / "_build_info.json"
+PROVENANCE = ROOT / "python" / "atmsim" / "provenance.py"
 
 
 def source_commit(root: Path = ROOT) -> str | None:
-    """The commit of the git work tree at `root` (12 hex digits, `+dirty` with uncommitted changes to
-    tracked files), or None if `root` is not the top of a git work tree or git is missing."""
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
-
-    try:
-        top = git("rev-parse", "--show-toplevel")
-        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
-            return None
-        head = git("rev-parse", "--short=12", "HEAD")
-        if head.returncode != 0:
-            return None
-        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head.stdout.strip() + ("+dirty" if dirty else "")
+    """The commit of the git work tree at `root`, as atmsim/provenance.py asks git for it (that file
+    is loaded by its path: no atmsim is built yet)."""
+    spec = importlib.util.spec_from_file_location("_atmsim_provenance", PROVENANCE)
+    provenance = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(provenance)
+    return provenance.tree_commit(root)
 
 
 def record() -> bool:

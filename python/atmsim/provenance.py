@@ -17,16 +17,17 @@ FILE = "reproduction.json"
 BUILD_INFO = "_build_info.json"
 
 
-def _git_commit(src: Path) -> Optional[str]:
-    """The commit of the source tree atmsim runs from (`+dirty` with uncommitted changes), if `src`
-    is the package of a git work tree (TOP/python/atmsim), not a package installed inside some
-    other repository (a virtualenv in a project's folder)."""
+def tree_commit(root: Path) -> Optional[str]:
+    """The commit of the git work tree whose top is `root` (12 hex digits, `+dirty` with uncommitted
+    changes to tracked files), or None if `root` is not the top of a work tree or git is missing.
+    Standard library only: the build backend (buildtools/atmsim_backend.py) loads this file by its
+    path, before any atmsim is built."""
     def git(*args):
-        return subprocess.run(["git", "-C", str(src), *args], capture_output=True, text=True, timeout=10)
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
 
     try:
         top = git("rev-parse", "--show-toplevel")
-        if top.returncode != 0 or Path(top.stdout.strip()).resolve() / "python" / "atmsim" != src:
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != Path(root).resolve():
             return None
         head = git("rev-parse", "--short=12", "HEAD")
         if head.returncode != 0:
@@ -43,7 +44,9 @@ def commit() -> str:
     core has it) or by `pip install .` (BUILD_INFO, written by buildtools/atmsim_backend.py);
     "unknown" if none (a wheel built without either)."""
     src = Path(__file__).resolve().parent
-    found = _git_commit(src)
+    # Only the package of a work tree (TOP/python/atmsim), not one installed inside some other
+    # repository (a virtualenv in a project's folder).
+    found = tree_commit(src.parent.parent) if src.parent.name == "python" else None
     if found:
         return found
     from atmsim import _core
