@@ -185,6 +185,9 @@ impl World {
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
+        // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit, where
+        // a router's policy sees it (only packet networks send ECT).
+        let first = if seg.is_ect() { first.ecn_capable() } else { first };
         let leaves = if self.services.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
             Leaves::Onward => self.enter_frame(first_port, first, ncells),
@@ -231,7 +234,12 @@ impl World {
                 }
             }
         }
-        let seg = self.ledgers[vc].record(unit.frame).header;
+        let mut seg = self.ledgers[vc].record(unit.frame).header;
+        if unit.is_congested() && !self.atm {
+            // A router marked the packet CE (RFC 3168 §5): its receiver sees
+            // the IP header's mark. (On ATM the mark is a cell's EFCI.)
+            seg = seg.congestion_experienced();
+        }
         self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
         self.deliver(unit.vc, seg);
     }

@@ -11,7 +11,9 @@
 //! - [`Ppd`], [`Epd`], [`EomProtect`] (`frame.rs`): the frame-aware cell
 //!   discard of ATM switch ports (Romanow & Floyd 1995; Jain et al. 1996),
 //!   with per-VC frame state;
-//! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue;
+//! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue,
+//!   or with ECN its CE mark of an ECN-capable packet ([`Action::Mark`],
+//!   RFC 3168 §7);
 //! - [`RandomDrop`] (`random_drop.rs`): Mankin's push-out on overflow;
 //! - [`DropFront`] (`drop_front.rs`): the oldest waiting packet on overflow;
 //! - [`LineLoss`] (`line_loss.rs`): independent random loss of cells before
@@ -179,8 +181,17 @@ impl DropPolicy {
     pub fn may_mark(&self) -> bool {
         match self {
             DropPolicy::EfciMarking(_) => true,
+            DropPolicy::Red(r) => r.marks(),
             DropPolicy::LineLoss(l) => l.inner.may_mark(),
             _ => false,
+        }
+    }
+
+    /// RED with ECN: its forced drops (reported beside its marks).
+    pub fn red_forced_drops(&self) -> Option<u64> {
+        match self {
+            DropPolicy::Red(r) if r.marks() => Some(r.forced_drops),
+            _ => None,
         }
     }
 
@@ -232,7 +243,7 @@ impl DropPolicy {
             DropPolicy::Ppd(p) => p.admit(unit, q),
             DropPolicy::Epd(p) => p.admit(unit, q),
             DropPolicy::EomProtect(p) => p.admit(unit, q),
-            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
+            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }, unit.is_ecn_capable()),
             DropPolicy::RandomDrop(r) => r.admit(q),
             DropPolicy::DropFront(d) => d.admit(q),
             DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
@@ -286,7 +297,7 @@ mod tests {
 
     #[test]
     fn every_spec_keeps_the_limit_it_was_built_with() {
-        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002 };
+        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false };
         let specs = [
             DropSpec::Tail,
             DropSpec::Ppd,
