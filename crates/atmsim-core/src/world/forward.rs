@@ -185,11 +185,18 @@ impl World {
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
-        // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit, where
-        // a router's policy sees it (only packet networks send ECT).
-        let first = if seg.is_ect() { first.ecn_capable() } else { first };
         let leaves = if self.services.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
+            // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit,
+            // where a router's policy sees it. Only packet networks send ECT,
+            // so the frame is one unit, offered as `enter_frame` would
+            // (`accept_frame` is tested equal to offering units one by one);
+            // the cells of other frames keep marks the compiler knows to be
+            // 0, and cutting them costs no more than before ECN.
+            Leaves::Onward if !self.atm && seg.is_ect() => {
+                debug_assert_eq!(ncells, 1, "ECT only on packet networks");
+                self.enter(first_port, first.ecn_capable());
+            }
             Leaves::Onward => self.enter_frame(first_port, first, ncells),
             Leaves::Queued => {}
             Leaves::Dropped => return None,
