@@ -35,6 +35,18 @@ pub struct FlowSummary {
     /// An ARB flow's allowed rate Rs at the end, in bits/s (ARB flows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arb_rate_bps: Option<f64>,
+    /// ECN (`tcp.ecn`, RFC 3168 §6.1; TCP flows only): data segments that
+    /// arrived marked CE, ACKs with ECE at the sender, the window
+    /// reductions they caused (at most one per window of data), and data
+    /// segments sent with CWR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_ce_received: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_echoes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_reductions: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_cwr_sent: Option<u64>,
 }
 
 impl FlowSummary {
@@ -67,6 +79,12 @@ pub struct PortSummary {
     /// packets); only at a port whose policy marks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units_marked: Option<u64>,
+    /// RED with ECN (`router.red.ecn`): its forced drops (average queue at
+    /// or above `max_th`), which stay drops of ECN-capable packets too; the
+    /// rest of `drops_by_reason.red` are early drops of packets that were
+    /// not ECN-capable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_forced_drops: Option<u64>,
 }
 
 /// A host under the Morris–Kung host model (`host.model = "adapter"`).

@@ -91,6 +91,8 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-packet", "drop-front", &["router.policy=drop-front", "switch.buffer=3packets"]),
     // RED (Floyd & Jacobson's defaults) on a buffer large enough that early drops dominate.
     ("aron97-topo1-packet", "red", &["router.policy=red", "switch.buffer=60packets"]),
+    // RED with ECN (RFC 3168) and ECN TCP on the same buffer: early drops become CE marks.
+    ("aron97-topo1-packet", "red-ecn", &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true"]),
     // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology
     // where several inputs feed one output in the same slot.
     ("aron97-topo1-atm", "input-rr", &["switch.input_service=round-robin", "switch.buffer=48KB"]),

@@ -4,10 +4,25 @@
 //! reply, a datagram. The network sees only its sequence number, its
 //! payload length and its IP length; each transport reads its own variant.
 
-/// TCP header flags carried by a segment.
+/// TCP header flags carried by a segment, and the ECN field of the IP
+/// header around it (RFC 3168 §5), which the model keeps in the same byte.
 pub mod flags {
     pub const SYN: u8 = 1;
     pub const ACK: u8 = 2;
+    /// ECN-Echo (RFC 3168 §6.1): on a SYN (with CWR) the sender asks for
+    /// ECN, on the SYN-ACK the receiver agrees; on an ACK, a CE mark seen.
+    pub const ECE: u8 = 4;
+    /// Congestion Window Reduced (RFC 3168 §6.1.2): the sender reduced its
+    /// window; the receiver stops echoing.
+    pub const CWR: u8 = 8;
+    /// IP ECN field ECT(0): an ECN-capable transport sent the packet
+    /// (RFC 3168 §5, §6.1.2). Set by the sender on new data; a unit of the
+    /// frame carries it as `Unit::ecn_capable` through the network.
+    pub const ECT: u8 = 16;
+    /// IP ECN field CE: a router marked the packet (RFC 3168 §5), copied
+    /// from the delivered unit's `Unit::is_congested` when its frame reaches
+    /// the receiver, and set in a capture's copy of a marked packet.
+    pub const CE: u8 = 32;
 }
 
 /// A TCP segment's header as the simulator needs it (no checksum or urgent
@@ -105,6 +120,23 @@ impl FrameHeader {
             FrameHeader::ArbData(d) => d.len,
             FrameHeader::ArbReply(_) => 0,
             FrameHeader::Datagram(d) => d.len,
+        }
+    }
+
+    /// Sent ECN-capable (a TCP data segment with ECT, RFC 3168 §6.1.2).
+    #[inline]
+    pub fn is_ect(&self) -> bool {
+        matches!(self, FrameHeader::Tcp(s) if s.flags & flags::ECT != 0)
+    }
+
+    /// The header as its receiver sees it after a router marked the packet
+    /// CE (RFC 3168 §5): a TCP segment gets [`flags::CE`]; other transports
+    /// have no ECN.
+    #[inline]
+    pub fn congestion_experienced(self) -> FrameHeader {
+        match self {
+            FrameHeader::Tcp(s) => FrameHeader::Tcp(Segment { flags: s.flags | flags::CE, ..s }),
+            other => other,
         }
     }
 

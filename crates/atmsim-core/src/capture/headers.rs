@@ -54,6 +54,7 @@ pub fn ip_packet(v: &VcWire, header: &FrameHeader, snap: usize) -> (u32, Vec<u8>
     // IPv4: version 4, 20 bytes, DF set and identification 0 (RFC 6864).
     b.extend_from_slice(&[0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, proto, 0, 0]);
     b[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+    b[1] = ecn_field(header);
     b.extend_from_slice(&v.src_ip);
     b.extend_from_slice(&v.dst_ip);
     let c = checksum(0, &b);
@@ -77,6 +78,13 @@ pub fn ip_packet(v: &VcWire, header: &FrameHeader, snap: usize) -> (u32, Vec<u8>
         }
         if seg.flags & flags::ACK != 0 {
             fl |= 0x10;
+        }
+        // RFC 3168 §6.1: ECE and CWR, the header's bits 9 and 8.
+        if seg.flags & flags::ECE != 0 {
+            fl |= 0x40;
+        }
+        if seg.flags & flags::CWR != 0 {
+            fl |= 0x80;
         }
         let wnd = if v.reply { seg.wnd } else { v.sender_wnd };
         // RFC 1323: a SYN's window is never scaled.
@@ -104,6 +112,17 @@ pub fn ip_packet(v: &VcWire, header: &FrameHeader, snap: usize) -> (u32, Vec<u8>
     }
     b.resize((ip_len as usize).min(snap), 0);
     (ip_len, b)
+}
+
+/// The ECN field, the two low bits of the IPv4 TOS byte (RFC 3168 §5):
+/// CE (11) on a packet a router marked, ECT(0) (10) on one an ECN-capable
+/// transport sent, Not-ECT (00) otherwise.
+fn ecn_field(header: &FrameHeader) -> u8 {
+    match header.tcp() {
+        Some(s) if s.flags & flags::CE != 0 => 0b11,
+        Some(s) if s.flags & flags::ECT != 0 => 0b10,
+        _ => 0,
+    }
 }
 
 /// The RFC 2684 LLC/SNAP header of a routed IPv4 PDU.
@@ -168,5 +187,18 @@ mod tests {
         assert_eq!(u16::from_be_bytes([b[34], b[35]]), 65535, "a SYN's window is not scaled");
         let (len, b) = ip_packet(&wire(false, false, 28), &FrameHeader::Datagram(crate::net::Datagram { seq: 1, len: 1000 }), 96);
         assert_eq!((len, b[9], u16::from_be_bytes([b[24], b[25]])), (1028, 17, 1008));
+    }
+
+    #[test]
+    fn ecn_marks_are_in_the_ip_ecn_field_and_the_tcp_flags() {
+        let data = Segment { seq: 1, ack: 1, len: 1000, flags: flags::ACK | flags::ECT | flags::CWR, ..Segment::default() };
+        let (_, b) = ip_packet(&wire(true, false, 40), &FrameHeader::Tcp(data), 60);
+        assert_eq!((b[1] & 3, b[33]), (0b10, 0x90), "ECT(0); ACK and CWR");
+        assert_eq!(checksum(0, &b[..20]), 0, "the IP checksum covers the ECN field");
+        let marked = FrameHeader::Tcp(data).congestion_experienced();
+        assert_eq!(ip_packet(&wire(true, false, 40), &marked, 60).1[1] & 3, 0b11, "CE");
+        let echo = Segment { ack: 1001, flags: flags::ACK | flags::ECE, ..Segment::default() };
+        let (_, b) = ip_packet(&wire(true, true, 40), &FrameHeader::Tcp(echo), 60);
+        assert_eq!((b[1] & 3, b[33]), (0, 0x50), "a pure ACK is Not-ECT; ACK and ECE");
     }
 }

@@ -153,7 +153,17 @@ pub struct TcpSection {
     pub rxtmax_ticks: u32,
     /// Abort after 12 consecutive timeouts (BSD); false: never (ns-1).
     pub give_up: bool,
+    /// ECN (RFC 3168 §6.1) at both ends: negotiated on the SYN and SYN-ACK,
+    /// new data sent ECT(0), CE echoed as ECE until CWR, the window halved
+    /// at most once per window of data. Needs `network = "packet"`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub ecn: bool,
 }
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 impl Default for TcpSection {
     fn default() -> Self {
         TcpSection {
@@ -168,6 +178,7 @@ impl Default for TcpSection {
             rttmin_ticks: 2,
             rxtmax_ticks: 128,
             give_up: true,
+            ecn: false,
         }
     }
 }

@@ -29,7 +29,7 @@ pub struct RouterSection {
 }
 
 /// `[router.red]`: RED's thresholds (packets), maximum drop probability and
-/// queue weight; Floyd & Jacobson's (1993) values by default.
+/// queue weight; Floyd & Jacobson's (1993) values by default; and ECN.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RedSection {
@@ -37,11 +37,15 @@ pub struct RedSection {
     pub max_th: f64,
     pub max_p: f64,
     pub w_q: f64,
+    /// Mark instead of drop (RFC 3168 §7; ns-2's `setbit_`): an early drop
+    /// of an ECN-capable packet (`tcp.ecn = true`) sets CE and admits it;
+    /// drops above `max_th` and to a full buffer stay drops.
+    pub ecn: bool,
 }
 
 impl Default for RedSection {
     fn default() -> Self {
-        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002 }
+        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false }
     }
 }
 

@@ -134,6 +134,9 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                 if tcp.variant == Variant::Sack {
                     receiver = receiver.with_sack();
                 }
+                if tcp.ecn {
+                    receiver = receiver.with_ecn();
+                }
                 Endpoints::Tcp { sender: TcpSender::new(&tcp, f.bytes), receiver }
             }
             App::Cbr { payload, rate } => {

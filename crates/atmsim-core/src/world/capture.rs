@@ -32,7 +32,15 @@ impl World {
             self.log_offer(p, unit, offer);
         }
         let delay = self.ports[p.ix()].delay;
-        let seg = self.segment_of(unit);
+        let mut seg = self.segment_of(unit);
+        if !self.atm && matches!(offer, Offer::Accepted { .. } | Offer::PushedOut { .. }) {
+            // The packet leaves as queued, with the CE mark this port may
+            // have set (RFC 3168 §5): the pipe's newest entry.
+            let queued = &self.ports[p.ix()].pipe.from_back(1).unit;
+            if queued.is_congested() && queued.vc == unit.vc && queued.frame == unit.frame {
+                seg = seg.map(FrameHeader::congestion_experienced);
+            }
+        }
         let Some(c) = self.services.capture_mut() else { return };
         match offer {
             Offer::Accepted { arrive_at, .. } => c.departs(p, arrive_at - delay, unit, seg),
@@ -52,7 +60,10 @@ impl World {
         if self.services.log_port() == Some(p) {
             self.log(t, unit, PortChange::Depart);
         }
-        let seg = self.segment_of(unit);
+        let mut seg = self.segment_of(unit);
+        if unit.is_congested() && !self.atm {
+            seg = seg.map(FrameHeader::congestion_experienced);
+        }
         if let Some(c) = self.services.capture_mut() {
             c.departs(p, t, unit, seg);
         }

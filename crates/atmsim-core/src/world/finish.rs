@@ -76,7 +76,19 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         afr_extra_retransmits: afr.map_or(0, |a| a.extra_retransmits),
         afr_needless_extra: afr.map_or(0, |a| a.needless_extra),
         arb_rate_bps: None,
+        ecn_ce_received: None,
+        ecn_echoes: None,
+        ecn_reductions: None,
+        ecn_cwr_sent: None,
     };
+    if let Endpoints::Tcp { sender: s, receiver: r } = &flow.endpoints {
+        if let (Some(e), Some(re)) = (&s.ecn, &r.ecn) {
+            fs.ecn_ce_received = Some(re.ce_received);
+            fs.ecn_echoes = Some(e.stats.echoes);
+            fs.ecn_reductions = Some(e.stats.reductions);
+            fs.ecn_cwr_sent = Some(e.stats.cwr_sent);
+        }
+    }
     if let Endpoints::Arb { sender, .. } = &flow.endpoints {
         arb_counts(&mut fs, sender);
     }
@@ -135,6 +147,7 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
         credit_cells: p.stats.credit_cells,
         units_marked: p.policy.may_mark().then_some(p.stats.units_marked),
+        red_forced_drops: p.policy.red_forced_drops(),
     }
 }
 

@@ -187,6 +187,16 @@ impl World {
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
         let leaves = if self.services.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
+            // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit,
+            // where a router's policy sees it. Only packet networks send ECT,
+            // so the frame is one unit, offered as `enter_frame` would
+            // (`accept_frame` is tested equal to offering units one by one);
+            // the cells of other frames keep marks the compiler knows to be
+            // 0, and cutting them costs no more than before ECN.
+            Leaves::Onward if !self.atm && seg.is_ect() => {
+                debug_assert_eq!(ncells, 1, "ECT only on packet networks");
+                self.enter(first_port, first.ecn_capable());
+            }
             Leaves::Onward => self.enter_frame(first_port, first, ncells),
             Leaves::Queued => {}
             Leaves::Dropped => return None,
@@ -231,7 +241,12 @@ impl World {
                 }
             }
         }
-        let seg = self.ledgers[vc].record(unit.frame).header;
+        let mut seg = self.ledgers[vc].record(unit.frame).header;
+        if unit.is_congested() && !self.atm {
+            // A router marked the packet CE (RFC 3168 §5): its receiver sees
+            // the IP header's mark. (On ATM the mark is a cell's EFCI.)
+            seg = seg.congestion_experienced();
+        }
         self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
         self.deliver(unit.vc, seg);
     }

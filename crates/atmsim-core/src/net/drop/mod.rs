@@ -11,7 +11,9 @@
 //! - [`Ppd`], [`Epd`], [`EomProtect`] (`frame.rs`): the frame-aware cell
 //!   discard of ATM switch ports (Romanow & Floyd 1995; Jain et al. 1996),
 //!   with per-VC frame state;
-//! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue;
+//! - [`Red`] (`red.rs`): Floyd & Jacobson's early drop on the average queue,
+//!   or with ECN its CE mark of an ECN-capable packet ([`Action::Mark`],
+//!   RFC 3168 §7);
 //! - [`FairShare`] (`fair_share.rs`): Selective Drop and Fair Buffer
 //!   Allocation, EPD with per-VC accounting on a shared FIFO (the "UBR+"
 //!   policies of Goyal et al. 1998 and Heinanen & Kilkki 1995);
@@ -195,8 +197,17 @@ impl DropPolicy {
     pub fn may_mark(&self) -> bool {
         match self {
             DropPolicy::EfciMarking(_) => true,
+            DropPolicy::Red(r) => r.marks(),
             DropPolicy::LineLoss(l) => l.inner.may_mark(),
             _ => false,
+        }
+    }
+
+    /// RED with ECN: its forced drops (reported beside its marks).
+    pub fn red_forced_drops(&self) -> Option<u64> {
+        match self {
+            DropPolicy::Red(r) if r.marks() => Some(r.forced_drops),
+            _ => None,
         }
     }
 
@@ -249,7 +260,7 @@ impl DropPolicy {
             DropPolicy::Ppd(p) => p.admit(unit, q),
             DropPolicy::Epd(p) => p.admit(unit, q),
             DropPolicy::EomProtect(p) => p.admit(unit, q),
-            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }),
+            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }, unit.is_ecn_capable()),
             DropPolicy::RandomDrop(r) => r.admit(q),
             DropPolicy::DropFront(d) => d.admit(q),
             DropPolicy::FairShare(f) => f.admit(unit, q),
@@ -304,7 +315,7 @@ mod tests {
 
     #[test]
     fn every_spec_keeps_the_limit_it_was_built_with() {
-        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002 };
+        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false };
         let specs = [
             DropSpec::Tail,
             DropSpec::Ppd,

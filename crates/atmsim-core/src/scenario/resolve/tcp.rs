@@ -3,7 +3,7 @@
 
 use super::{err, positive_time, ScenarioError};
 use crate::atm::aal5::Encapsulation;
-use crate::scenario::schema::{Scenario, VariantName};
+use crate::scenario::schema::{Network, Scenario, VariantName};
 use crate::scenario::units::parse_bytes;
 use crate::time::Time;
 use crate::transport::tcp::{TcpConfig, Variant};
@@ -84,6 +84,11 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
         return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
     }
+    if s.tcp.ecn && s.network != Network::Packet {
+        // On ATM a CE mark would be a cell's EFCI (TM 4.0), not the IP
+        // header's: ECN here is the routers' (RFC 3168 §5).
+        return err("tcp.ecn", "ECN marks packets at routers; it needs network = \"packet\"");
+    }
     let config = TcpConfig {
         variant,
         afr: afr.then_some(s.tcp.afr_predictor),
@@ -96,6 +101,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         rttmin_ticks: s.tcp.rttmin_ticks,
         rxtmax_ticks: s.tcp.rxtmax_ticks,
         give_up: s.tcp.give_up,
+        ecn: s.tcp.ecn,
     };
     Ok((config, tick))
 }
@@ -109,6 +115,13 @@ mod tests {
         let e = check(&["ip.mtu=65496B"]).unwrap_err();
         assert_eq!(e.key, "ip.mtu", "{e}");
         assert!(check(&["ip.mtu=65495B"]).is_ok());
+    }
+
+    #[test]
+    fn ecn_needs_a_packet_network() {
+        let e = check(&["tcp.ecn=true"]).unwrap_err();
+        assert_eq!(e.key, "tcp.ecn", "{e}");
+        assert!(check(&["tcp.ecn=true", "network=packet"]).unwrap().tcp.ecn);
     }
 
     #[test]

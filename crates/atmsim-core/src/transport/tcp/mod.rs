@@ -3,6 +3,7 @@
 //! and `receiver.rs`; the window rules are `congestion`.
 pub mod afr;
 pub mod congestion;
+pub mod ecn;
 pub mod receiver;
 pub mod rtt;
 pub mod sack_option;
@@ -34,6 +35,8 @@ pub struct TcpConfig {
     /// (BSD); ns-1's TCP never gives up, it keeps retransmitting at the
     /// largest backoff (Bestavros & Kim's simulator).
     pub give_up: bool,
+    /// ECN-capable (RFC 3168 §6.1) at both ends of every connection.
+    pub ecn: bool,
 }
 
 impl TcpConfig {
@@ -49,5 +52,7 @@ impl TcpConfig {
     }
 }
 
+#[cfg(test)]
+mod ecn_tests;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@
 //! full segments are unacknowledged, or at the next 200 ms fast tick; without
 //! them (`ack_every_segment`, Aron & Druschel) every segment is ACKed.
 
+use super::ecn::EcnReceiver;
 use super::sack_option::{SackBlocks, SackReceiver, PERMITTED_BYTES};
 use crate::net::{flags, Segment};
 
@@ -37,6 +38,8 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     /// SACK (RFC 2018), when the connection negotiated it.
     sack: Option<SackReceiver>,
+    /// ECN (RFC 3168 §6.1.3), when the scenario enables it.
+    pub ecn: Option<EcnReceiver>,
     pub stats: ReceiverStats,
 }
 
@@ -59,6 +62,7 @@ impl TcpReceiver {
             ack_pending: false,
             last_ack_sent: 0,
             sack: None,
+            ecn: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -66,6 +70,12 @@ impl TcpReceiver {
     /// Reports SACK blocks on its ACKs (the SYNs carried SACK-permitted).
     pub fn with_sack(mut self) -> Self {
         self.sack = Some(SackReceiver::default());
+        self
+    }
+
+    /// ECN-capable: agrees to an ECN-setup SYN and echoes CE marks.
+    pub fn with_ecn(mut self) -> Self {
+        self.ecn = Some(EcnReceiver::default());
         self
     }
 
@@ -83,11 +93,17 @@ impl TcpReceiver {
     pub fn on_segment(&mut self, seg: &Segment) -> Reply {
         if seg.flags & flags::SYN != 0 {
             self.rcv_nxt = self.rcv_nxt.max(1);
+            if let Some(ecn) = &mut self.ecn {
+                ecn.on_syn(seg);
+            }
             return Reply::SynAck;
         }
         if self.rcv_nxt == 0 || seg.len == 0 {
             // Data before the SYN cannot happen on an in-order network.
             return Reply::Nothing;
+        }
+        if let Some(ecn) = &mut self.ecn {
+            ecn.on_data(seg);
         }
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
         self.stats.bytes_received += seg.len as u64;
@@ -173,7 +189,8 @@ impl TcpReceiver {
                 }
             }
         };
-        Segment { seq: 0, ack: self.rcv_nxt, len: 0, wnd: self.rcv_buf, flags: flags::ACK | syn, opt, sack }
+        let ecn = self.ecn.as_ref().map_or(0, |e| e.ack_flags(reply == Reply::SynAck));
+        Segment { seq: 0, ack: self.rcv_nxt, len: 0, wnd: self.rcv_buf, flags: flags::ACK | syn | ecn, opt, sack }
     }
 }
 

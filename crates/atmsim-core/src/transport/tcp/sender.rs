@@ -6,6 +6,7 @@
 
 use super::afr::Afr;
 use super::congestion::{AckCtx, CongestionControl, DupAckAction, NewAckAction};
+use super::ecn::EcnSender;
 use super::rtt::{RttEstimator, MAX_RXTSHIFT};
 use super::sack_option::PERMITTED_BYTES;
 use super::TcpConfig;
@@ -82,6 +83,8 @@ pub struct TcpSender {
     rtt_sent_at: Time,
     sent: VecDeque<SentSegment>,
     give_up: bool,
+    /// ECN (RFC 3168 §6.1), when the scenario enables it (`tcp.ecn`).
+    pub ecn: Option<EcnSender>,
 }
 
 impl TcpSender {
@@ -105,6 +108,7 @@ impl TcpSender {
             srtt_exact: 0,
             rtt_sent_at: 0,
             sent: VecDeque::new(),
+            ecn: cfg.ecn.then(EcnSender::default),
         }
     }
 
@@ -225,6 +229,7 @@ impl TcpSender {
     /// Emits one data segment at `seq` and does the bookkeeping of
     /// `tcp_output` for it (timing, snd_max, the retransmit timer).
     fn emit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Segment>) {
+        let new_data = seq >= self.snd_max;
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if seq < self.snd_max {
@@ -241,7 +246,8 @@ impl TcpSender {
             self.rexmt = self.rtt.rxtcur;
         }
         self.log_send(now, seq, len);
-        out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK, opt: 0, sack: 0 });
+        let ecn = self.ecn.as_mut().map_or(0, |e| e.data_flags(new_data));
+        out.push(Segment { seq, ack: 1, len: len as u32, wnd: 0, flags: flags::ACK | ecn, opt: 0, sack: 0 });
     }
 
     /// A segment (ACK or SYN-ACK) arrived from the receiver.
@@ -252,10 +258,40 @@ impl TcpSender {
     /// An ACK with the blocks of its SACK option (RFC 2018), which only a
     /// SACK sender reads.
     pub fn on_ack_with_sack(&mut self, now: Time, seg: &Segment, sack: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        if self.ecn.is_none() || self.state != SenderState::Established {
+            return self.ack_arrived(now, seg, sack, out);
+        }
+        self.ecn_ack(now, seg, sack, out)
+    }
+
+    /// An ACK at an ECN sender (RFC 3168 §6.1.2): an ECE halves the window
+    /// first, at most once per window of data, and the ACK does not open
+    /// it; a fast retransmit also counts as the window's reduction.
+    fn ecn_ack(&mut self, now: Time, seg: &Segment, sack: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
+        let ecn = self.ecn.as_mut().expect("an ECN sender");
+        let echo = ecn.echoes(seg);
+        if ecn.reduce_on(seg) && seg.ack <= self.snd_max {
+            ecn.reduced_for_echo(self.snd_max);
+            let c = self.ctx(now, 0, None);
+            self.cc.on_ecn_echo(&c);
+        }
+        self.cc.set_echo(echo);
+        let ev = self.ack_arrived(now, seg, sack, out);
+        self.cc.set_echo(false);
+        if ev == Some(SenderEvent::FastRetransmit) {
+            self.ecn.as_mut().expect("an ECN sender").reduced(self.snd_max);
+        }
+        ev
+    }
+
+    fn ack_arrived(&mut self, now: Time, seg: &Segment, sack: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
         self.stats.segments_received += 1;
         match self.state {
             SenderState::SynSent => {
                 if seg.flags & flags::SYN != 0 && seg.ack == 1 {
+                    if let Some(ecn) = &mut self.ecn {
+                        ecn.on_syn_ack(seg);
+                    }
                     self.state = SenderState::Established;
                     self.snd_una = 1;
                     self.snd_wnd = seg.wnd as u64;
@@ -380,6 +416,9 @@ impl TcpSender {
             self.rtt.forget_after_backoff();
         }
         self.rtt.t_rtt = 0;
+        if let Some(ecn) = &mut self.ecn {
+            ecn.reduced(self.snd_max);
+        }
         if self.state == SenderState::SynSent {
             // 4.4BSD-Lite's TCPT_REXMT sets the window for every timeout,
             // the SYN's too: snd_wnd is still 0, so ssthresh = 2 segments.
@@ -398,9 +437,11 @@ impl TcpSender {
 }
 
 impl TcpSender {
-    /// The SYN: with SACK it carries SACK-permitted (RFC 2018 §2).
+    /// The SYN: with SACK it carries SACK-permitted (RFC 2018 §2); with
+    /// ECN it is an ECN-setup SYN (RFC 3168 §6.1.1).
     fn syn(&self) -> Segment {
         let opt = if self.cc.sack().is_some() { PERMITTED_BYTES } else { 0 };
-        Segment { seq: 0, ack: 0, len: 0, wnd: 0, flags: flags::SYN, opt, sack: 0 }
+        let ecn = if self.ecn.is_some() { EcnSender::SYN_FLAGS } else { 0 };
+        Segment { seq: 0, ack: 0, len: 0, wnd: 0, flags: flags::SYN | ecn, opt, sack: 0 }
     }
 }

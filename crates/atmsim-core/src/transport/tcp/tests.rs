@@ -20,6 +20,7 @@ pub(super) fn cfg(variant: Variant) -> TcpConfig {
         rttmin_ticks: 2,
         rxtmax_ticks: 128,
         give_up: true,
+        ecn: false,
     }
 }
 

@@ -218,6 +218,9 @@ pub struct CongestionControl {
     growth: Growth,
     recovery: Recovery,
     afr: Option<Afr>,
+    /// The ACK being processed echoes congestion (ECN's ECE): the window
+    /// does not grow on it (RFC 3168 §6.1.2).
+    echo: bool,
 }
 
 impl CongestionControl {
@@ -227,7 +230,7 @@ impl CongestionControl {
 
     /// Any growth with any recovery (combinations no [`Variant`] names).
     pub fn with_parts(window: Window, growth: Growth, recovery: Recovery, afr: Option<Afr>) -> Self {
-        CongestionControl { w: window, growth, recovery, afr }
+        CongestionControl { w: window, growth, recovery, afr, echo: false }
     }
 
     /// Congestion window (bytes).
@@ -295,7 +298,7 @@ impl CongestionControl {
         let Recovery::Sack(s) = &mut self.recovery else { panic!("on_sack_ack: not a SACK controller") };
         let step = s.on_ack(&mut self.w, c, blocks);
         match step {
-            SackStep::Normal if c.acked > 0 => self.growth.on_ack(&mut self.w, c),
+            SackStep::Normal if c.acked > 0 && !self.echo => self.growth.on_ack(&mut self.w, c),
             SackStep::Exit => self.growth.on_recovery_exit(&mut self.w),
             _ => {}
         }
@@ -337,10 +340,31 @@ impl CongestionControl {
         if out.left_recovery {
             self.growth.on_recovery_exit(&mut self.w);
         }
-        if out.grow {
+        if out.grow && !self.echo {
             self.growth.on_ack(&mut self.w, c);
         }
         out.action
+    }
+
+    /// The ACK about to be processed echoes congestion (ECE, RFC 3168
+    /// §6.1.2: "the sender SHOULD NOT increase the congestion window in
+    /// response to the receipt of an ECN-Echo ACK packet"); until the next
+    /// call.
+    pub fn set_echo(&mut self, echo: bool) {
+        self.echo = echo;
+    }
+
+    /// ECN's congestion response (RFC 3168 §6.1.2), one for every variant:
+    /// halve the window as for a fast retransmit (ssthresh to half the
+    /// flight, BSD's [`Window::half`], at least 2 segments; cwnd to
+    /// ssthresh, the window a fast recovery ends with, but never up),
+    /// retransmitting nothing. Vegas too takes this
+    /// multiplicative decrease, not a rule of its own: Brakmo & Peterson
+    /// define no response to ECN. The sender calls it at most once per
+    /// window of data (`ecn.rs`).
+    pub fn on_ecn_echo(&mut self, c: &AckCtx) {
+        self.w.ssthresh = self.w.half(c.snd_wnd);
+        self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
     }
 
     /// Retransmission timeout (4.4BSD-Lite `tcp_timers`; Jacobson 1988;
