@@ -9,9 +9,9 @@
 //! | --- | --- | --- |
 //! | [`World::cut_frame`] | a segment is cut into a frame at its source | Watch (the host's packet), Boston (the frame's pieces) |
 //! | [`World::frame_leaves`] | the frame would enter its first port | ScriptedDrops (dropped), Abr (waits for ACR) |
-//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it); Watch |
+//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it; EFCI switches' relative rate marking sets CI); Watch |
 //! | [`World::at_switch`] | a unit reaches a switch's input | InputRoundRobin (parked until its slot ends) |
-//! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly) |
+//! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly), Abr with EFCI switches (the destination remembers EFCI) |
 //! | own events | `Event::Abr`, `PortEvent::InputSlot` | Abr, InputRoundRobin |
 //! | [`Services::in_flight`] | the accounting identity | Abr (RM cells; cells waiting at sources), InputRoundRobin (parked cells) |
 //! | [`World::service_summaries`] | the summary | Abr, Boston, Watch |
@@ -112,9 +112,10 @@ impl Services {
 
     fn add(&mut self, service: Service) {
         match &service {
-            Service::Abr(_) => {
-                self.at_port = true;
+            Service::Abr(a) => {
+                self.at_port |= a.takes_at_port();
                 self.at_source = true;
+                self.at_destination |= a.takes_at_destination();
             }
             Service::Boston(_) => {
                 self.at_source = true;
@@ -258,6 +259,7 @@ impl World {
             if let Service::Abr(abr) = s {
                 let queue = if abr.controls_queue(p) { ports[p.ix()].occupancy(now) } else { 0 };
                 abr.at_port(now, p, unit, vcs, queue);
+                abr.relative_rate(p, unit, vcs, |q| ports[q.ix()].policy.efci_congested());
             }
         }
     }
@@ -295,10 +297,14 @@ impl World {
         }
     }
 
-    /// Hook: a data cell reached its destination; true if a service took it
-    /// (Boston's partial reassembly).
+    /// Hook: a data cell reached its destination (an ABR destination
+    /// remembers its EFCI); true if a service took it (Boston's partial
+    /// reassembly).
     #[inline(never)]
     pub(super) fn at_destination(&mut self, unit: &Unit) -> bool {
+        if let Some(abr) = self.services.abr_mut() {
+            abr.at_destination(unit);
+        }
         self.services.boston_mut().is_some() && self.boston_cell(unit)
     }
 
