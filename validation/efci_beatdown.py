@@ -4,7 +4,8 @@ VC crosses all n trunks, one cross VC crosses each trunk alone; max-min
 fairness gives every VC half of a trunk. Per n, the long VC's and the cross
 VCs' rates, the long VC's rate against the cross VCs' and against its
 max-min share, and the share of backward RM cells that told each source to
-decrease (CI), as a table and a figure. Three layouts: "1-ms links" (every
+decrease (CI), as a table and a figure. Three switches: ERICA, EFCI marking, and EFCI marking with
+relative rate marking (CI in backward RM cells). Three layouts: "1-ms links" (every
 link 1 ms: the long VC's round trip grows with n as well), "equal RTT" (the
 cross VCs' access links lengthened so every VC has the long VC's round
 trip: only the number of trunks differs) and "RTT only" (the control: one
@@ -38,13 +39,18 @@ rdf = 0.0625
 nrm = 32
 tbe = 512
 """
-CASES = [("ERICA", ["abr.switch=erica"]), ("EFCI", ["abr.switch=efci"])]
+CASES = [
+    ("ERICA", ["abr.switch=erica"]),
+    ("EFCI", ["abr.switch=efci"]),
+    # Relative rate marking as well: CI in backward RM cells at congested switches.
+    ("EFCI + backward CI", ["abr.switch=efci", "abr.efci.backward_ci=true"]),
+]
 LAYOUTS = ["1-ms links", "equal RTT", "RTT only"]
 # Data cells/s of a 155.52 Mb/s line less the sources' forward RM cells (one
 # in Nrm = 32): the max-min share is half of it, times ERICA's target
 # utilisation 0.9 under ERICA (EFCI switches have no target).
 DATA_CAPACITY = 155.52e6 / 424 * 31 / 32
-TARGET = {"ERICA": 0.9, "EFCI": 1.0}
+TARGET = {"ERICA": 0.9, "EFCI": 1.0, "EFCI + backward CI": 1.0}
 
 
 def scenario(hops: int, duration: float = 6.0, layout: str = "equal RTT") -> str:
@@ -158,30 +164,32 @@ def main(argv=None) -> None:
             for n in args.hops:
                 r = beatdown(switch, n, 2.0, args.duration, layout)
                 rows[(layout, switch, n)] = r
-                ci = f"{r['ci_long']:.2f}, {r['ci_cross']:.2f}" if switch == "EFCI" else "-"
+                ci = f"{r['ci_long']:.2f}, {r['ci_cross']:.2f}" if switch != "ERICA" else "-"
                 print(f"| {layout} | {switch} | {n} | {r['long']:,.0f} | {r['cross']:,.0f} | {r['long_over_cross']:.2f} "
                       f"| {r['long_over_share']:.2f} | {ci} |")
     figure(rows, args.hops, args.out / "efci-beatdown.png")
 
 
 def figure(rows: dict, hops: list[int], path: Path) -> None:
-    """The long VC's rate over the cross VCs' against n, per layout and switch."""
+    """The long VC's rate over the cross VCs' against n, one panel per
+    layout, one line per switch."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for layout, style in zip(LAYOUTS, ("-", "--", ":")):
-        for (switch, _), colour in zip(CASES, ("C0", "C3")):
-            ax.plot(hops, [rows[(layout, switch, n)]["long_over_cross"] for n in hops], style, marker="o",
-                    color=colour, label=f"{switch}, {layout}")
-    ax.axhline(1.0, color="grey", linewidth=0.6, label="max-min (equal)")
-    ax.set_xticks(hops)
-    ax.set_ylim(0, 1.6)
-    ax.set_xlabel("congested trunks the long VC crosses (n)")
-    ax.set_ylabel("long VC's rate / cross VCs' mean")
-    ax.legend(loc="upper right", fontsize=7, ncol=2)
+    fig, axes = plt.subplots(1, len(LAYOUTS), figsize=(9, 3.4), sharey=True)
+    for ax, layout in zip(axes, LAYOUTS):
+        for (switch, _), colour in zip(CASES, ("C0", "C3", "C2")):
+            ax.plot(hops, [rows[(layout, switch, n)]["long_over_cross"] for n in hops], marker="o", color=colour,
+                    label=switch)
+        ax.axhline(1.0, color="grey", linewidth=0.6)
+        ax.set_title(layout, fontsize=9)
+        ax.set_xticks(hops)
+        ax.set_ylim(0, 1.2)
+        ax.set_xlabel("congested trunks (n)" if layout != "RTT only" else "round trip of n trunks")
+    axes[0].set_ylabel("long VC's rate / cross VCs' mean")
+    axes[0].legend(loc="lower left", fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"figure: {path}")
