@@ -143,6 +143,11 @@ impl AbrState {
         self.efci.is_none_or(|e| e.backward_ci)
     }
 
+    /// Do its switches set CI in backward RM cells (relative rate marking)?
+    pub(super) fn marks_backward(&self) -> bool {
+        self.efci.is_some_and(|e| e.backward_ci)
+    }
+
     /// Does it see data cells at their destinations? Only with EFCI
     /// switches, whose marks the destinations remember (rule 1).
     pub(super) fn takes_at_destination(&self) -> bool {
@@ -161,9 +166,6 @@ impl AbrState {
     /// port `p` gets CI if its owner's forward port at the same switch is
     /// `congested` (an EFCI port as of its last arrival).
     pub(super) fn relative_rate(&mut self, p: PortId, unit: &Unit, vcs: &VcTable, congested: impl Fn(PortId) -> bool) {
-        if self.efci.is_none_or(|e| !e.backward_ci) {
-            return;
-        }
         let Some((cell, owner)) = self.rm_cells.read(unit) else { return };
         if cell.dir != Direction::Backward || cell.ci {
             return;

@@ -82,8 +82,12 @@ pub(super) struct Services {
     pub at_switch: bool,
     /// Some service takes part in cutting frames at sources.
     pub at_source: bool,
-    /// Some service sees data cells at their destinations (Boston).
+    /// Some service sees data cells at their destinations (Boston; ABR
+    /// with EFCI switches).
     pub at_destination: bool,
+    /// EFCI switches set CI in backward RM cells entering ports (relative
+    /// rate marking, in place of the ABR service's other work at ports).
+    pub relative_rate: bool,
 }
 
 impl Services {
@@ -116,6 +120,7 @@ impl Services {
                 self.at_port |= a.takes_at_port();
                 self.at_source = true;
                 self.at_destination |= a.takes_at_destination();
+                self.relative_rate |= a.marks_backward();
             }
             Service::Boston(_) => {
                 self.at_source = true;
@@ -254,13 +259,27 @@ impl World {
     /// Hook: `unit` is about to be offered to port `p`.
     #[inline(never)]
     pub(super) fn entering_port(&mut self, p: PortId, unit: &Unit) {
+        if self.services.relative_rate {
+            return self.relative_rate(p, unit);
+        }
         let (now, vcs, ports) = (self.now, &self.vcs, &mut self.ports);
         for s in &mut self.services.list {
             if let Service::Abr(abr) = s {
                 let queue = if abr.controls_queue(p) { ports[p.ix()].occupancy(now) } else { 0 };
                 abr.at_port(now, p, unit, vcs, queue);
-                abr.relative_rate(p, unit, vcs, |q| ports[q.ix()].policy.efci_congested());
             }
+        }
+    }
+
+    /// [`World::entering_port`] in a run of EFCI switches with relative
+    /// rate marking (no port runs ERICA there): CI in backward RM cells.
+    /// Out of line, so that ERICA's runs pay one test of a flag.
+    #[cold]
+    #[inline(never)]
+    fn relative_rate(&mut self, p: PortId, unit: &Unit) {
+        let ports = &self.ports;
+        if let Some(abr) = self.services.list.iter_mut().find_map(|s| if let Service::Abr(a) = s { Some(a) } else { None }) {
+            abr.relative_rate(p, unit, &self.vcs, |q| ports[q.ix()].policy.efci_congested());
         }
     }
 
