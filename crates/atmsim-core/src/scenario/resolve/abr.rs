@@ -80,18 +80,20 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
     Ok(Some(AbrConfig { source: params(a)?, switch, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
 }
 
+/// The switches' algorithm; `[abr.efci]` is checked even when ERICA runs,
+/// as `[abr.erica]`'s ERICA+ keys are when ERICA+ does not.
 fn switch(a: &AbrSection) -> Result<AbrSwitch, ScenarioError> {
     let e = &a.efci;
-    if a.switch == AbrSwitchName::Erica {
-        return Ok(AbrSwitch::Erica);
-    }
     if e.high == 0 {
         return err("abr.efci.high", "must be at least 1 cell");
     }
     if e.low > e.high {
         return err("abr.efci.low", format!("{} is above abr.efci.high {}", e.low, e.high));
     }
-    Ok(AbrSwitch::Efci(EfciConfig { high: e.high, low: e.low, backward_ci: e.backward_ci }))
+    Ok(match a.switch {
+        AbrSwitchName::Erica => AbrSwitch::Erica,
+        AbrSwitchName::Efci => AbrSwitch::Efci(EfciConfig { high: e.high, low: e.low, backward_ci: e.backward_ci }),
+    })
 }
 
 fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfig, ScenarioError> {
@@ -248,6 +250,7 @@ mod tests {
         assert_eq!(key_of(&["abr.switch=ecn"]), "abr.switch");
         assert_eq!(key_of(&["abr.switch=efci", "abr.efci.high=0"]), "abr.efci.high");
         assert_eq!(key_of(&["abr.switch=efci", "abr.efci.low=300"]), "abr.efci.low");
+        assert_eq!(key_of(&["abr.efci.low=300"]), "abr.efci.low");
         assert_eq!(key_of(&["abr.efci.high=-1"]), "abr.efci.high");
         assert_eq!(key_of(&["abr.efci.mark=1"]), "abr.efci.mark");
         let msg = |o: &[&str]| check(o).unwrap_err().to_string();
