@@ -199,13 +199,20 @@ pub struct AbrSourceSummary {
     /// TM 4.0 source rule 5 (ADTF) resets and rule 6 (CRM) cuts.
     pub adtf_resets: u64,
     pub crm_cuts: u64,
+    /// Backward RM cells received with CI set (runs of EFCI switches only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brm_with_ci: Option<u64>,
 }
 
 /// The ABR service of a run: which ERICA ran, RM cells (also counted in the
 /// accounting's cells), and every source.
 #[derive(Clone, Debug, Serialize)]
 pub struct AbrSummary {
+    /// "none" in runs of EFCI switches.
     pub erica_variant: &'static str,
+    /// "efci" in runs of binary-feedback switches (absent: ERICA).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch: Option<&'static str>,
     pub turnaround: &'static str,
     pub rm_cells_sent: u64,
     pub rm_cells_delivered: u64,

@@ -124,3 +124,30 @@ fn erica_plus_loads_the_line_and_holds_the_queue_near_its_target() {
     assert!(plus_busy > 0.97, "ERICA+ loads the line: {plus_busy}");
     assert!((0.7 * q0..1.3 * q0).contains(&plus_queue), "ERICA+ holds the queue near {q0:.0} cells: {plus_queue}");
 }
+
+#[test]
+fn efci_switches_mark_data_cells_and_the_sources_get_ci_back() {
+    // Binary feedback (abr.switch = "efci") with TM 4.0's RIF = RDF = 1/16:
+    // the bottleneck marks data cells above 256 cells, the destinations
+    // turn the marks into CI, and the sources decrease on it; no ER is
+    // computed. Relative rate marking adds CI in backward RM cells.
+    let efci = ["abr.switch=efci", "abr.rif=0.0625", "abr.rdf=0.0625", "switch.buffer=\"100000 cells\"", "duration=\"1s\""];
+    let ci_received =
+        |s: &atmsim_core::Summary| s.abr.as_ref().unwrap().sources.iter().map(|x| x.brm_with_ci.expect("EFCI runs count CI")).sum::<u64>();
+    let s = run(&efci);
+    cells_identity_holds(&s);
+    let abr = s.abr.as_ref().unwrap();
+    assert_eq!((abr.erica_variant, abr.switch, abr.erica_intervals), ("none", Some("efci"), 0));
+    let bn = s.ports.iter().find(|p| p.name == "SW1->SW2").unwrap();
+    assert!(bn.units_marked.unwrap_or(0) > 1000, "the bottleneck marks: {:?}", bn.units_marked);
+    assert!(ci_received(&s) > 100, "CI comes back: {}", ci_received(&s));
+    let host_ports = s.ports.iter().filter(|p| p.name.starts_with(['S', 'D']) && !p.name.starts_with("SW"));
+    assert!(host_ports.clone().count() > 0 && host_ports.clone().all(|p| p.units_marked.is_none()), "only switch ports mark");
+    let mut both = efci.to_vec();
+    both.push("abr.efci.backward_ci=true");
+    let r = run(&both);
+    cells_identity_holds(&r);
+    assert!(ci_received(&r) > ci_received(&s), "relative rate marking adds CI: {} vs {}", ci_received(&r), ci_received(&s));
+    let erica = run(&["switch.buffer=\"100000 cells\"", "duration=\"1s\""]);
+    assert!(erica.abr.as_ref().unwrap().sources[0].brm_with_ci.is_none() && erica.abr.as_ref().unwrap().switch.is_none());
+}

@@ -107,6 +107,10 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-atm", "fba", &["switch.policy=fba", "switch.buffer=96KB", "atm.encapsulation=aal5-llc"]),
     // Intelligent tail drop (EOM protection) on ABR with a buffer small enough to overflow.
     ("jain96-2src", "eom-protect", &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"]),
+    // Binary-feedback ABR: EFCI switches, destinations turning EFCI into CI, TM 4.0's RIF = RDF = 1/16;
+    // then with relative rate marking (CI in backward RM cells) as well.
+    ("jain96-2src", "efci", &["abr.switch=efci", "abr.rif=0.0625", "abr.rdf=0.0625"]),
+    ("jain96-2src", "efci-backward-ci", &["abr.switch=efci", "abr.rif=0.0625", "abr.rdf=0.0625", "abr.efci.backward_ci=true"]),
 ];
 
 /// Runs with packet captures on (`--pcap`), every capture file pinned by its

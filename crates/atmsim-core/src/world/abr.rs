@@ -2,7 +2,11 @@
 //! over ABR", ATM Forum 96-0177R1): every TCP VC is an ABR VC whose cells
 //! wait at the source until its ACR lets them go, RM cells travel in band
 //! with the data, destinations turn them around, and ERICA at every switch
-//! output port measures the load and lowers the ER of backward RM cells.
+//! output port measures the load and lowers the ER of backward RM cells; or,
+//! with binary-feedback switches (`abr.switch = "efci"`), the ports set EFCI
+//! on data cells (their drop policy, `net/drop/efci.rs`), destinations turn
+//! it into CI, and with relative rate marking the switches set CI in
+//! backward RM cells too.
 //!
 //! The components (`atm::abr`) are plain values; this file only moves
 //! cells between them and schedules the sources' send opportunities
@@ -13,7 +17,7 @@ use super::World;
 use crate::atm::abr::destination::{AbrDestination, Turnaround};
 use crate::atm::abr::erica::{Erica, EricaVariant};
 use crate::atm::abr::source::{AbrSource, SourceCell};
-use crate::atm::abr::{cells_per_second, AbrConfig, Direction, RmCells, VbrConfig};
+use crate::atm::abr::{cells_per_second, AbrConfig, AbrSwitch, Direction, EfciConfig, RmCells, VbrConfig};
 use crate::engine::{AbrEvent, Event};
 use crate::net::{PortId, Unit, VcId, VcTable};
 use crate::scenario::Model;
@@ -76,6 +80,8 @@ pub(super) struct AbrState {
     rm_cells: RmCells,
     variant: EricaVariant,
     turnaround: Turnaround,
+    /// Binary-feedback switches (then no port runs ERICA).
+    efci: Option<EfciConfig>,
 }
 
 impl AbrState {
@@ -104,10 +110,17 @@ impl AbrState {
                 });
             }
         }
+        let efci = match cfg.switch {
+            AbrSwitch::Erica => None,
+            AbrSwitch::Efci(e) => Some(e),
+        };
         let erica = model
             .ports
             .iter()
-            .map(|p| (!model.is_host[p.from.ix()]).then(|| Erica::new(cfg.erica, cells_per_second(p.rate.bits_per_second()), vcs.len())))
+            .map(|p| {
+                let switch = !model.is_host[p.from.ix()] && efci.is_none();
+                switch.then(|| Erica::new(cfg.erica, cells_per_second(p.rate.bits_per_second()), vcs.len()))
+            })
             .collect();
         AbrState {
             vcs: abr_vcs,
@@ -119,6 +132,47 @@ impl AbrState {
             rm_cells: RmCells::default(),
             variant: cfg.erica.variant,
             turnaround: cfg.turnaround,
+            efci,
+        }
+    }
+
+    /// Does this service see units entering ports? ERICA counts every cell;
+    /// EFCI switches only set CI in backward RM cells, and only with
+    /// relative rate marking.
+    pub(super) fn takes_at_port(&self) -> bool {
+        self.efci.is_none_or(|e| e.backward_ci)
+    }
+
+    /// Do its switches set CI in backward RM cells (relative rate marking)?
+    pub(super) fn marks_backward(&self) -> bool {
+        self.efci.is_some_and(|e| e.backward_ci)
+    }
+
+    /// Does it see data cells at their destinations? Only with EFCI
+    /// switches, whose marks the destinations remember (rule 1).
+    pub(super) fn takes_at_destination(&self) -> bool {
+        self.efci.is_some()
+    }
+
+    /// A data cell reached its destination: an ABR VC's destination
+    /// remembers its EFCI (TM 4.0 §5.10.5, destination rule 1).
+    pub(super) fn at_destination(&mut self, unit: &Unit) {
+        if let Some(a) = self.vcs[unit.vc.ix()].as_mut() {
+            a.dest.on_data(unit.is_congested());
+        }
+    }
+
+    /// Relative rate marking (TM 4.0 §5.10.6): a backward RM cell entering
+    /// port `p` gets CI if its owner's forward port at the same switch is
+    /// `congested` (an EFCI port as of its last arrival).
+    pub(super) fn relative_rate(&mut self, p: PortId, unit: &Unit, vcs: &VcTable, congested: impl Fn(PortId) -> bool) {
+        let Some((cell, owner)) = self.rm_cells.read(unit) else { return };
+        if cell.dir != Direction::Backward || cell.ci {
+            return;
+        }
+        let node = self.port_from[p.ix()];
+        if vcs.get(owner).ports.iter().any(|&q| self.port_from[q.ix()] == node && congested(q)) {
+            self.rm_cells.set_ci(unit);
         }
     }
 
@@ -231,10 +285,12 @@ impl AbrState {
                 data_cells_sent: st.data_sent,
                 adtf_resets: st.adtf_resets,
                 crm_cuts: st.crm_cuts,
+                brm_with_ci: self.efci.map(|_| st.brm_with_ci),
             });
         }
         AbrSummary {
-            erica_variant: self.variant.name(),
+            erica_variant: if self.efci.is_some() { "none" } else { self.variant.name() },
+            switch: self.efci.map(|_| "efci"),
             turnaround: match self.turnaround {
                 Turnaround::Immediate => "immediate",
                 Turnaround::Tm4 => "tm4",

@@ -2,6 +2,7 @@
 
 use super::services::Services;
 use super::{Endpoints, Flow, Host, World};
+use crate::atm::abr::AbrSwitch;
 use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::Ledger;
@@ -67,7 +68,8 @@ impl World {
 
 /// Port `p` of the model: its discipline (the VBR background's port serves
 /// by priority) and its drop policy, behind `[abr.loss]`'s random cell loss
-/// on the port it names.
+/// on the port it names, inside EFCI marking on every switch port of a run
+/// with binary-feedback ABR switches (`abr.switch = "efci"`).
 fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
     let m = &model.ports[p.ix()];
     let discipline = if vbr_port {
@@ -83,6 +85,11 @@ fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
     let mut policy = DropPolicy::new(m.drop, &cx);
     if let Some((_, probability)) = model.abr.as_ref().and_then(|a| a.loss).filter(|&(lp, _)| lp == p) {
         policy = policy.behind_line_loss(probability, model.seed, p);
+    }
+    if let Some(AbrSwitch::Efci(e)) = model.abr.as_ref().map(|a| a.switch) {
+        if !model.is_host[m.from.ix()] {
+            policy = policy.with_efci_marking(e.high, e.low);
+        }
     }
     Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
 }

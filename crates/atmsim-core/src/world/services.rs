@@ -9,9 +9,9 @@
 //! | --- | --- | --- |
 //! | [`World::cut_frame`] | a segment is cut into a frame at its source | Watch (the host's packet), Boston (the frame's pieces) |
 //! | [`World::frame_leaves`] | the frame would enter its first port | ScriptedDrops (dropped), Abr (waits for ACR) |
-//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it); Watch |
+//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it; EFCI switches' relative rate marking sets CI); Watch |
 //! | [`World::at_switch`] | a unit reaches a switch's input | InputRoundRobin (parked until its slot ends) |
-//! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly) |
+//! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly), Abr with EFCI switches (the destination remembers EFCI) |
 //! | own events | `Event::Abr`, `PortEvent::InputSlot` | Abr, InputRoundRobin |
 //! | [`Services::in_flight`] | the accounting identity | Abr (RM cells; cells waiting at sources), InputRoundRobin (parked cells) |
 //! | [`World::service_summaries`] | the summary | Abr, Boston, Watch |
@@ -82,8 +82,12 @@ pub(super) struct Services {
     pub at_switch: bool,
     /// Some service takes part in cutting frames at sources.
     pub at_source: bool,
-    /// Some service sees data cells at their destinations (Boston).
+    /// Some service sees data cells at their destinations (Boston; ABR
+    /// with EFCI switches).
     pub at_destination: bool,
+    /// EFCI switches set CI in backward RM cells entering ports (relative
+    /// rate marking, in place of the ABR service's other work at ports).
+    pub relative_rate: bool,
 }
 
 impl Services {
@@ -112,9 +116,11 @@ impl Services {
 
     fn add(&mut self, service: Service) {
         match &service {
-            Service::Abr(_) => {
-                self.at_port = true;
+            Service::Abr(a) => {
+                self.at_port |= a.takes_at_port();
                 self.at_source = true;
+                self.at_destination |= a.takes_at_destination();
+                self.relative_rate |= a.marks_backward();
             }
             Service::Boston(_) => {
                 self.at_source = true;
@@ -253,12 +259,27 @@ impl World {
     /// Hook: `unit` is about to be offered to port `p`.
     #[inline(never)]
     pub(super) fn entering_port(&mut self, p: PortId, unit: &Unit) {
+        if self.services.relative_rate {
+            return self.relative_rate(p, unit);
+        }
         let (now, vcs, ports) = (self.now, &self.vcs, &mut self.ports);
         for s in &mut self.services.list {
             if let Service::Abr(abr) = s {
                 let queue = if abr.controls_queue(p) { ports[p.ix()].occupancy(now) } else { 0 };
                 abr.at_port(now, p, unit, vcs, queue);
             }
+        }
+    }
+
+    /// [`World::entering_port`] in a run of EFCI switches with relative
+    /// rate marking (no port runs ERICA there): CI in backward RM cells.
+    /// Out of line, so that ERICA's runs pay one test of a flag.
+    #[cold]
+    #[inline(never)]
+    fn relative_rate(&mut self, p: PortId, unit: &Unit) {
+        let ports = &self.ports;
+        if let Some(abr) = self.services.list.iter_mut().find_map(|s| if let Service::Abr(a) = s { Some(a) } else { None }) {
+            abr.relative_rate(p, unit, &self.vcs, |q| ports[q.ix()].policy.efci_congested());
         }
     }
 
@@ -295,10 +316,14 @@ impl World {
         }
     }
 
-    /// Hook: a data cell reached its destination; true if a service took it
-    /// (Boston's partial reassembly).
+    /// Hook: a data cell reached its destination (an ABR destination
+    /// remembers its EFCI); true if a service took it (Boston's partial
+    /// reassembly).
     #[inline(never)]
     pub(super) fn at_destination(&mut self, unit: &Unit) -> bool {
+        if let Some(abr) = self.services.abr_mut() {
+            abr.at_destination(unit);
+        }
         self.services.boston_mut().is_some() && self.boston_cell(unit)
     }
 

@@ -44,8 +44,8 @@ impl AbrDestination {
         AbrDestination { mode, ..Default::default() }
     }
 
-    /// A data cell arrived carrying `efci` (rule 1). Our switches never set
-    /// EFCI (ERICA signals by explicit rate), but a destination must honour it.
+    /// A data cell arrived carrying `efci` (rule 1), set by a binary-feedback
+    /// switch (`abr.switch = "efci"`; ERICA signals by explicit rate instead).
     pub fn on_data(&mut self, efci: bool) {
         self.efci = efci;
     }

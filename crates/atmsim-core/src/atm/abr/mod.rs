@@ -117,6 +117,12 @@ impl RmCells {
         self.slots[s].0.er = er;
     }
 
+    /// Sets CI in an RM cell in the network (a switch's relative rate marking).
+    pub fn set_ci(&mut self, u: &Unit) {
+        let s = Self::slot(u).expect("an RM cell");
+        self.slots[s].0.ci = true;
+    }
+
     /// The RM cell left the network (delivered or dropped): its slot is free.
     pub fn release(&mut self, u: &Unit) {
         let s = Self::slot(u).expect("an RM cell");
@@ -143,7 +149,10 @@ mod unit_tests {
         assert_eq!((u.vc, u.wire_bytes), (VcId(4), 53));
         assert_eq!(rm.read(&u), Some((c, VcId(3))));
         rm.set_er(&u, 5.0);
+        rm.set_ci(&u);
         assert_eq!(rm.read(&u).unwrap().0.er, 5.0);
+        assert!(rm.read(&u).unwrap().0.ci);
+        assert!(!rm.read(&other).unwrap().0.ci);
         assert_eq!(rm.read(&other).unwrap().0.er, 1.0, "each cell its own fields");
         rm.release(&u);
         assert_eq!(rm.in_network(), 1);
@@ -181,10 +190,12 @@ mod unit_tests {
 
 /// The ABR configuration of a run (the scenario's `[abr]`): every TCP VC is
 /// an ABR VC with these source parameters, every switch output port runs
-/// ERICA, and destinations turn RM cells around in this mode.
+/// `switch` (ERICA with `erica`, or EFCI marking), and destinations turn RM
+/// cells around in this mode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AbrConfig {
     pub source: source::AbrParams,
+    pub switch: AbrSwitch,
     pub erica: erica::EricaConfig,
     pub turnaround: destination::Turnaround,
     /// The VBR background, if any.
@@ -192,6 +203,31 @@ pub struct AbrConfig {
     /// Independent random loss of ABR cells entering one port: (port,
     /// probability per cell).
     pub loss: Option<(crate::net::PortId, f64)>,
+}
+
+/// What the switches' output ports do for ABR (TM 4.0 §5.10.6 lets a switch
+/// choose among EFCI marking, relative rate marking and explicit rate
+/// marking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AbrSwitch {
+    /// Explicit rate: ERICA lowers the ER of backward RM cells.
+    #[default]
+    Erica,
+    /// Binary feedback: no ER is computed (ER stays at PCR); data cells
+    /// leave a congested port with EFCI set.
+    Efci(EfciConfig),
+}
+
+/// A binary-feedback switch port (`net/drop/efci.rs` marks the cells).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EfciConfig {
+    /// Queue (cells) at which a port turns congested, and at or below which
+    /// it turns uncongested again.
+    pub high: u64,
+    pub low: u64,
+    /// Relative rate marking as well: a backward RM cell passing the switch
+    /// gets CI while its VC's forward port there is congested.
+    pub backward_ci: bool,
 }
 
 /// A VBR on/off background entering one switch port with priority over ABR

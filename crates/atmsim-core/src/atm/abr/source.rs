@@ -69,6 +69,8 @@ pub struct AbrSourceStats {
     pub brm_sent: u64,
     pub data_sent: u64,
     pub brm_received: u64,
+    /// Backward RM cells with CI set (rule 8's decrease by RDF).
+    pub brm_with_ci: u64,
     /// Rule 5 resets of ACR to ICR after idling longer than ADTF.
     pub adtf_resets: u64,
     /// Rule 6 cuts by CDF for lack of backward RM cells.
@@ -230,6 +232,7 @@ impl AbrSource {
         debug_assert_eq!(cell.dir, Direction::Backward);
         self.stats.brm_received += 1;
         if cell.ci {
+            self.stats.brm_with_ci += 1;
             self.acr = (self.acr - self.acr * self.p.rdf).max(self.p.mcr);
         } else if !cell.ni {
             self.acr = (self.acr + self.p.rif * self.p.pcr).min(self.p.pcr);

@@ -33,6 +33,12 @@ impl EfciMarking {
         EfciMarking { high, low, congested: false, inner }
     }
 
+    /// Congested as of the last unit offered (relative rate marking reads
+    /// it for the backward RM cells of the VCs through this port).
+    pub fn is_congested(&self) -> bool {
+        self.congested
+    }
+
     #[inline(never)]
     pub fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
         if q >= self.high {
@@ -61,9 +67,11 @@ mod tests {
         // Rising: unmarked below `high`, marked from it.
         assert_eq!(e.admit(&cell, 9, 0, &line), Action::Admit);
         assert_eq!(e.admit(&cell, 10, 0, &line), Action::Mark);
+        assert!(e.is_congested());
         // Falling: still marked above `low`, unmarked at it.
         assert_eq!(e.admit(&cell, 5, 0, &line), Action::Mark);
         assert_eq!(e.admit(&cell, 4, 0, &line), Action::Admit);
+        assert!(!e.is_congested());
         assert_eq!(e.admit(&cell, 9, 0, &line), Action::Admit);
         // A full buffer still drops; RM and VBR cells are never marked.
         assert_eq!(e.admit(&cell, 20, 0, &line), Action::Drop(DropReason::Tail));

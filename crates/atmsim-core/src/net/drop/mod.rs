@@ -211,6 +211,16 @@ impl DropPolicy {
         }
     }
 
+    /// Is this policy's EFCI marking in its congested state (as of the last
+    /// unit offered)? False for a policy that does not mark.
+    pub fn efci_congested(&self) -> bool {
+        match self {
+            DropPolicy::EfciMarking(e) => e.is_congested(),
+            DropPolicy::LineLoss(l) => l.inner.efci_congested(),
+            _ => false,
+        }
+    }
+
     /// The buffer limit this policy enforces.
     pub fn limit(&self) -> Limit {
         match self {

@@ -7,9 +7,9 @@ use super::{err, port_named, time, ScenarioError};
 use crate::atm::abr::erica::{EricaConfig, QueueControl};
 use crate::atm::abr::source::AbrParams;
 use crate::atm::abr::VbrConfig;
-use crate::atm::abr::{cells_per_second, AbrConfig};
-use crate::scenario::abr_schema::AbrSection;
+use crate::atm::abr::{cells_per_second, AbrConfig, AbrSwitch, EfciConfig};
 use crate::scenario::abr_schema::VbrSection;
+use crate::scenario::abr_schema::{AbrSection, AbrSwitchName};
 use crate::scenario::model::PortModel;
 use crate::scenario::schema::{HostKind, PolicyName, QueueingName, Scenario};
 use crate::scenario::units::parse_rate;
@@ -76,7 +76,24 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
         Some(l) => Some((port_named("abr.loss.port", ports, &l.port)?, within("abr.loss.probability", l.probability, 0.0, 1.0, false)?)),
         None => None,
     };
-    Ok(Some(AbrConfig { source: params(a)?, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
+    let switch = switch(a)?;
+    Ok(Some(AbrConfig { source: params(a)?, switch, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
+}
+
+/// The switches' algorithm; `[abr.efci]` is checked even when ERICA runs,
+/// as `[abr.erica]`'s ERICA+ keys are when ERICA+ does not.
+fn switch(a: &AbrSection) -> Result<AbrSwitch, ScenarioError> {
+    let e = &a.efci;
+    if e.high == 0 {
+        return err("abr.efci.high", "must be at least 1 cell");
+    }
+    if e.low > e.high {
+        return err("abr.efci.low", format!("{} is above abr.efci.high {}", e.low, e.high));
+    }
+    Ok(match a.switch {
+        AbrSwitchName::Erica => AbrSwitch::Erica,
+        AbrSwitchName::Efci => AbrSwitch::Efci(EfciConfig { high: e.high, low: e.low, backward_ci: e.backward_ci }),
+    })
 }
 
 fn vbr(v: &VbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<VbrConfig, ScenarioError> {
@@ -196,6 +213,16 @@ mod tests {
     }
 
     #[test]
+    fn efci_switches_take_their_thresholds_and_erica_is_the_default() {
+        use crate::atm::abr::{AbrSwitch, EfciConfig};
+        assert_eq!(check(&["abr.tbe=128"]).unwrap().abr.unwrap().switch, AbrSwitch::Erica);
+        let s = check(&["abr.switch=efci", "abr.efci.high=100", "abr.efci.low=100"]).unwrap().abr.unwrap().switch;
+        assert_eq!(s, AbrSwitch::Efci(EfciConfig { high: 100, low: 100, backward_ci: false }));
+        let s = check(&["abr.switch=efci", "abr.efci.backward_ci=true"]).unwrap().abr.unwrap().switch;
+        assert_eq!(s, AbrSwitch::Efci(EfciConfig { high: 256, low: 128, backward_ci: true }));
+    }
+
+    #[test]
     fn bad_values_name_their_key() {
         assert_eq!(key_of(&["abr.nrm=1"]), "abr.nrm");
         assert_eq!(key_of(&["abr.mrm=32"]), "abr.mrm");
@@ -220,6 +247,12 @@ mod tests {
         assert_eq!(key_of(&["abr.vbr.color=1"]), "abr.vbr.color");
         assert_eq!(key_of(&["abr.loss.port=\"X->B\"", "abr.loss.probability=2"]), "abr.loss.probability");
         assert_eq!(key_of(&["abr.loss.port=\"nowhere\""]), "abr.loss.port");
+        assert_eq!(key_of(&["abr.switch=ecn"]), "abr.switch");
+        assert_eq!(key_of(&["abr.switch=efci", "abr.efci.high=0"]), "abr.efci.high");
+        assert_eq!(key_of(&["abr.switch=efci", "abr.efci.low=300"]), "abr.efci.low");
+        assert_eq!(key_of(&["abr.efci.low=300"]), "abr.efci.low");
+        assert_eq!(key_of(&["abr.efci.high=-1"]), "abr.efci.high");
+        assert_eq!(key_of(&["abr.efci.mark=1"]), "abr.efci.mark");
         let msg = |o: &[&str]| check(o).unwrap_err().to_string();
         assert_eq!(msg(&["abr.pcr=\"1bps\""]), "abr.icr: '10Mbps' must lie between abr.mcr '0' and abr.pcr '1bps'");
         assert_eq!(msg(&["abr.tcr=1e300"]), "abr.tcr: 1.000000e300 cells/s is outside [0, 366792.4528302] cells/s");
