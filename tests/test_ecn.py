@@ -67,6 +67,7 @@ def test_red_with_ecn_and_no_ecn_capable_packet_is_plain_red():
     (["tcp.ecn=true"], "tcp.ecn"),
     (["network=packet", "tcp.ecn=yes"], "tcp.ecn"),
     (["network=packet", "router.policy=red", "switch.buffer=21packets", "router.red.ecn=1"], "router.red.ecn"),
+    (["network=packet", "router.policy=red", "switch.buffer=21packets", "router.red.gentle=yes"], "router.red.gentle"),
 ])
 def test_bad_ecn_input_exits_2_naming_the_key(cli, sets, key):
     args = ["run", "aron97-topo1-atm"]
