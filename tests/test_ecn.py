@@ -63,10 +63,25 @@ def test_red_with_ecn_and_no_ecn_capable_packet_is_plain_red():
     assert plain == marking
 
 
+def test_gentle_red_with_ecn_turns_forced_drops_into_marks_but_the_overshoot_still_overflows():
+    # docs/packet.md P5, gentle RED: at 60 packets the start's overshoot drives RED's average above
+    # max_th; gentle RED marks there (early drops up to 2·max_th) where plain RED forces drops, so
+    # forced drops fall and marks rise, but the queue then reaches the buffer: tail drops rise.
+    # All of it happens in the first second; 2 s runs suffice.
+    for variant in ["lite", "newreno", "vegas"]:
+        sets = RED + [f"tcp.variant={variant}", "tcp.ecn=true", "duration=2s"]
+        plain = bottleneck(atmsim.run(SCENARIO, sets, seed=1).summary)
+        gentle = bottleneck(atmsim.run(SCENARIO, sets + ["router.red.gentle=true"], seed=1).summary)
+        assert gentle["red_forced_drops"] < 0.5 * plain["red_forced_drops"], (variant, plain, gentle)
+        assert gentle["units_marked"] > 2 * plain["units_marked"], (variant, plain, gentle)
+        assert gentle["drops_by_reason"]["tail"] > plain["drops_by_reason"]["tail"], (variant, plain, gentle)
+
+
 @pytest.mark.parametrize("sets,key", [
     (["tcp.ecn=true"], "tcp.ecn"),
     (["network=packet", "tcp.ecn=yes"], "tcp.ecn"),
     (["network=packet", "router.policy=red", "switch.buffer=21packets", "router.red.ecn=1"], "router.red.ecn"),
+    (["network=packet", "router.policy=red", "switch.buffer=21packets", "router.red.gentle=yes"], "router.red.gentle"),
 ])
 def test_bad_ecn_input_exits_2_naming_the_key(cli, sets, key):
     args = ["run", "aron97-topo1-atm"]

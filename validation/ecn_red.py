@@ -5,14 +5,19 @@ the bottleneck's drops by kind (buffer full, RED early, RED forced), its CE
 marks, the effective throughput E and Jain's fairness index, as a table and
 a figure.
 
-    python validation/ecn_red.py [--out out/ecn-red] [--seeds 1,2,3,4,5] [--buffers 21,60]
+    python validation/ecn_red.py [--out out/ecn-red] [--seeds 1,2,3,4,5] [--buffers 21,60] [--no-gentle]
 
-Both arms run `router.red.ecn = true`: the router reports its forced drops
-(average queue at or above max_th) beside its marks; the arm "RED, drops"
-sends nothing ECN-capable (`tcp.ecn = false`), so every early drop stays a
-drop and the run is plain RED's, draw for draw (the script checks this on
-its first point against `router.red.ecn = false`). The arm "RED + ECN" adds
-`tcp.ecn = true` at both ends.
+Every arm runs `router.red.ecn = true`: the router reports its forced drops
+(average queue at or above max_th, 2·max_th when gentle) beside its marks;
+the arm "RED, drops" sends nothing ECN-capable (`tcp.ecn = false`), so every
+early drop stays a drop and the run is plain RED's, draw for draw (the
+script checks this on its first point against `router.red.ecn = false`).
+The arm "RED + ECN" adds `tcp.ecn = true` at both ends. The arms "gentle
+RED, drops" and "gentle RED + ECN" are the same with `router.red.gentle =
+true` (Floyd 2000: early drops, so marks with ECN, up to 2·max_th); every
+other RED parameter stays FJ93's. Each arm's runs are independent of the
+others, so the first two arms' rows are the same with or without the gentle
+ones (`--no-gentle` leaves them out).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import atmsim
 SCENARIO = "aron97-topo1-packet"
 VARIANTS = ["lite", "tahoe", "newreno", "sack", "vegas"]
 ARMS = [("RED, drops", []), ("RED + ECN", ["tcp.ecn=true"])]
+GENTLE_ARMS = [("gentle RED, drops", ["router.red.gentle=true"]), ("gentle RED + ECN", ["router.red.gentle=true", "tcp.ecn=true"])]
 WARMUP = 5.0  # s: the second half of a 10 s run, clear of the initial overshoot and its recovery
 
 
@@ -80,7 +86,9 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", default="1,2,3,4,5")
     ap.add_argument("--buffers", default="21,60", help="bottleneck buffers in packets (21: the scenario's 192,528 B)")
     ap.add_argument("--duration", type=float, default=10.0)
+    ap.add_argument("--no-gentle", action="store_true", help="only the two arms of plain RED")
     args = ap.parse_args(argv)
+    arms = ARMS if args.no_gentle else ARMS + GENTLE_ARMS
     seeds = [int(s) for s in args.seeds.split(",")]
     buffers = [int(b) for b in args.buffers.split(",")]
     args.out.mkdir(parents=True, exist_ok=True)
@@ -93,16 +101,16 @@ def main(argv=None) -> None:
     print("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for buffer in buffers:
         for variant in VARIANTS:
-            for arm, extra in ARMS:
+            for arm, extra in arms:
                 m = point(buffer, variant, extra, seeds, args.duration)
                 rows.append((buffer, variant, arm, m))
                 cells = " | ".join(f"{m[k]:.1f} ({m[k + '_late']:.1f})" for k in ("rtx", "timeouts", "tail", "early", "forced", "marks"))
                 print(f"| {buffer} | {variant} | {arm} | {cells} | {m['E']:.3f} | {m['J']:.3f} |")
-    figure(rows, buffers, args.out / "ecn-red.png")
+    figure(rows, buffers, arms, args.out / "ecn-red.png")
 
 
-def figure(rows, buffers: list[int], path: Path) -> None:
-    """Per buffer: retransmissions after the warm-up per variant, RED beside RED + ECN; E and Jain."""
+def figure(rows, buffers: list[int], arms, path: Path) -> None:
+    """Per buffer: retransmissions after the warm-up per variant, one bar per arm; E and Jain."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -113,17 +121,20 @@ def figure(rows, buffers: list[int], path: Path) -> None:
     x = np.arange(len(VARIANTS))
     for col, buffer in enumerate(buffers):
         top, bottom = axes[0][col], axes[1][col]
-        for k, (arm, _) in enumerate(ARMS):
+        width = 0.76 / len(arms)
+        for k, (arm, extra) in enumerate(arms):
             ms = [next(m for b, v, a, m in rows if b == buffer and v == var and a == arm) for var in VARIANTS]
-            top.bar(x + (k - 0.5) * 0.38, [m["rtx_late"] for m in ms], 0.38, label=arm)
-            bottom.plot(x, [m["E"] for m in ms], marker="o", linestyle="-" if k else "--", label=f"E, {arm}")
-            bottom.plot(x, [m["J"] for m in ms], marker="s", linestyle="-" if k else "--", label=f"Jain, {arm}")
+            top.bar(x + (k - (len(arms) - 1) / 2) * width, [m["rtx_late"] for m in ms], width, label=arm)
+            style = "-" if "tcp.ecn=true" in extra else "--"
+            bottom.plot(x, [m["E"] for m in ms], marker="o", linestyle=style, label=f"E, {arm}")
+            bottom.plot(x, [m["J"] for m in ms], marker="s", linestyle=style, label=f"Jain, {arm}")
         top.set_title(f"bottleneck buffer {buffer} packets", fontsize=9)
         top.set_ylabel(f"retransmissions after {WARMUP:g} s")
         top.set_xticks(x, VARIANTS, fontsize=8)
         bottom.set_xticks(x, VARIANTS, fontsize=8)
         bottom.set_ylim(0, 1.05)
-        top.legend(fontsize=7)
+        top.set_ylim(0, top.get_ylim()[1] * 1.3)  # room for the legend above the bars
+        top.legend(fontsize=6, ncols=2)
         if col == 0:
             bottom.legend(fontsize=6, loc="lower left")
     fig.tight_layout()

@@ -93,6 +93,12 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-packet", "red", &["router.policy=red", "switch.buffer=60packets"]),
     // RED with ECN (RFC 3168) and ECN TCP on the same buffer: early drops become CE marks.
     ("aron97-topo1-packet", "red-ecn", &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true"]),
+    // Gentle RED (Floyd 2000) with ECN on the same buffer: early drops, marked, up to 2·max_th.
+    (
+        "aron97-topo1-packet",
+        "red-ecn-gentle",
+        &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true", "router.red.gentle=true"],
+    ),
     // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology
     // where several inputs feed one output in the same slot.
     ("aron97-topo1-atm", "input-rr", &["switch.input_service=round-robin", "switch.buffer=48KB"]),

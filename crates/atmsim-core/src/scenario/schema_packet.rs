@@ -41,11 +41,19 @@ pub struct RedSection {
     /// of an ECN-capable packet (`tcp.ecn = true`) sets CE and admits it;
     /// drops above `max_th` and to a full buffer stay drops.
     pub ecn: bool,
+    /// Gentle RED (Floyd 2000): between `max_th` and `2·max_th` the drop
+    /// probability rises from `max_p` to 1 (early drops, marked with
+    /// `ecn`), forced drops only above `2·max_th`. Off [choice]: Floyd &
+    /// Jacobson 1993 have no gentle mode (ns-2 2.35 and ns-3 default it on).
+    /// Left out of the written scenario when off, so that existing files
+    /// read back unchanged.
+    #[serde(skip_serializing_if = "is_false")]
+    pub gentle: bool,
 }
 
 impl Default for RedSection {
     fn default() -> Self {
-        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false }
+        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false, gentle: false }
     }
 }
 
@@ -84,6 +92,10 @@ pub enum RouterPolicyName {
 
 fn is_true(b: &bool) -> bool {
     *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// `[arb]`.

@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn every_spec_keeps_the_limit_it_was_built_with() {
-        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false };
+        let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false, gentle: false };
         let specs = [
             DropSpec::Tail,
             DropSpec::Ppd,

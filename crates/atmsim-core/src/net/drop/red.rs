@@ -15,6 +15,24 @@
 //! `v_ave < th_max`, and `enque` drops `DTYPE_FORCED` packets outright) and
 //! to a full buffer. The draws are the same with ECN or without, so a run
 //! with ECN and no ECN-capable packet is a run of plain RED.
+//!
+//! Gentle RED (`router.red.gentle`; S. Floyd, "Recommendation on using the
+//! gentle variant of RED", 2000): between `max_th` and `2·max_th` the drop
+//! probability rises linearly from `max_p` to 1 instead of jumping to 1,
+//! with the same count correction, and only above `2·max_th` is every
+//! arrival dropped (forced). A drop in the gentle region is an early drop,
+//! so with ECN it marks an ECN-capable packet: ns-2 2.35 `queue/red.cc`
+//! (`REDQueue::enque` forces only at `qavg >= 2 * th_max` when `gentle_`,
+//! otherwise calls `drop_early`, whose `calculate_p_new` gives
+//! `v_c * v_ave + v_d`, and a drop there is `DTYPE_UNFORCED`, marked when
+//! `setbit_` and the packet is ECT) and ns-3's `RedQueueDisc::DoEnqueue`
+//! (`DTYPE_FORCED` only at `2 * m_maxTh` when `Gentle`; `DropEarly` there
+//! is `DTYPE_UNFORCED`, marked with `UseEcn` as `UNFORCED_MARK`). Both
+//! default gentle on (ns-2's `ns-default.tcl` `Queue/RED set gentle_ true`
+//! since 2001; ns-3's `Gentle` attribute true). Off by default here
+//! [choice]: Floyd & Jacobson 1993 have no gentle mode, and our
+//! reproductions follow them; with it off the arithmetic and the draws are
+//! exactly those of plain RED.
 
 use super::{Action, DropReason};
 use crate::net::PortId;
@@ -23,8 +41,9 @@ use crate::time::Time;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-/// RED's parameters, in packets (FJ93's defaults: 5, 15, 1/50, 0.002), and
-/// whether early drops of ECN-capable packets become marks.
+/// RED's parameters, in packets (FJ93's defaults: 5, 15, 1/50, 0.002),
+/// whether early drops of ECN-capable packets become marks, and whether
+/// the drop probability above `max_th` is gentle (Floyd 2000).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RedConfig {
     pub min_th: f64,
@@ -32,6 +51,7 @@ pub struct RedConfig {
     pub max_p: f64,
     pub w_q: f64,
     pub ecn: bool,
+    pub gentle: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -44,7 +64,8 @@ pub struct Red {
     /// Arrivals since the last drop (-1: the average is below min_th).
     count: i64,
     rng: ChaCha8Rng,
-    /// Drops at or above `max_th` (RED's forced drops, not the buffer's).
+    /// Drops at or above `max_th` (`2·max_th` when gentle): RED's forced
+    /// drops, not the buffer's.
     pub forced_drops: u64,
 }
 
@@ -81,18 +102,25 @@ impl Red {
             self.count = -1;
             return Action::Admit;
         }
-        if self.avg >= self.cfg.max_th {
+        let (max_th, gentle) = (self.cfg.max_th, self.cfg.gentle);
+        if self.avg >= max_th && !(gentle && self.avg < 2.0 * max_th) {
             self.count = 0;
             self.forced_drops += 1;
             return Action::Drop(DropReason::Red);
         }
         self.count += 1;
-        let pb = self.cfg.max_p * (self.avg - self.cfg.min_th) / (self.cfg.max_th - self.cfg.min_th);
+        let pb = if self.avg >= max_th {
+            // The gentle region (Floyd 2000): max_p at max_th to 1 at 2·max_th.
+            self.cfg.max_p + (1.0 - self.cfg.max_p) * (self.avg - max_th) / max_th
+        } else {
+            self.cfg.max_p * (self.avg - self.cfg.min_th) / (max_th - self.cfg.min_th)
+        };
         let denom = 1.0 - self.count as f64 * pb;
         let pa = if denom <= 0.0 { 1.0 } else { pb / denom };
         if self.rng.gen::<f64>() < pa {
             self.count = 0;
-            // RFC 3168 §7: mark rather than drop an ECN-capable packet.
+            // RFC 3168 §7: mark rather than drop an ECN-capable packet; in
+            // the gentle region too, as ns-2 and ns-3 do (module comment).
             return if self.cfg.ecn && ect { Action::Mark } else { Action::Drop(DropReason::Red) };
         }
         Action::Admit
@@ -103,7 +131,8 @@ impl Red {
 mod tests {
     use super::*;
 
-    const CFG: RedConfig = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false };
+    const CFG: RedConfig = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false, gentle: false };
+    const GENTLE: RedConfig = RedConfig { gentle: true, ..CFG };
 
     #[test]
     fn below_min_th_everything_enters_and_a_full_buffer_drops() {
@@ -135,17 +164,18 @@ mod tests {
         assert!((r.avg - 10.0 * 0.998f64.powi(1000)).abs() < 1e-9);
     }
 
-    #[test]
-    fn with_ecn_an_early_drop_marks_an_ect_packet_and_drops_the_others() {
-        let ecn = RedConfig { ecn: true, ..CFG };
-        let (mut plain, mut marking) = (Red::new(CFG, 100, 10, 3, PortId(2)), Red::new(ecn, 100, 10, 3, PortId(2)));
-        (plain.avg, marking.avg) = (10.0, 10.0);
+    /// Runs `cfg` without and with ECN side by side at average `avg` (queue
+    /// `avg` at each arrival) and checks that they draw alike: where the
+    /// first drops early, the second marks an ECT packet and drops a non-ECT
+    /// one (every third arrival). Returns the early drops; neither forces.
+    fn marks_where_plain_drops(cfg: RedConfig, avg: u64, seed: u64, n: usize) -> usize {
+        let ecn = RedConfig { ecn: true, ..cfg };
+        let (mut plain, mut marking) = (Red::new(cfg, 100, 10, seed, PortId(2)), Red::new(ecn, 100, 10, seed, PortId(2)));
+        (plain.avg, marking.avg) = (avg as f64, avg as f64);
         let mut early = 0;
-        for i in 0..5000 {
-            // The same draws: where plain RED drops early, ECN RED marks an
-            // ECT packet and drops a non-ECT one (every third arrival).
+        for i in 0..n {
             let ect = i % 3 != 0;
-            let (p, m) = (plain.admit(10, 0, 0, false), marking.admit(10, 0, 0, ect));
+            let (p, m) = (plain.admit(avg, 0, 0, false), marking.admit(avg, 0, 0, ect));
             match p {
                 Action::Drop(DropReason::Red) => {
                     early += 1;
@@ -154,8 +184,14 @@ mod tests {
                 _ => assert_eq!(m, Action::Admit, "arrival {i}"),
             }
         }
-        assert!(early > 50, "{early}");
         assert_eq!((plain.forced_drops, marking.forced_drops), (0, 0));
+        early
+    }
+
+    #[test]
+    fn with_ecn_an_early_drop_marks_an_ect_packet_and_drops_the_others() {
+        let early = marks_where_plain_drops(CFG, 10, 3, 5000);
+        assert!(early > 50, "{early}");
     }
 
     #[test]
@@ -167,5 +203,73 @@ mod tests {
         r.avg = 6.0;
         assert_eq!(r.admit(20, 0, 0, true), Action::Drop(DropReason::Tail), "a full buffer");
         assert!(r.marks());
+    }
+
+    #[test]
+    fn gentle_is_plain_red_below_max_th_draw_for_draw() {
+        // Below max_th the gentle flag changes nothing: the same decisions,
+        // from the same draws, and the same average.
+        let (mut plain, mut gentle) = (Red::new(CFG, 100, 10, 3, PortId(2)), Red::new(GENTLE, 100, 10, 3, PortId(2)));
+        (plain.avg, gentle.avg) = (10.0, 10.0);
+        for i in 0..5000 {
+            assert_eq!(plain.admit(10, 0, 0, false), gentle.admit(10, 0, 0, false), "arrival {i}");
+        }
+        assert_eq!(plain.avg.to_bits(), gentle.avg.to_bits());
+        // Above max_th plain RED forces every drop; gentle RED does not.
+        (plain.avg, gentle.avg) = (18.0, 18.0);
+        assert_eq!(plain.admit(18, 0, 0, false), Action::Drop(DropReason::Red));
+        assert_eq!((plain.forced_drops, gentle.forced_drops), (1, 0));
+    }
+
+    #[test]
+    fn gentle_region_drops_early_with_the_count_correction() {
+        // At 1.2·max_th (avg 18): pb = 0.02 + 0.98·3/15 = 0.216, and
+        // pa = pb / (1 - count·pb) after count arrivals since the last drop:
+        // 0.2755, 0.3803, 0.6136, then 1 at the fourth. Expected arrivals per
+        // drop 1 + 0.7245 + 0.4492 + 0.1736 = 2.347: about 2130 in 5000.
+        let mut r = Red::new(GENTLE, 100, 10, 3, PortId(2));
+        r.avg = 18.0;
+        let mut since = 0;
+        let mut drops = 0;
+        for _ in 0..5000 {
+            since += 1;
+            if r.admit(18, 0, 0, false) == Action::Drop(DropReason::Red) {
+                assert!(since <= 4, "the count forces a drop by the fourth arrival");
+                (drops, since) = (drops + 1, 0);
+            }
+        }
+        assert!((1950..2320).contains(&drops), "{drops}");
+        assert_eq!(r.forced_drops, 0, "early drops, not forced ones");
+        // At 1.5·max_th (avg 22.5): pb = 0.02 + 0.98·0.5 = 0.51, and after a
+        // drop the first arrival has count 1, pa = 0.51 / 0.49 > 1: FJ93's
+        // count correction (ns-2 with wait_ false) drops every arrival there,
+        // still early. Arrivals of 23 keep the average in (22.5, 23).
+        r.avg = 22.5;
+        for i in 0..200 {
+            assert_eq!(r.admit(23, 0, 0, false), Action::Drop(DropReason::Red), "arrival {i}");
+        }
+        assert_eq!(r.forced_drops, 0);
+    }
+
+    #[test]
+    fn gentle_forces_drops_from_twice_max_th() {
+        let mut r = Red::new(RedConfig { ecn: true, ..GENTLE }, 100, 10, 1, PortId(0));
+        r.avg = 29.9;
+        // Just below 2·max_th, pb = 0.9935: an early drop, so an ECT packet is marked.
+        assert_eq!(r.admit(30, 0, 0, true), Action::Mark);
+        assert_eq!(r.forced_drops, 0);
+        r.avg = 30.0;
+        assert_eq!(r.admit(30, 0, 0, true), Action::Drop(DropReason::Red), "avg >= 2·max_th: forced, even with ECN");
+        assert_eq!(r.admit(30, 0, 0, false), Action::Drop(DropReason::Red));
+        assert_eq!(r.forced_drops, 2);
+        r.avg = 20.0;
+        assert_eq!(r.admit(100, 0, 0, true), Action::Drop(DropReason::Tail), "a full buffer");
+    }
+
+    #[test]
+    fn with_ecn_the_gentle_region_marks_what_gentle_red_drops() {
+        // At 1.2·max_th about 43 % of arrivals are dropped early (above).
+        let early = marks_where_plain_drops(GENTLE, 18, 5, 2000);
+        assert!(early > 500, "{early}");
     }
 }

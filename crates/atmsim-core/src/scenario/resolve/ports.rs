@@ -257,7 +257,7 @@ fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
     if !(r.w_q > 0.0 && r.w_q <= 1.0) {
         return err("router.red.w_q", "must be in (0, 1]");
     }
-    Ok(RedConfig { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, w_q: r.w_q, ecn: r.ecn })
+    Ok(RedConfig { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, w_q: r.w_q, ecn: r.ecn, gentle: r.gentle })
 }
 
 /// An IP router port: a limit in bytes or packets, at least one full packet.
