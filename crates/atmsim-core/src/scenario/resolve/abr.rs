@@ -8,6 +8,7 @@ use crate::atm::abr::erica::{EricaConfig, QueueControl};
 use crate::atm::abr::source::AbrParams;
 use crate::atm::abr::VbrConfig;
 use crate::atm::abr::{cells_per_second, AbrConfig, AbrSwitch, EfciConfig};
+use crate::net::Limit;
 use crate::scenario::abr_schema::VbrSection;
 use crate::scenario::abr_schema::{AbrSection, AbrSwitchName};
 use crate::scenario::model::PortModel;
@@ -76,19 +77,36 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
         Some(l) => Some((port_named("abr.loss.port", ports, &l.port)?, within("abr.loss.probability", l.probability, 0.0, 1.0, false)?)),
         None => None,
     };
-    let switch = switch(a)?;
+    let switch = switch(a, ports, is_host)?;
     Ok(Some(AbrConfig { source: params(a)?, switch, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
 }
 
 /// The switches' algorithm; `[abr.efci]` is checked even when ERICA runs,
-/// as `[abr.erica]`'s ERICA+ keys are when ERICA+ does not.
-fn switch(a: &AbrSection) -> Result<AbrSwitch, ScenarioError> {
+/// as `[abr.erica]`'s ERICA+ keys are when ERICA+ does not. EFCI switches
+/// need `high` below every switch port's buffer: a port whose queue cannot
+/// reach it would never mark.
+fn switch(a: &AbrSection, ports: &[PortModel], is_host: &[bool]) -> Result<AbrSwitch, ScenarioError> {
     let e = &a.efci;
     if e.high == 0 {
         return err("abr.efci.high", "must be at least 1 cell");
     }
     if e.low > e.high {
         return err("abr.efci.low", format!("{} is above abr.efci.high {}", e.low, e.high));
+    }
+    if a.switch == AbrSwitchName::Efci {
+        let switch_ports = ports.iter().filter(|p| !is_host[p.from.ix()]);
+        if let Some((p, n)) = switch_ports
+            .filter_map(|p| match p.limit {
+                Limit::Units(n) if e.high >= n => Some((p, n)),
+                _ => None,
+            })
+            .next()
+        {
+            return err(
+                "abr.efci.high",
+                format!("{} cells is not below {}'s buffer of {n} cells: that port would never mark", e.high, p.name),
+            );
+        }
     }
     Ok(match a.switch {
         AbrSwitchName::Erica => AbrSwitch::Erica,
@@ -253,6 +271,10 @@ mod tests {
         assert_eq!(key_of(&["abr.efci.low=300"]), "abr.efci.low");
         assert_eq!(key_of(&["abr.efci.high=-1"]), "abr.efci.high");
         assert_eq!(key_of(&["abr.efci.mark=1"]), "abr.efci.mark");
+        // A threshold the buffer cannot reach is refused, with EFCI switches only.
+        assert_eq!(key_of(&["abr.switch=efci", "switch.buffer=200cells"]), "abr.efci.high");
+        assert!(check(&["abr.switch=efci", "switch.buffer=257cells"]).is_ok());
+        assert!(check(&["switch.buffer=200cells"]).is_ok());
         let msg = |o: &[&str]| check(o).unwrap_err().to_string();
         assert_eq!(msg(&["abr.pcr=\"1bps\""]), "abr.icr: '10Mbps' must lie between abr.mcr '0' and abr.pcr '1bps'");
         assert_eq!(msg(&["abr.tcr=1e300"]), "abr.tcr: 1.000000e300 cells/s is outside [0, 366792.4528302] cells/s");
