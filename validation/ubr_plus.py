@@ -59,10 +59,17 @@ def jain(xs: list[float]) -> float:
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0.0
 
 
+def _common(buffer: int, sets: list[str], duration: float) -> list[str]:
+    """The buffer and duration of every arm; EPD's threshold at 0.9 of the buffer, as R is for
+    Selective Drop and FBA (set only for EPD: a key of a policy that does not run is refused)."""
+    epd = [f"switch.epd_threshold={round(0.9 * buffer)}"] if "switch.policy=epd" in sets else []
+    return [f"switch.buffer={buffer}cells", *epd, f"duration={duration}s"]
+
+
 def measure(n: int, buffer: int, sets: list[str], duration: float, seeds: int) -> dict:
     """Efficiency, fairness, cell loss ratio and timeouts, means over seeds."""
     text = scenario(n)
-    common = [f"switch.buffer={buffer}cells", f"switch.epd_threshold={round(0.9 * buffer)}", f"duration={duration}s"]
+    common = _common(buffer, sets, duration)
     rows = []
     for seed in range(1, seeds + 1):
         s = atmsim.run(text, common + sets, seed=seed).summary
@@ -83,7 +90,7 @@ def spread(n: int, buffer: int, sets: list[str], duration: float, seeds: int) ->
     """Mean efficiency, and fairness's mean and standard deviation, over `seeds` seeds."""
     import statistics
 
-    common = [f"switch.buffer={buffer}cells", f"switch.epd_threshold={round(0.9 * buffer)}", f"duration={duration}s"]
+    common = _common(buffer, sets, duration)
     runs = [atmsim.run(scenario(n), common + sets, seed=k).summary for k in range(1, seeds + 1)]
     fair = [jain([f["bytes_delivered"] for f in s["flows"]]) for s in runs]
     return statistics.mean(s["effective_throughput"] for s in runs), (statistics.mean(fair), statistics.stdev(fair))
@@ -92,7 +99,7 @@ def spread(n: int, buffer: int, sets: list[str], duration: float, seeds: int) ->
 def synchrony(n: int, buffer: int, sets: list[str], duration: float) -> dict:
     """Timeouts of all flows, the mean number of other flows timing out within
     100 ms of each, and the bottleneck's busy fraction (seed 1, traces on)."""
-    common = [f"switch.buffer={buffer}cells", f"switch.epd_threshold={round(0.9 * buffer)}", f"duration={duration}s"]
+    common = _common(buffer, sets, duration)
     r = atmsim.run(scenario(n), common + sets, seed=1, trace=True)
     ev = r.traces["events"]
     to = ev[ev.kind == "timeout"]

@@ -79,12 +79,14 @@ pub struct PortSummary {
     /// packets); only at a port whose policy marks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units_marked: Option<u64>,
-    /// RED with ECN (`router.red.ecn`): its forced drops (average queue at
-    /// or above `max_th`), which stay drops of ECN-capable packets too; the
-    /// rest of `drops_by_reason.red` are early drops of packets that were
-    /// not ECN-capable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub red_forced_drops: Option<u64>,
+    /// The port's drop policy's own counters, each named in its
+    /// mechanism's `counters` (`net/drop/`), written as fields of the port:
+    /// e.g. RED with ECN's `red_forced_drops` (average queue at or above
+    /// `max_th`), which stay drops of ECN-capable packets too; the rest of
+    /// `drops_by_reason.red` are early drops of packets that were not
+    /// ECN-capable.
+    #[serde(flatten)]
+    pub policy_counters: std::collections::BTreeMap<&'static str, u64>,
 }
 
 /// A host under the Morris–Kung host model (`host.model = "adapter"`).

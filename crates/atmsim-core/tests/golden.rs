@@ -62,43 +62,15 @@ fn one(name: &str, text: &str, seed: u64, trace: bool) -> Option<String> {
     }
 }
 
-/// Variations that exercise every mechanism the built-in scenarios leave
-/// at their defaults: (scenario, golden name, overrides). Two simulated
-/// seconds each, seed 2, traces on.
+/// Variations that exercise what the built-in scenarios leave at their
+/// defaults and no registered mechanism declares: (scenario, golden name,
+/// overrides). Two simulated seconds each, seed 2, traces on. Each
+/// registered mechanism declares its own (`base::mechanism::Golden`), read
+/// from the registry by [`registered`].
 const MATRIX: &[(&str, &str, &[&str])] = &[
-    ("aron97-topo1-atm", "lite-afr", &["tcp.variant=lite-afr"]),
-    ("aron97-topo1-atm", "tahoe", &["tcp.variant=tahoe"]),
-    ("aron97-topo1-atm", "newreno", &["tcp.variant=newreno"]),
-    ("aron97-topo1-atm", "vegas-rm", &["tcp.variant=vegas-rm"]),
-    ("aron97-topo1-atm", "vegas-rm-afr", &["tcp.variant=vegas-rm-afr", "tcp.afr_predictor=hysteresis"]),
-    ("aron97-topo1-atm", "vegas", &["tcp.variant=vegas"]),
-    ("aron97-topo1-atm", "vegas-afr-10ms", &["tcp.variant=vegas-afr", "tcp.tick=10ms"]),
     ("aron97-topo1-atm", "lite-orig", &["tcp.bp95=false", "tcp.delayed_ack=false"]),
-    ("aron97-topo1-atm", "ppd", &["switch.policy=ppd", "switch.buffer=48KB"]),
-    ("aron97-topo1-atm", "epd", &["switch.policy=epd", "switch.buffer=48KB", "atm.encapsulation=aal5-llc"]),
-    ("aron97-topo1-atm", "eom", &["switch.policy=eom-protect", "switch.buffer=48KB", "atm.encapsulation=aal5-vcmux"]),
     ("aron97-topo1-atm", "per-vc", &["switch.queueing=per-vc", "switch.buffer=48KB"]),
-    ("aron97-topo2-packet", "vegas-afr", &["tcp.variant=vegas-afr", "switch.buffer=48KB"]),
-    ("aron97-topo2-packet", "newreno", &["tcp.variant=newreno", "tcp.tick=100ms"]),
-    ("aron97-topo1-packet", "tahoe-cells", &["tcp.variant=tahoe", "switch.buffer=21packets"]),
-    ("aron97-topo1-packet", "sack", &["tcp.variant=sack"]),
-    ("aron97-topo1-atm", "sack", &["tcp.variant=sack", "switch.buffer=48KB"]),
     ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
-    ("morris-kung95-b", "ppd", &["switch.policy=ppd"]),
-    // Random drop (Chang et al.'s gateway) on a small buffer, so that it evicts often.
-    ("aron97-topo1-packet", "random-drop", &["router.policy=random-drop", "switch.buffer=3packets"]),
-    // Drop from front on the same small buffer.
-    ("aron97-topo1-packet", "drop-front", &["router.policy=drop-front", "switch.buffer=3packets"]),
-    // RED (Floyd & Jacobson's defaults) on a buffer large enough that early drops dominate.
-    ("aron97-topo1-packet", "red", &["router.policy=red", "switch.buffer=60packets"]),
-    // RED with ECN (RFC 3168) and ECN TCP on the same buffer: early drops become CE marks.
-    ("aron97-topo1-packet", "red-ecn", &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true"]),
-    // Gentle RED (Floyd 2000) with ECN on the same buffer: early drops, marked, up to 2·max_th.
-    (
-        "aron97-topo1-packet",
-        "red-ecn-gentle",
-        &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true", "router.red.gentle=true"],
-    ),
     // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology
     // where several inputs feed one output in the same slot.
     ("aron97-topo1-atm", "input-rr", &["switch.input_service=round-robin", "switch.buffer=48KB"]),
@@ -106,13 +78,6 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("jain96-2src", "abr-loss", &["abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=0.001", "tcp.variant=lite"]),
     // ABR with the on/off VBR background at strict priority (the two-class port).
     ("jain96-5src", "vbr", &["abr.vbr.port=\"SW1->SW2\"", "abr.vbr.rate=\"124.416Mbps\""]),
-    // EOM protection with PPD on UBR: the rest of a damaged frame is dropped, EOMs kept.
-    ("aron97-topo1-atm", "eom-ppd", &["switch.policy=eom-protect-ppd", "switch.buffer=48KB", "atm.encapsulation=aal5-vcmux"]),
-    // Selective Drop and Fair Buffer Allocation (UBR+) on a buffer small enough that they refuse frames.
-    ("aron97-topo1-atm", "selective-drop", &["switch.policy=selective-drop", "switch.buffer=96KB", "atm.encapsulation=aal5-llc"]),
-    ("aron97-topo1-atm", "fba", &["switch.policy=fba", "switch.buffer=96KB", "atm.encapsulation=aal5-llc"]),
-    // Intelligent tail drop (EOM protection) on ABR with a buffer small enough to overflow.
-    ("jain96-2src", "eom-protect", &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"]),
     // Binary-feedback ABR: EFCI switches, destinations turning EFCI into CI, TM 4.0's RIF = RDF = 1/16;
     // then with relative rate marking (CI in backward RM cells) as well.
     ("jain96-2src", "efci", &["abr.switch=efci", "abr.rif=0.0625", "abr.rdf=0.0625"]),
@@ -161,10 +126,40 @@ fn captures_match_their_goldens() {
     assert!(diffs.is_empty(), "captures differ from their goldens: {diffs:?}");
 }
 
+/// The golden variations every registered mechanism declares; a variation
+/// named "" is the built-in scenario itself, pinned by
+/// [`built_in_scenarios_match_their_goldens`].
+fn registered() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    atmsim_core::scenario::registry::mechanisms()
+        .flat_map(|m| m.goldens.iter())
+        .filter(|g| !g.variation.is_empty())
+        .map(|g| (g.scenario, g.variation, g.overrides))
+        .collect()
+}
+
+#[test]
+fn every_registered_mechanism_is_pinned_by_a_golden() {
+    // A mechanism registered without a golden variation, or naming a
+    // scenario that is not built in, fails here; one whose golden file was
+    // never recorded fails `variations_match_their_goldens` ("missing golden").
+    let builtin: Vec<String> = scenarios().into_iter().map(|(n, _)| n).collect();
+    for m in atmsim_core::scenario::registry::mechanisms() {
+        assert!(!m.goldens.is_empty(), "{} = \"{}\" declares no golden variation", m.selected_by, m.name);
+        for g in m.goldens {
+            assert!(builtin.iter().any(|b| b == g.scenario), "{}: golden scenario {} is not built in", m.name, g.scenario);
+        }
+    }
+    let mut names: Vec<(&str, &str)> = registered().iter().chain(MATRIX).map(|(s, v, _)| (*s, *v)).collect();
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), n, "two golden variations share a file name");
+}
+
 #[test]
 fn variations_match_their_goldens() {
     std::fs::create_dir_all(golden_path("matrix")).unwrap();
-    let diffs: Vec<String> = MATRIX.iter().filter_map(|(s, v, sets)| matrix_one(s, v, sets)).collect();
+    let diffs: Vec<String> = MATRIX.iter().copied().chain(registered()).filter_map(|(s, v, sets)| matrix_one(s, v, sets)).collect();
     assert!(diffs.is_empty(), "outputs differ from their goldens: {diffs:?}");
 }
 

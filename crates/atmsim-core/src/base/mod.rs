@@ -5,6 +5,7 @@
 
 pub mod header;
 pub mod ids;
+pub mod mechanism;
 pub mod unit;
 
 pub use header::{flags, ArbData, ArbReply, Datagram, FrameHeader, Segment};

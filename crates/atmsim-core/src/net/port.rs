@@ -281,7 +281,7 @@ mod tests {
 
     pub(super) fn port(limit: Limit) -> Port {
         let rate = Rate::new(424, 3 * PS_PER_US as u128).unwrap();
-        let policy = DropPolicy::new(DropSpec::Tail, &PortContext { limit, num_vcs: 1, seed: 1, port: PortId(0), packet_time: 1 });
+        let policy = DropPolicy::new(DropSpec::Tail(()), &PortContext { limit, num_vcs: 1, seed: 1, port: PortId(0), packet_time: 1 });
         Port::new("p".into(), NodeId(0), NodeId(1), rate, 10 * PS_PER_US, limit, policy, Discipline::Fifo(Fifo::default()))
     }
 

@@ -5,7 +5,7 @@
 //! TCP Boston, `aida = false` leaves them plain Reno, measured the same way.
 
 use super::model::Network;
-use super::schema::{HostKind, Scenario, VariantName};
+use super::schema::{HostKind, Scenario};
 use super::{err, ScenarioError};
 use crate::coding::MatrixKind;
 use crate::net::MAX_CELL_INDEX;
@@ -22,7 +22,7 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
         return err("host.model", "must be \"ideal\" with [boston]");
     }
     if b.aida {
-        if s.tcp.variant != VariantName::Lite {
+        if s.tcp.variant != "lite" {
             return err("tcp.variant", "TCP Boston runs on Reno: use \"lite\"");
         }
         if s.tcp.delayed_ack {

@@ -18,6 +18,8 @@ pub mod boston;
 pub mod capture;
 pub mod model;
 mod overrides;
+mod params;
+pub mod registry;
 mod resolve;
 pub mod routing;
 pub mod schema;
@@ -64,13 +66,16 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
     }
+    let params = params::take(&mut table)?;
     let named = item_names(&table);
     let value = toml::Value::Table(table);
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = name_items(&e.path().to_string(), &named);
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
         ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
-    })
+    })?;
+    scenario.params = params;
+    Ok(scenario)
 }
 
 /// The names of the `[[flow]]` and `[[link]]` items (a flow's name, a link's
@@ -100,7 +105,11 @@ fn name_items(path: &str, named: &[(&'static str, Vec<Option<String>>)]) -> Stri
 
 /// The fully resolved scenario as TOML (defaults filled in).
 pub fn to_toml(s: &Scenario) -> String {
-    toml::to_string(s).expect("a valid scenario serialises")
+    let toml::Value::Table(mut table) = toml::Value::try_from(s).expect("a valid scenario serialises") else {
+        unreachable!("a scenario is a table")
+    };
+    params::put_back(&mut table, &s.params);
+    toml::to_string(&table).expect("a valid scenario serialises")
 }
 
 #[cfg(test)]

@@ -49,36 +49,6 @@ pub enum SeedUse {
     Nothing,
 }
 
-/// `tcp.variant`: a congestion control, optionally with Adaptive Fast
-/// Retransmit. A name enum because the core keeps the two apart
-/// (`TcpConfig::variant` and `TcpConfig::afr`), while the papers name the
-/// combinations (Aron & Druschel §5: "Vegas-AFR").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VariantName {
-    /// 4.4BSD-Lite: slow start, congestion avoidance, Reno fast retransmit
-    /// and fast recovery.
-    #[default]
-    Lite,
-    LiteAfr,
-    /// 4.3BSD-Tahoe: fast retransmit without fast recovery.
-    Tahoe,
-    /// Slow start and congestion avoidance, no fast retransmit (Jain et al.).
-    TimeoutOnly,
-    /// Lite with NewReno partial-ACK recovery (RFC 6582), for comparison.
-    Newreno,
-    /// Lite with Vegas's retransmission mechanism only (Aron & Druschel §5).
-    VegasRm,
-    VegasRmAfr,
-    /// TCP Vegas (Brakmo & Peterson 1995): its slow start, congestion
-    /// avoidance and retransmission mechanism.
-    Vegas,
-    VegasAfr,
-    /// Lite's slow start and congestion avoidance with SACK (RFC 2018
-    /// option, RFC 6675 loss recovery).
-    Sack,
-}
-
 /// `[atm]`: how IP packets become cells (only used on `network = "atm"`,
 /// accepted on both so a scenario can flip networks).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -119,10 +89,11 @@ impl Default for IpSection {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpSection {
-    /// lite, tahoe, newreno, vegas-rm, vegas, sack; "-afr" (lite-afr,
-    /// vegas-rm-afr, vegas-afr) adds Adaptive Fast Retransmit (Aron &
-    /// Druschel §5.1.1).
-    pub variant: VariantName,
+    /// A TCP variant registered under `tcp.variant`
+    /// (`transport/tcp/congestion/`: lite, tahoe, newreno, vegas-rm, vegas,
+    /// sack, ...; "-afr" adds Adaptive Fast Retransmit, Aron & Druschel
+    /// §5.1.1).
+    pub variant: String,
     /// AFR's 2-bit state (used by "-afr" variants only). "saturating": a
     /// saturating counter, two consecutive-loss episodes to switch to
     /// retransmitting two segments and two single-loss ones to switch back
@@ -167,7 +138,7 @@ fn is_false(b: &bool) -> bool {
 impl Default for TcpSection {
     fn default() -> Self {
         TcpSection {
-            variant: VariantName::Lite,
+            variant: "lite".into(),
             afr_predictor: Predictor::Saturating,
             bp95: true,
             mss: "9140B".into(),
@@ -183,9 +154,9 @@ impl Default for TcpSection {
     }
 }
 
-pub use super::schema_switch::{FairShareSection, InputServiceName, PolicyName, QueueingName, SwitchSection};
+pub use super::schema_switch::{InputServiceName, QueueingName, SwitchSection};
 
-pub use super::schema_packet::{RouterPolicyName, RouterSection};
+pub use super::schema_packet::RouterSection;
 
 pub use super::schema_hosts::{CreditSection, HostKind, HostSection};
 
@@ -354,6 +325,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(rename = "flow")]
     pub flows: Vec<FlowSpec>,
+    /// The keys the mechanisms declare (`base::mechanism::Key`), read and
+    /// written by `scenario/params.rs` rather than as fields.
+    #[serde(skip)]
+    pub params: crate::base::mechanism::Params,
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The sections of `schema.rs` that only packet networks use, in their own
-//! file: `[router]` (drop tail or random drop) and `[arb]` (the parameters
+//! file: `[router]` (its drop policy) and `[arb]` (the parameters
 //! of every ARB flow, `flow.kind = "arb"`; Chang, Huynh & Gray §2). Rates
 //! are bits per second of packets on the wire; "auto" derives a value from
 //! the flow's path as written in `docs/arb.md`.
@@ -18,84 +18,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RouterSection {
-    /// What a full router port does with an arriving packet.
-    pub policy: RouterPolicyName,
-    /// Random drop: is the arriving packet a candidate victim with the
-    /// waiting ones (default), or only waiting packets?
-    #[serde(skip_serializing_if = "is_true")]
-    pub include_arrival: bool,
-    #[serde(skip_serializing_if = "RedSection::is_default")]
-    pub red: RedSection,
-}
-
-/// `[router.red]`: RED's thresholds (packets), maximum drop probability and
-/// queue weight; Floyd & Jacobson's (1993) values by default; and ECN.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RedSection {
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    /// Mark instead of drop (RFC 3168 §7; ns-2's `setbit_`): an early drop
-    /// of an ECN-capable packet (`tcp.ecn = true`) sets CE and admits it;
-    /// drops above `max_th` and to a full buffer stay drops.
-    pub ecn: bool,
-    /// Gentle RED (Floyd 2000): between `max_th` and `2·max_th` the drop
-    /// probability rises from `max_p` to 1 (early drops, marked with
-    /// `ecn`), forced drops only above `2·max_th`. Off [choice]: Floyd &
-    /// Jacobson 1993 have no gentle mode (ns-2 2.35 and ns-3 default it on).
-    /// Left out of the written scenario when off, so that existing files
-    /// read back unchanged.
-    #[serde(skip_serializing_if = "is_false")]
-    pub gentle: bool,
-}
-
-impl Default for RedSection {
-    fn default() -> Self {
-        RedSection { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false, gentle: false }
-    }
-}
-
-impl RedSection {
-    pub fn is_default(&self) -> bool {
-        *self == RedSection::default()
-    }
+    /// What a full router port does with an arriving packet: a drop policy
+    /// registered under `router.policy` (`net/drop/mod.rs`: "tail",
+    /// "random-drop", "red", "drop-front"); its keys
+    /// (`router.include_arrival`, `[router.red]`) are declared by the policy.
+    pub policy: String,
 }
 
 impl Default for RouterSection {
     fn default() -> Self {
-        RouterSection { policy: RouterPolicyName::Tail, include_arrival: true, red: RedSection::default() }
+        RouterSection { policy: "tail".into() }
     }
-}
-
-/// `router.policy`. A name enum rather than the core's `DropSpec`
-/// because some policies carry parameters, which are keys of `[router]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RouterPolicyName {
-    /// Drop the arriving packet if it does not fit in the buffer (bytes or
-    /// packets, counting the packet in transmission).
-    #[default]
-    Tail,
-    /// Random drop (Mankin 1990; RFC 1254; Chang, Huynh & Gray §4.2): a
-    /// full port discards a packet chosen at random (`net/drop/random_drop.rs`).
-    RandomDrop,
-    /// RED (Floyd & Jacobson 1993): early random drops from the average
-    /// queue, parameters in `[router.red]` (`net/drop/red.rs`).
-    Red,
-    /// Drop from front (ns-2's `drop_front_`; Lakshman, Neidhardt & Ott
-    /// 1996): a full port discards its oldest waiting packet
-    /// (`net/drop/drop_front.rs`).
-    DropFront,
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// `[arb]`.

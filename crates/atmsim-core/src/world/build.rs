@@ -17,7 +17,7 @@ use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
-use crate::transport::tcp::{TcpReceiver, TcpSender, Variant};
+use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
 /// No frame is known to be doomed on the VC.
@@ -138,7 +138,7 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                 }
                 let rcv_buf = tcp.rcv_buf.min(u32::MAX as u64) as u32;
                 let mut receiver = TcpReceiver::new(rcv_buf, model.tcp.mss as u64, model.tcp.delayed_ack);
-                if tcp.variant == Variant::Sack {
+                if tcp.variant.sack_option {
                     receiver = receiver.with_sack();
                 }
                 if tcp.ecn {

@@ -147,7 +147,7 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
         credit_cells: p.stats.credit_cells,
         units_marked: p.policy.may_mark().then_some(p.stats.units_marked),
-        red_forced_drops: p.policy.red_forced_drops(),
+        policy_counters: p.policy.counters().into_iter().collect(),
     }
 }
 

@@ -6,11 +6,45 @@
 //! 1996) show it tells a TCP sender of congestion a queueing delay sooner
 //! than tail drop does. The drop counts as `tail` (no room).
 //!
-//! (This file and its variant, `DropSpec::DropFront` and the name
-//! `router.policy = "drop-front"` are all it took to add the policy: the
-//! port carries out the eviction, `net/port/evict.rs`.)
+//! (This file and its line in `net/drop/mod.rs`'s registry are all it takes:
+//! the port carries out the eviction, `net/port/evict.rs`.)
 
-use super::{Action, DropReason};
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Golden, KeyError, Mechanism, Networks};
+use crate::net::Unit;
+use crate::time::{Serializer, Time};
+
+impl Policy for DropFront {
+    const MECHANISMS: &'static [Mechanism] = &[Mechanism {
+        name: "drop-front",
+        selected_by: "router.policy",
+        networks: Networks::Packet,
+        about: "drop from front (ns-2's drop_front_; Lakshman, Neidhardt & Ott 1996): a full port discards its oldest waiting packet",
+        docs: "packet.md",
+        keys: &[],
+        counters: &["tail"],
+        goldens: &[Golden {
+            scenario: "aron97-topo1-packet",
+            variation: "drop-front",
+            overrides: &["router.policy=drop-front", "switch.buffer=3packets"],
+        }],
+    }];
+    type Spec = ();
+    const EVICTS: bool = true;
+    fn resolve(_: &str, _: &ResolveCx) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn build(_: (), units: u64, _: &PortContext) -> Self {
+        DropFront { limit: units }
+    }
+    #[inline]
+    fn admit(&mut self, _: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        DropFront::admit(self, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropFront {

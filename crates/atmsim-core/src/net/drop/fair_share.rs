@@ -27,9 +27,83 @@
 //! scenario checks it).
 
 use super::frame::{rest_of_frame, FrameState};
-use super::{Action, DropReason};
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Bound, Golden, Key, KeyDefault, KeyError, KeyKind, Mechanism, Networks};
 use crate::net::Unit;
+use crate::time::{Serializer, Time};
 use std::collections::VecDeque;
+
+/// R and Z (Goyal et al. 1998 §4 name them). Defaults [choice]: R = 0.9 of
+/// the buffer, near the top as EPD's threshold is; Z = 0.8, a VC is refused
+/// a little below its fair share; `validation/ubr_plus.py` measures the
+/// sensitivity to both.
+const KEYS: &[Key] = &[
+    Key {
+        name: "switch.fair_share.r",
+        kind: KeyKind::Real { lo: Bound::Open(0.0), hi: Bound::Closed(1.0) },
+        default: KeyDefault::Value("0.9"),
+        about: "occupancy, as a share of the buffer, from which frames are tested (R)",
+    },
+    Key {
+        name: "switch.fair_share.z",
+        kind: KeyKind::Real { lo: Bound::Open(0.0), hi: Bound::None },
+        default: KeyDefault::Value("0.8"),
+        about: "how many times its fair share a VC may hold and still start a frame (Z)",
+    },
+];
+
+/// UBR+ pinned on a buffer small enough that the policies refuse frames.
+const UBR_PLUS_BUFFER: &str = "switch.buffer=96KB";
+const LLC: &str = "atm.encapsulation=aal5-llc";
+
+impl Policy for FairShare {
+    const MECHANISMS: &'static [Mechanism] = &[
+        Mechanism {
+            name: "selective-drop",
+            selected_by: "switch.policy",
+            networks: Networks::Atm,
+            about: "Selective Drop (Goyal et al. 1998 §4): EPD that refuses a new frame only of a VC above Z times its fair share",
+            docs: "policies.md",
+            keys: KEYS,
+            counters: &["selective_drop", "tail", "ppd"],
+            goldens: &[Golden { scenario: "aron97-topo1-atm", variation: "selective-drop", overrides: &["switch.policy=selective-drop", UBR_PLUS_BUFFER, LLC] }],
+        },
+        Mechanism {
+            name: "fba",
+            selected_by: "switch.policy",
+            networks: Networks::Atm,
+            about: "Fair Buffer Allocation (Heinanen & Kilkki 1995): Selective Drop with a bound that tightens as the buffer fills",
+            docs: "policies.md",
+            keys: KEYS,
+            counters: &["fba", "tail", "ppd"],
+            goldens: &[Golden { scenario: "aron97-topo1-atm", variation: "fba", overrides: &["switch.policy=fba", UBR_PLUS_BUFFER, LLC] }],
+        },
+    ];
+    type Spec = FairShareConfig;
+    /// R as a share of each port's buffer; the per-VC accounting needs a FIFO port.
+    fn resolve(name: &str, cx: &ResolveCx) -> Result<FairShareConfig, KeyError> {
+        if !cx.fifo {
+            return Err(KeyError::new(
+                "switch.policy",
+                "selective drop and FBA share one FIFO buffer; they need switch.queueing = \"fifo\"",
+            ));
+        }
+        let rule = if name == "fba" { FairShareRule::FairBufferAllocation } else { FairShareRule::SelectiveDrop };
+        let r = cx.params.real("switch.fair_share.r", 0.9);
+        let threshold = ((r * cx.units as f64).round() as u64).clamp(1, cx.units);
+        Ok(FairShareConfig { rule, threshold, z: cx.params.real("switch.fair_share.z", 0.8) })
+    }
+    fn build(config: FairShareConfig, units: u64, cx: &PortContext) -> Self {
+        FairShare::new(units, config, cx.num_vcs)
+    }
+    #[inline]
+    fn admit(&mut self, unit: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        FairShare::admit(self, unit, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 /// Which per-VC test a port applies at a frame's first cell.
 #[derive(Clone, Copy, Debug, PartialEq)]

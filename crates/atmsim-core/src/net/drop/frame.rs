@@ -10,8 +10,160 @@
 //! `index == 0`. The three share one state machine: what to do with the
 //! rest of a frame that lost a cell.
 
-use super::{Action, DropReason};
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Golden, Key, KeyDefault, KeyError, KeyKind, Mechanism, Networks};
 use crate::net::Unit;
+use crate::time::{Serializer, Time};
+
+/// The frame-discard runs: topology 1 on a buffer small enough to overflow.
+const SMALL: &str = "switch.buffer=48KB";
+
+impl Policy for Ppd {
+    const MECHANISMS: &'static [Mechanism] = &[Mechanism {
+        name: "ppd",
+        selected_by: "switch.policy",
+        networks: Networks::Atm,
+        about: "Partial Packet Discard (Armitage & Adams 1993; Romanow & Floyd 1995): the rest of a frame that lost a cell, its EOM kept",
+        docs: "atm.md",
+        keys: &[],
+        counters: &["tail", "ppd"],
+        goldens: &[
+            Golden { scenario: "aron97-topo1-atm", variation: "ppd", overrides: &["switch.policy=ppd", SMALL] },
+            Golden { scenario: "morris-kung95-b", variation: "ppd", overrides: &["switch.policy=ppd"] },
+        ],
+    }];
+    type Spec = ();
+    fn resolve(_: &str, _: &ResolveCx) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn build(_: (), units: u64, cx: &PortContext) -> Self {
+        Ppd::new(units, cx.num_vcs)
+    }
+    #[inline]
+    fn admit(&mut self, unit: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        Ppd::admit(self, unit, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
+const EPD_THRESHOLD: &str = "switch.epd_threshold";
+
+impl Policy for Epd {
+    const MECHANISMS: &'static [Mechanism] = &[Mechanism {
+        name: "epd",
+        selected_by: "switch.policy",
+        networks: Networks::Atm,
+        about: "Early Packet Discard (Romanow & Floyd 1995): a whole frame refused when its first cell finds the threshold reached",
+        docs: "atm.md",
+        keys: &[Key {
+            name: EPD_THRESHOLD,
+            kind: KeyKind::Count { unit: "cells", min: 1 },
+            default: KeyDefault::Computed("the buffer less the cells of a full frame, at least half the buffer"),
+            about: "EPD threshold (Romanow & Floyd give the mechanism, not a threshold), at most the buffer",
+        }],
+        counters: &["epd", "tail", "ppd"],
+        goldens: &[Golden {
+            scenario: "aron97-topo1-atm",
+            variation: "epd",
+            overrides: &["switch.policy=epd", SMALL, "atm.encapsulation=aal5-llc"],
+        }],
+    }];
+    /// The threshold in cells.
+    type Spec = u64;
+    fn resolve(_: &str, cx: &ResolveCx) -> Result<u64, KeyError> {
+        let cells = cx.units;
+        let t = cx.params.count(EPD_THRESHOLD).unwrap_or_else(|| cells.saturating_sub(cx.frame_cells).max(cells / 2));
+        if t == 0 || t > cells {
+            return Err(KeyError::new(EPD_THRESHOLD, format!("must be in 1..={cells} (the buffer in cells)")));
+        }
+        Ok(t)
+    }
+    fn build(threshold: u64, units: u64, cx: &PortContext) -> Self {
+        Epd::new(units, threshold, cx.num_vcs)
+    }
+    #[inline]
+    fn admit(&mut self, unit: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        Epd::admit(self, unit, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
+const EOM_RESERVE: &[Key] = &[Key {
+    name: "switch.eom_reserve",
+    kind: KeyKind::Count { unit: "cells", min: 0 },
+    default: KeyDefault::Computed("the scenario's VCs, two per flow"),
+    about: "cells kept for EOM cells, smaller than the buffer",
+}];
+
+/// EOM protection's parameters for one port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EomProtectSpec {
+    pub reserve: u64,
+    pub ppd: bool,
+}
+
+impl Policy for EomProtect {
+    const MECHANISMS: &'static [Mechanism] = &[
+        Mechanism {
+            name: "eom-protect",
+            selected_by: "switch.policy",
+            networks: Networks::Atm,
+            about: "intelligent tail drop (Jain et al., ATM Forum 96-0177): non-EOM cells up to a reserve short of the limit",
+            docs: "atm.md",
+            keys: EOM_RESERVE,
+            counters: &["eom_reserve", "tail"],
+            goldens: &[
+                Golden {
+                    scenario: "aron97-topo1-atm",
+                    variation: "eom",
+                    overrides: &["switch.policy=eom-protect", SMALL, "atm.encapsulation=aal5-vcmux"],
+                },
+                // On ABR with a buffer small enough to overflow.
+                Golden {
+                    scenario: "jain96-2src",
+                    variation: "eom-protect",
+                    overrides: &["switch.policy=eom-protect", "switch.buffer=600cells", "abr.tbe=1024"],
+                },
+            ],
+        },
+        Mechanism {
+            name: "eom-protect-ppd",
+            selected_by: "switch.policy",
+            networks: Networks::Atm,
+            about: "EOM protection with Partial Packet Discard: the rest of a damaged frame dropped too, its EOM kept",
+            docs: "atm.md",
+            keys: EOM_RESERVE,
+            counters: &["eom_reserve", "tail", "ppd"],
+            goldens: &[Golden {
+                scenario: "aron97-topo1-atm",
+                variation: "eom-ppd",
+                overrides: &["switch.policy=eom-protect-ppd", SMALL, "atm.encapsulation=aal5-vcmux"],
+            }],
+        },
+    ];
+    type Spec = EomProtectSpec;
+    fn resolve(name: &str, cx: &ResolveCx) -> Result<EomProtectSpec, KeyError> {
+        let reserve = cx.params.count("switch.eom_reserve").unwrap_or(cx.num_vcs as u64);
+        if reserve >= cx.units {
+            return Err(KeyError::new("switch.eom_reserve", "must be smaller than the buffer"));
+        }
+        Ok(EomProtectSpec { reserve, ppd: name == "eom-protect-ppd" })
+    }
+    fn build(spec: EomProtectSpec, units: u64, cx: &PortContext) -> Self {
+        EomProtect::new(units, spec.reserve, spec.ppd, cx.num_vcs)
+    }
+    #[inline]
+    fn admit(&mut self, unit: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        EomProtect::admit(self, unit, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 /// Frame-discard state of one VC at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

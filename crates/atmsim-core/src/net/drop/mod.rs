@@ -25,26 +25,17 @@
 //!   cells the port's own policy admits ([`Action::Mark`]).
 //!
 //! Host adapters never drop ([`DropPolicy::Unlimited`]). A new policy is a
-//! file here, a variant, and its name in the scenario schema.
+//! file here, declaring itself (`impl Policy`: its names, keys, counters,
+//! goldens and docs as [`Mechanism`]s), and one line in [`registry!`]'s list
+//! below; the scenario's choices, key checks and golden matrix follow.
 
-mod drop_front;
 mod efci;
-mod fair_share;
-mod frame;
 mod line_loss;
-mod random_drop;
-mod red;
-mod tail;
 
-pub use drop_front::DropFront;
 pub use efci::EfciMarking;
-pub use fair_share::{FairShare, FairShareConfig, FairShareRule};
-pub use frame::{EomProtect, Epd, FrameState, Ppd};
 pub use line_loss::LineLoss;
-pub use random_drop::RandomDrop;
-pub use red::{Red, RedConfig};
-pub use tail::{Tail, TailBytes};
 
+use crate::base::mechanism::{KeyError, Mechanism, Params};
 use crate::net::{Limit, PortId, Unit};
 use crate::time::{Serializer, Time};
 
@@ -101,30 +92,19 @@ pub enum Action {
     },
 }
 
-/// A port's drop policy as the scenario resolves it (`scenario::PortModel`):
-/// the policy's name and parameters, before the port's limit, its random
-/// stream and its per-VC state make it a [`DropPolicy`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DropSpec {
-    /// Accept iff there is room ("drop-tail" in Aron & Druschel).
-    Tail,
-    Ppd,
-    Epd {
-        threshold: u64,
-    },
-    EomProtect {
-        reserve: u64,
-        ppd: bool,
-    },
-    /// Random drop on overflow, with whether the arrival is a candidate.
-    RandomDrop {
-        include_arrival: bool,
-    },
-    Red(RedConfig),
-    /// The oldest waiting packet on overflow.
-    DropFront,
-    /// Selective Drop or Fair Buffer Allocation (a FIFO port only).
-    FairShare(FairShareConfig),
+/// What a policy's resolution reads of its port and scenario: its limit,
+/// the largest frame, the VCs, the queueing, and the keys the scenario sets
+/// (already checked against their declarations).
+pub struct ResolveCx<'a> {
+    /// The port's limit in units (cells, or packets on a router); 0 for a
+    /// byte limit, which only "tail" takes.
+    pub units: u64,
+    /// Cells of the largest frame (ATM), which EPD's default threshold keeps free.
+    pub frame_cells: u64,
+    pub num_vcs: usize,
+    /// The port is one FIFO (`switch.queueing = "fifo"`).
+    pub fifo: bool,
+    pub params: &'a Params,
 }
 
 /// What a port needs to build its policy from a [`DropSpec`].
@@ -137,46 +117,207 @@ pub struct PortContext {
     pub packet_time: Time,
 }
 
-/// The drop policy of one port. (`repr(u8)`: an explicit tag byte, tested
-/// with one compare on every unit.) The variants with large state are
-/// boxed, so that a port's policy and its per-unit counters share a cache
-/// line (see `Port`).
-#[derive(Clone, Debug)]
-#[repr(u8)]
-pub enum DropPolicy {
-    /// Host adapters: everything enters.
-    Unlimited,
-    Tail(Tail),
-    TailBytes(TailBytes),
-    Ppd(Ppd),
-    Epd(Epd),
-    EomProtect(EomProtect),
-    Red(Box<Red>),
-    RandomDrop(Box<RandomDrop>),
-    DropFront(DropFront),
-    FairShare(Box<FairShare>),
-    LineLoss(Box<LineLoss>),
-    EfciMarking(Box<EfciMarking>),
+/// A drop policy a scenario can select: its declarations ([`Mechanism`]:
+/// name, keys, counters, goldens, docs), how it reads its keys, and its
+/// answer for every unit. Dispatched through the [`DropPolicy`] enum that
+/// [`registry!`] writes (one `match`, no `dyn`).
+pub trait Policy: Sized {
+    /// The names it is selected by (one per [`Mechanism`]).
+    const MECHANISMS: &'static [Mechanism];
+    /// Its parameters as resolved for one port.
+    type Spec: Clone + Copy + std::fmt::Debug + PartialEq;
+    /// May it evict a waiting unit ([`Action::Evict`])? Only on a FIFO
+    /// port, which knows where each waiting unit is.
+    const EVICTS: bool = false;
+    /// Its parameters for a port, from the mechanism `name` it was selected as.
+    fn resolve(name: &str, cx: &ResolveCx) -> Result<Self::Spec, KeyError>;
+    /// The policy of one port with a limit of `units`.
+    fn build(spec: Self::Spec, units: u64, cx: &PortContext) -> Self;
+    /// The fate of `unit` arriving at `now` to a buffer holding `q` units
+    /// (counting the unit in transmission).
+    fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action;
+    /// Its limit in units.
+    fn limit(&self) -> u64;
+    /// May it mark units ([`Action::Mark`])? Such a port reports the units it marked.
+    fn may_mark(&self) -> bool {
+        false
+    }
+    /// Its own counters for the port's summary (named in its [`Mechanism::counters`]).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+impl<P: Policy> Policy for Box<P> {
+    const MECHANISMS: &'static [Mechanism] = P::MECHANISMS;
+    type Spec = P::Spec;
+    const EVICTS: bool = P::EVICTS;
+    fn resolve(name: &str, cx: &ResolveCx) -> Result<Self::Spec, KeyError> {
+        P::resolve(name, cx)
+    }
+    fn build(spec: Self::Spec, units: u64, cx: &PortContext) -> Self {
+        Box::new(P::build(spec, units, cx))
+    }
+    #[inline(always)]
+    fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
+        P::admit(self, unit, q, now, line)
+    }
+    fn limit(&self) -> u64 {
+        P::limit(self)
+    }
+    fn may_mark(&self) -> bool {
+        P::may_mark(self)
+    }
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        P::counters(self)
+    }
+}
+
+/// Writes, from the one list of registered policies: [`DropSpec`] (a
+/// policy as the scenario resolves it), [`DropPolicy`] (the policy of one
+/// port: the registered ones and the core's own — `Unlimited` for host
+/// adapters, `TailBytes` for a buffer in bytes, and the `LineLoss` and
+/// `EfciMarking` that services put in front of a port's policy),
+/// [`POLICIES`], [`resolve`] and the dispatch of every [`Policy`] method.
+macro_rules! registry {
+    ($($module:ident { $($variant:ident: $ty:ty),* $(,)? },)*) => {
+        $(mod $module; pub use $module::*;)*
+
+        /// A port's drop policy as the scenario resolves it
+        /// (`scenario::PortModel`): the policy and its parameters, before
+        /// the port's limit, its random stream and its per-VC state make it
+        /// a [`DropPolicy`].
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum DropSpec {
+            $($($variant(<$ty as Policy>::Spec),)*)*
+        }
+
+        /// The drop policy of one port. (`repr(u8)`: an explicit tag byte,
+        /// tested with one compare on every unit.) The variants with large
+        /// state are boxed, so that a port's policy and its per-unit counters
+        /// share a cache line (see `Port`).
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum DropPolicy {
+            /// Host adapters: everything enters.
+            Unlimited,
+            TailBytes(TailBytes),
+            LineLoss(Box<LineLoss>),
+            EfciMarking(Box<EfciMarking>),
+            $($($variant($ty),)*)*
+        }
+
+        /// Every registered policy's declarations, in registration order.
+        pub const POLICIES: &[&[Mechanism]] = &[$($(<$ty as Policy>::MECHANISMS,)*)*];
+
+        /// The spec of the policy registered as `name` under the key
+        /// `selected_by`, resolved for one port; `None` if no policy is
+        /// registered so.
+        pub fn resolve(selected_by: &str, name: &str, cx: &ResolveCx) -> Option<Result<DropSpec, KeyError>> {
+            $($(
+                if <$ty as Policy>::MECHANISMS.iter().any(|m| m.selected_by == selected_by && m.name == name) {
+                    return Some(<$ty as Policy>::resolve(name, cx).map(DropSpec::$variant));
+                }
+            )*)*
+            None
+        }
+
+        impl DropPolicy {
+            fn registered(spec: DropSpec, units: u64, cx: &PortContext) -> Self {
+                match spec {
+                    $($(DropSpec::$variant(s) => DropPolicy::$variant(<$ty as Policy>::build(s, units, cx)),)*)*
+                }
+            }
+
+            /// The buffer limit this policy enforces.
+            pub fn limit(&self) -> Limit {
+                match self {
+                    DropPolicy::Unlimited => Limit::Unlimited,
+                    DropPolicy::TailBytes(t) => Limit::Bytes(t.limit),
+                    DropPolicy::LineLoss(l) => l.inner.limit(),
+                    DropPolicy::EfciMarking(e) => e.inner.limit(),
+                    $($(DropPolicy::$variant(p) => Limit::Units(Policy::limit(p)),)*)*
+                }
+            }
+
+            /// May this policy evict a waiting unit ([`Action::Evict`])?
+            /// Only on a FIFO port, which knows where each waiting unit is.
+            #[inline]
+            pub fn may_evict(&self) -> bool {
+                match self {
+                    $($(DropPolicy::$variant(_) => <$ty as Policy>::EVICTS,)*)*
+                    _ => false,
+                }
+            }
+
+            /// May this policy mark units ([`Action::Mark`])? Such a port
+            /// reports the units it marked.
+            pub fn may_mark(&self) -> bool {
+                match self {
+                    DropPolicy::EfciMarking(_) => true,
+                    DropPolicy::LineLoss(l) => l.inner.may_mark(),
+                    $($(DropPolicy::$variant(p) => Policy::may_mark(p),)*)*
+                    _ => false,
+                }
+            }
+
+            /// The policy's own counters, for the port's summary.
+            pub fn counters(&self) -> Vec<(&'static str, u64)> {
+                match self {
+                    DropPolicy::LineLoss(l) => l.inner.counters(),
+                    DropPolicy::EfciMarking(e) => e.inner.counters(),
+                    $($(DropPolicy::$variant(p) => Policy::counters(p),)*)*
+                    _ => Vec::new(),
+                }
+            }
+
+            /// Decides the fate of `unit` arriving at `now` to a buffer
+            /// holding `q` (units, or bytes for a byte limit; counting the
+            /// unit in transmission); the port's transmitter tells RED since
+            /// when an empty queue is idle. Called for every unit at every
+            /// port: always inlined.
+            #[inline(always)]
+            pub fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
+                // Tail drop on a unit limit, the plain switch port, decided
+                // first (one test rather than a jump table).
+                if let DropPolicy::Tail(t) = self {
+                    return Tail::admit(t, q);
+                }
+                match self {
+                    DropPolicy::Unlimited => Action::Admit,
+                    DropPolicy::TailBytes(t) => t.admit(unit, q),
+                    DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
+                    DropPolicy::EfciMarking(e) => e.admit(unit, q, now, line),
+                    $($(DropPolicy::$variant(p) => Policy::admit(p, unit, q, now, line),)*)*
+                }
+            }
+        }
+    };
+}
+
+// The registry: every drop policy a scenario can select, one line per file
+// (`file { Variant: its type }`, boxed when its state is large). Each file
+// declares the rest: `impl Policy` with its `Mechanism`s.
+registry! {
+    tail { Tail: Tail },
+    frame { Ppd: Ppd, Epd: Epd, EomProtect: EomProtect },
+    red { Red: Box<Red> },
+    random_drop { RandomDrop: Box<RandomDrop> },
+    drop_front { DropFront: DropFront },
+    fair_share { FairShare: Box<FairShare> },
+}
+
+/// Every registered policy's declaration, one per name.
+pub fn policies() -> impl Iterator<Item = &'static Mechanism> {
+    POLICIES.iter().flat_map(|m| m.iter())
 }
 
 impl DropPolicy {
     pub fn new(spec: DropSpec, cx: &PortContext) -> Self {
-        let units = match cx.limit {
-            Limit::Unlimited => return DropPolicy::Unlimited,
-            Limit::Bytes(limit) => return DropPolicy::TailBytes(TailBytes { limit }),
-            Limit::Units(limit) => limit,
-        };
-        match spec {
-            DropSpec::Tail => DropPolicy::Tail(Tail { limit: units }),
-            DropSpec::Ppd => DropPolicy::Ppd(Ppd::new(units, cx.num_vcs)),
-            DropSpec::Epd { threshold } => DropPolicy::Epd(Epd::new(units, threshold, cx.num_vcs)),
-            DropSpec::EomProtect { reserve, ppd } => DropPolicy::EomProtect(EomProtect::new(units, reserve, ppd, cx.num_vcs)),
-            DropSpec::RandomDrop { include_arrival } => {
-                DropPolicy::RandomDrop(Box::new(RandomDrop::new(units, cx.seed, cx.port, include_arrival)))
-            }
-            DropSpec::Red(cfg) => DropPolicy::Red(Box::new(Red::new(cfg, units, cx.packet_time, cx.seed, cx.port))),
-            DropSpec::DropFront => DropPolicy::DropFront(DropFront { limit: units }),
-            DropSpec::FairShare(cfg) => DropPolicy::FairShare(Box::new(FairShare::new(units, cfg, cx.num_vcs))),
+        match cx.limit {
+            Limit::Unlimited => DropPolicy::Unlimited,
+            Limit::Bytes(limit) => DropPolicy::TailBytes(TailBytes { limit }),
+            Limit::Units(units) => DropPolicy::registered(spec, units, cx),
         }
     }
 
@@ -192,25 +333,6 @@ impl DropPolicy {
         DropPolicy::EfciMarking(Box::new(EfciMarking::new(high, low, self)))
     }
 
-    /// May this policy mark units ([`Action::Mark`])? Such a port reports
-    /// the units it marked.
-    pub fn may_mark(&self) -> bool {
-        match self {
-            DropPolicy::EfciMarking(_) => true,
-            DropPolicy::Red(r) => r.marks(),
-            DropPolicy::LineLoss(l) => l.inner.may_mark(),
-            _ => false,
-        }
-    }
-
-    /// RED with ECN: its forced drops (reported beside its marks).
-    pub fn red_forced_drops(&self) -> Option<u64> {
-        match self {
-            DropPolicy::Red(r) if r.marks() => Some(r.forced_drops),
-            _ => None,
-        }
-    }
-
     /// Is this policy's EFCI marking in its congested state (as of the last
     /// unit offered)? False for a policy that does not mark.
     pub fn efci_congested(&self) -> bool {
@@ -221,62 +343,10 @@ impl DropPolicy {
         }
     }
 
-    /// The buffer limit this policy enforces.
-    pub fn limit(&self) -> Limit {
-        match self {
-            DropPolicy::Unlimited => Limit::Unlimited,
-            DropPolicy::TailBytes(t) => Limit::Bytes(t.limit),
-            DropPolicy::Tail(t) => Limit::Units(t.limit),
-            DropPolicy::Ppd(p) => Limit::Units(p.limit),
-            DropPolicy::Epd(p) => Limit::Units(p.limit),
-            DropPolicy::EomProtect(p) => Limit::Units(p.limit),
-            DropPolicy::Red(r) => Limit::Units(r.limit()),
-            DropPolicy::RandomDrop(r) => Limit::Units(r.limit),
-            DropPolicy::DropFront(d) => Limit::Units(d.limit),
-            DropPolicy::FairShare(f) => Limit::Units(f.limit),
-            DropPolicy::LineLoss(l) => l.inner.limit(),
-            DropPolicy::EfciMarking(e) => e.inner.limit(),
-        }
-    }
-
     /// Is occupancy measured in bytes (rather than units)?
     #[inline]
     pub fn counts_bytes(&self) -> bool {
         matches!(self, DropPolicy::TailBytes(_))
-    }
-
-    /// May this policy evict a waiting unit ([`Action::Evict`])? Only on a
-    /// FIFO port, which knows where each waiting unit is.
-    #[inline]
-    pub fn may_evict(&self) -> bool {
-        matches!(self, DropPolicy::RandomDrop(_) | DropPolicy::DropFront(_))
-    }
-
-    /// Decides the fate of `unit` arriving at `now` to a buffer holding `q`
-    /// (units, or bytes for a byte limit; counting the unit in transmission);
-    /// the port's transmitter tells RED since when an empty queue is idle.
-    /// Called for every unit at every port: always inlined.
-    #[inline(always)]
-    pub fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
-        // Tail drop on a unit limit, the plain switch port, decided first
-        // (one test rather than a jump table).
-        if let DropPolicy::Tail(t) = self {
-            return t.admit(q);
-        }
-        match self {
-            DropPolicy::Unlimited => Action::Admit,
-            DropPolicy::Tail(t) => t.admit(q),
-            DropPolicy::TailBytes(t) => t.admit(unit, q),
-            DropPolicy::Ppd(p) => p.admit(unit, q),
-            DropPolicy::Epd(p) => p.admit(unit, q),
-            DropPolicy::EomProtect(p) => p.admit(unit, q),
-            DropPolicy::Red(r) => r.admit(q, now, if q == 0 { line.free_at() } else { now }, unit.is_ecn_capable()),
-            DropPolicy::RandomDrop(r) => r.admit(q),
-            DropPolicy::DropFront(d) => d.admit(q),
-            DropPolicy::FairShare(f) => f.admit(unit, q),
-            DropPolicy::LineLoss(l) => l.admit(unit, q, now, line),
-            DropPolicy::EfciMarking(e) => e.admit(unit, q, now, line),
-        }
     }
 }
 
@@ -299,14 +369,14 @@ mod tests {
 
     #[test]
     fn unlimited_admits_everything() {
-        let mut a = policy(DropSpec::Tail, Limit::Unlimited, 1);
+        let mut a = policy(DropSpec::Tail(()), Limit::Unlimited, 1);
         assert_eq!(a.admit(&unit(0, 0, 1, 53), u64::MAX - 1, 0, &line()), Action::Admit);
         assert_eq!(a.limit(), Limit::Unlimited);
     }
 
     #[test]
     fn a_byte_limit_is_tail_drop_of_whole_packets() {
-        let mut a = policy(DropSpec::Tail, Limit::Bytes(1000), 1);
+        let mut a = policy(DropSpec::Tail(()), Limit::Bytes(1000), 1);
         assert_eq!(a.admit(&unit(0, 0, 1, 600), 400, 0, &line()), Action::Admit);
         assert_eq!(a.admit(&unit(0, 0, 1, 601), 400, 0, &line()), Action::Drop(DropReason::Tail));
         assert!(a.counts_bytes() && !a.may_evict());
@@ -316,7 +386,7 @@ mod tests {
     fn frame_state_is_per_vc() {
         // PPD: VC 0 loses a middle cell and discards the rest of its frame;
         // VC 1's frame at the same port is unaffected.
-        let mut a = policy(DropSpec::Ppd, Limit::Units(4), 2);
+        let mut a = policy(DropSpec::Ppd(()), Limit::Units(4), 2);
         assert_eq!(a.admit(&unit(0, 1, 3, 53), 4, 0, &line()), Action::Drop(DropReason::Tail));
         assert_eq!(a.admit(&unit(1, 1, 3, 53), 0, 0, &line()), Action::Admit);
         assert_eq!(a.admit(&unit(0, 1, 3, 53), 0, 0, &line()), Action::Drop(DropReason::Ppd));
@@ -327,20 +397,20 @@ mod tests {
     fn every_spec_keeps_the_limit_it_was_built_with() {
         let red = RedConfig { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, ecn: false, gentle: false };
         let specs = [
-            DropSpec::Tail,
-            DropSpec::Ppd,
-            DropSpec::Epd { threshold: 10 },
-            DropSpec::EomProtect { reserve: 2, ppd: true },
-            DropSpec::RandomDrop { include_arrival: true },
+            DropSpec::Tail(()),
+            DropSpec::Ppd(()),
+            DropSpec::Epd(10),
+            DropSpec::EomProtect(EomProtectSpec { reserve: 2, ppd: true }),
+            DropSpec::RandomDrop(true),
             DropSpec::Red(red),
-            DropSpec::DropFront,
+            DropSpec::DropFront(()),
             DropSpec::FairShare(FairShareConfig { rule: FairShareRule::SelectiveDrop, threshold: 18, z: 0.8 }),
             DropSpec::FairShare(FairShareConfig { rule: FairShareRule::FairBufferAllocation, threshold: 18, z: 0.8 }),
         ];
         for spec in specs {
             let p = policy(spec, Limit::Units(20), 3);
             assert_eq!(p.limit(), Limit::Units(20), "{spec:?}");
-            assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop { .. } | DropSpec::DropFront), "{spec:?}");
+            assert_eq!(p.may_evict(), matches!(spec, DropSpec::RandomDrop(_) | DropSpec::DropFront(_)), "{spec:?}");
             assert_eq!(p.clone().behind_line_loss(0.5, 1, PortId(0)).limit(), Limit::Units(20));
             let marking = p.clone().with_efci_marking(8, 4);
             assert!(marking.limit() == Limit::Units(20) && marking.may_mark() && !p.may_mark());

@@ -9,11 +9,53 @@
 //! The policy only chooses; the port (a FIFO, `net/port/evict.rs`) takes
 //! the victim out of its queue. Draws come from the port's own stream.
 
-use super::{Action, DropReason};
-use crate::net::PortId;
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Golden, Key, KeyDefault, KeyError, KeyKind, Mechanism, Networks};
+use crate::net::{PortId, Unit};
+use crate::time::{Serializer, Time};
 use crate::rng::{stream, Stream};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+const INCLUDE_ARRIVAL: &str = "router.include_arrival";
+
+impl Policy for RandomDrop {
+    const MECHANISMS: &'static [Mechanism] = &[Mechanism {
+        name: "random-drop",
+        selected_by: "router.policy",
+        networks: Networks::Packet,
+        about: "random drop (Mankin 1990; RFC 1254; Chang, Huynh & Gray §4.2): a full port discards a packet chosen at random",
+        docs: "packet.md",
+        keys: &[Key {
+            name: INCLUDE_ARRIVAL,
+            kind: KeyKind::Bool,
+            default: KeyDefault::Value("true"),
+            about: "the arriving packet is a candidate victim with the waiting ones (false: only waiting packets)",
+        }],
+        counters: &["random_drop"],
+        goldens: &[Golden {
+            scenario: "aron97-topo1-packet",
+            variation: "random-drop",
+            overrides: &["router.policy=random-drop", "switch.buffer=3packets"],
+        }],
+    }];
+    /// Whether the arrival is a candidate.
+    type Spec = bool;
+    const EVICTS: bool = true;
+    fn resolve(_: &str, cx: &ResolveCx) -> Result<bool, KeyError> {
+        Ok(cx.params.bool(INCLUDE_ARRIVAL, true))
+    }
+    fn build(include_arrival: bool, units: u64, cx: &PortContext) -> Self {
+        RandomDrop::new(units, cx.seed, cx.port, include_arrival)
+    }
+    #[inline]
+    fn admit(&mut self, _: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        RandomDrop::admit(self, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct RandomDrop {

@@ -34,10 +34,11 @@
 //! reproductions follow them; with it off the arithmetic and the draws are
 //! exactly those of plain RED.
 
-use super::{Action, DropReason};
-use crate::net::PortId;
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Bound, Golden, Key, KeyDefault, KeyError, KeyKind, Mechanism, Networks};
+use crate::net::{PortId, Unit};
 use crate::rng::{stream, Stream};
-use crate::time::Time;
+use crate::time::{Serializer, Time};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -52,6 +53,90 @@ pub struct RedConfig {
     pub w_q: f64,
     pub ecn: bool,
     pub gentle: bool,
+}
+
+const fn real(name: &'static str, lo: Bound, hi: Bound, default: &'static str, about: &'static str) -> Key {
+    Key { name, kind: KeyKind::Real { lo, hi }, default: KeyDefault::Value(default), about }
+}
+
+const RED_ECN: &[&str] = &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true"];
+
+impl Policy for Red {
+    const MECHANISMS: &'static [Mechanism] = &[Mechanism {
+        name: "red",
+        selected_by: "router.policy",
+        networks: Networks::Packet,
+        about: "RED (Floyd & Jacobson 1993): early random drops from the average queue; with ECN, CE marks (RFC 3168 §7)",
+        docs: "packet.md",
+        keys: &[
+            real("router.red.min_th", Bound::Open(0.0), Bound::None, "5.0", "lower threshold of the average queue, packets (below max_th)"),
+            real("router.red.max_th", Bound::Open(0.0), Bound::None, "15.0", "upper threshold of the average queue, packets"),
+            real("router.red.max_p", Bound::Open(0.0), Bound::Closed(1.0), "0.02", "drop probability at max_th"),
+            real("router.red.w_q", Bound::Open(0.0), Bound::Closed(1.0), "0.002", "weight of the queue's moving average"),
+            Key {
+                name: "router.red.ecn",
+                kind: KeyKind::Bool,
+                default: KeyDefault::Value("false"),
+                about: "mark instead of drop: an early drop of an ECN-capable packet sets CE (RFC 3168 §7; ns-2's setbit_)",
+            },
+            Key {
+                name: "router.red.gentle",
+                kind: KeyKind::Bool,
+                default: KeyDefault::Value("false"),
+                about: "gentle RED (Floyd 2000): early drops up to 2·max_th, forced drops only above",
+            },
+        ],
+        counters: &["red", "tail", "red_forced_drops", "units_marked"],
+        goldens: &[
+            // Floyd & Jacobson's defaults on a buffer large enough that early drops dominate.
+            Golden { scenario: "aron97-topo1-packet", variation: "red", overrides: &["router.policy=red", "switch.buffer=60packets"] },
+            // With ECN (RFC 3168) and ECN TCP on the same buffer: early drops become CE marks.
+            Golden { scenario: "aron97-topo1-packet", variation: "red-ecn", overrides: RED_ECN },
+            // Gentle RED (Floyd 2000) with ECN: early drops, marked, up to 2·max_th.
+            Golden {
+                scenario: "aron97-topo1-packet",
+                variation: "red-ecn-gentle",
+                overrides: &["router.policy=red", "switch.buffer=60packets", "router.red.ecn=true", "tcp.ecn=true", "router.red.gentle=true"],
+            },
+        ],
+    }];
+    type Spec = RedConfig;
+    fn resolve(_: &str, cx: &ResolveCx) -> Result<RedConfig, KeyError> {
+        let p = cx.params;
+        let cfg = RedConfig {
+            min_th: p.real("router.red.min_th", 5.0),
+            max_th: p.real("router.red.max_th", 15.0),
+            max_p: p.real("router.red.max_p", 0.02),
+            w_q: p.real("router.red.w_q", 0.002),
+            ecn: p.bool("router.red.ecn", false),
+            gentle: p.bool("router.red.gentle", false),
+        };
+        if cfg.min_th >= cfg.max_th {
+            return Err(KeyError::new("router.red.min_th", "need 0 < min_th < max_th"));
+        }
+        Ok(cfg)
+    }
+    fn build(cfg: RedConfig, units: u64, cx: &PortContext) -> Self {
+        Red::new(cfg, units, cx.packet_time, cx.seed, cx.port)
+    }
+    #[inline]
+    fn admit(&mut self, unit: &Unit, q: u64, now: Time, line: &Serializer) -> Action {
+        Red::admit(self, q, now, if q == 0 { line.free_at() } else { now }, unit.is_ecn_capable())
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+    fn may_mark(&self) -> bool {
+        self.marks()
+    }
+    /// With ECN, its forced drops, reported beside its marks.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        if self.marks() {
+            vec![("red_forced_drops", self.forced_drops)]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

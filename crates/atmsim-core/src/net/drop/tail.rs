@@ -1,8 +1,49 @@
 //! Tail drop: the arrival is refused when the buffer is full ("drop-tail"
 //! in Aron & Druschel; the plain ATM switch port and IP router port).
 
-use super::{Action, DropReason};
+use super::{Action, DropReason, Policy, PortContext, ResolveCx};
+use crate::base::mechanism::{Golden, KeyError, Mechanism, Networks};
 use crate::net::Unit;
+use crate::time::{Serializer, Time};
+
+impl Policy for Tail {
+    const MECHANISMS: &'static [Mechanism] = &[
+        Mechanism {
+            name: "tail",
+            selected_by: "switch.policy",
+            networks: Networks::Both,
+            about: "plain tail drop: a cell enters iff the queue is below its limit (\"drop-tail\", Aron & Druschel §3)",
+            docs: "atm.md",
+            keys: &[],
+            counters: &["tail"],
+            goldens: &[Golden { scenario: "aron97-topo1-atm", variation: "", overrides: &[] }],
+        },
+        Mechanism {
+            name: "tail",
+            selected_by: "router.policy",
+            networks: Networks::Both,
+            about: "drop the arriving packet if it does not fit in the buffer (bytes or packets, counting the one in transmission)",
+            docs: "packet.md",
+            keys: &[],
+            counters: &["tail"],
+            goldens: &[Golden { scenario: "aron97-topo1-packet", variation: "", overrides: &[] }],
+        },
+    ];
+    type Spec = ();
+    fn resolve(_: &str, _: &ResolveCx) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn build(_: (), units: u64, _: &PortContext) -> Self {
+        Tail { limit: units }
+    }
+    #[inline(always)]
+    fn admit(&mut self, _: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
+        Tail::admit(self, q)
+    }
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 /// At most `limit` units (cells, or packets on a router), counting the one
 /// in transmission: accept iff q < limit.

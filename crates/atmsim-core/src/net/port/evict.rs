@@ -61,7 +61,7 @@ mod tests {
     fn port(include_arrival: bool) -> Port {
         let limit = Limit::Units(3);
         let cx = PortContext { limit, num_vcs: 1, seed: 7, port: PortId(0), packet_time: 1 };
-        let policy = DropPolicy::new(DropSpec::RandomDrop { include_arrival }, &cx);
+        let policy = DropPolicy::new(DropSpec::RandomDrop(include_arrival), &cx);
         Port::new(
             "X->Y".into(),
             NodeId(0),

@@ -12,7 +12,7 @@ use crate::net::Limit;
 use crate::scenario::abr_schema::VbrSection;
 use crate::scenario::abr_schema::{AbrSection, AbrSwitchName};
 use crate::scenario::model::PortModel;
-use crate::scenario::schema::{HostKind, PolicyName, QueueingName, Scenario};
+use crate::scenario::schema::{HostKind, QueueingName, Scenario};
 use crate::scenario::units::parse_rate;
 use crate::scenario::Network;
 
@@ -57,7 +57,7 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
     if s.network != Network::Atm {
         return err("abr", "ABR needs network = \"atm\"");
     }
-    if !matches!(s.switch.policy, PolicyName::Tail | PolicyName::EomProtect) {
+    if !matches!(s.switch.policy.as_str(), "tail" | "eom-protect") {
         return err("switch.policy", "ABR runs use \"tail\" or \"eom-protect\" (RM cells are not frames)");
     }
     if s.switch.queueing != QueueingName::Fifo {

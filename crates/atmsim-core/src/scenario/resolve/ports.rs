@@ -3,12 +3,14 @@
 
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
-use crate::net::drop::{DropSpec, FairShareConfig, FairShareRule, RedConfig};
+use crate::base::mechanism::Mechanism;
+use crate::net::drop::{self, DropSpec, ResolveCx};
 use crate::net::{Limit, CELL_PAYLOAD};
 use crate::scenario::model::{Network, PortModel};
 use crate::scenario::routing::Nodes;
-use crate::scenario::schema::{InputServiceName, PolicyName, QueueingName, RouterPolicyName, Scenario};
+use crate::scenario::schema::{InputServiceName, QueueingName, Scenario};
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
+use crate::scenario::{params, registry};
 use crate::time::Time;
 
 /// Credit flow control as every link applies it.
@@ -28,7 +30,7 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
         if s.credit.n2 == 0 {
             return err("credit.n2", "must be at least 1");
         }
-        if s.switch.policy != PolicyName::Tail {
+        if s.switch.policy != "tail" {
             return err("switch.policy", "credit-controlled VCs never drop; use \"tail\"");
         }
         // N2 + N3 cells of buffer per VC: a real switch has at most millions.
@@ -51,8 +53,7 @@ const MAX_CREDIT_BUFFER: u64 = 1 << 32;
 /// The output ports, two per link (`A->B`, then `B->A`), in link order.
 pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<PortModel>, ScenarioError> {
     let credit = credit(s)?;
-    let switching = switching(s)?;
-    let red = red(s);
+    let policy = policy(s)?;
     let num_vcs = 2 * s.flows.len();
     let mut ports: Vec<PortModel> = Vec::new();
     // Port names seen so far (a set, so that 10^5 links are not checked pairwise).
@@ -73,13 +74,13 @@ pub(super) fn ports(s: &Scenario, nodes: &Nodes, sizes: &Sizes) -> Result<Vec<Po
             }
             let sender_is_host = nodes.is_host(from);
             let (limit, drop) = if sender_is_host {
-                (Limit::Unlimited, DropSpec::Tail)
+                (Limit::Unlimited, DropSpec::Tail(()))
             } else {
                 let (key, text) = match &l.buffer {
                     Some(b) => (format!("{lkey}.buffer"), b.as_str()),
                     None => ("switch.buffer".to_string(), s.switch.buffer.as_str()),
                 };
-                switch_limit(s, &switching, &key, text, sizes, num_vcs, &red)?
+                switch_limit(s, policy, &key, text, sizes, num_vcs)?
             };
             let limit = match (credit.config, sender_is_host) {
                 // With credit a switch's VC queue is the receiver buffer of
@@ -121,80 +122,56 @@ pub(super) fn input_round_robin(s: &Scenario) -> Result<bool, ScenarioError> {
     Ok(true)
 }
 
-/// What the output ports of switching nodes do, before their buffers are
-/// known: ATM switches or IP routers.
-enum Switching {
-    Atm,
-    Packet(RouterPolicyName),
-}
-
-/// `[switch]` and `[router]` keys that do not depend on the port: the
-/// ATM-only keys of `[switch]` are refused on a packet network.
-fn switching(s: &Scenario) -> Result<Switching, ScenarioError> {
-    match s.network {
-        Network::Atm if !s.switch.fair_share.is_default() && !matches!(s.switch.policy, PolicyName::SelectiveDrop | PolicyName::Fba) => {
-            err("switch.fair_share", "R and Z are parameters of switch.policy = \"selective-drop\" or \"fba\"")
-        }
-        Network::Atm => match s.router.policy {
-            // Routers are not used on ATM.
-            RouterPolicyName::Tail => Ok(Switching::Atm),
-            RouterPolicyName::RandomDrop | RouterPolicyName::Red | RouterPolicyName::DropFront => {
-                err("router.policy", "random drop, RED and drop-front need network = \"packet\"")
-            }
-        },
-        Network::Packet => {
-            if s.switch.queueing == QueueingName::PerVc {
-                return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
-            }
-            let atm_only = [
-                ("switch.policy", s.switch.policy != PolicyName::Tail),
-                ("switch.epd_threshold", s.switch.epd_threshold.is_some()),
-                ("switch.eom_reserve", s.switch.eom_reserve.is_some()),
-                ("switch.fair_share", !s.switch.fair_share.is_default()),
-            ];
-            if let Some((key, _)) = atm_only.iter().find(|(_, set)| *set) {
-                return err(*key, "frame discard policies need network = \"atm\"");
-            }
-            Ok(Switching::Packet(s.router.policy))
+/// The drop policy of the switching nodes' output ports: `switch.policy` on
+/// ATM, `router.policy` on a packet network, each a registered policy
+/// (`net/drop/mod.rs`) that runs on the network; a policy's keys set while
+/// another policy runs are refused (they would do nothing).
+fn policy(s: &Scenario) -> Result<&'static Mechanism, ScenarioError> {
+    let switch = registry::find("switch.policy", &s.switch.policy)?;
+    let router = registry::find("router.policy", &s.router.policy)?;
+    let network = match s.network {
+        Network::Atm => "atm",
+        Network::Packet => "packet",
+    };
+    if s.network == Network::Packet && s.switch.queueing == QueueingName::PerVc {
+        return err("switch.queueing", "per-VC queueing needs network = \"atm\"");
+    }
+    for m in [switch, router] {
+        if !m.networks.includes(network) {
+            return err(m.selected_by, format!("\"{}\" needs {}", m.name, m.networks.needs()));
         }
     }
+    let active = if s.network == Network::Atm { switch } else { router };
+    params::refuse_inert(&s.params, &[active])?;
+    Ok(active)
 }
 
 /// The buffer limit and discard policy of a switch (or router) output port.
 fn switch_limit(
     s: &Scenario,
-    sw: &Switching,
+    policy: &'static Mechanism,
     key: &str,
     text: &str,
     sizes: &Sizes,
     num_vcs: usize,
-    red: &Result<RedConfig, ScenarioError>,
 ) -> Result<(Limit, DropSpec), ScenarioError> {
     let size = parse_buffer(text).or_else(|p| err(key, p))?;
-    match sw {
-        Switching::Atm => atm_limit(s, key, text, size, sizes, num_vcs),
-        Switching::Packet(policy) => {
-            let limit = router_limit(*policy, key, text, size, sizes.max_ip())?;
-            let drop = match policy {
-                RouterPolicyName::Tail => DropSpec::Tail,
-                RouterPolicyName::RandomDrop => DropSpec::RandomDrop { include_arrival: s.router.include_arrival },
-                RouterPolicyName::Red => DropSpec::Red(red.clone()?),
-                RouterPolicyName::DropFront => DropSpec::DropFront,
-            };
-            Ok((limit, drop))
-        }
-    }
+    let (limit, frame_cells) = match s.network {
+        Network::Atm => (atm_limit(key, text, size)?, sizes.encap.cells(sizes.max_ip()) as u64),
+        Network::Packet => (router_limit(policy, key, text, size, sizes.max_ip())?, 0),
+    };
+    let units = match limit {
+        Limit::Units(n) => n,
+        _ => 0,
+    };
+    let cx = ResolveCx { units, frame_cells, num_vcs, fifo: s.switch.queueing == QueueingName::Fifo, params: &s.params };
+    let spec = drop::resolve(policy.selected_by, policy.name, &cx).expect("a registered policy resolves");
+    let spec = spec.map_err(|e| ScenarioError { key: e.key, problem: e.problem })?;
+    Ok((limit, spec))
 }
 
-/// An ATM switch port: a limit in cells and a cell discard policy.
-fn atm_limit(
-    s: &Scenario,
-    key: &str,
-    text: &str,
-    size: BufferSize,
-    sizes: &Sizes,
-    num_vcs: usize,
-) -> Result<(Limit, DropSpec), ScenarioError> {
+/// An ATM switch port: a limit in cells.
+fn atm_limit(key: &str, text: &str, size: BufferSize) -> Result<Limit, ScenarioError> {
     let cells = match size {
         // "Effective" buffer: payload bytes, 48 per cell (Aron §4).
         BufferSize::Bytes(b) => b / CELL_PAYLOAD as u64,
@@ -204,64 +181,12 @@ fn atm_limit(
     if cells == 0 {
         return err(key, format!("'{text}' is smaller than one cell (48 payload bytes)"));
     }
-    let frame_cells = sizes.encap.cells(sizes.max_ip()) as u64;
-    let policy = match s.switch.policy {
-        PolicyName::Tail => DropSpec::Tail,
-        PolicyName::Ppd => DropSpec::Ppd,
-        PolicyName::Epd => {
-            let t = s.switch.epd_threshold.unwrap_or_else(|| cells.saturating_sub(frame_cells).max(cells / 2));
-            if t == 0 || t > cells {
-                return err("switch.epd_threshold", format!("must be in 1..={cells} (the buffer in cells)"));
-            }
-            DropSpec::Epd { threshold: t }
-        }
-        PolicyName::EomProtect | PolicyName::EomProtectPpd => {
-            let r = s.switch.eom_reserve.unwrap_or(num_vcs as u64);
-            if r >= cells {
-                return err("switch.eom_reserve", "must be smaller than the buffer");
-            }
-            DropSpec::EomProtect { reserve: r, ppd: s.switch.policy == PolicyName::EomProtectPpd }
-        }
-        PolicyName::SelectiveDrop => DropSpec::FairShare(fair_share(s, FairShareRule::SelectiveDrop, cells)?),
-        PolicyName::Fba => DropSpec::FairShare(fair_share(s, FairShareRule::FairBufferAllocation, cells)?),
-    };
-    Ok((Limit::Units(cells), policy))
+    Ok(Limit::Units(cells))
 }
 
-/// `[switch.fair_share]` for a buffer of `cells`: 0 < r <= 1, Z > 0; the
-/// per-VC accounting needs a FIFO port (`net/drop/fair_share.rs`).
-fn fair_share(s: &Scenario, rule: FairShareRule, cells: u64) -> Result<FairShareConfig, ScenarioError> {
-    let f = &s.switch.fair_share;
-    if s.switch.queueing != QueueingName::Fifo {
-        return err("switch.policy", "selective drop and FBA share one FIFO buffer; they need switch.queueing = \"fifo\"");
-    }
-    if !(f.r > 0.0 && f.r <= 1.0) {
-        return err("switch.fair_share.r", "must be in (0, 1] (a share of the buffer)");
-    }
-    if !(f.z > 0.0 && f.z.is_finite()) {
-        return err("switch.fair_share.z", "must be a positive number");
-    }
-    let threshold = ((f.r * cells as f64).round() as u64).clamp(1, cells);
-    Ok(FairShareConfig { rule, threshold, z: f.z })
-}
-
-/// `[router.red]`: 0 < min_th < max_th, 0 < max_p <= 1, 0 < w_q <= 1.
-fn red(s: &Scenario) -> Result<RedConfig, ScenarioError> {
-    let r = &s.router.red;
-    if !(r.min_th > 0.0 && r.min_th < r.max_th) {
-        return err("router.red.min_th", "need 0 < min_th < max_th");
-    }
-    if !(r.max_p > 0.0 && r.max_p <= 1.0) {
-        return err("router.red.max_p", "must be in (0, 1]");
-    }
-    if !(r.w_q > 0.0 && r.w_q <= 1.0) {
-        return err("router.red.w_q", "must be in (0, 1]");
-    }
-    Ok(RedConfig { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, w_q: r.w_q, ecn: r.ecn, gentle: r.gentle })
-}
-
-/// An IP router port: a limit in bytes or packets, at least one full packet.
-fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<Limit, ScenarioError> {
+/// An IP router port: a limit in bytes or packets, at least one full packet;
+/// in packets for any policy but tail drop.
+fn router_limit(policy: &Mechanism, key: &str, text: &str, size: BufferSize, max_ip: u32) -> Result<Limit, ScenarioError> {
     let limit = match size {
         BufferSize::Bytes(b) if b < max_ip as u64 => {
             return err(key, format!("'{text}' cannot hold one full packet ({max_ip} bytes)"));
@@ -271,8 +196,8 @@ fn router_limit(policy: RouterPolicyName, key: &str, text: &str, size: BufferSiz
         BufferSize::Packets(n) => Limit::Units(n),
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
-    if policy != RouterPolicyName::Tail && !matches!(limit, Limit::Units(_)) {
-        return err(key, "random drop, RED and drop-front need a buffer in packets");
+    if policy.name != "tail" && !matches!(limit, Limit::Units(_)) {
+        return err(key, format!("router.policy = \"{}\" needs a buffer in packets", policy.name));
     }
     Ok(limit)
 }
@@ -291,7 +216,7 @@ mod tests {
         assert!(e.problem.contains("too large"), "{e}");
     }
 
-    use crate::net::drop::{DropSpec, FairShareConfig, FairShareRule};
+    use crate::net::drop::{DropSpec, EomProtectSpec, FairShareConfig, FairShareRule};
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
 
@@ -312,10 +237,10 @@ mod tests {
     #[test]
     fn eom_protection_with_ppd_is_a_policy_name() {
         let m = check(&["switch.policy=eom-protect-ppd", "switch.eom_reserve=4"]).unwrap();
-        let switch_port = m.ports.iter().find(|p| matches!(p.drop, DropSpec::EomProtect { .. })).unwrap();
-        assert_eq!(switch_port.drop, DropSpec::EomProtect { reserve: 4, ppd: true });
+        let switch_port = m.ports.iter().find(|p| matches!(p.drop, DropSpec::EomProtect(_))).unwrap();
+        assert_eq!(switch_port.drop, DropSpec::EomProtect(EomProtectSpec { reserve: 4, ppd: true }));
         let m = check(&["switch.policy=eom-protect", "switch.eom_reserve=4"]).unwrap();
-        assert!(m.ports.iter().any(|p| p.drop == DropSpec::EomProtect { reserve: 4, ppd: false }));
+        assert!(m.ports.iter().any(|p| p.drop == DropSpec::EomProtect(EomProtectSpec { reserve: 4, ppd: false })));
     }
 
     #[test]
@@ -336,8 +261,11 @@ mod tests {
             assert_eq!(key_of(&["switch.policy=fba", bad]), key, "{bad}");
         }
         // The parameters without their policy, or on a packet network, are refused.
-        assert_eq!(key_of(&["switch.policy=epd", "switch.fair_share.z=1"]), "switch.fair_share");
-        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "switch.fair_share.r=0.5"]), "switch.fair_share");
+        assert_eq!(key_of(&["switch.policy=epd", "switch.fair_share.z=1"]), "switch.fair_share.z");
+        assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "switch.fair_share.r=0.5"]), "switch.fair_share.r");
+        // Restating a default does nothing wrong; an unknown key in the policy's table is named.
+        assert!(check(&["switch.policy=epd", "switch.fair_share.z=0.8"]).is_ok());
+        assert_eq!(key_of(&["switch.policy=fba", "switch.fair_share.q=1"]), "switch.fair_share.q");
         assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "switch.policy=fba"]), "switch.policy");
     }
 
@@ -362,12 +290,13 @@ mod tests {
         assert_eq!(key_of(&["router.policy=random-drop"]), "router.policy");
         assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=random-drop"]), "switch.buffer");
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=random-drop", "router.include_arrival=false"]).unwrap();
-        let random_drop = DropSpec::RandomDrop { include_arrival: false };
-        assert_eq!(m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(), vec![DropSpec::Tail, random_drop, random_drop, DropSpec::Tail]);
+        let random_drop = DropSpec::RandomDrop(false);
+        let tail = DropSpec::Tail(());
+        assert_eq!(m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(), vec![tail, random_drop, random_drop, tail]);
         let m = check(&["network=packet", "switch.buffer=20packets", "router.policy=drop-front"]).unwrap();
         assert_eq!(
             m.ports.iter().map(|p| p.drop).collect::<Vec<_>>(),
-            vec![DropSpec::Tail, DropSpec::DropFront, DropSpec::DropFront, DropSpec::Tail]
+            vec![DropSpec::Tail(()), DropSpec::DropFront(()), DropSpec::DropFront(()), DropSpec::Tail(())]
         );
         assert_eq!(key_of(&["network=packet", "switch.buffer=192528B", "router.policy=drop-front"]), "switch.buffer");
         assert_eq!(key_of(&["router.policy=drop-front"]), "router.policy");
@@ -382,6 +311,9 @@ mod tests {
             "router.red.min_th"
         );
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
+        // A key of a policy that does not run here does nothing: refused.
+        assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.include_arrival=false"]), "router.include_arrival");
+        assert_eq!(key_of(&["router.red.ecn=true"]), "router.red.ecn");
     }
 
     #[test]
@@ -400,7 +332,7 @@ mod tests {
         let atm = check(&["switch.buffer=192528B"]).unwrap();
         let packet = check(&["switch.buffer=192528B", "network=packet"]).unwrap();
         assert_eq!((atm.ports[1].limit, packet.ports[1].limit), (Limit::Units(4011), Limit::Bytes(192_528)));
-        assert_eq!(packet.ports[1].drop, DropSpec::Tail);
+        assert_eq!(packet.ports[1].drop, DropSpec::Tail(()));
     }
 
     #[test]

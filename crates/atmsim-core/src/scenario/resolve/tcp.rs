@@ -3,10 +3,12 @@
 
 use super::{err, positive_time, ScenarioError};
 use crate::atm::aal5::Encapsulation;
-use crate::scenario::schema::{Network, Scenario, VariantName};
+use crate::scenario::registry;
+use crate::scenario::schema::{Network, Scenario};
 use crate::scenario::units::parse_bytes;
 use crate::time::Time;
-use crate::transport::tcp::{TcpConfig, Variant};
+use crate::transport::tcp::afr::Predictor;
+use crate::transport::tcp::{congestion, TcpConfig};
 
 /// The sizes every section after `[tcp]` needs.
 #[derive(Clone, Copy, Debug)]
@@ -65,19 +67,15 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         return err("tcp.window", "larger than RFC 1323 window scaling allows (1 GiB)");
     }
     let tick = positive_time("tcp.tick", &s.tcp.tick)?;
-    let (variant, afr) = match s.tcp.variant {
-        VariantName::Lite => (Variant::Lite, false),
-        VariantName::LiteAfr => (Variant::Lite, true),
-        VariantName::Tahoe => (Variant::Tahoe, false),
-        VariantName::TimeoutOnly => (Variant::TimeoutOnly, false),
-        VariantName::Newreno => (Variant::NewReno, false),
-        VariantName::VegasRm => (Variant::VegasRm, false),
-        VariantName::VegasRmAfr => (Variant::VegasRm, true),
-        VariantName::Vegas => (Variant::Vegas, false),
-        VariantName::VegasAfr => (Variant::Vegas, true),
-        VariantName::Sack => (Variant::Sack, false),
-    };
-    let initial_window = s.tcp.initial_window.unwrap_or(variant.default_initial_window());
+    let declared = registry::find("tcp.variant", &s.tcp.variant)?;
+    let variant = congestion::variant(declared.name).expect("a registered variant");
+    if !variant.afr && s.tcp.afr_predictor != Predictor::Saturating {
+        return err(
+            "tcp.afr_predictor",
+            format!("does nothing here: AFR runs with an \"-afr\" variant, and tcp.variant = \"{}\"", variant.name()),
+        );
+    }
+    let initial_window = s.tcp.initial_window.unwrap_or(variant.initial_window);
     if initial_window == 0 {
         return err("tcp.initial_window", "must be at least one segment");
     }
@@ -91,7 +89,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     }
     let config = TcpConfig {
         variant,
-        afr: afr.then_some(s.tcp.afr_predictor),
+        afr: variant.afr.then_some(s.tcp.afr_predictor),
         bp95: s.tcp.bp95,
         mss: mss as u32,
         snd_buf: window,

@@ -6,6 +6,7 @@ use super::tests::{cfg, MSS};
 use super::*;
 use crate::net::{flags, Segment};
 use crate::time::PS_PER_MS;
+use crate::transport::tcp::congestion::variant;
 
 fn ecn_cfg(variant: Variant) -> TcpConfig {
     TcpConfig { ecn: true, ..cfg(variant) }
@@ -39,7 +40,7 @@ fn established(variant: Variant, segs: usize) -> TcpSender {
 
 #[test]
 fn without_ecn_at_the_receiver_nothing_is_ect() {
-    let mut s = TcpSender::new(&ecn_cfg(Variant::Lite), None);
+    let mut s = TcpSender::new(&ecn_cfg(variant("lite").unwrap()), None);
     let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false);
     let mut out = Vec::new();
     s.open(0, &mut out);
@@ -51,8 +52,15 @@ fn without_ecn_at_the_receiver_nothing_is_ect() {
 
 #[test]
 fn an_echo_halves_the_window_once_per_window_for_every_variant() {
-    for variant in [Variant::Lite, Variant::Tahoe, Variant::TimeoutOnly, Variant::NewReno, Variant::VegasRm, Variant::Vegas, Variant::Sack]
-    {
+    for variant in [
+        variant("lite").unwrap(),
+        variant("tahoe").unwrap(),
+        variant("timeout-only").unwrap(),
+        variant("newreno").unwrap(),
+        variant("vegas-rm").unwrap(),
+        variant("vegas").unwrap(),
+        variant("sack").unwrap(),
+    ] {
         let mut s = established(variant, 40);
         let (cwnd, una, max) = (s.cc.cwnd(), s.snd_una, s.snd_max);
         assert!(cwnd >= 3 * MSS, "{variant:?}: {cwnd}");
@@ -82,7 +90,7 @@ fn an_echo_halves_the_window_once_per_window_for_every_variant() {
 
 #[test]
 fn cwr_rides_on_the_first_new_data_after_a_reduction_and_the_next_window_may_reduce_again() {
-    let mut s = established(Variant::Lite, 12);
+    let mut s = established(variant("lite").unwrap(), 12);
     let mut out = Vec::new();
     let una = s.snd_una;
     s.on_ack(0, &ack(una + MSS, flags::ECE), &mut out);
@@ -106,7 +114,7 @@ fn cwr_rides_on_the_first_new_data_after_a_reduction_and_the_next_window_may_red
 
 #[test]
 fn retransmissions_are_not_ect() {
-    let mut s = established(Variant::Lite, 10);
+    let mut s = established(variant("lite").unwrap(), 10);
     let una = s.snd_una;
     let mut out = Vec::new();
     for _ in 0..3 {

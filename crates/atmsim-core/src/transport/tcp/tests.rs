@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::net::{flags, Segment};
+use crate::transport::tcp::congestion::variant;
 
 pub(super) const MSS: u64 = 1000;
 
@@ -55,7 +56,7 @@ fn grow(s: &mut TcpSender, segs: usize) -> Vec<Segment> {
 
 #[test]
 fn slow_start_sends_two_segments_per_ack() {
-    let (mut s, first) = established(Variant::Lite);
+    let (mut s, first) = established(variant("lite").unwrap());
     assert_eq!(first.len(), 1, "initial window of one segment");
     let mut out = Vec::new();
     s.on_ack(0, &ack(1 + MSS), &mut out);
@@ -65,7 +66,7 @@ fn slow_start_sends_two_segments_per_ack() {
 
 #[test]
 fn window_limit_bounds_outstanding_data() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     grow(&mut s, 200);
     assert!(s.cc.cwnd() >= 64 * MSS);
     assert_eq!(s.snd_max - s.snd_una, 64 * MSS, "send buffer/receiver window caps the flight");
@@ -73,7 +74,7 @@ fn window_limit_bounds_outstanding_data() {
 
 #[test]
 fn fast_retransmit_on_the_third_duplicate_ack() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     grow(&mut s, 10);
     let una = s.snd_una;
     let mut out = Vec::new();
@@ -90,7 +91,7 @@ fn fast_retransmit_on_the_third_duplicate_ack() {
 
 #[test]
 fn duplicate_acks_need_the_timer_running_and_same_window() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     grow(&mut s, 4);
     let una = s.snd_una;
     let mut out = Vec::new();
@@ -103,7 +104,7 @@ fn duplicate_acks_need_the_timer_running_and_same_window() {
 
 #[test]
 fn timeout_backs_off_exponentially_and_goes_back_n() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     grow(&mut s, 6);
     let mut out = Vec::new();
     let mut tick = 0;
@@ -125,7 +126,7 @@ fn timeout_backs_off_exponentially_and_goes_back_n() {
 
 #[test]
 fn karn_no_rtt_sample_from_retransmitted_data() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     let srtt_before = s.rtt.srtt;
     let mut out = Vec::new();
     // Let the first data segment time out, then ACK it after many ticks.
@@ -143,7 +144,7 @@ fn karn_no_rtt_sample_from_retransmitted_data() {
 
 #[test]
 fn a_valid_sample_resets_the_backoff() {
-    let (mut s, _) = established(Variant::Lite);
+    let (mut s, _) = established(variant("lite").unwrap());
     let mut out = Vec::new();
     while s.stats.timeouts == 0 {
         s.on_slow_tick(0, &mut out);
@@ -156,7 +157,7 @@ fn a_valid_sample_resets_the_backoff() {
 
 #[test]
 fn finite_transfer_sends_a_short_last_segment_and_finishes() {
-    let mut s = TcpSender::new(&cfg(Variant::Lite), Some(2500));
+    let mut s = TcpSender::new(&cfg(variant("lite").unwrap()), Some(2500));
     let mut out = Vec::new();
     s.open(0, &mut out);
     out.clear();
@@ -171,7 +172,7 @@ fn finite_transfer_sends_a_short_last_segment_and_finishes() {
 
 #[test]
 fn syn_is_retransmitted_on_timeout() {
-    let mut s = TcpSender::new(&cfg(Variant::Lite), None);
+    let mut s = TcpSender::new(&cfg(variant("lite").unwrap()), None);
     let mut out = Vec::new();
     s.open(0, &mut out);
     for _ in 0..12 {
@@ -186,7 +187,7 @@ fn a_syn_timeout_leaves_slow_start_at_two_segments_as_bsd_does() {
     // 4.4BSD-Lite's TCPT_REXMT sets ssthresh for every timeout, the SYN's
     // too; before the SYN-ACK the send window is 0, so ssthresh is 2
     // segments (ns-2 does the same: docs/validation.md D18).
-    let mut s = TcpSender::new(&cfg(Variant::Lite), None);
+    let mut s = TcpSender::new(&cfg(variant("lite").unwrap()), None);
     let mut out = Vec::new();
     s.open(0, &mut out);
     let before = s.cc.ssthresh();
@@ -205,7 +206,7 @@ fn a_syn_timeout_leaves_slow_start_at_two_segments_as_bsd_does() {
 #[test]
 fn bsd_aborts_after_twelve_backoffs_where_ns1_retransmits_on() {
     for give_up in [true, false] {
-        let mut s = TcpSender::new(&TcpConfig { give_up, ..cfg(Variant::Lite) }, None);
+        let mut s = TcpSender::new(&TcpConfig { give_up, ..cfg(variant("lite").unwrap()) }, None);
         let mut out = Vec::new();
         s.open(0, &mut out);
         for tick in 1..20_000u64 {

@@ -24,10 +24,11 @@
 //!
 //! # Adding a variant
 //! - A loss recovery (e.g. SACK): a file `recovery/sack.rs` with a struct
-//!   implementing [`LossRecovery`], tests beside it; in `recovery/mod.rs`
-//!   its `pub mod`, an arm in [`Recovery`] and one line in the `dispatch!`
-//!   macro. To offer it by name, a [`Variant`] arm (in `name`, `growth`,
-//!   `recovery`) and its name in the scenario's variant list.
+//!   implementing [`LossRecovery`], tests beside it, and one line in
+//!   `recovery/mod.rs`'s `registry!`. To offer it by name, its
+//!   `LossRecovery::VARIANTS` declares the [`TcpVariant`]s named after it
+//!   (their scenario name, docs, goldens); `tcp.variant` and its error
+//!   messages then know it.
 //! - A window growth: the same in `growth/`, with [`WindowGrowth`].
 //! - Nothing else changes: the controller calls the parts only through the
 //!   two traits, in a fixed order — on a duplicate ACK the recovery, then
@@ -48,6 +49,7 @@ mod tests;
 mod testutil;
 
 use super::afr::Afr;
+use crate::base::mechanism::{Golden, Mechanism, Networks};
 use crate::time::Time;
 pub use growth::{Growth, WindowGrowth};
 pub use recovery::sack::{NextSeg, Sack, SackStep};
@@ -73,70 +75,90 @@ pub struct AckCtx {
     pub rtt_sample: Option<Time>,
 }
 
-/// The variants of the papers: each names a growth and a recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// 4.4BSD-Lite: Lite growth, Lite fast retransmit and fast recovery.
-    Lite,
-    /// Lite growth, Tahoe fast retransmit (cwnd = 1 MSS, go-back-N).
-    Tahoe,
-    /// Lite growth, no fast retransmit: timeouts only (Jain et al. 1996).
-    TimeoutOnly,
-    /// Lite growth, RFC 6582 recovery (comparison runs).
-    NewReno,
-    /// Aron & Druschel's "Vegas-RM": Lite's SS/CA, Vegas's retransmission.
-    VegasRm,
-    /// Vegas-SS/CA + Vegas-RM (Brakmo & Peterson 1995).
-    Vegas,
-    /// Lite growth, SACK recovery (RFC 2018 option, RFC 6675 recovery).
-    Sack,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Lite => "lite",
-            Variant::Tahoe => "tahoe",
-            Variant::TimeoutOnly => "timeout-only",
-            Variant::NewReno => "newreno",
-            Variant::VegasRm => "vegas-rm",
-            Variant::Vegas => "vegas",
-            Variant::Sack => "sack",
-        }
-    }
-
+/// A TCP variant as a scenario names it (`tcp.variant`): a window growth,
+/// a loss recovery and whether AFR decides how many segments a fast
+/// retransmission sends, with its declaration. Each is declared by the part
+/// it is named after (`recovery/tahoe.rs` declares "tahoe", `growth/vegas.rs`
+/// "vegas"), in that part's `VARIANTS`.
+#[derive(Debug)]
+pub struct TcpVariant {
+    pub mechanism: Mechanism,
+    /// The window growth; `bp95` selects Brakmo & Peterson's congestion
+    /// avoidance increment for the BSD growth.
+    pub growth: fn(bp95: bool) -> Growth,
+    pub recovery: fn() -> Recovery,
+    /// Adaptive Fast Retransmit (Aron & Druschel §5.1.1) on fast retransmissions.
+    pub afr: bool,
     /// Initial window in segments: Vegas starts with 2 (Aron & Druschel
     /// §5.3), the BSD variants with 1.
-    pub fn default_initial_window(self) -> u32 {
-        if self == Variant::Vegas {
-            2
-        } else {
-            1
-        }
-    }
+    pub initial_window: u32,
+    /// The receiver sends SACK blocks (RFC 2018).
+    pub sack_option: bool,
+}
 
-    /// The window growth of this variant; `bp95` selects Brakmo & Peterson's
-    /// congestion avoidance increment for the BSD growth.
-    pub fn growth(self, bp95: bool) -> Growth {
-        match self {
-            Variant::Vegas => Growth::Vegas(growth::vegas::Vegas::new()),
-            Variant::Lite | Variant::Tahoe | Variant::TimeoutOnly | Variant::NewReno | Variant::VegasRm | Variant::Sack => {
-                Growth::Lite(growth::lite::Lite::new(bp95))
-            }
-        }
-    }
+/// A registered variant.
+pub type Variant = &'static TcpVariant;
 
-    /// The loss recovery of this variant.
-    pub fn recovery(self) -> Recovery {
-        match self {
-            Variant::Lite => Recovery::Lite(recovery::lite::Lite),
-            Variant::Tahoe => Recovery::Tahoe(recovery::tahoe::Tahoe::default()),
-            Variant::TimeoutOnly => Recovery::TimeoutOnly(recovery::timeout_only::TimeoutOnly),
-            Variant::NewReno => Recovery::NewReno(recovery::newreno::NewReno::default()),
-            Variant::VegasRm | Variant::Vegas => Recovery::VegasRm(recovery::vegas_rm::VegasRm::default()),
-            Variant::Sack => Recovery::Sack(Sack::default()),
-        }
+/// The declaration of a variant named `name` (`tcp.variant`), on either
+/// network, with its one line of docs and its goldens.
+pub const fn declare(name: &'static str, about: &'static str, goldens: &'static [Golden]) -> Mechanism {
+    Mechanism {
+        name,
+        selected_by: "tcp.variant",
+        networks: Networks::Both,
+        about,
+        docs: "tcp.md#variants",
+        keys: &[],
+        counters: &[],
+        goldens,
     }
+}
+
+/// The same variant with Adaptive Fast Retransmit (Aron & Druschel §5.1.1):
+/// its name with "-afr", AFR's counters in each flow's summary.
+pub const fn with_afr(name: &'static str, about: &'static str, goldens: &'static [Golden]) -> Mechanism {
+    Mechanism { counters: &["afr_time_in_states_s", "afr_extra_retransmits", "afr_needless_extra"], ..declare(name, about, goldens) }
+}
+
+/// A variant on BSD's window growth (Lite's slow start and congestion
+/// avoidance) with `recovery`: one segment initially, no AFR, no SACK option.
+pub const fn on_lite(mechanism: Mechanism, recovery: fn() -> Recovery) -> TcpVariant {
+    TcpVariant {
+        mechanism,
+        growth: |bp95| Growth::Lite(growth::lite::Lite::new(bp95)),
+        recovery,
+        afr: false,
+        initial_window: 1,
+        sack_option: false,
+    }
+}
+
+/// A golden variation of topology 1 on ATM with `overrides`.
+pub const fn topology1(variation: &'static str, overrides: &'static [&'static str]) -> Golden {
+    Golden { scenario: "aron97-topo1-atm", variation, overrides }
+}
+
+impl PartialEq for TcpVariant {
+    fn eq(&self, other: &Self) -> bool {
+        self.mechanism.name == other.mechanism.name
+    }
+}
+
+impl TcpVariant {
+    pub fn name(&self) -> &'static str {
+        self.mechanism.name
+    }
+}
+
+/// Every registered TCP variant: those the window growths declare, then
+/// those the loss recoveries declare.
+pub fn variants() -> impl Iterator<Item = Variant> {
+    growth::VARIANTS.iter().chain(recovery::VARIANTS).flat_map(|v| v.iter())
+}
+
+/// The registered variant `name` ("lite", "vegas-afr").
+pub fn variant(name: &str) -> Option<Variant> {
+    variants().find(|v| v.name() == name)
 }
 
 /// The controller's answer to a duplicate ACK.
@@ -225,7 +247,7 @@ pub struct CongestionControl {
 
 impl CongestionControl {
     pub fn new(variant: Variant, mss: u64, initial_window: u64, max_cwnd: u64, bp95: bool, afr: Option<Afr>) -> Self {
-        Self::with_parts(Window::new(mss, initial_window, max_cwnd), variant.growth(bp95), variant.recovery(), afr)
+        Self::with_parts(Window::new(mss, initial_window, max_cwnd), (variant.growth)(bp95), (variant.recovery)(), afr)
     }
 
     /// Any growth with any recovery (combinations no [`Variant`] names).

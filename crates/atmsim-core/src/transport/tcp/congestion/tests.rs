@@ -7,7 +7,7 @@ use crate::transport::tcp::afr::Predictor;
 
 #[test]
 fn timeout_halves_into_ssthresh_and_restarts_at_one_segment() {
-    let mut cc = cc(Variant::Lite);
+    let mut cc = cc(variant("lite").unwrap());
     cc.w.cwnd = 9 * MSS;
     cc.on_timeout(&ctx(1, 9 * MSS));
     assert_eq!(cc.ssthresh(), 4 * MSS);
@@ -19,7 +19,7 @@ fn timeout_halves_into_ssthresh_and_restarts_at_one_segment() {
 
 #[test]
 fn timeout_halves_the_smaller_of_peer_window_and_cwnd_and_clears_dupacks() {
-    let mut cc = cc(Variant::Lite);
+    let mut cc = cc(variant("lite").unwrap());
     cc.w.cwnd = 30 * MSS;
     cc.on_dup_ack(&ctx(1, 30 * MSS));
     cc.on_timeout(&AckCtx { snd_wnd: 10 * MSS, ..ctx(1, 30 * MSS) });
@@ -47,7 +47,7 @@ fn learn_consecutive(cc: &mut CongestionControl) {
 
 #[test]
 fn afr_doubles_the_fast_retransmission_in_double_states() {
-    let mut cc = with_afr(Variant::Lite);
+    let mut cc = with_afr(variant("lite").unwrap());
     let c = ctx(1, 1 + 20 * MSS);
     learn_consecutive(&mut cc);
     assert_eq!(cc.afr().unwrap().state, 2);
@@ -59,7 +59,9 @@ fn afr_doubles_the_fast_retransmission_in_double_states() {
 
 #[test]
 fn afr_doubles_whichever_recovery_decides_and_keeps_its_snd_nxt_rule() {
-    for (variant, restore) in [(Variant::Tahoe, false), (Variant::NewReno, true), (Variant::VegasRm, true)] {
+    for (variant, restore) in
+        [(variant("tahoe").unwrap(), false), (variant("newreno").unwrap(), true), (variant("vegas-rm").unwrap(), true)]
+    {
         let mut cc = with_afr(variant);
         cc.afr_mut().unwrap().state = 3;
         let c = ctx(1, 1 + 20 * MSS);
@@ -72,14 +74,14 @@ fn afr_doubles_whichever_recovery_decides_and_keeps_its_snd_nxt_rule() {
 
 #[test]
 fn afr_learns_through_a_vegas_rm_recovery() {
-    let mut cc = with_afr(Variant::VegasRm);
+    let mut cc = with_afr(variant("vegas-rm").unwrap());
     learn_consecutive(&mut cc);
     assert_eq!(cc.afr().unwrap().state, 2);
 }
 
 #[test]
 fn afr_single_when_nothing_follows_the_lost_segment() {
-    let mut cc = with_afr(Variant::Lite);
+    let mut cc = with_afr(variant("lite").unwrap());
     cc.afr_mut().unwrap().state = 3;
     let c = ctx(1, 1 + MSS);
     cc.on_dup_ack(&c);
@@ -89,7 +91,7 @@ fn afr_single_when_nothing_follows_the_lost_segment() {
 
 #[test]
 fn a_timeout_ends_the_afr_episode_without_a_verdict() {
-    let mut cc = with_afr(Variant::Lite);
+    let mut cc = with_afr(variant("lite").unwrap());
     let c = ctx(1, 1 + 20 * MSS);
     for _ in 0..3 {
         cc.on_dup_ack(&c);
@@ -102,7 +104,7 @@ fn a_timeout_ends_the_afr_episode_without_a_verdict() {
 
 #[test]
 fn reset_dupacks_restarts_the_count() {
-    let mut cc = cc(Variant::Lite);
+    let mut cc = cc(variant("lite").unwrap());
     cc.w.cwnd = 20 * MSS;
     let c = ctx(1, 20 * MSS);
     cc.on_dup_ack(&c);
@@ -118,22 +120,24 @@ fn variants_name_their_growth_and_recovery() {
         let cc = cc(v);
         (cc.growth().clone(), cc.recovery().clone())
     };
-    assert!(matches!(parts(Variant::Lite), (Growth::Lite(_), Recovery::Lite(_))));
-    assert!(matches!(parts(Variant::Tahoe), (Growth::Lite(_), Recovery::Tahoe(_))));
-    assert!(matches!(parts(Variant::NewReno), (Growth::Lite(_), Recovery::NewReno(_))));
-    assert!(matches!(parts(Variant::VegasRm), (Growth::Lite(_), Recovery::VegasRm(_))));
-    assert!(matches!(parts(Variant::Vegas), (Growth::Vegas(_), Recovery::VegasRm(_))));
-    let Growth::Lite(g) = Variant::Lite.growth(false) else { unreachable!() };
+    assert!(matches!(parts(variant("lite").unwrap()), (Growth::Lite(_), Recovery::Lite(_))));
+    assert!(matches!(parts(variant("tahoe").unwrap()), (Growth::Lite(_), Recovery::Tahoe(_))));
+    assert!(matches!(parts(variant("newreno").unwrap()), (Growth::Lite(_), Recovery::NewReno(_))));
+    assert!(matches!(parts(variant("vegas-rm").unwrap()), (Growth::Lite(_), Recovery::VegasRm(_))));
+    assert!(matches!(parts(variant("vegas").unwrap()), (Growth::Vegas(_), Recovery::VegasRm(_))));
+    let Growth::Lite(g) = (variant("lite").unwrap().growth)(false) else { unreachable!() };
     assert!(!g.bp95());
-    assert_eq!(Variant::VegasRm.default_initial_window(), 1);
-    assert_eq!(cc(Variant::Vegas).window().ssthresh, 65535 << 14);
+    assert_eq!(variant("vegas-rm").unwrap().initial_window, 1);
+    assert_eq!(cc(variant("vegas").unwrap()).window().ssthresh, 65535 << 14);
 }
 
 /// Vegas-RM with Lite's growth resumes avoidance from the decreased window;
 /// with Vegas's growth ssthresh drops to two segments when recovery ends.
 #[test]
 fn the_growth_chooses_ssthresh_around_a_vegas_rm_recovery() {
-    for (variant, cut_ssthresh, exit_ssthresh) in [(Variant::VegasRm, 15 * MSS, 15 * MSS), (Variant::Vegas, 1 << 30, 2 * MSS)] {
+    for (variant, cut_ssthresh, exit_ssthresh) in
+        [(variant("vegas-rm").unwrap(), 15 * MSS, 15 * MSS), (variant("vegas").unwrap(), 1 << 30, 2 * MSS)]
+    {
         let mut cc = cc(variant);
         cc.w.cwnd = 20 * MSS;
         cc.w.ssthresh = 1 << 30;

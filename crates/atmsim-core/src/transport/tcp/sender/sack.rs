@@ -111,6 +111,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::net::{flags, Segment};
+    use crate::transport::tcp::congestion::variant;
     use crate::transport::tcp::tests::{cfg, MSS};
     use crate::transport::tcp::{Reply, TcpReceiver, TcpSender, Variant};
     use std::collections::{HashMap, VecDeque};
@@ -129,7 +130,7 @@ mod tests {
     impl Link {
         fn new(variant: Variant, segments: u64, drop: &[(u64, u32)]) -> Link {
             let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false);
-            if variant == Variant::Sack {
+            if variant.sack_option {
                 r = r.with_sack();
             }
             let s = TcpSender::new(&cfg(variant), Some(segments * MSS));
@@ -186,7 +187,7 @@ mod tests {
 
     #[test]
     fn a_single_loss_is_repaired_once_with_one_halving() {
-        let mut l = Link::new(Variant::Sack, 60, &[(20, 1)]);
+        let mut l = Link::new(variant("sack").unwrap(), 60, &[(20, 1)]);
         l.run();
         let st = &l.s.stats;
         assert_eq!((st.timeouts, st.fast_retransmits, st.segments_retransmitted), (0, 1, 1));
@@ -200,7 +201,7 @@ mod tests {
     #[test]
     fn several_losses_in_one_window_one_recovery_no_timeout() {
         let lost = [(20, 1), (23, 1), (26, 1), (27, 1)];
-        let mut l = Link::new(Variant::Sack, 80, &lost);
+        let mut l = Link::new(variant("sack").unwrap(), 80, &lost);
         l.run();
         let st = &l.s.stats;
         assert_eq!((st.timeouts, st.fast_retransmits), (0, 1), "one recovery for the window");
@@ -208,14 +209,14 @@ mod tests {
         assert_eq!(st.segments_retransmitted, 4, "each hole once, nothing SACKed resent");
         assert_eq!(l.r.stats.bytes_duplicate, 0);
         // Lite needs a timeout or several halvings for the same losses.
-        let mut lite = Link::new(Variant::Lite, 80, &lost);
+        let mut lite = Link::new(variant("lite").unwrap(), 80, &lost);
         lite.run();
         assert!(lite.s.stats.timeouts + lite.s.stats.fast_retransmits > 1);
     }
 
     #[test]
     fn a_lost_retransmission_falls_back_to_the_timeout_and_skips_sacked_data() {
-        let mut l = Link::new(Variant::Sack, 60, &[(20, 1), (20, 2), (30, 1), (30, 2)]);
+        let mut l = Link::new(variant("sack").unwrap(), 60, &[(20, 1), (20, 2), (30, 1), (30, 2)]);
         l.run();
         let st = &l.s.stats;
         assert_eq!((st.fast_retransmits, st.timeouts), (1, 1));
@@ -230,12 +231,12 @@ mod tests {
 
     #[test]
     fn syns_carry_sack_permitted_and_data_no_option() {
-        let mut l = Link::new(Variant::Sack, 5, &[]);
+        let mut l = Link::new(variant("sack").unwrap(), 5, &[]);
         let log = l.run();
         assert_eq!(log[0].flags, flags::SYN);
         assert_eq!(log[0].opt, 4);
         assert!(log[1..].iter().all(|s| s.opt == 0 && s.sack == 0));
-        let mut plain = Link::new(Variant::NewReno, 5, &[]);
+        let mut plain = Link::new(variant("newreno").unwrap(), 5, &[]);
         assert_eq!(plain.run()[0].opt, 0);
     }
 }

@@ -2,10 +2,7 @@
 //! congestion avoidance), and where it restarts after a loss — ns-3's
 //! `TcpCongestionOps`, Aron & Druschel's "SS" and "CA" (§5).
 
-pub mod lite;
-pub mod vegas;
-
-use super::{AckCtx, Window};
+use super::{AckCtx, TcpVariant, Window};
 
 /// What a window growth provides. Implemented by each variant's struct and
 /// by [`Growth`], which dispatches to them statically.
@@ -22,42 +19,51 @@ pub trait WindowGrowth {
 
     /// A fast recovery ended by deflating the window.
     fn on_recovery_exit(&mut self, w: &mut Window);
+
+    /// The TCP variants named after this growth (`tcp.variant`).
+    const VARIANTS: &'static [TcpVariant] = &[];
 }
 
-#[derive(Clone, Debug)]
-pub enum Growth {
-    Lite(lite::Lite),
-    Vegas(vegas::Vegas),
-}
+/// Writes, from the one list of growths: their modules, [`Growth`] (static
+/// dispatch to the variant's struct) and [`VARIANTS`].
+macro_rules! registry {
+    ($($module:ident { $($variant:ident: $ty:ty),* $(,)? },)*) => {
+        $(pub mod $module;)*
 
-/// Static dispatch to the variant's struct: a new growth adds its line.
-macro_rules! dispatch {
-    ($self:expr, $g:ident => $e:expr) => {
-        match $self {
-            Growth::Lite($g) => $e,
-            Growth::Vegas($g) => $e,
+        #[derive(Clone, Debug)]
+        pub enum Growth {
+            $($($variant($ty),)*)*
+        }
+
+        /// The TCP variants each growth declares.
+        pub const VARIANTS: &[&[TcpVariant]] = &[$($(<$ty as WindowGrowth>::VARIANTS,)*)*];
+
+        impl WindowGrowth for Growth {
+            #[inline]
+            fn on_ack(&mut self, w: &mut Window, c: &AckCtx) {
+                match self { $($(Growth::$variant(g) => g.on_ack(w, c),)*)* }
+            }
+
+            #[inline]
+            fn restart_window(&self, mss: u64) -> u64 {
+                match self { $($(Growth::$variant(g) => g.restart_window(mss),)*)* }
+            }
+
+            #[inline]
+            fn on_window_cut(&mut self, w: &mut Window, newcwnd: u64) {
+                match self { $($(Growth::$variant(g) => g.on_window_cut(w, newcwnd),)*)* }
+            }
+
+            #[inline]
+            fn on_recovery_exit(&mut self, w: &mut Window) {
+                match self { $($(Growth::$variant(g) => g.on_recovery_exit(w),)*)* }
+            }
         }
     };
 }
 
-impl WindowGrowth for Growth {
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, c: &AckCtx) {
-        dispatch!(self, g => g.on_ack(w, c))
-    }
-
-    #[inline]
-    fn restart_window(&self, mss: u64) -> u64 {
-        dispatch!(self, g => g.restart_window(mss))
-    }
-
-    #[inline]
-    fn on_window_cut(&mut self, w: &mut Window, newcwnd: u64) {
-        dispatch!(self, g => g.on_window_cut(w, newcwnd))
-    }
-
-    #[inline]
-    fn on_recovery_exit(&mut self, w: &mut Window) {
-        dispatch!(self, g => g.on_recovery_exit(w))
-    }
+// The registry: every window growth, one line per file.
+registry! {
+    lite { Lite: lite::Lite },
+    vegas { Vegas: vegas::Vegas },
 }

@@ -7,9 +7,11 @@
 //!
 //! Windows are bytes, as in the rest of the TCP; "segments" below are MSS.
 
-use super::WindowGrowth;
+use super::{Growth, WindowGrowth};
+use crate::base::mechanism::Golden;
 use crate::time::{Time, PS_PER_S};
-use crate::transport::tcp::congestion::{AckCtx, Window};
+use crate::transport::tcp::congestion::recovery::{vegas_rm::VegasRm, Recovery};
+use crate::transport::tcp::congestion::{declare, topology1, with_afr, AckCtx, TcpVariant, Window};
 
 /// Vegas constants (segments): Brakmo et al. 1994; ns-2 defaults.
 pub const ALPHA: i64 = 1;
@@ -141,6 +143,36 @@ impl Vegas {
 }
 
 impl WindowGrowth for Vegas {
+    const VARIANTS: &'static [TcpVariant] = &[
+        TcpVariant {
+            mechanism: declare(
+                "vegas",
+                "TCP Vegas (Brakmo & Peterson 1995): its slow start, congestion avoidance and retransmission mechanism",
+                &[topology1("vegas", &["tcp.variant=vegas"])],
+            ),
+            growth: |_| Growth::Vegas(Vegas::new()),
+            recovery: || Recovery::VegasRm(VegasRm::default()),
+            afr: false,
+            initial_window: 2,
+            sack_option: false,
+        },
+        TcpVariant {
+            mechanism: with_afr(
+                "vegas-afr",
+                "Vegas with Adaptive Fast Retransmit (Aron & Druschel's Vegas-AFR)",
+                &[
+                    topology1("vegas-afr-10ms", &["tcp.variant=vegas-afr", "tcp.tick=10ms"]),
+                    Golden { scenario: "aron97-topo2-packet", variation: "vegas-afr", overrides: &["tcp.variant=vegas-afr", "switch.buffer=48KB"] },
+                ],
+            ),
+            growth: |_| Growth::Vegas(Vegas::new()),
+            recovery: || Recovery::VegasRm(VegasRm::default()),
+            afr: true,
+            initial_window: 2,
+            sack_option: false,
+        },
+    ];
+
     /// Decide once per RTT, apply per ACK.
     fn on_ack(&mut self, w: &mut Window, c: &AckCtx) {
         if let Some(rtt) = c.rtt_sample {
@@ -173,7 +205,7 @@ impl WindowGrowth for Vegas {
 mod tests {
     use super::*;
     use crate::time::PS_PER_MS;
-    use crate::transport::tcp::congestion::{CongestionControl, Variant};
+    use crate::transport::tcp::congestion::{CongestionControl, variant};
 
     const MSS: u64 = 1000;
 
@@ -348,8 +380,8 @@ mod tests {
 
     #[test]
     fn vegas_initial_window_and_timeout_window_are_two() {
-        assert_eq!(Variant::Vegas.default_initial_window(), 2);
-        let mut cc = CongestionControl::new(Variant::Vegas, MSS, 2, 1 << 30, true, None);
+        assert_eq!(variant("vegas").unwrap().initial_window, 2);
+        let mut cc = CongestionControl::new(variant("vegas").unwrap(), MSS, 2, 1 << 30, true, None);
         cc.w.cwnd = 10 * MSS;
         cc.on_timeout(&AckCtx { snd_una: 1, snd_nxt: 10 * MSS, snd_max: 10 * MSS, snd_wnd: 1_000_000, ..Default::default() });
         assert_eq!(cc.cwnd(), 2 * MSS);

@@ -8,13 +8,32 @@
 //! timeout, and each further fast retransmission halves again — two losses
 //! found by duplicate ACKs quarter the window (Aron & Druschel §5.1).
 
-use super::{AckOutcome, DupOutcome, LossRecovery, THRESH};
-use crate::transport::tcp::congestion::{AckCtx, Window};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery, THRESH};
+use crate::base::mechanism::Golden;
+use crate::transport::tcp::congestion::{declare, on_lite, topology1, with_afr, AckCtx, TcpVariant, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Lite;
 
 impl LossRecovery for Lite {
+    const VARIANTS: &'static [TcpVariant] = &[
+        on_lite(
+            declare(
+                "lite",
+                "4.4BSD-Lite: slow start, congestion avoidance, Reno fast retransmit and fast recovery",
+                &[Golden { scenario: "aron97-topo1-atm", variation: "", overrides: &[] }],
+            ),
+            || Recovery::Lite(Lite),
+        ),
+        TcpVariant {
+            afr: true,
+            ..on_lite(
+                with_afr("lite-afr", "Lite with Adaptive Fast Retransmit", &[topology1("lite-afr", &["tcp.variant=lite-afr"])]),
+                || Recovery::Lite(Lite),
+            )
+        },
+    ];
+
     fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
         let d = w.dupacks;
         if d == THRESH {
@@ -50,11 +69,11 @@ impl LossRecovery for Lite {
 mod tests {
     use super::*;
     use crate::transport::tcp::congestion::testutil::{cc, ctx, fr, new_ack, MSS};
-    use crate::transport::tcp::congestion::{DupAckAction, Variant};
+    use crate::transport::tcp::congestion::{DupAckAction, variant};
 
     #[test]
     fn lite_fast_retransmit_on_third_dup_ack_and_inflation() {
-        let mut cc = cc(Variant::Lite);
+        let mut cc = cc(variant("lite").unwrap());
         cc.w.cwnd = 20 * MSS;
         cc.w.ssthresh = 100 * MSS;
         let c = ctx(1, 20 * MSS);
@@ -73,7 +92,7 @@ mod tests {
 
     #[test]
     fn lite_exactly_three_dups_do_not_deflate() {
-        let mut cc = cc(Variant::Lite);
+        let mut cc = cc(variant("lite").unwrap());
         cc.w.cwnd = 20 * MSS;
         let c = ctx(1, 20 * MSS);
         for _ in 0..3 {
@@ -86,7 +105,7 @@ mod tests {
 
     #[test]
     fn two_fast_retransmits_quarter_the_window() {
-        let mut cc = cc(Variant::Lite);
+        let mut cc = cc(variant("lite").unwrap());
         cc.w.cwnd = 32 * MSS;
         let c = ctx(1, 32 * MSS);
         for _ in 0..3 {

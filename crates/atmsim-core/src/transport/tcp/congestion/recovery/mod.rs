@@ -3,15 +3,9 @@
 //! growth stays out of it: a recovery says whether a new ACK may open the
 //! window and the controller asks the growth to do so.
 
-pub mod lite;
-pub mod newreno;
-pub mod sack;
 pub mod scoreboard;
-pub mod tahoe;
-pub mod timeout_only;
-pub mod vegas_rm;
 
-use super::{AckCtx, NewAckAction, Window};
+use super::{AckCtx, NewAckAction, TcpVariant, Window};
 
 /// Duplicate ACKs that trigger a fast retransmission (`tcprexmtthresh`,
 /// 4.4BSD-Lite `tcp_input.c`; RFC 5681 §3.2).
@@ -66,50 +60,55 @@ pub trait LossRecovery {
     fn in_recovery(&self) -> bool {
         false
     }
+
+    /// The TCP variants named after this recovery (`tcp.variant`).
+    const VARIANTS: &'static [TcpVariant] = &[];
 }
 
-#[derive(Clone, Debug)]
-pub enum Recovery {
-    Lite(lite::Lite),
-    Tahoe(tahoe::Tahoe),
-    TimeoutOnly(timeout_only::TimeoutOnly),
-    NewReno(newreno::NewReno),
-    VegasRm(vegas_rm::VegasRm),
-    Sack(sack::Sack),
-}
+/// Writes, from the one list of recoveries: their modules, [`Recovery`]
+/// (static dispatch to the variant's struct) and [`VARIANTS`].
+macro_rules! registry {
+    ($($module:ident { $($variant:ident: $ty:ty),* $(,)? },)*) => {
+        $(pub mod $module;)*
 
-/// Static dispatch to the variant's struct: a new recovery adds its line.
-macro_rules! dispatch {
-    ($self:expr, $r:ident => $e:expr) => {
-        match $self {
-            Recovery::Lite($r) => $e,
-            Recovery::Tahoe($r) => $e,
-            Recovery::TimeoutOnly($r) => $e,
-            Recovery::NewReno($r) => $e,
-            Recovery::VegasRm($r) => $e,
-            Recovery::Sack($r) => $e,
+        #[derive(Clone, Debug)]
+        pub enum Recovery {
+            $($($variant($ty),)*)*
+        }
+
+        /// The TCP variants each recovery declares.
+        pub const VARIANTS: &[&[TcpVariant]] = &[$($(<$ty as LossRecovery>::VARIANTS,)*)*];
+
+        impl LossRecovery for Recovery {
+            #[inline]
+            fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
+                match self { $($(Recovery::$variant(r) => r.on_dup_ack(w, c),)*)* }
+            }
+
+            #[inline]
+            fn on_new_ack(&mut self, w: &mut Window, c: &AckCtx, dupacks: u32) -> AckOutcome {
+                match self { $($(Recovery::$variant(r) => r.on_new_ack(w, c, dupacks),)*)* }
+            }
+
+            #[inline]
+            fn on_timeout(&mut self, c: &AckCtx) {
+                match self { $($(Recovery::$variant(r) => r.on_timeout(c),)*)* }
+            }
+
+            #[inline]
+            fn in_recovery(&self) -> bool {
+                match self { $($(Recovery::$variant(r) => r.in_recovery(),)*)* }
+            }
         }
     };
 }
 
-impl LossRecovery for Recovery {
-    #[inline]
-    fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
-        dispatch!(self, r => r.on_dup_ack(w, c))
-    }
-
-    #[inline]
-    fn on_new_ack(&mut self, w: &mut Window, c: &AckCtx, dupacks: u32) -> AckOutcome {
-        dispatch!(self, r => r.on_new_ack(w, c, dupacks))
-    }
-
-    #[inline]
-    fn on_timeout(&mut self, c: &AckCtx) {
-        dispatch!(self, r => r.on_timeout(c))
-    }
-
-    #[inline]
-    fn in_recovery(&self) -> bool {
-        dispatch!(self, r => r.in_recovery())
-    }
+// The registry: every loss recovery, one line per file.
+registry! {
+    lite { Lite: lite::Lite },
+    tahoe { Tahoe: tahoe::Tahoe },
+    timeout_only { TimeoutOnly: timeout_only::TimeoutOnly },
+    newreno { NewReno: newreno::NewReno },
+    vegas_rm { VegasRm: vegas_rm::VegasRm },
+    sack { Sack: sack::Sack },
 }

@@ -3,8 +3,9 @@
 //! the next hole, so several losses in a window are repaired without a
 //! timeout and with one window reduction. Used for comparison runs.
 
-use super::{AckOutcome, DupOutcome, LossRecovery, THRESH};
-use crate::transport::tcp::congestion::{AckCtx, NewAckAction, Window};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery, THRESH};
+use crate::base::mechanism::Golden;
+use crate::transport::tcp::congestion::{declare, on_lite, topology1, AckCtx, NewAckAction, TcpVariant, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
@@ -18,6 +19,18 @@ pub struct NewReno {
 }
 
 impl LossRecovery for NewReno {
+    const VARIANTS: &'static [TcpVariant] = &[on_lite(
+        declare(
+            "newreno",
+            "Lite with NewReno partial-ACK recovery (RFC 6582), for comparison",
+            &[
+                topology1("newreno", &["tcp.variant=newreno"]),
+                Golden { scenario: "aron97-topo2-packet", variation: "newreno", overrides: &["tcp.variant=newreno", "tcp.tick=100ms"] },
+            ],
+        ),
+        || Recovery::NewReno(NewReno::default()),
+    )];
+
     fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: inflate for each further duplicate.
@@ -80,7 +93,7 @@ impl LossRecovery for NewReno {
 mod tests {
     use super::*;
     use crate::transport::tcp::congestion::testutil::{cc, ctx, fr, new_ack, MSS};
-    use crate::transport::tcp::congestion::{CongestionControl, DupAckAction, Recovery, Variant};
+    use crate::transport::tcp::congestion::{CongestionControl, DupAckAction, Recovery, variant};
 
     fn newreno(cc: &mut CongestionControl) -> &mut NewReno {
         let Recovery::NewReno(r) = &mut cc.recovery else { panic!("newreno") };
@@ -90,7 +103,7 @@ mod tests {
     /// A NewReno controller in recovery after a loss at 1 with 20 segments
     /// outstanding and cwnd 20 segments.
     fn recovering() -> CongestionControl {
-        let mut cc = cc(Variant::NewReno);
+        let mut cc = cc(variant("newreno").unwrap());
         cc.w.cwnd = 20 * MSS;
         let c = ctx(1, 1 + 20 * MSS);
         for _ in 0..3 {
@@ -122,7 +135,7 @@ mod tests {
 
     #[test]
     fn enters_on_the_third_duplicate_with_half_the_flight() {
-        let mut cc = cc(Variant::NewReno);
+        let mut cc = cc(variant("newreno").unwrap());
         cc.w.cwnd = 30 * MSS;
         // Flight 12 segments (less than cwnd): ssthresh 6, cwnd 6 + 3.
         let c = ctx(1, 1 + 12 * MSS);
@@ -138,7 +151,7 @@ mod tests {
     }
 
     fn cc_with_flight(segments: u64) -> CongestionControl {
-        let mut cc = cc(Variant::NewReno);
+        let mut cc = cc(variant("newreno").unwrap());
         cc.w.cwnd = 30 * MSS;
         for _ in 0..3 {
             cc.on_dup_ack(&ctx(1, 1 + segments * MSS));

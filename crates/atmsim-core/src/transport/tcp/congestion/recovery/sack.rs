@@ -17,8 +17,9 @@
 //! [`CongestionControl::on_sack_ack`]: crate::transport::tcp::congestion::CongestionControl::on_sack_ack
 
 use super::scoreboard::Scoreboard;
-use super::{AckOutcome, DupOutcome, LossRecovery, THRESH};
-use crate::transport::tcp::congestion::{AckCtx, NewAckAction, Window};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery, THRESH};
+use crate::base::mechanism::Golden;
+use crate::transport::tcp::congestion::{declare, on_lite, topology1, AckCtx, NewAckAction, TcpVariant, Window};
 
 /// What an ACK means for a SACK sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +170,21 @@ impl Sack {
 }
 
 impl LossRecovery for Sack {
+    const VARIANTS: &'static [TcpVariant] = &[TcpVariant {
+        sack_option: true,
+        ..on_lite(
+            declare(
+            "sack",
+            "Lite's slow start and congestion avoidance with SACK (RFC 2018 option, RFC 6675 loss recovery)",
+            &[
+                Golden { scenario: "aron97-topo1-packet", variation: "sack", overrides: &["tcp.variant=sack"] },
+                topology1("sack", &["tcp.variant=sack", "switch.buffer=48KB"]),
+            ],
+        ),
+            || Recovery::Sack(Sack::default()),
+        )
+    }];
+
     /// A duplicate ACK in RFC 5681's sense, without blocks, is no duplicate
     /// for a SACK sender (RFC 6675 §2): the sender calls
     /// [`Sack::on_ack`] with the blocks instead.
@@ -203,7 +219,7 @@ impl LossRecovery for Sack {
 mod tests {
     use super::*;
     use crate::transport::tcp::congestion::testutil::{cc, ctx, MSS};
-    use crate::transport::tcp::congestion::{CongestionControl, Variant};
+    use crate::transport::tcp::congestion::{CongestionControl, variant};
 
     /// Segment k covers [1 + k MSS, 1 + (k + 1) MSS).
     fn seg(k: u64) -> (u64, u64) {
@@ -223,7 +239,7 @@ mod tests {
     /// cwnd 20 segments, 10 outstanding, segment 0 lost: three duplicate
     /// ACKs SACK segments 1, 2, 3.
     fn recovering() -> CongestionControl {
-        let mut cc = cc(Variant::Sack);
+        let mut cc = cc(variant("sack").unwrap());
         cc.w.cwnd = 20 * MSS;
         assert_eq!(ack(&mut cc, 1, 0, &[seg(1)]), SackStep::Normal);
         assert_eq!(ack(&mut cc, 1, 0, &[(seg(1).0, seg(2).1)]), SackStep::Normal);
@@ -242,14 +258,14 @@ mod tests {
     #[test]
     fn enters_at_once_when_the_first_hole_is_lost() {
         // The ACKs for segments 1 and 2 were lost: one ACK SACKs 1..=3.
-        let mut cc = cc(Variant::Sack);
+        let mut cc = cc(variant("sack").unwrap());
         assert_eq!(ack(&mut cc, 1, 0, &[(seg(1).0, seg(3).1)]), SackStep::Enter);
         assert_eq!(cc.dupacks(), 1);
     }
 
     #[test]
     fn repeated_blocks_are_not_duplicate_acks() {
-        let mut cc = cc(Variant::Sack);
+        let mut cc = cc(variant("sack").unwrap());
         for _ in 0..5 {
             assert_eq!(ack(&mut cc, 1, 0, &[seg(4)]), SackStep::Normal);
         }
@@ -261,7 +277,7 @@ mod tests {
 
     #[test]
     fn a_cumulative_ack_resets_the_count_and_grows_outside_recovery() {
-        let mut cc = cc(Variant::Sack);
+        let mut cc = cc(variant("sack").unwrap());
         cc.w.cwnd = 20 * MSS;
         // Half segments, so that nothing counts as lost yet.
         let (a, half) = (seg(5).0, MSS / 2);

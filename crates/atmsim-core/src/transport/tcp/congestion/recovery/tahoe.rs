@@ -3,8 +3,9 @@
 //! retransmit; no fast recovery. The sender continues from the
 //! retransmitted segment (go-back-N, as ns's Tahoe), not where it was.
 
-use super::{AckOutcome, DupOutcome, LossRecovery, THRESH};
-use crate::transport::tcp::congestion::{AckCtx, Window};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery, THRESH};
+use crate::base::mechanism::Golden;
+use crate::transport::tcp::congestion::{declare, on_lite, topology1, AckCtx, TcpVariant, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct Tahoe {
@@ -14,6 +15,18 @@ pub struct Tahoe {
 }
 
 impl LossRecovery for Tahoe {
+    const VARIANTS: &'static [TcpVariant] = &[on_lite(
+        declare(
+            "tahoe",
+            "4.3BSD-Tahoe: fast retransmit without fast recovery",
+            &[
+                topology1("tahoe", &["tcp.variant=tahoe"]),
+                Golden { scenario: "aron97-topo1-packet", variation: "tahoe-cells", overrides: &["tcp.variant=tahoe", "switch.buffer=21packets"] },
+            ],
+        ),
+        || Recovery::Tahoe(Tahoe::default()),
+    )];
+
     fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
         // Go-back-N resends data the receiver already holds; its duplicate
         // ACKs must not trigger another fast retransmit before the old
@@ -43,11 +56,11 @@ impl LossRecovery for Tahoe {
 #[cfg(test)]
 mod tests {
     use crate::transport::tcp::congestion::testutil::{cc, ctx, fr, new_ack, MSS};
-    use crate::transport::tcp::congestion::{DupAckAction, Recovery, Variant};
+    use crate::transport::tcp::congestion::{DupAckAction, Recovery, variant};
 
     #[test]
     fn tahoe_fast_retransmit_restarts_from_one_segment() {
-        let mut cc = cc(Variant::Tahoe);
+        let mut cc = cc(variant("tahoe").unwrap());
         cc.w.cwnd = 16 * MSS;
         let c = ctx(1, 16 * MSS);
         cc.on_dup_ack(&c);
@@ -67,7 +80,7 @@ mod tests {
 
     #[test]
     fn no_inflation_and_slow_start_after_the_retransmission() {
-        let mut cc = cc(Variant::Tahoe);
+        let mut cc = cc(variant("tahoe").unwrap());
         cc.w.cwnd = 16 * MSS;
         let c = ctx(1, 16 * MSS);
         for _ in 0..3 {
@@ -84,7 +97,7 @@ mod tests {
 
     #[test]
     fn a_loss_beyond_the_old_window_fast_retransmits_again() {
-        let mut cc = cc(Variant::Tahoe);
+        let mut cc = cc(variant("tahoe").unwrap());
         cc.w.cwnd = 16 * MSS;
         for _ in 0..3 {
             cc.on_dup_ack(&ctx(1, 16 * MSS));
@@ -98,7 +111,7 @@ mod tests {
 
     #[test]
     fn a_timeout_moves_the_guard_to_the_highest_sequence_sent() {
-        let mut cc = cc(Variant::Tahoe);
+        let mut cc = cc(variant("tahoe").unwrap());
         cc.on_timeout(&ctx(1, 30 * MSS));
         let Recovery::Tahoe(t) = &cc.recovery else { panic!("tahoe") };
         assert_eq!(t.recover, 30 * MSS);

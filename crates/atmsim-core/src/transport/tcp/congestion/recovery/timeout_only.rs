@@ -3,13 +3,23 @@
 //! ABR", slide "TCP/IP Parameters": "Fast retransmit/recovery not completely
 //! experimented"; their main runs recover by timeout).
 
-use super::{AckOutcome, DupOutcome, LossRecovery};
-use crate::transport::tcp::congestion::{AckCtx, Window};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery};
+use crate::base::mechanism::Golden;
+use crate::transport::tcp::congestion::{declare, on_lite, AckCtx, TcpVariant, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct TimeoutOnly;
 
 impl LossRecovery for TimeoutOnly {
+    const VARIANTS: &'static [TcpVariant] = &[on_lite(
+        declare(
+            "timeout-only",
+            "slow start and congestion avoidance, no fast retransmit (Jain et al. 1996)",
+            &[Golden { scenario: "jain96-2src", variation: "", overrides: &[] }],
+        ),
+        || Recovery::TimeoutOnly(TimeoutOnly),
+    )];
+
     fn on_dup_ack(&mut self, _w: &mut Window, _c: &AckCtx) -> DupOutcome {
         DupOutcome::Nothing
     }
@@ -24,11 +34,11 @@ impl LossRecovery for TimeoutOnly {
 #[cfg(test)]
 mod tests {
     use crate::transport::tcp::congestion::testutil::{cc, ctx, MSS};
-    use crate::transport::tcp::congestion::{DupAckAction, Variant};
+    use crate::transport::tcp::congestion::{DupAckAction, variant};
 
     #[test]
     fn duplicate_acks_never_retransmit_nor_touch_the_window() {
-        let mut cc = cc(Variant::TimeoutOnly);
+        let mut cc = cc(variant("timeout-only").unwrap());
         cc.w.cwnd = 16 * MSS;
         let c = ctx(1, 16 * MSS);
         for _ in 0..10 {

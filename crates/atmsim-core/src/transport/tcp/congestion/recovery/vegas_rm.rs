@@ -9,9 +9,9 @@
 //!
 //! The BSD coarse timer stays as the backstop (`sender.rs`).
 
-use super::{AckOutcome, DupOutcome, LossRecovery, THRESH};
+use super::{AckOutcome, DupOutcome, LossRecovery, Recovery, THRESH};
 use crate::time::Time;
-use crate::transport::tcp::congestion::{AckCtx, NewAckAction, Window};
+use crate::transport::tcp::congestion::{declare, on_lite, topology1, with_afr, AckCtx, NewAckAction, TcpVariant, Window};
 
 /// The fine-grained RTT estimator and timeout of Vegas-RM (exact clock).
 #[derive(Clone, Debug, Default)]
@@ -64,6 +64,28 @@ pub struct VegasRm {
 }
 
 impl LossRecovery for VegasRm {
+    const VARIANTS: &'static [TcpVariant] = &[
+        on_lite(
+            declare(
+                "vegas-rm",
+                "Lite with Vegas's retransmission mechanism only (Aron & Druschel §5)",
+                &[topology1("vegas-rm", &["tcp.variant=vegas-rm"])],
+            ),
+            || Recovery::VegasRm(VegasRm::default()),
+        ),
+        TcpVariant {
+            afr: true,
+            ..on_lite(
+                with_afr(
+                "vegas-rm-afr",
+                "Vegas-RM with Adaptive Fast Retransmit",
+                &[topology1("vegas-rm-afr", &["tcp.variant=vegas-rm-afr", "tcp.afr_predictor=hysteresis"])],
+            ),
+                || Recovery::VegasRm(VegasRm::default()),
+            )
+        },
+    ];
+
     /// Retransmit at once if the oldest segment has outlived the fine
     /// timeout, or on the third duplicate; shrink the window at most once
     /// per RTT; inflate on further duplicates as Reno.
@@ -164,7 +186,7 @@ mod tests {
     use super::*;
     use crate::time::{PS_PER_MS, PS_PER_S};
     use crate::transport::tcp::congestion::testutil::{cc, ctx, fr, MSS};
-    use crate::transport::tcp::congestion::{CongestionControl, DupAckAction, Recovery, Variant};
+    use crate::transport::tcp::congestion::{CongestionControl, DupAckAction, Recovery, variant};
 
     #[test]
     fn fine_timer_first_sample() {
@@ -183,7 +205,7 @@ mod tests {
     }
 
     fn vegas_rm() -> CongestionControl {
-        let mut cc = cc(Variant::VegasRm);
+        let mut cc = cc(variant("vegas-rm").unwrap());
         rm(&mut cc).fine.sample(100);
         cc.w.cwnd = 20 * MSS;
         cc

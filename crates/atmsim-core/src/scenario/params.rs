@@ -1,0 +1,205 @@
+//! The keys that mechanisms declare (`base::mechanism::Key`), read
+//! generically: taken out of the scenario's TOML before the sections are
+//! deserialised, each checked against its declared type and range, and
+//! handed to the mechanisms as [`Params`]; written back by `atmsim show`. A
+//! new mechanism's keys therefore need no field in the schema, and a key of
+//! a mechanism the scenario does not select is refused
+//! ([`refuse_inert`]): it would do nothing.
+
+use super::registry;
+use super::ScenarioError;
+use crate::base::mechanism::{Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
+
+/// Takes every declared key the table sets out of it, checked.
+pub(super) fn take(table: &mut toml::Table) -> Result<Params, ScenarioError> {
+    let mut params = Params::default();
+    for key in registry::keys() {
+        let path: Vec<&str> = key.name.split('.').collect();
+        let (last, parents) = path.split_last().expect("a dotted key name");
+        let Some(parent) = table_at(table, parents, key.name)? else { continue };
+        if let Some(value) = parent.remove(*last) {
+            params.0.insert(key.name, checked(key, &value)?);
+        }
+    }
+    // A table only mechanism keys live in (`[router.red]`) holds nothing else.
+    for owned in registry::owned_tables() {
+        let path: Vec<&str> = owned.split('.').collect();
+        let (last, parents) = path.split_last().expect("a dotted table name");
+        let Some(parent) = table_at(table, parents, owned)? else { continue };
+        match parent.get(*last) {
+            Some(toml::Value::Table(t)) if t.is_empty() => {
+                parent.remove(*last);
+            }
+            Some(toml::Value::Table(t)) => {
+                let stray = t.keys().next().expect("a non-empty table");
+                let known: Vec<&str> = registry::keys().filter_map(|k| k.name.strip_prefix(owned)?.strip_prefix('.')).collect();
+                return Err(problem(format!("{owned}.{stray}"), format!("unknown key (keys here: {})", known.join(", "))));
+            }
+            Some(_) => return Err(problem(owned, "must be a table of keys")),
+            None => {}
+        }
+    }
+    Ok(params)
+}
+
+/// The table at `path` inside `table`, if there is one.
+fn table_at<'t>(table: &'t mut toml::Table, path: &[&str], key: &str) -> Result<Option<&'t mut toml::Table>, ScenarioError> {
+    let mut cur = table;
+    for (i, part) in path.iter().enumerate() {
+        cur = match cur.get_mut(*part) {
+            None => return Ok(None),
+            Some(toml::Value::Table(t)) => t,
+            Some(_) => return Err(problem(path[..=i].join("."), format!("must be a table (it holds {key})"))),
+        };
+    }
+    Ok(Some(cur))
+}
+
+/// A key's value, checked against its declaration.
+fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> {
+    match (key.kind, value) {
+        (KeyKind::Bool, toml::Value::Boolean(b)) => Ok(ParamValue::Bool(*b)),
+        (KeyKind::Bool, _) => Err(problem(key.name, "must be true or false")),
+        (KeyKind::Count { min, .. }, toml::Value::Integer(n)) if *n >= 0 && *n as u64 >= min => Ok(ParamValue::Count(*n as u64)),
+        (KeyKind::Count { unit, min }, _) => Err(problem(key.name, format!("must be a whole number of {unit}, at least {min}"))),
+        (KeyKind::Real { lo, hi }, v) => {
+            let x = match v {
+                toml::Value::Float(x) => *x,
+                toml::Value::Integer(n) => *n as f64,
+                _ => f64::NAN,
+            };
+            let above = match lo {
+                Bound::Open(l) => x > l,
+                Bound::Closed(l) => x >= l,
+                Bound::None => true,
+            };
+            let below = match hi {
+                Bound::Open(h) => x < h,
+                Bound::Closed(h) => x <= h,
+                Bound::None => true,
+            };
+            if x.is_finite() && above && below {
+                Ok(ParamValue::Real(x))
+            } else {
+                Err(problem(key.name, format!("must be a number {}", range(lo, hi))))
+            }
+        }
+    }
+}
+
+/// A real range in words: "in (0, 1]", "> 0".
+pub fn range(lo: Bound, hi: Bound) -> String {
+    match (lo, hi) {
+        (Bound::None, Bound::None) => "(any finite value)".into(),
+        (Bound::Open(l), Bound::None) => format!("> {l}"),
+        (Bound::Closed(l), Bound::None) => format!(">= {l}"),
+        (Bound::None, Bound::Open(h)) => format!("< {h}"),
+        (Bound::None, Bound::Closed(h)) => format!("<= {h}"),
+        (lo, hi) => {
+            let (l, open_l) = match lo {
+                Bound::Open(l) => (l, '('),
+                Bound::Closed(l) => (l, '['),
+                Bound::None => unreachable!("matched above"),
+            };
+            let (h, close_h) = match hi {
+                Bound::Open(h) => (h, ')'),
+                Bound::Closed(h) => (h, ']'),
+                Bound::None => unreachable!("matched above"),
+            };
+            format!("in {open_l}{l}, {h}{close_h}")
+        }
+    }
+}
+
+/// Does `value` only restate the key's default?
+fn is_default(key: &Key, value: ParamValue) -> bool {
+    let KeyDefault::Value(text) = key.default else { return false };
+    match value {
+        ParamValue::Bool(b) => text.parse::<bool>() == Ok(b),
+        ParamValue::Count(n) => text.parse::<u64>() == Ok(n),
+        ParamValue::Real(x) => text.parse::<f64>() == Ok(x),
+    }
+}
+
+/// Refuses a key set to other than its default when no mechanism it
+/// belongs to is among `selected`: it would do nothing in this scenario.
+pub(super) fn refuse_inert(params: &Params, selected: &[&Mechanism]) -> Result<(), ScenarioError> {
+    for (name, value) in &params.0 {
+        if selected.iter().any(|m| m.keys.iter().any(|k| k.name == *name)) {
+            continue;
+        }
+        let key = registry::keys().find(|k| k.name == *name).expect("params hold declared keys only");
+        if is_default(key, *value) {
+            continue;
+        }
+        let owners: Vec<String> = registry::mechanisms()
+            .filter(|m| m.keys.iter().any(|k| k.name == *name))
+            .map(|m| format!("{} = \"{}\"", m.selected_by, m.name))
+            .collect();
+        let selected: Vec<String> = selected.iter().map(|m| format!("{} = \"{}\"", m.selected_by, m.name)).collect();
+        return Err(problem(
+            *name,
+            format!("does nothing here: it configures {}, and this scenario has {}", owners.join(" or "), selected.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the keys a scenario set back into its TOML (for `atmsim show`).
+pub(super) fn put_back(table: &mut toml::Table, params: &Params) {
+    for (name, value) in &params.0 {
+        let path: Vec<&str> = name.split('.').collect();
+        let (last, parents) = path.split_last().expect("a dotted key name");
+        let mut cur = &mut *table;
+        for part in parents {
+            let next = cur.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            cur = next.as_table_mut().expect("declared keys live in tables");
+        }
+        let v = match *value {
+            ParamValue::Bool(b) => toml::Value::Boolean(b),
+            ParamValue::Count(n) => toml::Value::Integer(n as i64),
+            ParamValue::Real(x) => toml::Value::Float(x),
+        };
+        cur.insert(last.to_string(), v);
+    }
+}
+
+fn problem(key: impl Into<String>, problem: impl Into<String>) -> ScenarioError {
+    ScenarioError { key: key.into(), problem: problem.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_read_as_written() {
+        assert_eq!(range(Bound::Open(0.0), Bound::Closed(1.0)), "in (0, 1]");
+        assert_eq!(range(Bound::Open(0.0), Bound::None), "> 0");
+    }
+
+    #[test]
+    fn every_declared_key_is_checked_against_its_kind() {
+        // Every key of every registered mechanism: a value of the wrong type
+        // is refused naming the key, and its default (when it is a value)
+        // reads back as a default.
+        for key in registry::keys() {
+            let wrong = toml::Value::String("x".into());
+            assert_eq!(checked(key, &wrong).unwrap_err().key, key.name);
+            if let KeyDefault::Value(text) = key.default {
+                let v: toml::Value = format!("v = {text}").parse::<toml::Table>().unwrap().remove("v").unwrap();
+                let value = checked(key, &v).unwrap_or_else(|e| panic!("{}: its default {text} is refused: {e}", key.name));
+                assert!(is_default(key, value), "{}", key.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_count_is_whole_and_at_least_its_minimum() {
+        let key = Key { name: "switch.x", kind: KeyKind::Count { unit: "cells", min: 1 }, default: KeyDefault::Value("1"), about: "" };
+        assert_eq!(checked(&key, &toml::Value::Integer(3)), Ok(ParamValue::Count(3)));
+        for bad in [toml::Value::Integer(0), toml::Value::Integer(-1), toml::Value::Float(2.5)] {
+            assert!(checked(&key, &bad).unwrap_err().problem.contains("whole number of cells"), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Every mechanism a scenario can select, read from the registries of the
+//! layers below (one line per mechanism there): the one place the scenario
+//! layer learns what exists. Error messages list choices from here, the
+//! declared keys are read generically (`params.rs`), the golden matrix and
+//! the key reference in docs/scenarios.md are checked against it
+//! (`tests/golden.rs`, `tests/test_registry.py`, through [`to_json`]).
+
+use crate::base::mechanism::{choices, Key, KeyDefault, KeyKind, Mechanism};
+
+/// The registries, each a list of its mechanisms' declarations.
+fn registries() -> impl Iterator<Item = &'static Mechanism> {
+    crate::net::drop::policies().chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
+}
+
+/// Every registered mechanism.
+pub fn mechanisms() -> impl Iterator<Item = &'static Mechanism> {
+    registries()
+}
+
+/// The mechanisms selected by the key `selected_by` (`switch.policy`).
+pub fn selectable_by(selected_by: &str) -> impl Iterator<Item = &'static Mechanism> + '_ {
+    mechanisms().filter(move |m| m.selected_by == selected_by)
+}
+
+/// The mechanism `name` selected by `selected_by`, or the error that lists the choices.
+pub fn find(selected_by: &str, name: &str) -> Result<&'static Mechanism, super::ScenarioError> {
+    selectable_by(selected_by).find(|m| m.name == name).ok_or_else(|| super::ScenarioError {
+        key: selected_by.to_string(),
+        problem: format!("unknown choice \"{name}\" (choose {})", choices(selectable_by(selected_by).map(|m| m.name))),
+    })
+}
+
+/// Every declared key, once (a key several mechanisms share is declared alike by each).
+pub fn keys() -> impl Iterator<Item = &'static Key> {
+    let mut seen: Vec<&'static str> = Vec::new();
+    mechanisms().flat_map(|m| m.keys.iter()).filter(move |k| {
+        let first = !seen.contains(&k.name);
+        seen.push(k.name);
+        first
+    })
+}
+
+/// The tables only declared keys live in (`router.red`, `switch.fair_share`):
+/// the parents of keys three or more levels deep.
+pub fn owned_tables() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> =
+        keys().filter(|k| k.name.matches('.').count() >= 2).map(|k| &k.name[..k.name.rfind('.').unwrap()]).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The registries as JSON, for the Python package and its docs test
+/// (`atmsim._core.registry()`): every mechanism with its keys.
+pub fn to_json() -> String {
+    use serde_json::{json, Value};
+    let key = |k: &Key| -> Value {
+        let (kind, unit, range) = match k.kind {
+            KeyKind::Bool => ("bool", "", String::new()),
+            KeyKind::Count { unit, min } => ("count", unit, format!(">= {min}")),
+            KeyKind::Real { lo, hi } => ("real", "", super::params::range(lo, hi)),
+        };
+        let (default, computed) = match k.default {
+            KeyDefault::Value(v) => (v, false),
+            KeyDefault::Computed(v) => (v, true),
+        };
+        json!({"name": k.name, "kind": kind, "unit": unit, "range": range, "default": default, "computed": computed, "about": k.about})
+    };
+    let all: Vec<Value> = mechanisms()
+        .map(|m| {
+            json!({
+                "name": m.name,
+                "selected_by": m.selected_by,
+                "networks": m.networks.needs(),
+                "about": m.about,
+                "docs": m.docs,
+                "keys": m.keys.iter().map(key).collect::<Vec<_>>(),
+                "counters": m.counters,
+                "goldens": m.goldens.iter().map(|g| json!({"scenario": g.scenario, "variation": g.variation, "overrides": g.overrides})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::to_string(&all).expect("plain data serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_registered_once_per_key_that_selects_it() {
+        let mut seen: Vec<(&str, &str)> = mechanisms().map(|m| (m.selected_by, m.name)).collect();
+        let n = seen.len();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), n, "a (key, name) registered twice");
+    }
+
+    #[test]
+    fn keys_shared_by_mechanisms_are_declared_alike() {
+        for m in mechanisms() {
+            for k in m.keys {
+                let first = keys().find(|x| x.name == k.name).unwrap();
+                assert_eq!(format!("{first:?}"), format!("{k:?}"), "{} declared differently by {}", k.name, m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_choice_lists_the_registered_ones() {
+        let e = find("switch.policy", "fifo").unwrap_err();
+        assert_eq!(e.key, "switch.policy");
+        for m in selectable_by("switch.policy") {
+            assert!(e.problem.contains(&format!("\"{}\"", m.name)), "{e}");
+        }
+    }
+}
