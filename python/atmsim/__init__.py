@@ -121,6 +121,13 @@ def resolve(scenario: str, set: Iterable[str] = ()) -> str:
     return _core.resolve(load_scenario(scenario), _sets(set))
 
 
+def registry() -> list:
+    """Every registered mechanism (drop policies, TCP variants): its name, the key that selects it,
+    its networks, one line of docs, its docs page, its keys (type, unit, default, range, docs), the
+    counters it adds to the summary and its golden variations, as the core declares them."""
+    return json.loads(_core.registry())
+
+
 def model_facts(scenario: str, set: Iterable[str] = ()) -> dict:
     """What the core derives from a scenario without running it: network,
     encapsulation, duration_s, mss, header_bytes, segment_ip_bytes,

@@ -217,6 +217,13 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Every registered mechanism (drop policies, TCP variants) with its keys,
+/// counters, goldens and docs page, as JSON (`atmsim.registry()`).
+#[pyfunction]
+fn registry() -> String {
+    atmsim_core::scenario::registry::to_json()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
@@ -224,6 +231,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_capture, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(aal5_cells, m)?)?;
     m.add_function(wrap_pyfunction!(model_facts, m)?)?;
     m.add_function(wrap_pyfunction!(ida::ida_matrix, m)?)?;
