@@ -229,8 +229,52 @@ def test_every_code_name_the_docs_give_is_defined_where_they_say(doc):
     assert not found, "\n".join(found)
 
 
+def kind(t: str) -> str:
+    """What `global_problem` checks a span as (None: not a name of code)."""
+    name = bare(t)
+    if not name:
+        return None
+    if external(name.split("::")[0]) or external(name):
+        return "external name (allowlisted)"
+    if ".rs::" in name:
+        return "file.rs::item"
+    if QUALIFIED.fullmatch(name):
+        return "Type::member or module::item"
+    if "." in name or "/" in name or " " in name or not IDENT.fullmatch(name):
+        return None
+    if CAMEL.fullmatch(name) or CONST.fullmatch(name) or SNAKE.fullmatch(name) or t.endswith(")"):
+        return "type, variant, constant or function name"
+    return None
+
+
+def checked_beside(name: str) -> bool:
+    head = name.split("::")[0]
+    return bool(IDENT.fullmatch(head)) and not external(name) and (rust().defined(head) or python().defined(head))
+
+
+def counts() -> Counter:
+    """The statements checked, by kind."""
+    out = Counter()
+    for doc in DOCS:
+        lines = set()
+        for n, line, t, _ in spans(doc):
+            k = kind(t)
+            if k:
+                out[k] += 1
+            if n not in lines:
+                lines.add(n)
+                out["name beside its file"] += sum(1 for name, _ in attributions(line) if checked_beside(bare(name)))
+    return out
+
+
+def test_the_checker_still_reads_the_docs():
+    # A change of the docs' markup (or of SPAN) must not leave the test above checking nothing.
+    c = counts()
+    assert c["Type::member or module::item"] > 100 and c["name beside its file"] > 80 and c["file.rs::item"] >= 1, c
+
+
 if __name__ == "__main__":
-    total = Counter()
     for d in DOCS:
         for x in problems(d):
             print(x)
+    print(counts())
