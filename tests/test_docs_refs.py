@@ -3,8 +3,11 @@ no longer exists, a `Type::member` whose type has no such member, a name said to
 does not define it (`file.rs::fn`, "`file.rs` (`fn`, ...)", "`fn` (`file.rs`)", a table row
 whose first cell is the file), fails. Names that are not ours (BSD's, ns-2's, ns-3's, Wireshark's)
 are listed in EXTERNAL with the reason."""
+import importlib
+import json
 import re
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from docrefs import ROOT, python, rust
 
 DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "ARCHITECTURE.md", ROOT / "README.md"]
 SPAN = re.compile(r"`([^`\n]+)`")
-PATH = re.compile(r"[\w./-]+\.(rs|py|md|toml|tcl|sh|c|cc)|[\w.-]+(/[\w.-]+)*/")
+PATH = re.compile(r"[\w./-]+\.(rs|py|md|toml|tcl|sh|c|cc|h|json|csv|png|html|tr|txt|pcap)|[\w.-]+(/[\w.-]+)*/")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 CAMEL = re.compile(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 CONST = re.compile(r"[A-Z][A-Z0-9_]*_[A-Z0-9_]+|[A-Z]{2,}[0-9]*")
@@ -119,6 +122,54 @@ def resolve_qualified(name: str):
     return None
 
 
+@lru_cache(maxsize=None)
+def claim_ids() -> frozenset:
+    """Every claim of the five papers, as `reproduce all --quick` pins them (tests/golden/)."""
+    return frozenset(c["id"] for f in (ROOT / "tests/golden/reproduce-all-quick").glob("*.claims.json")
+                     for c in json.loads(f.read_text()))
+
+
+# A paper's own doc names its claims without the paper (`table1.c6` in docs/boston97.md).
+PAPER_DOCS = {"boston97.md": "boston97", "arb.md": "arb", "jain96.md": "jain96", "morris-kung95.md": "morris-kung95"}
+CLAIM = re.compile(r"([\w-]+\.)?[\w-]+\.(c\d+|fair)")
+# Dotted names that are scenario keys, not Python (`report.bottleneck` is a key; report.py a module).
+KEY_HEADS = {"atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston",
+             "capture", "flow", "link", "topology", "accounting", "erica", "efci", "vbr", "red", "loss", "fair_share"}
+
+
+def claim_problem(doc: Path, t: str):
+    if re.search(r"[A-Z]", t):
+        return None  # a pattern: `PAPER.FIGURE.cN`
+    paper = PAPER_DOCS.get(doc.name)
+    ids = claim_ids()
+    if t in ids or (paper and f"{paper}.{t}" in ids) or (not paper and t.count(".") == 1 and any(i.endswith("." + t) for i in ids)):
+        return None
+    return f"no claim {t} among the papers' claims (tests/golden/reproduce-all-quick)"
+
+
+def python_problem(name: str):
+    """Why a dotted Python name (`atmsim.read`, `Ctx.claim`, `twin.offset_sets`) names nothing."""
+    p = python()
+    head, *rest = name.split(".")
+    if head in ("atmsim", "_core"):
+        obj = importlib.import_module("atmsim") if head == "atmsim" else importlib.import_module("atmsim._core")
+        for i, part in enumerate(rest):
+            if not hasattr(obj, part):
+                try:
+                    obj = importlib.import_module(".".join([obj.__name__, part]))
+                    continue
+                except ImportError:
+                    return f"{'.'.join([head, *rest[:i]])} has no {part}"
+            obj = getattr(obj, part)
+        return None
+    if head in p.members:
+        return None if rest[0] in p.members[head] else f"class {head} has no {rest[0]}"
+    modules = [f for f in p.items if Path(f).stem == head]
+    if modules and head not in KEY_HEADS:
+        return None if any(rest[0] in p.items[f] for f in modules) else f"no {rest[0]} in {head}.py"
+    return None
+
+
 def global_problem(t: str):
     """Why the code span `t`, read on its own, names nothing in the code (None if it does, or if
     it is not a name of code)."""
@@ -127,6 +178,8 @@ def global_problem(t: str):
         return None
     if QUALIFIED.fullmatch(name):
         return resolve_qualified(name)
+    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", name) and not PATH.fullmatch(name):
+        return python_problem(name)
     if "." in name or "/" in name or " " in name or not IDENT.fullmatch(name):
         return None
     if (CAMEL.fullmatch(name) or CONST.fullmatch(name) or SNAKE.fullmatch(name) or t.endswith(")")) and not known(name):
@@ -212,6 +265,8 @@ def problems(doc: Path):
     out, seen_lines = [], set()
     for n, line, t, _ in spans(doc):
         why = None if (doc.name, bare(t)) in HISTORY else global_problem(t)
+        if CLAIM.fullmatch(t):
+            why = claim_problem(doc, t)
         if why:
             out.append(f"{doc.relative_to(ROOT)}:{n}: `{t}`: {why}")
         if n not in seen_lines:
@@ -247,6 +302,19 @@ def kind(t: str) -> str:
     return None
 
 
+def kind_of(doc: Path, t: str):
+    if CLAIM.fullmatch(t) and not re.search(r"[A-Z]", t):
+        return "claim id"
+    name = bare(t)
+    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", name) and not PATH.fullmatch(name):
+        head = name.split(".")[0]
+        if head in ("atmsim", "_core") or head in python().members or (
+                head not in KEY_HEADS and any(Path(f).stem == head for f in python().items)):
+            return "Python module.name or Class.member"
+        return None
+    return kind(t)
+
+
 def checked_beside(name: str) -> bool:
     head = name.split("::")[0]
     return bool(IDENT.fullmatch(head)) and not external(name) and (rust().defined(head) or python().defined(head))
@@ -258,7 +326,7 @@ def counts() -> Counter:
     for doc in DOCS:
         lines = set()
         for n, line, t, _ in spans(doc):
-            k = kind(t)
+            k = kind_of(doc, t)
             if k:
                 out[k] += 1
             if n not in lines:
