@@ -216,6 +216,11 @@ def attributions(line: str):
                 depth += {"(": 1, ")": -1}.get(line[i], 0)
                 i += 1
             out += [(s, [m.group(1)]) for s in named(line[m.end():i - 1])]
+    for m in re.finditer(r"`([^`]+)`: ", line):
+        # "`file.rs`: `a`, `b` (...)": the names up to the end of the clause.
+        if PATH.fullmatch(m.group(1)) and m.group(1).endswith((".rs", ".py")):
+            clause = re.split(r"[;|]|\)(?![^(]*\))", line[m.end():])[0]
+            out += [(s, [m.group(1)]) for s in named(clause, glosses=False)]
     for m in re.finditer(r"`([^`]+)` \(`([^`]+)`[);]", line):
         if PATH.fullmatch(m.group(2)) and not PATH.fullmatch(m.group(1)):
             out.append((m.group(1), [m.group(2)]))
