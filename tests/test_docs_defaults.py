@@ -65,7 +65,7 @@ def tables():
             in_table = True
         elif in_table and line.startswith("|") and not line.startswith("| ---"):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            keys = re.findall(r"`([a-z_.]+)`", re.sub(r"\(.*?\)", "", cells[0]))
+            keys = re.findall(r"`([a-z0-9_.]+)`", re.sub(r"\(.*?\)", "", cells[0]))
             yield [full_key(heads, k) for k in keys], cells[1], n
         elif not line.startswith("|"):
             in_table = False

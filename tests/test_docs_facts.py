@@ -84,6 +84,7 @@ FACTS = [
     ("docs/reproductions.md", r"every claim of the (\w+) papers", lambda: len(reproduce.names())),
     ("docs/README.md", r'A "cell" is (\d+) bytes on the wire', lambda: rust_const("CELL_BYTES")),
     ("docs/README.md", r'A "cell" is \d+ bytes on the wire, (\d+) of', lambda: rust_const("CELL_PAYLOAD")),
+    ("docs/scenarios.md", r"abort the connection after (\d+) consecutive timeouts", lambda: rust_const("MAX_RXTSHIFT")),
     ("docs/scenarios.md", r"bytes kept per packet \((\d+) to \d+\)", lambda: 64 if accepted("capture.snaplen=64") and not accepted("capture.snaplen=63") else None),
     ("docs/scenarios.md", r"bytes kept per packet \(\d+ to (\d+)\)", lambda: 262144 if accepted("capture.snaplen=262144") and not accepted("capture.snaplen=262145") else None),
     ("docs/scenarios.md", r"at most (\d+) \(IPv4 packets", lambda: 65495 if accepted("ip.mtu=65495B") and not accepted("ip.mtu=65496B") else None),
@@ -120,3 +121,12 @@ def test_every_list_the_docs_give_as_complete_names_every_variant(doc, statement
     assert found, f"{doc} no longer says /{statement}/: update this list with the doc"
     listed = {re.sub(r"^\w+::", "", n) for n in re.findall(r"`([\w:]+)", found.group(1))}
     assert listed == variants(enum), f"{doc} lists {sorted(listed)}; {enum} has {sorted(variants(enum))}"
+
+
+def test_architectures_list_of_commands_is_the_clis():
+    from atmsim.cli import main
+
+    row = re.search(r"^\| `atmsim/cli.py` \| click CLI \(.*?\): (.*?); one-line errors", (ROOT / "ARCHITECTURE.md").read_text(), re.M)
+    assert row, "ARCHITECTURE.md's row of atmsim/cli.py no longer lists the commands: update this test with it"
+    listed = re.findall(r"(?:^|, )`(\w+)`", re.sub(r"\([^)]*\)", "", row.group(1)))
+    assert sorted(listed) == sorted(main.commands), (listed, sorted(main.commands))
