@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from atmsim import reproduce
 from docrefs import ROOT, python, rust
 
 DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "ARCHITECTURE.md", ROOT / "README.md"]
@@ -126,13 +127,11 @@ def resolve_qualified(name: str):
 
 @lru_cache(maxsize=None)
 def claim_ids() -> frozenset:
-    """Every claim of the five papers, as `reproduce all --quick` pins them (tests/golden/)."""
+    """Every claim of the papers, as `reproduce all --quick` pins them (tests/golden/)."""
     return frozenset(c["id"] for f in (ROOT / "tests/golden/reproduce-all-quick").glob("*.claims.json")
                      for c in json.loads(f.read_text()))
 
 
-# A paper's own doc names its claims without the paper (`table1.c6` in docs/boston97.md).
-PAPER_DOCS = {"boston97.md": "boston97", "arb.md": "arb", "jain96.md": "jain96", "morris-kung95.md": "morris-kung95"}
 CLAIM = re.compile(r"([\w-]+\.)?[\w-]+\.(c\d+|fair)")
 # Dotted names that are scenario keys, not Python (`report.bottleneck` is a key; report.py a module).
 KEY_HEADS = {"atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston",
@@ -142,7 +141,8 @@ KEY_HEADS = {"atm", "ip", "tcp", "switch", "router", "credit", "host", "report",
 def claim_problem(doc: Path, t: str):
     if re.search(r"[A-Z]", t):
         return None  # a pattern: `PAPER.FIGURE.cN`
-    paper = PAPER_DOCS.get(doc.name)
+    # A paper's own doc (docs/boston97.md) names its claims without the paper (`table1.c6`).
+    paper = doc.stem if doc.stem in reproduce.names() else None
     ids = claim_ids()
     if t in ids or (paper and f"{paper}.{t}" in ids) or (not paper and t.count(".") == 1 and any(i.endswith("." + t) for i in ids)):
         return None
