@@ -41,7 +41,9 @@ class Rust:
                 text = path.read_text()
                 self.strings.update(re.findall(r'"(\w+)"', text))
                 self.modules.update(p for p in Path(rel).with_suffix("").parts if p != "mod")
-                self._read(rel, _NOISE.sub(lambda m: " " if m.group().startswith("/") else '""', text))
+                clean = _NOISE.sub(lambda m: " " if m.group().startswith("/") else '""', text)
+                self._read(rel, clean)
+                self._registry(rel, clean)
                 self.names[rel] |= self.items[rel]
 
     def _read(self, rel, text):
@@ -68,6 +70,27 @@ class Rust:
                 if kind in ("enum", "struct", "union"):
                     self.names[rel].update(self._body(kind, name, text[start:m.start()]))
                 boundary = m.end()
+
+    def _registry(self, rel, text):
+        """A `registry! { module { Variant: Type, ... }, ... }` call (net/drop, the TCP growths and
+        recoveries) declares its modules and adds each Variant to the enums its `macro_rules!`
+        writes from the list (those whose body repeats `$(...)`)."""
+        call = re.search(r"(?<!macro_rules!\s)\bregistry!\s*\{", text)
+        if not call or "macro_rules! registry" not in text:
+            return
+        depth, end = 1, call.end()
+        while depth and end < len(text):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        body = text[call.end():end - 1]
+        enums = re.findall(r"\benum\s+(\w+)\s*\{[^}]*?\$\(", text)
+        for module in re.findall(r"(\w+)\s*\{", body):
+            self.modules.add(module)
+        for variant in re.findall(r"\b([A-Z]\w*)\s*:", body):
+            for enum in enums:
+                self.members[enum].add(variant)
+            self.kinds[variant].add("variant")
+            self.names[rel].add(variant)
 
     def _header(self, rel, header, parent):
         """Records the items a header declares; returns the block it opens (kind, name)."""

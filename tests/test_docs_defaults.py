@@ -46,8 +46,6 @@ CONTEXT = [
 # the tool shows it, a check.
 COMPUTED = {
     "tcp.initial_window": "2 for vegas/vegas-afr, else 1: an Option resolved per variant (scenario/resolve/tcp.rs)",
-    "switch.epd_threshold": "max(limit - cells of a full frame, limit/2): depends on the buffer and the MSS",
-    "switch.eom_reserve": "2 x the number of flows",
     "abr.crm": "ceil(TBE/Nrm): from two other keys",
     "report.bottleneck": "the switch port most data routes cross: from the topology",
     "flow.datagram": "MSS + 12 bytes: from tcp.mss",
