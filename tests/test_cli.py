@@ -214,8 +214,10 @@ def test_sack_variant_runs_and_recovers(cli):
 def test_a_newcomer_finds_papers_figures_and_descriptions(cli):
     h = cli("reproduce", "--help", check=True).stdout
     listed = h[h.index("Papers (PAPER) and their figures"):]
-    for paper, fig in (("aron97", "fig10"), ("morris-kung95", "fig6"), ("boston97", "table1"), ("jain96", "tail-drop")):
-        assert f"\n  {paper} " in listed and fig in listed, (paper, fig)
+    from atmsim.reproduce import figures_of, names
+
+    for paper in names():  # every registered paper, with its figures in the paper's order
+        assert f"\n  {paper} " in listed and ", ".join(figures_of(paper)[:2]) in listed, paper
     lines = cli("list", check=True).stdout.splitlines()
     i = lines.index("aron97-topo1-atm")
     assert lines[i + 1].startswith("    ") and "Aron" in lines[i + 1]

@@ -3,6 +3,7 @@
 The acceptance rules are checked against data whose answer is known by
 construction, so a wrong rule shows up without running the simulator."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from atmsim.reproduce import aron97
+from atmsim.reproduce.harness import Ctx
 
 IDS = [f"aron97.fig3.c{i}" for i in range(1, 10)] + ["aron97.fig3.fair"]
 
@@ -35,8 +37,10 @@ def synth(ks, seeds, pkt_e, gap, dead=0.01, fair=0.97, to_atm=5, to_pkt=1, eps=(
 
 
 def claims(df):
-    pts = aron97.fig3_points(df)
-    return {c.id: c.row() for c in aron97.fig3_claims(df, pts)}
+    """fig3's claim rows by ID, from the claim logic alone (a context bound to fig3, nothing written)."""
+    ctx = Ctx("aron97", None, Path("unused")).at("fig3")
+    aron97.fig3_claims(ctx, df, aron97.fig3_points(df))
+    return {c.id: c.row() for c in ctx.claims}
 
 
 ks_st = st.lists(st.sampled_from(aron97.K_FULL), min_size=2, max_size=8, unique=True).map(sorted)
@@ -139,7 +143,7 @@ def test_a_failing_row_carries_its_measured_mechanism_and_a_holding_one_does_not
     df = synth([9, 21, 30], [1, 2], lambda t, k, s: 0.8, lambda t, k: 0.35)
     df["link_idle"] = np.where(df.network == "atm", 0.45, 0.15)
     df["link_waste"] = 1 - df["E"] - df["link_idle"]
-    r = {c.id: c.row() for c in aron97.fig3_claims(df, aron97.fig3_points(df))}
+    r = claims(df)
     c2 = r["aron97.fig3.c2"]
     assert not c2["holds"]
     assert "median gap 0.350" in c2["note"] and "gap > 0.30 at 3 of 3 points" in c2["note"]

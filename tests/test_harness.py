@@ -36,7 +36,7 @@ def fake_paper(calls, balanced=True):
     def body(fig):
         def make(c, pairs):
             calls[("made", fig)] = pairs
-            c.claim(fig, "c1", statement="a statement", kind="shape", paper_value="§1", ours=len(pairs), holds=True, rule="rule")
+            c.claim("c1", statement="a statement", kind="shape", paper_value="§1", ours=len(pairs), holds=True, rule="rule")
         return make
 
     one = harness.Figure("one", body("one"), declare("one", [FakeSpec("a"), FakeSpec("b")]))
@@ -147,10 +147,15 @@ def test_light_commands_import_no_heavy_module(args):
 def test_a_deviation_note_is_written_only_when_the_claim_fails(tmp_path):
     from atmsim.reproduce.harness import Ctx
 
-    c = Ctx("p", None, tmp_path)
-    c.claim("f", "c1", statement="s", kind="value", paper_value="1", ours=1, holds=True, rule="rule", deviation="why")
-    c.claim("f", "c2", statement="s", kind="value", paper_value="1", ours=2, holds=False, rule="rule", note="measured", deviation="why")
-    assert [r.note for r in c.claims] == ["", "measured why"]
+    run = Ctx("p", None, tmp_path)
+    c = run.at("f")
+    c.claim("c1", statement="s", kind="value", paper_value="1", ours=1, holds=True, rule="rule", deviation="why")
+    c.claim("c2", statement="s", kind="value", paper_value="1", ours=2, holds=False, rule="rule", note="measured", deviation="why")
+    assert [r.note for r in run.claims] == ["", "measured why"]
+    # The context names the figure: a claim names only its own ID, and an unbound context has no figure to give.
+    assert [r.id for r in run.claims] == ["p.f.c1", "p.f.c2"]
+    with pytest.raises(TypeError, match="bound to no figure"):
+        run.claim("c3", statement="s", kind="value", paper_value="1", ours=1, holds=True, rule="")
 
 
 def test_report_orders_figures_as_the_paper_does_and_notes_read_numbers():

@@ -14,9 +14,9 @@ def _natural(fig: str):
 
 def _paper_order(paper) -> list[str]:
     """The figures of a registered paper in the order it declares them (the paper's own)."""
-    from .reproduce import PAPERS, figures_of
+    from .reproduce import figures_of, names
 
-    return figures_of(paper) if paper in PAPERS else []
+    return figures_of(paper) if paper in names() else []
 
 
 def figure_order(rows: list[dict], extra=()) -> list[str]:

@@ -94,24 +94,33 @@ class Paper:
 
 
 class Ctx:
-    """What a figure body sees: the grid, the output directory, and the claims so far."""
+    """What a figure body sees: the grid, the output directory, the figure it
+    makes and the claims so far. `execute` hands each body the run's context
+    bound to the body's figure (`at`), so a claim names only its own ID."""
 
-    def __init__(self, paper: str, grid, out: Path):
+    def __init__(self, paper: str, grid, out: Path, figure: Optional[str] = None, rows: Optional[list] = None):
         self.paper = paper
         self.grid = grid
         self.quick = getattr(grid, "quick", False)
         self.out = Path(out)
-        self.claims: list[claims.Claim] = []
+        self.figure = figure
+        self.claims: list[claims.Claim] = [] if rows is None else rows
 
-    def claim(self, figure, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
-        """One claim row, its parts named (keywords only). `holds`: a bool, or a `claims.Verdict` (from
-        `claims.check`), which also renders its tests into the rule and gives
-        the margin. `deviation`: the mechanism behind a failing claim,
-        written as the row's note only when the claim does not hold."""
+    def at(self, figure: str) -> "Ctx":
+        """This context bound to `figure`: its claims are PAPER.figure.cN, and they join this one's."""
+        return Ctx(self.paper, self.grid, self.out, figure, self.claims)
+
+    def claim(self, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
+        """Claim `cid` of the bound figure, its parts named (keywords only). `holds`: a bool, or a
+        `claims.Verdict` (from `claims.check`), which also renders its tests into the rule and gives
+        the margin. `deviation`: the mechanism behind a failing claim, written as the row's note only
+        when the claim does not hold."""
+        if self.figure is None:
+            raise TypeError("Ctx.claim: the context is bound to no figure (Ctx.at(FIGURE))")
         ok = holds.holds if isinstance(holds, claims.Verdict) else holds
         if deviation and not ok:
             note = f"{note} {deviation}".strip()
-        self.claims.append(claims.make(self.paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note))
+        self.claims.append(claims.make(self.paper, self.figure, cid, statement, kind, paper_value, ours, holds, rule, note))
 
     def write(self, name: str, points, runs=None) -> None:
         """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run),
@@ -188,7 +197,7 @@ def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, sch
         raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
     ctx = Ctx(p.paper.id, p.grid, out)
     for f in p.figures:
-        p.paper.figure(f).make(ctx, _bind(p.declared[f], results))
+        p.paper.figure(f).make(ctx.at(f), _bind(p.declared[f], results))
     provenance.record(ctx.out, p.paper.id, ctx.quick, {f: _specs(p.declared[f]) for f in p.figures})
     return claims.merge_write(ctx.out / "claims.json", ctx.claims)
 

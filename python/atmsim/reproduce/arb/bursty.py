@@ -97,10 +97,10 @@ def fig16(c, runs):
     d = df[df.d56 == D56["fig16"]]
     _plot(c, "fig16", d, "TCP-SS, node 5 with d56 = 449.3 ms")
     b = _biased(d)
-    c.claim("fig16", "c1", statement="TCP-SS is biased against bursty traffic when the buffer is under 14 packets", kind="shape", paper_value="§4.4, Fig. 16", ours=b,
+    c.claim("c1", statement="TCP-SS is biased against bursty traffic when the buffer is under 14 packets", kind="shape", paper_value="§4.4, Fig. 16", ours=b,
             holds=_bias_check(b), rule="both gateways")
     big = {gw: float(g[g.buffer >= LARGE_B].share5.mean()) for gw, g in d.groupby("gateway")}
-    c.claim("fig16", "c2", statement="large buffers remove most of the bias", kind="shape", paper_value="§4.4, Fig. 16", ours=big,
+    c.claim("c2", statement="large buffers remove most of the bias", kind="shape", paper_value="§4.4, Fig. 16", ours=big,
             holds=check(*((f"{gw}: node 5's mean share at buffers >= {LARGE_B} / its window-limited share ({WINDOW_SHARE:.1%})",
                      big.get(gw, float("nan")) / WINDOW_SHARE,
                      at_least(0.7)) for gw in ("tail", "random-drop"))), rule="")
@@ -114,18 +114,18 @@ def fig17(c, runs):
     c.write("fig17", d)
     _plot(c, "fig17", d, "TCP-SS, node 5 with d56 = 453 ms")
     b = _biased(d)
-    c.claim("fig17", "c1", statement="the bias at small buffers, d56 = 453 ms", kind="shape", paper_value="§4.4, Fig. 17", ours=b, holds=_bias_check(b), rule="as fig16.c1")
+    c.claim("c1", statement="the bias at small buffers, d56 = 453 ms", kind="shape", paper_value="§4.4, Fig. 17", ours=b, holds=_bias_check(b), rule="as fig16.c1")
     dt = d[(d.gateway == "tail") & (d.buffer < SMALL_B)]
     inb = float(((dt.share5 >= TAIL_BAND[0]) & (dt.share5 <= TAIL_BAND[1])).mean())
     mx = float(dt.drop_share5.max())
-    c.claim("fig17", "c2", statement="drop tail: node 5 gets 1-4 % of the bandwidth and up to 100 % of the drops", kind="value", paper_value="1-4%, up to 100% (§4.4)",
+    c.claim("c2", statement="drop tail: node 5 gets 1-4 % of the bandwidth and up to 100 % of the drops", kind="value", paper_value="1-4%, up to 100% (§4.4)",
             ours={"in_band": inb, "max_drop_share": mx},
             holds=check((f"drop tail, buffers < {SMALL_B}: share of marks with node 5's share in [{TAIL_BAND[0]:.1%}, {TAIL_BAND[1]:.1%}]", inb, at_least(0.8)),
                   ("node 5's largest drop share in a mark", mx, at_least(0.8))), rule="", deviation=_fig17_note(dt))
     dr = d[(d.gateway == "random-drop") & (d.buffer < SMALL_B)]
     inr = float(((dr.share5 >= RD_BAND[0]) & (dr.share5 <= RD_BAND[1])).mean())
     md = float(dr.drop_share5.mean())
-    c.claim("fig17", "c3", statement="random drop: node 5 gets 1-5 % and around 20 % of the drops", kind="value", paper_value="1-5%, around 20% (§4.4)",
+    c.claim("c3", statement="random drop: node 5 gets 1-5 % and around 20 % of the drops", kind="value", paper_value="1-5%, around 20% (§4.4)",
             ours={"in_band": inr, "mean_drop_share": md},
             holds=check((f"random drop, buffers < {SMALL_B}: share of marks with node 5's share in [{RD_BAND[0]:.1%}, {RD_BAND[1]:.1%}]", inr, at_least(0.8)),
                   ("node 5's mean drop share over the marks (with drops)", md, within(0.1, 0.4))), rule="")
@@ -134,7 +134,7 @@ def fig17(c, runs):
         a = df[(df.gateway == gw) & (df.d56 == D56["fig16"])].groupby("buffer").share5.mean()
         z = df[(df.gateway == gw) & (df.d56 == D56["fig17"])].groupby("buffer").share5.mean()
         sens[gw] = float((a - z).abs().mean())
-    c.claim("fig17", "c4", statement="drop tail is more sensitive to the propagation delay", kind="shape", paper_value="§4.4", ours=sens,
+    c.claim("c4", statement="drop tail is more sensitive to the propagation delay", kind="shape", paper_value="§4.4", ours=sens,
             holds=check(("mean over buffers of |share(449.3) - share(453)|: drop tail's minus random drop's", sens["tail"] - sens["random-drop"], above(0))),
             rule="")
 
@@ -166,7 +166,7 @@ def fig16_arb(c, runs):
     per = df.groupby("buffer").share5.mean()
     tot = df.groupby("buffer")[["lost", "sent"]].sum()
     lr = float((tot.lost / tot.sent).max())
-    c.claim("fig16-arb", "c1", statement="ARB does not have the bias against bursty traffic", kind="shape", paper_value="argued, not simulated (§4.4)",
+    c.claim("c1", statement="ARB does not have the bias against bursty traffic", kind="shape", paper_value="argued, not simulated (§4.4)",
             ours={"share5_min": float(per.min()), "share5_max": float(per.max()), "max_loss_ratio": lr},
             holds=check(("largest drops / packets sent over the buffers ([50 s, 250 s])", lr, at_most(0.001)),
                   ("node 5's smallest mean share over the buffers", float(per.min()), within(0.15, 0.25)),

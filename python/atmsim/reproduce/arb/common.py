@@ -20,7 +20,6 @@ import pandas as pd
 import atmsim
 from atmsim.reproduce.harness import Run
 
-PAPER = "arb"
 SAMPLE = "20ms"  # queue sampling interval of traced runs
 WARMUP_S = 100.0  # efficiency runs: statistics over [100 s, end]
 

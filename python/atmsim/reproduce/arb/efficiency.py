@@ -158,30 +158,30 @@ def fig6(c, runs):
     """TCP-SS one-way, long pipe (§3.2, Fig. 6), and the analytic checks of §5.2."""
     # Analytic checks: each number must equal the paper's to its stated rounding (half a unit of its last digit).
     short, long_ = 0.01 / PKT_S, 1.0 / PKT_S
-    c.claim("fig6", "a1", statement="pipeline sizes 0.125 and 12.5 packets", kind="analytic", paper_value="0.125 and 12.5 packets (§3.1)",
+    c.claim("a1", statement="pipeline sizes 0.125 and 12.5 packets", kind="analytic", paper_value="0.125 and 12.5 packets (§3.1)",
             ours={"short": short, "long": long_},
             holds=check(("short pipeline (packets)", short, within(0.1245, 0.1255)), ("long pipeline (packets)", long_, within(12.45, 12.55))),
             rule="one-way propagation / (500 B at 50 kb/s = 80 ms)", note="the one-way delay in packet times (§3.1 uses 'pipeline size' so)")
     rtt = 2 * (5 + 100) + 1 + 10 + 0.4 + 0.04
-    c.claim("fig6", "a2", statement="fairness RTT 221.44 ms and pipeline of 22 packets", kind="analytic", paper_value="221.44 ms; 22 packets (§4.1, §4.3)",
+    c.claim("a2", statement="fairness RTT 221.44 ms and pipeline of 22 packets", kind="analytic", paper_value="221.44 ms; 22 packets (§4.1, §4.3)",
             ours={"rtt_ms": rtt, "pipeline_packets": rtt / 10},
             holds=check(("RTT (ms)", rtt, within(221.435, 221.445)), ("pipeline (packets)", rtt / 10, within(21.5, 22.5))),
             rule="2 x (5 + 100) ms + 1 ms + 10 ms + 0.4 ms + 0.04 ms", note="here the round trip in packet times (§4.3)")
     lo, hi = 1.039 * rtt, 1.045 * rtt
-    c.claim("fig6", "a3", statement="RTT ratios 1.039-1.045 mean RTT2 from 230 ms to 231.4 ms", kind="analytic", paper_value="'230 ms to 2231.44 ms' (§4.2)",
+    c.claim("a3", statement="RTT ratios 1.039-1.045 mean RTT2 from 230 ms to 231.4 ms", kind="analytic", paper_value="'230 ms to 2231.44 ms' (§4.2)",
             ours={"rtt2_lo_ms": lo, "rtt2_hi_ms": hi},
             holds=check(("1.039 x 221.44 ms", lo, within(230.0, 230.2)), ("1.045 x 221.44 ms", hi, within(231.3, 231.5))),
             rule="", note="'2231.44' is a typo for about 231.4 ms (d23 = 9.32-9.98 ms)")
     u_paper, r_paper = 0.98, 16.0  # the paper's utilisation and rate per connection (kb/s)
     share = u_paper * 50 / 3
-    c.claim("fig6", "a4", statement="three ARB connections at about 16 kb/s each and utilisation 0.98 agree", kind="analytic",
+    c.claim("a4", statement="three ARB connections at about 16 kb/s each and utilisation 0.98 agree", kind="analytic",
             paper_value="16000 bps each, utilisation 0.98 (§3.2)", ours={"3x16kbps_utilisation": 3 * r_paper / 50, "fair_share_kbps": share},
             holds=check(("3 x 16 kb/s / 50 kb/s", 3 * r_paper / 50, within(u_paper - 0.03, u_paper + 0.03)),
                   ("0.98 x 50/3 kb/s", share, within(r_paper - 0.5, r_paper + 0.5))),
             rule="consistent within rounding, each with the other's paper value")
     rtt5 = 2 * (449.3 + 100) + 11.44
     share5 = 8 * 8000 / (rtt5 / 1e3) / 800e3
-    c.claim("fig6", "a5", statement="the bursty connection's window-limited share is about 6.5 %", kind="analytic", paper_value="around 6.5% (§4.4)",
+    c.claim("a5", statement="the bursty connection's window-limited share is about 6.5 %", kind="analytic", paper_value="around 6.5% (§4.4)",
             ours={"rtt_ms": rtt5, "share_percent": 100 * share5}, holds=check(("share (%)", 100 * share5, within(6.5 - 1, 6.5 + 1))),
             rule="8 packets of 8000 b per RTT (2 x (449.3 + 100) + 11.44 ms) / 800 kb/s, to a point of the paper's value",
             note="our placement of node 5 (docs/arb.md) gives 7.2 %; 6.5 % needs a 1.23 s RTT")
@@ -191,7 +191,7 @@ def fig6(c, runs):
     c.write("fig6", st)
     _plot_queue_and_rates(c, "fig6", tcp, (FWD,), "TCP-SS one-way, 1 s pipe, 3 connections (seed %d)" % tcp[0][0].seed, windows=True)
     u = _med(st, "utilisation")
-    c.claim("fig6", "c1", statement="the link utilisation of TCP-SS one-way is 90 %", kind="value", paper_value="90% (§3.2)", ours=u,
+    c.claim("c1", statement="the link utilisation of TCP-SS one-way is 90 %", kind="value", paper_value="90% (§3.2)", ours=u,
             holds=check(("median busy fraction of switch-1->switch-2 over [100 s, 1000 s]", u, within(0.85, 0.95))), rule="")
     inv, cvs = [], []
     for run, (s, tr) in tcp:
@@ -203,7 +203,7 @@ def fig6(c, runs):
             d = np.diff(starts)
             cvs.append(float(d.std() / d.mean()))
     frac, cv = (float(np.mean(inv)) if inv else float("nan")), (float(np.median(cvs)) if cvs else float("nan"))
-    c.claim("fig6", "c2", statement="periodic and synchronised packet losses", kind="shape", paper_value="§3.2, Fig. 6-A", ours={"synchronised_epochs": frac, "cv_interval": cv},
+    c.claim("c2", statement="periodic and synchronised packet losses", kind="shape", paper_value="§3.2, Fig. 6-A", ours={"synchronised_epochs": frac, "cv_interval": cv},
             holds=check(("share of loss epochs (drops within 2.1 s, pooled over seeds) involving >= 2 of the 3 connections", frac, at_least(0.8)),
                   ("median over seeds of the CV of intervals between epochs", cv, at_most(0.35))), rule="over [100 s, 1000 s]")
     buffer = 20  # packets (the scenario's switch.buffer)
@@ -215,14 +215,14 @@ def fig6(c, runs):
             full.append(bool(len(sel)) and sel.max() >= buffer)
     peak = float(st.peak.median())
     ff = float(np.mean(full)) if full else float("nan")
-    c.claim("fig6", "c3", statement="the maximum queue length equals the buffer size", kind="value", paper_value="20 packets (§3.2)", ours={"peak": peak, "epochs_full": ff},
+    c.claim("c3", statement="the maximum queue length equals the buffer size", kind="value", paper_value="20 packets (§3.2)", ours={"peak": peak, "epochs_full": ff},
             holds=check(("median over seeds of the port's peak (packets, whole run)", peak, at_least(buffer)),
                   (f"share of loss epochs (pooled) with the sampled queue at {buffer} within 0.5 s", ff, at_least(0.9))),
             rule="the peak cannot exceed the buffer",
             note="Note 2026-11-26 (catalogue 5.3): with drop tail this holds whenever there is any loss; it is a consistency check "
             "of the queue, not evidence about TCP-SS.")
     cl = _ack_clustering(tcp)
-    c.claim("fig6", "c4", statement="all of a connection's ACKs arrive in a cluster", kind="shape", paper_value="§3.2", ours=cl,
+    c.claim("c4", statement="all of a connection's ACKs arrive in a cluster", kind="shape", paper_value="§3.2", ours=cl,
             holds=check(("median over seeds of the fraction of consecutive ACK arrivals at host-1 from the same connection", cl, at_least(0.7))),
             rule="over [100 s, 1000 s]; 1/3 if interleaved at random")
 
@@ -240,38 +240,38 @@ def fig7(c, runs):
     c.write("fig7", st)
     _plot_queue_and_rates(c, "fig7", arb, (FWD,), "ARB one-way, 1 s pipe, 3 connections (seed %d)" % arb[0][0].seed, rates=True)
     d = int(st.drops.max())
-    c.claim("fig7", "c1", statement="no packets are lost in ARB", kind="value", paper_value="no loss (§3.2)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
+    c.claim("c1", statement="no packets are lost in ARB", kind="value", paper_value="no loss (§3.2)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
             rule="'no packets are lost': every run", deviation="losses come from the overshoot after each additive increase: replies arrive "
             "one M + RTT (~4 s) late, so the receivers' accumulation rule (3 of a connection's own packet times) fires only when the "
             "shared queue holds ~9 packets")
     u = _med(st, "utilisation")
-    c.claim("fig7", "c2", statement="ARB link utilisation 0.98", kind="value", paper_value="0.98 (§3.2)", ours=u,
+    c.claim("c2", statement="ARB link utilisation 0.98", kind="value", paper_value="0.98 (§3.2)", ours=u,
             holds=check(("median busy fraction over [100 s, 1000 s]", u, at_least(0.95))), rule="", deviation="the synchronised cuts empty the line: " + QUEUE_NOTE)
     m = _med(st, "mean")
-    c.claim("fig7", "c3", statement="mean queue length 2.72 packets", kind="value", paper_value="2.72 packets (§3.2)", ours=m,
+    c.claim("c3", statement="mean queue length 2.72 packets", kind="value", paper_value="2.72 packets (§3.2)", ours=m,
             holds=check(("median mean queue (packets, [100 s, 1000 s])", m, within(2.72 / 2, 2.72 * 2))), rule="the paper's value, factor 2 either way",
             deviation=QUEUE_NOTE)
     v = _med(st, "var")
-    c.claim("fig7", "c4", statement="queue variance 1.6", kind="value", paper_value="1.6 (§3.2)", ours=v,
+    c.claim("c4", statement="queue variance 1.6", kind="value", paper_value="1.6 (§3.2)", ours=v,
             holds=check(("median queue variance ([100 s, 1000 s])", v, within(1.6 / 4, 1.6 * 4))), rule="the paper's value, factor 4 either way",
             deviation=QUEUE_NOTE)
     pk, mx = float(st.peak.median()), float(st.max_after_warmup.median())
-    c.claim("fig7", "c5", statement="maximum queue 11 packets, at the initial transient", kind="value", paper_value="11 packets (§3.2)", ours={"peak": pk, "max_after_100s": mx},
+    c.claim("c5", statement="maximum queue 11 packets, at the initial transient", kind="value", paper_value="11 packets (§3.2)", ours={"peak": pk, "max_after_100s": mx},
             holds=check(("median peak including the transient", pk, at_most(15)), ("median sampled maximum after 100 s", mx, at_most(8))),
             rule="", deviation=QUEUE_NOTE)
     rc = [col for col in st.columns if col.startswith("rate_kbps_")]
     per = st[rc].median()
     j = float(per.sum() ** 2 / (len(per) * (per ** 2).sum()))
-    c.claim("fig7", "c6", statement="rates of the three connections oscillate around 16000 bps each", kind="value", paper_value="16 kb/s each (§3.2)",
+    c.claim("c6", statement="rates of the three connections oscillate around 16000 bps each", kind="value", paper_value="16 kb/s each (§3.2)",
             ours={"rates_kbps": per.round(2).to_dict(), "jain": j},
             holds=check(("lowest connection's mean Rs (kb/s)", float(per.min()), at_least(13)), ("highest's", float(per.max()), at_most(18)),
                   ("Jain's index", j, at_least(0.95))),
             rule="each connection's time-average Rs over [100 s, 1000 s], median over seeds")
     ua, ut = _med(st, "useful_utilisation"), _med(st_tcp, "useful_utilisation")
-    c.claim("fig7", "c7", statement="ARB outperforms TCP-SS in useful throughput", kind="shape", paper_value="§3.2", ours={"arb": ua, "tcp": ut},
+    c.claim("c7", statement="ARB outperforms TCP-SS in useful throughput", kind="shape", paper_value="§3.2", ours={"arb": ua, "tcp": ut},
             holds=check(("ARB's useful (first-delivery) utilisation minus TCP-SS's (fig6)", ua - ut, at_least(0.03))), rule="over [100 s, 1000 s]")
     vt = _med(st_tcp, "var")
-    c.claim("fig7", "c8", statement="TCP-SS's queue variance is much larger than ARB's", kind="shape", paper_value="§3.2", ours={"tcp": vt, "arb": v},
+    c.claim("c8", statement="TCP-SS's queue variance is much larger than ARB's", kind="shape", paper_value="§3.2", ours={"tcp": vt, "arb": v},
             holds=check(("TCP-SS variance (fig6) / ARB's", vt / v if v else float("nan"), at_least(5))), rule="",
             deviation="ARB's variance is inflated by its slow drift: " + QUEUE_NOTE)
 
@@ -284,15 +284,15 @@ def fig8(c, runs):
     c.write("fig8", st)
     _plot_queue_and_rates(c, "fig8", tcp, (FWD, REV), "TCP-SS two-way, 1 s pipe, one connection each way", windows=True)
     u, u1 = _med(st, "utilisation"), _med(_stats(runs, "oneway-tcp"), "utilisation")
-    c.claim("fig8", "c1", statement="TCP-SS utilisation falls from 90 % one-way to 60 % two-way", kind="value", paper_value="60% (§3.3)", ours={"twoway": u, "oneway": u1},
+    c.claim("c1", statement="TCP-SS utilisation falls from 90 % one-way to 60 % two-way", kind="value", paper_value="60% (§3.3)", ours={"twoway": u, "oneway": u1},
             holds=check(("two-way utilisation (mean of both directions)", u, within(0.45, 0.75)), ("fig6's minus it", u1 - u, at_least(0.15))), rule="")
     amps = st.groupby("port").amplitude.median()
-    c.claim("fig8", "c2", statement="rapid fluctuation in the queue length", kind="shape", paper_value="§3.3, Fig. 8", ours=amps.to_dict(),
+    c.claim("c2", statement="rapid fluctuation in the queue length", kind="shape", paper_value="§3.3, Fig. 8", ours=amps.to_dict(),
             holds=check(("smaller direction's queue amplitude (median over 10 s windows of max - min; median over seeds)", float(amps.min()),
                    at_least(0.75 * 20))), rule="")
     comp = {**_compressed(tcp), **_compressed(runs["twoway-tcp-host2"])}
     comp1 = _compressed(runs["oneway-tcp"])
-    c.claim("fig8", "c3", statement="ACK compression", kind="shape", paper_value="§3.3", ours={"twoway": comp, "oneway": comp1},
+    c.claim("c3", statement="ACK compression", kind="shape", paper_value="§3.3", ours={"twoway": comp, "oneway": comp1},
             holds=check((f"two-way: least compressed source's share of consecutive ACK pairs closer than {PKT_S / 2 * 1e3:g} ms", min(comp.values()),
                    at_least(0.2)),
                   ("one-way (fig6): most compressed source's", max(comp1.values()), at_most(0.05))),
@@ -306,19 +306,19 @@ def fig9(c, runs):
     c.write("fig9", st)
     _plot_queue_and_rates(c, "fig9", runs["short-tcp"], (FWD, REV), "TCP-SS two-way, 0.01 s pipe, five connections each way", windows=False)
     u = _med(st, "utilisation")
-    c.claim("fig9", "c1", statement="small pipeline two-way utilisation 70 %", kind="value", paper_value="70% (§3.3)", ours=u,
+    c.claim("c1", statement="small pipeline two-way utilisation 70 %", kind="value", paper_value="70% (§3.3)", ours=u,
             holds=check(("utilisation (mean of both directions)", u, within(0.55, 0.85))), rule="", deviation=_fig9_note(_probe("fig9", runs["anatomy"])))
     amps = st.groupby("port").amplitude.median()
-    c.claim("fig9", "c2", statement="queue fluctuates over roughly 30 packets", kind="shape", paper_value="30 packets (§3.3)", ours=amps.to_dict(),
+    c.claim("c2", statement="queue fluctuates over roughly 30 packets", kind="shape", paper_value="30 packets (§3.3)", ours=amps.to_dict(),
             holds=check(("smaller direction's queue amplitude", float(amps.min()), at_least(0.75 * 30))), rule="")
     ub = {b: _med(_stats(runs, f"short-tcp-b{b}", (FWD, REV)), "utilisation") for b in (20, 60, 120)}
     rows = pd.DataFrame([{"buffer": 30, "utilisation": u}] + [{"buffer": b, "utilisation": x} for b, x in ub.items()])
     c.write("fig9_buffers", rows)
-    c.claim("fig9", "c3", statement="a larger buffer does not improve two-way utilisation", kind="shape", paper_value="70% at 20, 60, 120 (§3.3)", ours=ub,
+    c.claim("c3", statement="a larger buffer does not improve two-way utilisation", kind="shape", paper_value="70% at 20, 60, 120 (§3.3)", ours=ub,
             holds=check(("largest |utilisation at 20, 60, 120 - at 30|", max(abs(x - u) for x in ub.values()), at_most(0.05))),
             rule="", note="the paper does not say which configuration; run on this one (docs/arb.md)")
     u1 = _med(_stats(runs, "short-oneway-tcp"), "utilisation")
-    c.claim("fig9", "c4", statement="nearly 100 % in one-way traffic", kind="value", paper_value="nearly 100% (§3.3, not shown)", ours=u1,
+    c.claim("c4", statement="nearly 100 % in one-way traffic", kind="value", paper_value="nearly 100% (§3.3, not shown)", ours=u1,
             holds=check(("the ten connections one-way: utilisation", u1, at_least(0.95))), rule="")
 
 
@@ -344,23 +344,23 @@ def fig10(c, runs):
     c.write("fig10", st)
     _plot_queue_and_rates(c, "fig10", arb, (FWD, REV), "ARB two-way, 1 s pipe, one connection each way", rates=True)
     d = int(st.drops.max())
-    c.claim("fig10", "c1", statement="no packet losses", kind="value", paper_value="no loss (§3.3)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
+    c.claim("c1", statement="no packet losses", kind="value", paper_value="no loss (§3.3)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
             rule="'no packet losses are found': every run", deviation="overshoot after additive increases: feedback one M + RTT late (see docs/arb.md)")
     u = _med(st, "utilisation")
-    c.claim("fig10", "c2", statement="ARB two-way utilisation 0.99", kind="value", paper_value="0.99 (§3.3)", ours=u,
+    c.claim("c2", statement="ARB two-way utilisation 0.99", kind="value", paper_value="0.99 (§3.3)", ours=u,
             holds=check(("utilisation (mean of both directions)", u, at_least(0.95))), rule="",
             deviation="each cut of Rr(1 - A/Mr) acts one interval plus a round trip late (~4 s) and empties the queue briefly")
     m, sd, pk = _med(st, "mean"), _med(st, "sd"), float(st.groupby("seed").peak.max().median())
-    c.claim("fig10", "c3", statement="mean queue 1.95, standard deviation 0.93, maximum 7", kind="value", paper_value="1.95, 0.93, 7 (§3.3)", ours={"mean": m, "sd": sd, "max": pk},
+    c.claim("c3", statement="mean queue 1.95, standard deviation 0.93, maximum 7", kind="value", paper_value="1.95, 0.93, 7 (§3.3)", ours={"mean": m, "sd": sd, "max": pk},
             holds=check(("mean queue", m, within(0.98, 3.9)), ("standard deviation", sd, within(0.47, 1.86)),
                   ("peak (whole run, larger direction)", pk, at_most(10))),
             rule="medians over seeds")
     a = _med(st, "amplitude")
     at = _med(_stats(runs, "twoway-tcp", (FWD, REV)), "amplitude")
-    c.claim("fig10", "c4", statement="amplitude reduced from 20 packets to 2", kind="shape", paper_value="20 -> 2 packets (§3.3)", ours={"arb": a, "tcp": at},
+    c.claim("c4", statement="amplitude reduced from 20 packets to 2", kind="shape", paper_value="20 -> 2 packets (§3.3)", ours={"arb": a, "tcp": at},
             holds=check(("ARB amplitude / TCP-SS's (fig8)", a / at if at else float("nan"), at_most(0.3))), rule="")
     ab = _med(st, "time_above_3")
-    c.claim("fig10", "c5", statement="senders cut back when the queue exceeds 3 packets", kind="shape", paper_value="§3.3", ours=ab,
+    c.claim("c5", statement="senders cut back when the queue exceeds 3 packets", kind="shape", paper_value="§3.3", ours=ab,
             holds=check(("share of time with queue > 3 packets", ab, at_most(0.2))), rule="",
             deviation="the cut is decided at a request and acts ~4 s later (M + RTT), so the queue overshoots 3")
 
@@ -374,14 +374,14 @@ def fig11(c, runs):
     _plot_queue_and_rates(c, "fig11", arb, (FWD, REV), "ARB two-way, 0.01 s pipe, five connections each way", rates=True)
     per_seed = st.groupby("seed")[["drops", "packets_sent"]].first()
     lossr = float(per_seed.drops.median() / per_seed.packets_sent.median())
-    c.claim("fig11", "c1", statement="improvements similar to the large pipeline", kind="value", paper_value="§3.3", ours=lossr,
+    c.claim("c1", statement="improvements similar to the large pipeline", kind="value", paper_value="§3.3", ours=lossr,
             holds=check(("drops / packets sent (medians over seeds)", lossr, at_most(0.001))), rule="")
     a = _med(st, "amplitude")
     at = _med(_stats(runs, "short-tcp", (FWD, REV)), "amplitude")
-    c.claim("fig11", "c2", statement="amplitude reduced from 30 packets to 5", kind="shape", paper_value="30 -> 5 packets (§3.3)", ours={"arb": a, "tcp": at},
+    c.claim("c2", statement="amplitude reduced from 30 packets to 5", kind="shape", paper_value="30 -> 5 packets (§3.3)", ours={"arb": a, "tcp": at},
             holds=check(("ARB amplitude / TCP-SS's (fig9)", a / at if at else float("nan"), at_most(0.3))), rule="",
             deviation="five connections per queue: " + QUEUE_NOTE)
     u, u10 = _med(st, "utilisation"), _med(_stats(runs, "twoway-arb", (FWD, REV)), "utilisation")
-    c.claim("fig11", "c3", statement="the performance of ARB is not a function of pipe size", kind="shape", paper_value="§3.3", ours={"short": u, "long": u10},
+    c.claim("c3", statement="the performance of ARB is not a function of pipe size", kind="shape", paper_value="§3.3", ours={"short": u, "long": u10},
             holds=check(("utilisation", u, at_least(0.95)), ("|it - fig10's|", abs(u - u10), at_most(0.03))), rule="",
             deviation="not a function of pipe size indeed (within 0.03), but both below 0.95: synchronised cuts, " + QUEUE_NOTE)

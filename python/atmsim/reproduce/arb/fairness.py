@@ -117,7 +117,7 @@ def fig12(c, runs):
     near, far = dt[dt.ratio < 1.2], dt[dt.ratio >= 1.2]
     parts = {"all": hi, "below_1.2": float((near.share1 >= PLATEAU).mean()) if len(near) else None,
              "from_1.2": float((far.share1 >= PLATEAU).mean()) if len(far) else None}
-    c.claim("fig12", "c1", statement="node 1 gets about 90 % of the bandwidth for most RTT ratios", kind="value", paper_value="about 90% (§4.2)", ours=parts,
+    c.claim("c1", statement="node 1 gets about 90 % of the bandwidth for most RTT ratios", kind="value", paper_value="about 90% (§4.2)", ours=parts,
             holds=check((f"drop tail: share of points with node 1's share >= {PLATEAU:g}", hi, at_least(0.5))), rule="",
             deviation=_fig12_note(near, far, _probe("fig12", runs["anatomy"])))
     rtt2 = dt.ratio.to_numpy() * RTT1_MS
@@ -125,24 +125,24 @@ def fig12(c, runs):
     full = [p for p in np.unique(periods) if (periods == p).sum() >= 10]
     hit = [bool((dt.share1.to_numpy()[periods == p] <= VALLEY).any()) for p in full]
     fr = float(np.mean(hit)) if hit else float("nan")
-    c.claim("fig12", "c2", statement="some RTT ratios cause node 1's share to drop to 10-20 %, periodically", kind="value", paper_value="10-20% (§4.2)",
+    c.claim("c2", statement="some RTT ratios cause node 1's share to drop to 10-20 %, periodically", kind="value", paper_value="10-20% (§4.2)",
             ours={"periods_with_valley": fr, "periods": len(full)},
             holds=check((f"share of the 10 ms RTT periods spanned by the grid (>= 10 points) with a point where node 1's share <= {VALLEY:g}", fr,
                    at_least(0.7))), rule="drop tail")
     cen = _valley_centres(dt)
     sp = float(np.median(np.diff(cen))) if len(cen) > 1 else float("nan")
-    c.claim("fig12", "c3", statement="the valleys' period is 10 ms, one packet time at the gateway", kind="shape", paper_value="10 ms (§4.2)", ours={"spacing_ms": sp, "valleys": len(cen)},
+    c.claim("c3", statement="the valleys' period is 10 ms, one packet time at the gateway", kind="shape", paper_value="10 ms (§4.2)", ours={"spacing_ms": sp, "valleys": len(cen)},
             holds=check((f"median spacing of valley centres (runs of points with node 1's share <= {VALLEY:g}), in RTT2 (ms)", sp, within(9, 11))),
             rule="drop tail")
     sel = dt[(dt.ratio >= 1.039) & (dt.ratio <= 1.045)]
     ok = sel[(sel.share1 <= VALLEY) & (sel.drop_share1 >= 0.9)]
-    c.claim("fig12", "c4", statement="at ratios 1.039-1.045 the dropped packets are always from node 1", kind="value", paper_value="§4.2",
+    c.claim("c4", statement="at ratios 1.039-1.045 the dropped packets are always from node 1", kind="value", paper_value="§4.2",
             ours={"points": len(sel), "min_share1": float(sel.share1.min()) if len(sel) else None,
              "max_drop_share1": float(sel.drop_share1.max()) if len(sel) else None},
             holds=check((f"grid points in [1.039, 1.045] with node 1's share <= {VALLEY:g} and >= 90 % of the drops", len(ok), at_least(1))), rule="drop tail")
     dr = df[df.gateway == "random-drop"]
     mid = float(((dr.share1 >= EVEN[0]) & (dr.share1 <= EVEN[1])).mean())
-    c.claim("fig12", "c5", statement="a random drop gateway fixes this bias", kind="shape", paper_value="§4.2", ours=mid,
+    c.claim("c5", statement="a random drop gateway fixes this bias", kind="shape", paper_value="§4.2", ours=mid,
             holds=check((f"random drop: share of points with node 1's share in [{EVEN[0]:g}, {EVEN[1]:g}]", mid, at_least(0.8))), rule="")
 
 
@@ -185,18 +185,18 @@ def fig13(c, runs):
     df = _shares(runs["tail"], 20, 120)
     c.write("fig13", df)
     _plot_shares(c, "fig13", df, "ARB, two connections, 15-packet drop-tail gateway (last 100 s of 120 s)")
-    c.claim("fig13", "c1", statement="node 1's share is around 50 % with a small ripple", kind="value", paper_value="around 50% (§4.2)",
+    c.claim("c1", statement="node 1's share is around 50 % with a small ripple", kind="value", paper_value="around 50% (§4.2)",
             ours={"min": float(df.share1.min()), "max": float(df.share1.max())},
             holds=check(("node 1's smallest share", float(df.share1.min()), at_least(0.4)), ("its largest", float(df.share1.max()), at_most(0.6))),
             rule="every point")
     lg = _shares(runs["long"], 100, 3600)
     sh = float(lg.share1.iloc[0] / (lg.share1.iloc[0] + lg.share2.iloc[0]))
-    c.claim("fig13", "c2", statement="in a 3600 s run each connection equally shares the bandwidth", kind="value", paper_value="equal shares (§4.2)", ours=sh,
+    c.claim("c2", statement="in a 3600 s run each connection equally shares the bandwidth", kind="value", paper_value="equal shares (§4.2)", ours=sh,
             holds=check(("node 1's delivered data / (node 1's + node 2's)", sh, within(0.48, 0.52))),
             rule="ratio 1.042, [100 s, 3600 s]; amended 2026-11-26 (catalogue 5.10): 'each connection equally shares the bandwidth' compares "
             "the two connections, so the share is between them, not of the bottleneck (whose utilisation fig13's other claims judge)")
     lr = float(df.loss_ratio.max())
-    c.claim("fig13", "c3", statement="we will rarely find a packet dropped at the gateway", kind="value", paper_value="rarely (§4.4)", ours=lr,
+    c.claim("c3", statement="we will rarely find a packet dropped at the gateway", kind="value", paper_value="rarely (§4.4)", ours=lr,
             holds=check(("largest drops / packets sent over the points", lr, at_most(0.001))), rule="every point")
 
 
@@ -252,7 +252,7 @@ def fig14(c, runs):
     c.write("fig14", cl)
     _plot_long(c, "fig14", cl, "TCP-SS")
     gap2 = float(max((g[g.ratio >= 2].share2 - g[g.ratio >= 2].share1).max() for _, g in cl.groupby("gateway")))
-    c.claim("fig14", "c1", statement="a strong bias against the longer-RTT connection, both gateways", kind="shape", paper_value="§4.3, Fig. 14",
+    c.claim("c1", statement="a strong bias against the longer-RTT connection, both gateways", kind="shape", paper_value="§4.3, Fig. 14",
             ours={gw: dict(zip(g.ratio, (g.share2 / g.share1).round(3))) for gw, g in cl.groupby("gateway")},
             holds=check(("largest node 2 - node 1 (cluster means) at ratios >= 2, both gateways", gap2, below(0))), rule="")
     sp = {}
@@ -262,11 +262,11 @@ def fig14(c, runs):
         sp[gw] = float(np.corrcoef(r, q)[0, 1])
     rd = cl[(cl.gateway == "random-drop") & (cl.ratio == cl.ratio.max())]
     r8 = float((rd.share2 / rd.share1).iloc[0])
-    c.claim("fig14", "c2", statement="the bias grows with the ratio; random drop does not remove it", kind="shape", paper_value="§4.3", ours={"spearman": sp, "rd_ratio_at_max": r8},
+    c.claim("c2", statement="the bias grows with the ratio; random drop does not remove it", kind="shape", paper_value="§4.3", ours={"spearman": sp, "rd_ratio_at_max": r8},
             holds=check(("larger Spearman(ratio, node 2 / node 1) of the two gateways", max(sp.values()), at_most(-0.8)),
                   ("random drop: node 2 / node 1 at the largest ratio", r8, at_most(0.5))), rule="")
     t1 = cl[(cl.gateway == "tail") & (cl.ratio == 1)]
-    c.claim("fig14", "c3", statement="drop tail: node 1 above node 2 at a ratio around 1", kind="shape", paper_value="§4.3",
+    c.claim("c3", statement="drop tail: node 1 above node 2 at a ratio around 1", kind="shape", paper_value="§4.3",
             ours={"node1": float(t1.share1.iloc[0]), "node2": float(t1.share2.iloc[0])},
             holds=check(("drop tail, ratio 1: node 1 - node 2 (cluster means)", float(t1.share1.iloc[0] - t1.share2.iloc[0]), above(0))), rule="")
 
@@ -281,13 +281,13 @@ def fig15(c, runs):
     _plot_long(c, "fig15", cl, "ARB")
     gap = float((cl.share1 - cl.share2).abs().max())
     tot = float((cl.share1 + cl.share2).min())
-    c.claim("fig15", "c1", statement="the two connections share the bandwidth almost equally at every RTT ratio", kind="value", paper_value="§4.3, Fig. 15",
+    c.claim("c1", statement="the two connections share the bandwidth almost equally at every RTT ratio", kind="value", paper_value="§4.3, Fig. 15",
             ours={"max_gap": gap, "min_sum": tot},
             holds=check(("largest |node 1 - node 2| over the ratios (cluster means, of the bottleneck)", gap, at_most(0.1)),
                   ("smallest node 1 + node 2", tot, at_least(0.9))), rule="",
             deviation=_fig15_note(cl, _probe("fig15", runs["anatomy"])))
     lr = float(cl.loss_ratio.max())
-    c.claim("fig15", "c2", statement="drops are rare", kind="value", paper_value="§4.4", ours=lr,
+    c.claim("c2", statement="drops are rare", kind="value", paper_value="§4.4", ours=lr,
             holds=check(("largest drops / packets sent over the points (cluster means)", lr, at_most(0.001))), rule="every point")
 
 

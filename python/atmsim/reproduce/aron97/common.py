@@ -1,5 +1,5 @@
 """What the aron97 figures share: the paper's parameters (from the core),
-the grid, one run (`Spec`), its csv row, points and the fairness claim.
+the grid, one run (`Spec`), its csv row and points (the fairness claim is in mechanisms.py).
 
 Setup of the paper (§3, §4): topologies 1 and 2 (Figs. 1, 2), eight bulk
 TCP senders staggered by 10 ms, 10 s simulated, a bottleneck of 141.33 Mb/s
@@ -17,11 +17,9 @@ import numpy as np
 import pandas as pd
 
 import atmsim
-from atmsim.claims import Claim, Verdict, make
 from atmsim.reproduce.harness import medians, product  # noqa: F401  (medians: re-exported for the figures)
 from atmsim.runner import Job
 
-PAPER = "aron97"
 K_FULL = [3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60]  # B = k x 9168 bytes; k = 21 is the paper's 192.5K (§5.3)
 K_QUICK = [3, 9, 15, 21, 30, 45]
 SEEDS_FULL = [1, 2, 3, 4, 5]  # "medians from 5 runs" (§4)
@@ -176,11 +174,3 @@ def series(df: pd.DataFrame, col: str = "E", **sel) -> pd.Series:
 def total_variation(s: pd.Series) -> float:
     return float(np.abs(np.diff(s.to_numpy())).sum())
 
-
-def make_claim(figure, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation="") -> Claim:
-    """A claim row of this paper; `deviation` (the measured mechanism) is added to the note only when
-    the claim fails, as harness.Ctx.claim does."""
-    ok = holds.holds if isinstance(holds, Verdict) else bool(holds)
-    if deviation and not ok:
-        note = f"{note} {deviation}".strip()
-    return make(PAPER, figure, cid, statement, kind, paper_value, ours, holds, rule, note)

@@ -36,7 +36,7 @@ def segregation(c, runs):
     save(fig, c.out / "segregation.png")
     gain = float((pts["staggered"] - pts["simultaneous"]).min())
     mn = float(df[df.simultaneous]["fairness"].min())
-    c.claim("segregation", "c1", statement="with simultaneous starts small buffers segregate the senders; staggering removes most of it", kind="shape",
+    c.claim("c1", statement="with simultaneous starts small buffers segregate the senders; staggering removes most of it", kind="shape",
             paper_value="§3 last ¶", ours={"median_jfi": pts.to_dict(), "min_simultaneous": mn},
             holds=check(("min over points of median JFI staggered - simultaneous", gain, above(0)),
                   ("min JFI of the simultaneous runs", mn, below(0.79))), rule="")

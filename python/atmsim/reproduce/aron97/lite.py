@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from atmsim.claims import Claim, at_least, at_most, check, frac, within
+from atmsim.claims import at_least, at_most, check, frac, within
 from atmsim.reproduce.harness import figure
 
-from .common import (CELL_BITS, LINK_BYTES_10S, LINK_RATE_PAPER, PAPER_T, U_MAX_ATM, U_MAX_PACKET, make_claim,
+from .common import (CELL_BITS, LINK_BYTES_10S, LINK_RATE_PAPER, PAPER_T, U_MAX_ATM, U_MAX_PACKET,
                      medians, series, table, total_variation)
 from .mechanisms import LITE_STALLS, fairness_claim, flow_table, idle_split, rng, with_link
 
@@ -38,20 +38,15 @@ def _gap(pts: pd.DataFrame, topo: int) -> tuple[pd.Series, int]:
     return (1 - atm[ok] / pkt[ok]), int((~ok).sum())
 
 
-def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None = None) -> list[Claim]:
-    """Every claim of Fig. 3 (aron97.fig3.c1..c9, .fair), by its acceptance rule.
+def fig3_claims(c, df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None = None) -> None:
+    """Every claim of Fig. 3 (aron97.fig3.c1..c9, .fair), by its acceptance rule, into `c` (the figure's
+    `harness.Ctx`; a test binds one with `Ctx(...).at("fig3")`).
 
     df: one row per run (columns of `row`, and optionally link_idle and link_waste, mechanisms.with_link);
     pts: `fig3_points(df)`; flows: optional per-flow table (mechanisms.flow_table). The last two only
     feed the notes of failing rows.
     """
-    F = "fig3"
     topos = sorted(int(t) for t in pts["topology"].unique())
-    out: list[Claim] = []
-
-    def claim(*a, **kw):
-        out.append(make_claim(F, *a, **kw))
-
     gaps, excluded = {}, {}
     for t in topos:
         gaps[t], excluded[t] = _gap(pts, t)
@@ -65,7 +60,7 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
     for t in topos:
         a, p = series(pts, topology=t, network="atm").align(series(pts, topology=t, network="packet"), join="inner")
         c1[t] = frac(a < p)
-    claim("c1", statement="TCP-Lite's effective throughput is lower over ATM than over the packet network", kind="shape",
+    c.claim("c1", statement="TCP-Lite's effective throughput is lower over ATM than over the packet network", kind="shape",
           paper_value="Fig. 3 (§4 ¶1)", ours=per_topo(c1),
           holds=check(*[(f"topology {t}: share of points with E_atm < E_pkt", v, at_least(0.9)) for t, v in c1.items()]),
           rule="each topology", deviation=_c1_mechanism(pts, c1))
@@ -77,14 +72,14 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
     for t, g in gaps.items():
         tests2 += [(f"topology {t}: max gap", g.max() if len(g) else None, within(0.10, 0.40)),
                    (f"topology {t}: median gap", g.median() if len(g) else None, within(0.05, 0.30))]
-    claim("c2", statement="over ATM TCP-Lite's effective throughput can be 10-30% lower than over packet networks", kind="value",
+    c.claim("c2", statement="over ATM TCP-Lite's effective throughput can be 10-30% lower than over packet networks", kind="value",
           paper_value="10-30% lower (§4 ¶1)", ours=ours2, holds=check(*tests2), rule="gap = 1 - E_atm / E_pkt per point, each topology", note=excl_note,
           deviation=_c2_mechanism(pts, gaps))
 
     # c3 [value] max over ATM points of the mean per-sender retransmitted bytes <= 840 KB (K = 1000).
     atm_pts = pts[pts.network == "atm"]
     worst = float(atm_pts["retx_bytes_mean"].max()) if len(atm_pts) else float("nan")
-    claim("c3", statement="the average amount of retransmitted data never exceeds 560KB (per sender, ATM)", kind="value",
+    c.claim("c3", statement="the average amount of retransmitted data never exceeds 560KB (per sender, ATM)", kind="value",
           paper_value="<= 560 KB (§4 ¶2)", ours=worst,
           holds=check(("max over ATM points of the mean per-sender retransmitted bytes", worst, at_most(840e3))),
           rule="1.5 x the paper's 560 KB")
@@ -94,7 +89,7 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
     for t in topos:
         d = series(pts, "dead_cell_share", topology=t, network="atm")
         flags += [bool(d[k] < g) for k, g in gaps[t].items() if g >= 0.05 and k in d.index]
-    claim("c4", statement="dead cells explain only a fraction of the throughput loss (about 3 % versus 10-30 %)", kind="shape",
+    c.claim("c4", statement="dead cells explain only a fraction of the throughput loss (about 3 % versus 10-30 %)", kind="shape",
           paper_value="≈ 3 % vs 10–30 % (§4 ¶2)",
           ours={"max_dead_share": float(atm_pts["dead_cell_share"].max()) if len(atm_pts) else None,
            "share_of_points_dead_below_gap": frac(flags) if flags else None},
@@ -114,7 +109,7 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
     if sim is not None and "duration_s" in sim:
         scaled = {n: float(r["u_max_bytes"] / r["duration_s"] * PAPER_T) / 1e6 for n, r in sim.iterrows() if r["duration_s"] > 0}
         sim_note = "simulator's U_max scaled to 10 s: " + ", ".join(f"{n} {v:.2f} MB" for n, v in sorted(scaled.items()))
-    claim("c5", statement="10 s are enough to transfer about 175MB across the bottleneck", kind="analytic", paper_value="about 175MB (§4 ¶1)",
+    c.claim("c5", statement="10 s are enough to transfer about 175MB across the bottleneck", kind="analytic", paper_value="about 175MB (§4 ¶1)",
           ours={"raw_MB": raw / 1e6, "payload_MB": pay / 1e6, "atm_payload_MB": pay_atm / 1e6, "cell_time_us": cell_us},
           holds=check(("141.333 Mb/s x 10 s / 8 / 9168 x 9128 / 175 MB", pay / 175e6, within(0.99, 1.01)),
                 ("424 b / 141.33 Mb/s in µs", cell_us, within(2.9995, 3.0005))),
@@ -125,7 +120,7 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
     # is "about 3%": both shares round to 3 %.
     rate = 560e3 / PAPER_T
     share_pkt, share_atm = rate / (pay / 8 / PAPER_T), rate / (pay_atm / 8 / PAPER_T)
-    claim("c6", statement="56KB/s of retransmissions is about 3% loss in throughput of each sender", kind="analytic",
+    c.claim("c6", statement="56KB/s of retransmissions is about 3% loss in throughput of each sender", kind="analytic",
           paper_value="about 3% (§4 ¶2)", ours={"retx_KB_per_s": rate / 1e3, "share_packet": share_pkt, "share_atm": share_atm},
           holds=check(("560 KB / 10 s over a sender's packet fair share (U_max / 8 / 10 s)", share_pkt, within(0.025, 0.035)),
                 ("the same over the ATM fair share", share_atm, within(0.025, 0.035))),
@@ -137,7 +132,7 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
         a, p = series(pts, "timeouts", topology=t, network="atm").align(
             series(pts, "timeouts", topology=t, network="packet"), join="inner")
         c7[t] = frac(a > p)
-    claim("c7", statement="more retransmission timeouts on ATM than on the packet network", kind="shape", paper_value="§4 ¶3–4",
+    c.claim("c7", statement="more retransmission timeouts on ATM than on the packet network", kind="shape", paper_value="§4 ¶3–4",
           ours=per_topo(c7),
           holds=check(*[(f"topology {t}: share of points where the 8 senders' coarse timeouts are more on ATM than on packet",
                    v, at_least(0.8)) for t, v in c7.items()]), rule="each topology")
@@ -158,21 +153,20 @@ def fig3_claims(df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None 
         tests8 += [(f"topology {t}: ATM consecutive share", ca, at_least(0.3)),
                    (f"topology {t}: packet consecutive share / ATM's", cp / ca if ca else None, at_most(0.5)),
                    (f"topology {t}: packet single share", sp, at_least(0.6))]
-    claim("c8", statement="congestion mostly causes single segment loss on the packet network, multiple (consecutive) drops on ATM",
+    c.claim("c8", statement="congestion mostly causes single segment loss on the packet network, multiple (consecutive) drops on ATM",
           kind="shape", paper_value="§4 last ¶", ours=ours8, holds=check(*tests8),
           rule="pooled over the grid (all points and seeds)", note="; ".join(notes8))
 
     # c9 [shape] total variation of the ATM curve >= 1.5 x the packet curve's, each topology.
     tv = {t: (total_variation(series(pts, topology=t, network="atm")), total_variation(series(pts, topology=t, network="packet")))
           for t in topos}
-    claim("c9", statement="the effective throughput for ATM is very sensitive to small variations in switch buffer size", kind="shape",
+    c.claim("c9", statement="the effective throughput for ATM is very sensitive to small variations in switch buffer size", kind="shape",
           paper_value="§4 ¶4", ours={f"topo{t}": {"tv_atm": a, "tv_packet": p} for t, (a, p) in tv.items()},
           holds=check(*[(f"topology {t}: total variation of the packet curve / the ATM curve's",
                    p / a if a else (0.0 if p == 0 else None), at_most(1 / 1.5)) for t, (a, p) in tv.items()]),
           rule="total variation = sum|E(B_j+1) - E(B_j)|", deviation=_c9_mechanism(df, pts, tv))
 
-    out.append(fairness_claim(F, df, (LITE_STALLS,), flows))
-    return out
+    fairness_claim(c, df, (LITE_STALLS,), flows)
 
 
 # --------------------------------------------------------------------------- the notes of failing rows
@@ -279,4 +273,4 @@ def fig3(c, runs):
     c.write("fig3", pts, df)
     fig3_plot(pts, c.out / "fig3.png")
     dfx = with_link(df, runs)  # + link_idle, link_waste for the notes (not written to the csv)
-    c.claims += fig3_claims(dfx, fig3_points(dfx), flow_table(runs))
+    fig3_claims(c, dfx, fig3_points(dfx), flow_table(runs))

@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from atmsim.claims import Claim, above, at_least, check, plain
+from atmsim.claims import above, at_least, check, plain
 from atmsim.reproduce.harness import summary_of
 
-from .common import LINK_RATE, SEG, make_claim
+from .common import LINK_RATE, SEG
 
 FAIRNESS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure fairness-anatomy --seeds 1,2,3,4,5 --out DIR"
 VEGAS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure vegas-anatomy --out DIR"
@@ -182,7 +182,7 @@ def bdp_segments(rtt_s: float = 0.060) -> float:
     return LINK_RATE * rtt_s / 8 / SEG
 
 
-def fairness_claim(figure: str, runs_df: pd.DataFrame, cites: tuple = (), flows: pd.DataFrame | None = None) -> Claim:
+def fairness_claim(c, runs_df: pd.DataFrame, cites: tuple = (), flows: pd.DataFrame | None = None) -> None:
     """aron97.fig3.fair and its copies (fig6, fig7, fig8, fig12), over all of the figure's runs:
     median-over-seeds JFI per point >= 0.79 (topology 1) / 0.70 (topology 2) everywhere, and >= 0.95
     at more than half of all points (§3 last ¶: "all results reported in this paper have a fairness
@@ -193,18 +193,18 @@ def fairness_claim(figure: str, runs_df: pd.DataFrame, cites: tuple = (), flows:
     pv = ">= 0.79 / 0.70, most > 0.95 (§3 last ¶)"
     rule = "median-over-seeds JFI per point of all the figure's runs"
     if pts.empty:
-        return make_claim(figure, "fair", statement=statement, kind="value", paper_value=pv, ours=None,
-                          holds=check(("points", 0, at_least(1))), rule=rule, note="no points")
+        c.claim("fair", statement=statement, kind="value", paper_value=pv, ours=None,
+                holds=check(("points", 0, at_least(1))), rule=rule, note="no points")
+        return
     floor = np.where(pts["topology"] == 1, 0.79, 0.70)
     # Each point against its own floor, so one band judges both topologies.
     above_floor = pts["fairness"] / floor
     share95 = float((pts["fairness"] >= 0.95).mean())
     worst = pts.loc[above_floor.idxmin()]
-    return make_claim(figure, "fair", statement=statement, kind="value", paper_value=pv,
-                      ours={"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
-                       "points_below_floor": int((above_floor < 1).sum()), "points": len(pts)},
-                      holds=check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)",
-                             float(above_floor.min()), at_least(1)),
-                            ("share of points with JFI >= 0.95", share95, above(0.5))),
-                      rule=rule, note=f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
-                      deviation=fairness_mechanism(runs_df, pts, floor, cites, flows))
+    c.claim("fair", statement=statement, kind="value", paper_value=pv,
+            ours={"min": float(pts["fairness"].min()), "share_ge_0.95": share95,
+                  "points_below_floor": int((above_floor < 1).sum()), "points": len(pts)},
+            holds=check(("min over points of JFI / its floor (0.79 topology 1, 0.70 topology 2)", float(above_floor.min()), at_least(1)),
+                        ("share of points with JFI >= 0.95", share95, above(0.5))),
+            rule=rule, note=f"worst point: {plain({k: worst[k] for k in by})}, JFI {float(worst['fairness']):.3f}",
+            deviation=fairness_mechanism(runs_df, pts, floor, cites, flows))

@@ -92,17 +92,17 @@ def _window_figure(c, which: str, runs):
     rtt = 0.0625
     f = s["flows"][typ]
     if which == "fig4":
-        c.claim("fig4", "c1", statement="the ATM typical sender has repeated coarse timeouts", kind="trace", paper_value="4 timeouts (near 1.5, 6.5, 8, 10 s; §5.1)",
+        c.claim("c1", statement="the ATM typical sender has repeated coarse timeouts", kind="trace", paper_value="4 timeouts (near 1.5, 6.5, 8, 10 s; §5.1)",
                 ours=f["timeouts"], holds=check(("coarse timeouts of the median sender in 10 s", f["timeouts"], at_least(2))), rule="")
         early = _slow_start_timeouts(ev, win)
-        c.claim("fig4", "c2", statement="an early timeout from losses during the initial slow start", kind="trace", paper_value="near 1.5 s (§5.1)",
+        c.claim("c2", statement="an early timeout from losses during the initial slow start", kind="trace", paper_value="near 1.5 s (§5.1)",
                 ours=early, holds=check(("ATM senders whose first timeout comes before 3 s and whose timed-out segment was lost "
                               "in a transmission sent while cwnd < ssthresh", early, at_least(4))),
                 rule="the timed-out segment is snd_una at the timeout; its lost transmission is the last one sent before "
                 "its last loss; cwnd and ssthresh from the last window sample at or before that send")
         pairs = {fl: _double_halvings(ev, fl, rtt) for fl in range(8)}
         n_pairs = sum(len(p) for p in pairs.values())
-        c.claim("fig4", "c3", statement="fast retransmit halves cwnd twice for losses in one window", kind="trace", paper_value="near 4.2 s (§5.1 ¶4)",
+        c.claim("c3", statement="fast retransmit halves cwnd twice for losses in one window", kind="trace", paper_value="near 4.2 s (§5.1 ¶4)",
                 ours=n_pairs, holds=check(("ATM episodes with two fast retransmits of one flow within two RTTs, no timeout between",
                                 n_pairs, at_least(1))), rule="8 senders")
         deep = 0
@@ -115,20 +115,20 @@ def _window_figure(c, which: str, runs):
                 after = win[(win.flow == fl) & (win.t >= to.t.iloc[0])]
                 if not before.empty and not after.empty and after.ssthresh.iloc[0] <= before.cwnd.iloc[-1] / 4:
                     deep += 1
-        c.claim("fig4", "c4", statement="after a timeout that followed double halving, slow start ends at a small fraction of the earlier cwnd",
+        c.claim("c4", statement="after a timeout that followed double halving, slow start ends at a small fraction of the earlier cwnd",
                 kind="trace", paper_value="1/8 (§5.1 ¶4)", ours=deep,
                 holds=check(("ATM double-halving episodes ending in a timeout after which ssthresh <= 1/4 of cwnd before the "
                        "first fast retransmit", deep, at_least(1))), rule="8 senders")
     else:
         atm_s, _, atm_typ = _trace_run(runs["atm"][0][1])
         atm_to = atm_s["flows"][atm_typ]["timeouts"]
-        c.claim("fig5", "c1", statement="the packet-network typical sender has few timeouts, fewer than over ATM", kind="trace", paper_value="Fig. 5 vs Fig. 4",
+        c.claim("c1", statement="the packet-network typical sender has few timeouts, fewer than over ATM", kind="trace", paper_value="Fig. 5 vs Fig. 4",
                 ours={"packet": f["timeouts"], "atm": atm_to},
                 holds=check(("coarse timeouts of the median packet sender in 10 s", f["timeouts"], at_most(1)),
                       ("the median ATM sender's minus the median packet sender's", atm_to - f["timeouts"], above(0))), rule="")
         eps = per_flow[["loss_episodes", "single_loss_episodes"]].sum()
         share = eps.single_loss_episodes / eps.loss_episodes if eps.loss_episodes else float("nan")
-        c.claim("fig5", "c2", statement="on the packet network losses are single and cwnd shows the fast-recovery saw-tooth", kind="trace",
+        c.claim("c2", statement="on the packet network losses are single and cwnd shows the fast-recovery saw-tooth", kind="trace",
                 paper_value="§5.2 ¶2", ours={"single_share": share, "typical_fast_retransmits": f["fast_retransmits"]},
                 holds=check(("share of single-segment loss episodes (8 senders)", share, at_least(0.8)),
                       ("fast recoveries of the median sender", f["fast_retransmits"], at_least(3))), rule="")

@@ -123,7 +123,7 @@ def fig10(c, runs):
     a = pts[pts.network == "atm"].set_index("size")["E"]
     p = pts[pts.network == "packet"].set_index("size")["E"]
     d = a - p
-    c.claim("fig10", "c1", statement="Vegas-AFR performs better over ATM than packet networks over the whole range of transfer sizes", kind="shape",
+    c.claim("c1", statement="Vegas-AFR performs better over ATM than packet networks over the whole range of transfer sizes", kind="shape",
             paper_value="§5.3", ours={"share_atm_ge_pkt_minus_0.01": frac(d >= -0.01), "worst_diff": float(d.min())},
             holds=check(("share of sizes with E_atm >= E_pkt - 0.01", frac(d >= -0.01), at_least(0.8)),
                   ("min over sizes of E_atm - E_pkt", float(d.min()), at_least(-0.03))), rule="",
@@ -146,19 +146,19 @@ def fig11(c, runs):
     one_segment = [S for S in sizes if S <= MSS]
     skipped = f"sizes {one_segment} fit in one {MSS}-byte segment and are not judged." if one_segment else ""
     d1 = E["vegas-afr"][multi] - E["lite"][multi]
-    c.claim("fig11", "c1", statement="Vegas-AFR remains better than Lite for all transfer sizes up to 100K", kind="shape", paper_value="§5.3",
+    c.claim("c1", statement="Vegas-AFR remains better than Lite for all transfer sizes up to 100K", kind="shape", paper_value="§5.3",
             ours={"min_E_vafr_minus_E_lite": float(d1.min()), "sizes": multi},
             holds=check(("min over sizes of E(vegas-afr) - E(lite)", float(d1.min()), above(0))),
             rule="every size above one segment (amended 2026-11-26: one segment ties by construction)", note=skipped,
             deviation=_vegas_behind(pts, multi))
     below100 = [S for S in multi if S < 100_000]
     o2 = frac(E["lite-iw2"][below100] > E["vegas-afr"][below100])
-    c.claim("fig11", "c2", statement="Lite with an initial window of 2 would beat Vegas-AFR for transfers shorter than about 100K", kind="shape",
+    c.claim("c2", statement="Lite with an initial window of 2 would beat Vegas-AFR for transfers shorter than about 100K", kind="shape",
             paper_value="§5.3 (prediction)", ours=o2,
             holds=check(("share of sizes < 100K above one segment with E(lite-iw2) > E(vegas-afr), strictly", o2, at_least(0.75))),
             rule="amended 2026-11-26: strict, since with >= ties at every size made the claim hold without either variant "
             "performing better; one-segment sizes tie by construction", note=skipped, deviation=_iw2_ties(pts, below100))
     segs = math.ceil(13_000 / MSS)
-    c.claim("fig11", "c3", statement="a mean HTTP transfer of 13K is two 9128-byte segments: one RTT with an initial window of 2", kind="analytic",
+    c.claim("c3", statement="a mean HTTP transfer of 13K is two 9128-byte segments: one RTT with an initial window of 2", kind="analytic",
             paper_value="13K, one RTT (§5.3)", ours={"segments": segs, "rtts_iw2": math.ceil(segs / 2), "rtts_iw1": 2},
             holds=check(("ceil(13000 / 9128) segments", segs, within(2, 2))), rule="")

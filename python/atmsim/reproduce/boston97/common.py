@@ -18,7 +18,6 @@ import atmsim
 from atmsim import _core
 from atmsim.reproduce.harness import Run
 
-PAPER = "boston97"
 SCENARIO = "boston97"
 SOURCES = 16
 LINE_BPS = 1.5e6

@@ -89,7 +89,7 @@ def fig5(c, runs):
     why1 = "; ".join(f"{p} {L} B: {'' if p == R else f'CLR {series(clr, p, L)}, '}PLR {series(plr, p, L)}, "
                      f"cells lost per damaged frame {series(per_lost, p, L, 1)}, bottleneck busy {series(busy, p, L, 2)}"
                      for p, L in ((k.split()[0], int(k.split()[1])) for k in bad))
-    c.claim("fig5", "c1", statement="as the switch buffer shrinks the loss rate gradually increases", kind="shape", paper_value="§4.2 ¶2, Fig. 5(a)",
+    c.claim("c1", statement="as the switch buffer shrinks the loss rate gradually increases", kind="shape", paper_value="§4.2 ¶2, Fig. 5(a)",
             ours=curves, holds=check(*((f"increases with B of {k}", v, at_most(1)) for k, v in curves.items())),
             rule="Reno PLR and Boston CLR against B; a rise from one buffer to the next larger is a violation",
             deviation=f"Measured {src}, B = {', '.join(map(str, BUFFERS))} cells: {why1}. Toward the smallest buffers "
@@ -100,7 +100,7 @@ def fig5(c, runs):
 
     v = plr[R, 9180, 64, 64]
     m9, a9 = cells(9180), packet_ratio(9180)
-    c.claim("fig5", "c2", statement="near 100% packet loss rate for Reno at the smallest buffer", kind="value", paper_value="§4.2 ¶2", ours=v,
+    c.claim("c2", statement="near 100% packet loss rate for Reno at the smallest buffer", kind="value", paper_value="§4.2 ¶2", ours=v,
             holds=check(("Reno PLR at 64 cells, 9180 B", v, at_least(0.8))), rule="",
             deviation=f"Measured {src}: at 64 cells Reno's 9180-byte sources lock one another out (Jain index "
                       f"{fair[R, 9180, 64, 64]:.3f}; the busiest source sends {top[R, 9180, 64, 64]:.0%} of the frames) and the "
@@ -114,7 +114,7 @@ def fig5(c, runs):
                     (float("inf") if plr[R, L, b, 64] > 0 else float("nan"))) for L in SIZES for b in BUFFERS}
     med = float(np.median(list(rho.values())))
     share = frac([IN.holds(x) for x in rho.values()])
-    c.claim("fig5", "c3", statement="the ratio between Reno's and Boston's loss rates ranges between 1.7 and 2.4", kind="value", paper_value="1.7-2.4 (§4.2 ¶3)",
+    c.claim("c3", statement="the ratio between Reno's and Boston's loss rates ranges between 1.7 and 2.4", kind="value", paper_value="1.7-2.4 (§4.2 ¶3)",
             ours={"median": med, "share_in_1.2_3.5": share, "by_point": {f"{L}/{b}": x for (L, b), x in rho.items()}},
             holds=check(("median rho over the 24 points", med, within(1.4, 2.8)), (f"share of the 24 points with rho {IN}", share, at_least(0.75))),
             rule="rho = PLR_Reno / CLR_Boston (infinite where Boston loses no cell)",
@@ -126,7 +126,7 @@ def fig5(c, runs):
 
     def decomp(L, b):  # rho = (cells per frame / cells lost per damaged Reno frame) x CLR_Reno / CLR_Boston
         return f"{cells(L)}/{per_lost[R, L, b, 64]:.2f} x {clr[R, L, b, 64] / clr[B_, L, b, 64]:.2f}"
-    c.claim("fig5", "c4", statement="the ratio increases toward the marginal buffer size, more so for larger packets", kind="shape", paper_value="§4.2 ¶3",
+    c.claim("c4", statement="the ratio increases toward the marginal buffer size, more so for larger packets", kind="shape", paper_value="§4.2 ¶3",
             ours={L: [rho[L, 64], rho[L, 4000]] for L in SIZES},
             holds=check(*((f"rho({L}, 64) / rho({L}, 4000)", r4[L], at_least(1)) for L in SIZES),
                   ("rho(9180, 64) / rho(512, 64)", r4_big, at_least(1))), rule="",
@@ -144,7 +144,7 @@ def fig5(c, runs):
         got5[L] = {"reno_256_1000": r1, "boston_256_1000": b1, "reno_1000_4000": r2}
         tests5 += [(f"[PLR_R(256)/PLR_R(1000)] / [CLR_B(256)/CLR_B(1000)], {L} B", r1 / b1, above(1)),
                    (f"[PLR_R(256)/PLR_R(1000)] / [PLR_R(1000)/PLR_R(4000)], {L} B", r1 / r2, at_least(2))]
-    c.claim("fig5", "c5", statement="below about 50 kB Reno's loss grows much faster than Boston's", kind="shape", paper_value="§4.2 ¶3", ours=got5, holds=check(*tests5), rule="",
+    c.claim("c5", statement="below about 50 kB Reno's loss grows much faster than Boston's", kind="shape", paper_value="§4.2 ¶3", ours=got5, holds=check(*tests5), rule="",
             deviation=f"Measured {src}: Reno's PLR from 1000 to 256 cells grows only " + "; ".join(
                 f"{L} B: {plr[R, L, 1000, 64]:.3f} -> {plr[R, L, 256, 64]:.3f} while its bottleneck busy share falls "
                 f"{busy[R, L, 1000, 64]:.2f} -> {busy[R, L, 256, 64]:.2f} and its fast retransmits {fr[R, L, 1000, 64]:.0f} -> "
@@ -158,7 +158,7 @@ def fig5(c, runs):
         corr[p] = float(np.corrcoef(x, y)[0, 1]) if np.std(x) > 0 and np.std(y) > 0 else float("nan")
     x = [rr[R, L, b, 64] for L in SIZES for b in BUFFERS]
     info["reno_with_plr"] = float(np.corrcoef(x, [plr[R, L, b, 64] for L in SIZES for b in BUFFERS])[0, 1])
-    c.claim("fig5", "c6", statement="retransmission-rate plots are almost identical to the loss-rate plots", kind="shape", paper_value="§4.2 ¶3", ours={**corr, **info},
+    c.claim("c6", statement="retransmission-rate plots are almost identical to the loss-rate plots", kind="shape", paper_value="§4.2 ¶3", ours={**corr, **info},
             holds=check(*((f"Pearson r(retransmission rate, CLR) over the 24 points, {p}", corr[p], at_least(0.9)) for p in (R, B_))),
             rule="the catalogue's CLR for both protocols (the paper: 'the plots for cell loss rates'); reno_with_plr is shown, not judged",
             deviation=f"Measured {src}: Reno retransmits whole frames, so its retransmission rate follows its PLR (r = "
@@ -168,7 +168,7 @@ def fig5(c, runs):
 
     near = {L: [eoc[B_, L, b, 64] for b in (2000, 4000)] for L in SIZES}
     worst = min(x for v in near.values() for x in v)
-    c.claim("fig5", "c7", statement="Boston's goodput approaches the optimum near 100 kB and stays there", kind="value", paper_value="§4.2 ¶4", ours=near,
+    c.claim("c7", statement="Boston's goodput approaches the optimum near 100 kB and stays there", kind="value", paper_value="§4.2 ¶4", ours=near,
             holds=check(("min over L and B in {2000, 4000} of eta_Boston / cap(L)", worst, at_least(0.95))), rule="",
             deviation=f"Measured {src}: at 2000 / 4000 cells the bottleneck is busy "
                       + ", ".join(f"{busy[B_, L, 2000, 64]:.2f} / {busy[B_, L, 4000, 64]:.2f}" for L in SIZES)
@@ -183,7 +183,7 @@ def fig5(c, runs):
 
     below_ = frac([eta[R, L, b, 64] < eta[B_, L, b, 64] for L in SIZES for b in BUFFERS])
     big = sum(eta[R, 9180, b, 64] <= eta[R, 512, b, 64] for b in BUFFERS)
-    c.claim("fig5", "c8", statement="Reno's goodput stays low, especially for larger packets, over the whole buffer range", kind="shape", paper_value="§4.2 ¶4",
+    c.claim("c8", statement="Reno's goodput stays low, especially for larger packets, over the whole buffer range", kind="shape", paper_value="§4.2 ¶4",
             ours={"share_reno_below_boston": below_, "buffers_reno9180_le_reno512": big},
             holds=check(("share of the 24 points with eta_Reno < eta_Boston", below_, at_least(0.9)),
                   ("buffers (of 6) with eta_Reno(9180) <= eta_Reno(512)", big, at_least(4))), rule="",
@@ -214,7 +214,7 @@ def table1(c, runs):
     to, fr = _at(pts, "timeouts"), _at(pts, "fast_retransmits")
     src = _cmd("table1", "table1_runs.csv, medians per point")
     n = sum(bo <= re for bo, re in rb.values())
-    c.claim("table1", "c1", statement="Boston's response time is at most Reno's", kind="shape", paper_value="Table 1", ours=n,
+    c.claim("c1", statement="Boston's response time is at most Reno's", kind="shape", paper_value="Table 1", ours=n,
             holds=check(("cells (of 24) with R_Boston <= R_Reno", n, at_least(22))), rule="",
             deviation=f"Measured {src}: R_Boston > R_Reno (µs/byte) at " + ", ".join(
                 f"{L} B/{b} cells ({bo:.1f} vs {re:.1f}, bottleneck busy Boston {busy['boston', L, b, 64]:.2f}, Reno "
@@ -225,7 +225,7 @@ def table1(c, runs):
     def lockout(L, b=64):
         return (f"Jain index {fair['reno', L, b, 64]:.3f}, the busiest source sends {top['reno', L, b, 64]:.0%} of the frames "
                 f"and loses {top_plr['reno', L, b, 64]:.0%} of them")
-    c.claim("table1", "c2", statement="at the smallest buffer Reno is far slower for large packets only", kind="value", paper_value="4.21, 5.29 vs 1.07, 1.21 (Table 1)",
+    c.claim("c2", statement="at the smallest buffer Reno is far slower for large packets only", kind="value", paper_value="4.21, 5.29 vs 1.07, 1.21 (Table 1)",
             ours=ratio, holds=check(*((f"R_Reno/R_Boston at 64 cells, {L} B", ratio[L], at_least(2)) for L in large),
                          *((f"R_Reno/R_Boston at 64 cells, {L} B", ratio[L], at_most(1.5)) for L in small)), rule="",
             deviation=f"Measured {src}: R_Reno/R_Boston = eta_Boston/eta_Reno. Small packets: Reno idles the line (bottleneck busy "
@@ -239,7 +239,7 @@ def table1(c, runs):
                       + ", not near 1, because its sources lock one another out (" + "; ".join(f"{L} B: {lockout(L)}" for L in large)
                       + ") and a source nearly alone passes its first frames whole (fig5.c2).")
     growth = {L: rb[L, 64][1] / rb[L, 256][1] for L in large}
-    c.claim("table1", "c3", statement="Reno's response time increases hyper-exponentially for the two larger packets", kind="shape",
+    c.claim("c3", statement="Reno's response time increases hyper-exponentially for the two larger packets", kind="shape",
             paper_value="7.57x, 22.6x from 13.5 to 3.5 kB (Table 1)", ours=growth,
             holds=check(*((f"R_Reno(64)/R_Reno(256), {L} B", growth[L], at_least(5)) for L in large)), rule="",
             deviation=f"Measured {src}: from 256 to 64 cells Reno's PLR moves only "
@@ -249,7 +249,7 @@ def table1(c, runs):
                       + "; at 64 cells the sources lock one another out (" + "; ".join(f"{L} B: {lockout(L)}" for L in large)
                       + ") and the busiest passes its first frames of each window whole (fig5.c2).")
     gb = {L: rb[L, 64][0] / rb[L, 4000][0] for L in (512, 1518, 4352)}
-    c.claim("table1", "c4", statement="Boston's response time increases gradually", kind="shape", paper_value="1.44, 1.48, 2.75 (Table 1)", ours=gb,
+    c.claim("c4", statement="Boston's response time increases gradually", kind="shape", paper_value="1.44, 1.48, 2.75 (Table 1)", ours=gb,
             holds=check(*((f"R_Boston(64)/R_Boston(4000), {L} B", v, at_most(3)) for L, v in gb.items())), rule="",
             deviation=f"Measured {src}: Boston's goodput at 64 / 4000 cells " + ", ".join(
                 f"{L} B {eta['boston', L, 64, 64]:.3f} / {eta['boston', L, 4000, 64]:.3f} (busy {busy['boston', L, 64, 64]:.2f} / "
@@ -257,7 +257,7 @@ def table1(c, runs):
     rel = [(rb[L, b][1] - rb[L, b][0]) / rb[L, b][0] for L in SIZES for b in (1000, 2000, 4000)]
     m = float(np.mean(rel))
     pos = sum(x > 0 for x in rel)
-    c.claim("table1", "c5", statement="at large buffers Boston edges Reno by about 7 µs/byte", kind="value", paper_value="7 µs/byte, 9.9 % (Table 1)",
+    c.claim("c5", statement="at large buffers Boston edges Reno by about 7 µs/byte", kind="value", paper_value="7 µs/byte, 9.9 % (Table 1)",
             ours={"mean_relative": m, "positive_cells": pos},
             holds=check(("mean (R_Reno - R_Boston)/R_Boston over B in {1000, 2000, 4000}, all L", m, within(0.03, 0.25)),
                   ("cells (of 12) with R_Reno > R_Boston", pos, at_least(10))), rule="",
@@ -267,7 +267,7 @@ def table1(c, runs):
     at4000 = {L: {"boston": rb[L, 4000][0], "reno": rb[L, 4000][1], "paper": TABLE1[L][5]} for L in SIZES}
     floors = {L: 16 / (1.5e6 / 8 * cap(L)) * 1e6 for L in SIZES}
     best = min(floors, key=floors.get)
-    c.claim("table1", "c6", statement="absolute response time at the largest buffer (low confidence)", kind="value", paper_value="77 (Boston), 81-88 (Reno) µs/byte",
+    c.claim("c6", statement="absolute response time at the largest buffer (low confidence)", kind="value", paper_value="77 (Boston), 81-88 (Reno) µs/byte",
             ours=at4000, holds=check(*((f"R_{p.capitalize()}/paper at 4000 cells, {L} B", v[p] / v["paper"][k], within(0.7, 1.3))
                             for L, v in at4000.items() for k, p in enumerate(("boston", "reno")))), rule="",
             note=f"The paper's 77-88 µs/byte lie below the physical floor of 16 connections sharing 1.5 Mb/s in cells, "
@@ -285,13 +285,13 @@ def fig6(c, runs):
     eta = _at(pts, "eta")
     gap = {w: {L: float(np.mean([eta["boston", L, b, w] - eta["reno", L, b, w] for b in BUFFERS])) for L in SIZES} for w in (8, 64)}
     n = sum(gap[8][L] < gap[64][L] for L in SIZES)
-    c.claim("fig6", "c1", statement="the two protocols converge as the window shrinks", kind="shape", paper_value="§4.2 last ¶", ours=gap,
+    c.claim("c1", statement="the two protocols converge as the window shrinks", kind="shape", paper_value="§4.2 last ¶", ours=gap,
             holds=check(("L (of 4) whose mean over B of (eta_Boston - eta_Reno) is smaller at 8 kB than at 64 kB", n, at_least(3))), rule="",
             deviation="Measured (`python -m atmsim reproduce boston97 --figure fig6 --out DIR`, fig6_runs.csv): mean gap at 8 / 64 kB "
                       + ", ".join(f"{L} B {gap[8][L]:.3f} / {gap[64][L]:.3f}" for L in SIZES) + ".")
     slack = 0.01
     share = frac([eta["boston", L, b, 8] >= eta["reno", L, b, 8] - slack for L in SIZES for b in BUFFERS])
-    c.claim("fig6", "c2", statement="Boston still at least as good as Reno with an 8 kB window", kind="shape", paper_value="Fig. 6", ours=share,
+    c.claim("c2", statement="Boston still at least as good as Reno with an 8 kB window", kind="shape", paper_value="Fig. 6", ours=share,
             holds=check((f"share of the 24 points at 8 kB with eta_Boston >= eta_Reno - {slack}", share, at_least(0.9))), rule="",
             deviation="Measured (`python -m atmsim reproduce boston97 --figure fig6 --out DIR`, fig6.csv): eta_Boston < eta_Reno - "
                       f"{slack} at " + ", ".join(f"{L}/{b} ({eta['boston', L, b, 8]:.3f} vs {eta['reno', L, b, 8]:.3f})"
@@ -331,7 +331,7 @@ def windows(c, runs):
     save(fig, c.out / "windows.png")
     ws = [8, 16, 32, 64]
     inv = [G[a] - G[b] for a, b in zip(ws, ws[1:]) if G[b] < G[a]]
-    c.claim("windows", "c1", statement="a gradual convergence as the window shrinks from 64 to 8 kB", kind="shape", paper_value="§4.2 last ¶", ours=G,
+    c.claim("c1", statement="a gradual convergence as the window shrinks from 64 to 8 kB", kind="shape", paper_value="§4.2 last ¶", ours=G,
             holds=check(("decreases of G from one window to the next larger (8, 16, 32, 64 kB)", len(inv), at_most(1)),
                   ("largest decrease", max(inv, default=0.0), at_most(0.01))),
             rule="G(w) = mean over (L, B) of eta_Boston - eta_Reno",
@@ -361,7 +361,7 @@ def epd(c, runs):
 
     def rest(p):  # line share carrying cells that complete no new segment and are no duplicate segment
         return float(np.mean([busy[p, L, b, 64] - eoc[p, L, b, 64] - dup[p, L, b, 64] for L, b in pairs]))
-    c.claim("epd", "c1", statement="Boston outperforms Reno with EPD switches", kind="shape", paper_value="§5 (no data shown)", ours=s1,
+    c.claim("c1", statement="Boston outperforms Reno with EPD switches", kind="shape", paper_value="§5 (no data shown)", ours=s1,
             holds=check((f"share of the {len(pairs)} points with eta_Boston >= eta_Reno+EPD", s1, at_least(0.7))), rule="",
             deviation=f"Measured {src}, means over the points: Reno+EPD loses "
                       f"{np.mean([per_lost['reno-epd', L, b, 64] / cells(L) for L, b in pairs]):.0%} of a damaged frame's cells "
@@ -373,7 +373,7 @@ def epd(c, runs):
                       f"Boston {mean(eta, 'boston'):.3f}. The threshold is the project's default (buffer minus one frame, at least half "
                       "the buffer); the paper shows no EPD data.")
     s2 = frac([eta["reno-epd", L, b, 64] >= eta["reno", L, b, 64] for L, b in pairs])
-    c.claim("epd", "c2", statement="EPD improves Reno's effective throughput", kind="shape", paper_value="§1, quoting [22]", ours=s2,
+    c.claim("c2", statement="EPD improves Reno's effective throughput", kind="shape", paper_value="§1, quoting [22]", ours=s2,
             holds=check((f"share of the {len(pairs)} points with eta_Reno+EPD >= eta_Reno", s2, at_least(0.7))), rule="",
             note="EPD threshold: the project's default (the buffer minus one frame, at least half the buffer); the paper gives none.",
             deviation=f"Measured {src}: eta_Reno+EPD < eta_Reno at " + ", ".join(

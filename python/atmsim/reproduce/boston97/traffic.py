@@ -96,7 +96,7 @@ def fig7(c, runs):
             f"packet loses about {0.023 / 0.049:.0%} of its cells (catalogue N1).")
     clr1, plr1 = within(0.012, 0.035), within(0.025, 0.075)
     both = [a for a, p in A if p == "boston" and clr1.holds(A[a, "boston"].clr) and plr1.holds(A[a, "reno"].plr)]
-    c.claim("fig7", "c1", statement="one source: Boston's cell drop rate 2.3 %, Reno's packet drop rate 4.9 %", kind="value", paper_value="2.3 %, 4.9 % (§4.3)",
+    c.claim("c1", statement="one source: Boston's cell drop rate 2.3 %, Reno's packet drop rate 4.9 %", kind="value", paper_value="2.3 %, 4.9 % (§4.3)",
             ours={"boston_clr": one_b.clr, "reno_plr": one_r.plr},
             holds=check(("Boston CLR, one source", one_b.clr, clr1), ("Reno PLR, one source", one_r.plr, plr1)),
             rule="", deviation=f"Measured {src}: {mech} Swept a with both rates in their bands: "
@@ -107,14 +107,14 @@ def fig7(c, runs):
                 "is damaged and a damaged frame sends no ACK, so no duplicate ACKs come back); Boston: "
                 f"{one_b.fast_retransmits:.0f} fast retransmits, {one_b.timeouts:.0f} timeouts (its partial ACKs, counted as "
                 "duplicates, trigger fast retransmits but do not spare the timeouts)")
-    c.claim("fig7", "c2", statement="one source: Boston generated 3.2 % more traffic than Reno", kind="value", paper_value="3.2 % (§4.3)", ours=more,
+    c.claim("c2", statement="one source: Boston generated 3.2 % more traffic than Reno", kind="value", paper_value="3.2 % (§4.3)", ours=more,
             holds=check(("Boston's cells into the switch / Reno's - 1", more, within(0, 0.08))), rule="",
             deviation=f"Measured {src}: Boston's retransmissions carry only the m - r missing pieces: it retransmits "
                       f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {(retx_r - retx_b) / (one_r.cells_sent - one_b.cells_sent):.0%} "
                       f"of the {one_r.cells_sent - one_b.cells_sent:.0f} cells it sends less; it gains no sending rate because "
                       f"both recover by timeouts ({recovery}).")
     ok_cap = round(cap(L), 3)
-    c.claim("fig7", "c3", statement="one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", kind="value", paper_value="83.1 %, 89.6 % (footnote 8)",
+    c.claim("c3", statement="one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", kind="value", paper_value="83.1 %, 89.6 % (footnote 8)",
             ours={"reno": one_r.eta, "boston": one_b.eta},
             holds=check(("eta_Reno", one_r.eta, within(0.781, 0.881)), ("eta_Boston", one_b.eta, within(0.846, ok_cap)),
                   ("eta_Boston - eta_Reno", one_b.eta - one_r.eta, above(0))), rule="",
@@ -122,12 +122,12 @@ def fig7(c, runs):
                       f"{one_r.bottleneck_busy:.3f}, Boston {one_b.bottleneck_busy:.3f}). Without the access excess (a = 1) both "
                       f"deliver {A[1.0, 'reno'].eta:.3f} / {A[1.0, 'boston'].eta:.3f} with no loss.")
     ratio = one_b.eta / one_r.eta if one_r.eta else float("inf")
-    c.claim("fig7", "c4", statement="one source: Boston's effective throughput 7.83 % above Reno's", kind="value", paper_value="1.0783 (footnote 8)", ours=ratio,
+    c.claim("c4", statement="one source: Boston's effective throughput 7.83 % above Reno's", kind="value", paper_value="1.0783 (footnote 8)", ours=ratio,
             holds=check(("eta_Boston / eta_Reno", ratio, within(1.02, 1.15))), rule="",
             deviation=f"Measured {src}: both recover by timeouts and deliver about the same ({recovery}).")
     wb, wr = one_b.window_segments, one_r.window_segments
     near = min((a for a, p in A if p == "reno" and a > 1), key=lambda a: abs(A[a, "reno"].plr - 0.049))
-    c.claim("fig7", "c5", statement="one source: average window 3.02 segments (Boston), 2.57 (Reno)", kind="value", paper_value="27.7 kB, 23.9 kB (footnote 9)",
+    c.claim("c5", statement="one source: average window 3.02 segments (Boston), 2.57 (Reno)", kind="value", paper_value="27.7 kB, 23.9 kB (footnote 9)",
             ours={"boston_segments": wb, "reno_segments": wr, "boston_kB": wb * L / 1000, "reno_kB": wr * L / 1000},
             holds=check(("Boston - Reno mean window (segments)", wb - wr, above(0)),
                   ("Boston's mean window / 3.02 segments", wb / 3.02, within(0.7, 1.3)),
@@ -144,7 +144,7 @@ def fig7(c, runs):
         t1 = ts[(ts.case == "one") & (ts.seed == sd)].groupby("protocol")[["switch_input_Bps", "bottleneck_Bps", "accepted_Bps"]].sum()
         per_seed.append({k: abs(t1.loc["boston", k] / t1.loc["reno", k] - 1) if t1.loc["reno", k] else float("inf") for k in t1.columns})
     rel = {k: float(np.median([d[k] for d in per_seed])) for k in per_seed[0]}
-    c.claim("fig7", "c6", statement="one source: no visible difference in bytes at the input and on the link, a big gap at the receiver", kind="shape",
+    c.claim("c6", statement="one source: no visible difference in bytes at the input and on the link, a big gap at the receiver", kind="shape",
             paper_value="Fig. 7(a)", ours=rel,
             holds=check(("|Boston/Reno - 1| of switch-input bytes, 0-100 s", rel["switch_input_Bps"], at_most(0.05)),
                   ("|Boston/Reno - 1| of bottleneck bytes, 0-100 s", rel["bottleneck_Bps"], at_most(0.05)),
@@ -154,7 +154,7 @@ def fig7(c, runs):
                       f"both deliver about the same ({recovery}).")
     tests7 = (("eta_Boston, 16 sources", six_b.eta, within(0.709, 0.869)), ("eta_Reno, 16 sources", six_r.eta, within(0.511, 0.671)),
               ("eta_Boston - eta_Reno, 16 sources", six_b.eta - six_r.eta, at_least(0.10)))
-    c.claim("fig7", "c7", statement="16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", kind="value", paper_value="78.9 %, 59.1 % (§4.3)",
+    c.claim("c7", statement="16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", kind="value", paper_value="78.9 %, 59.1 % (§4.3)",
             ours={"boston": six_b.eta, "reno": six_r.eta}, holds=check(*tests7), rule="",
             deviation=f"Measured {src}: with 16 sources Reno's mean window is {six_r.window_segments:.2f} segments, so a damaged "
                       "frame (which sends no ACK) is followed by fewer than three frames and brings no fast retransmit: Reno "
@@ -162,7 +162,7 @@ def fig7(c, runs):
                       f"count as duplicates: {six_b.fast_retransmits:.0f}, {six_b.timeouts:.0f}); bottleneck busy Reno "
                       f"{six_r.bottleneck_busy:.3f}, Boston {six_b.bottleneck_busy:.3f}.")
     g1, g16 = one_b.eta - one_r.eta, six_b.eta - six_r.eta
-    c.claim("fig7", "c8", statement="the gap between Boston and Reno grows with the number of sources", kind="shape", paper_value="19.8 vs 6.5 points (§4.3)",
+    c.claim("c8", statement="the gap between Boston and Reno grows with the number of sources", kind="shape", paper_value="19.8 vs 6.5 points (§4.3)",
             ours={"one": g1, "sixteen": g16},
             holds=check(("(eta_Boston - eta_Reno) with 16 sources - with 1 source", g16 - g1, above(0))), rule="",
             deviation=f"Measured {src}: eta Boston / Reno, one source {one_b.eta:.3f} / {one_r.eta:.3f}, 16 sources "
@@ -171,7 +171,7 @@ def fig7(c, runs):
          "line_MB_700s": LINE_BPS * 700 / 8 / 1e6, "cell_payload_MB": LINE_BPS * 700 / 8 * 48 / 53 / 1e6,
          "packets_MB": LINE_BPS * 700 / 8 * cap(L) / 1e6}
     two = within(0.98, 1.02)
-    c.claim("fig7", "c9", statement="footnote arithmetic: 7.83 %, 3.02 and 2.57 segments of 9180 B, 120 MB in 700 s", kind="analytic",
+    c.claim("c9", statement="footnote arithmetic: 7.83 %, 3.02 and 2.57 segments of 9180 B, 120 MB in 700 s", kind="analytic",
             paper_value="footnotes 8-9, §4.3", ours=a,
             holds=check(("89.6 / 83.1 - 1 (to rounding)", a["7.83%"], within(0.0778, 0.0788)),
                   ("27.7 kB / 3.02 / 9.18 kB", a["kB_per_segment_boston"] / 9.18, two),

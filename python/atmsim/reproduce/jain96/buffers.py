@@ -110,7 +110,7 @@ def infinite_buffers(c, runs):
     plot(c, "infinite-buffers", s0, frames(tr0), "Infinite buffers (B = 4096, TBE = 512)")
     prod = {155: slide_product(155), 155.52: slide_product(155.52)}
     ours_max = own_maximum()
-    c.claim("infinite-buffers", "c1", statement="maximum TCP throughput = 103.32 Mbps (product of the listed overheads)", kind="analytic",
+    c.claim("c1", statement="maximum TCP throughput = 103.32 Mbps (product of the listed overheads)", kind="analytic",
             paper_value="103.32 Mb/s", ours={"product_155": prod[155], "product_155_52": prod[155.52],
                             "product_without_rm_155_52": slide_product(155.52, rm=False),
                             "our_steady_state_max": ours_max, "our_max_x_0.9_startup": own_maximum(startup=0.9)},
@@ -122,15 +122,15 @@ def infinite_buffers(c, runs):
             f"our own maximum at ERICA's 90 % with one RM cell in 32 is {ours_max:.1f} Mb/s.")
     summaries = [s for _, (s, _) in runs]
     cl = _median(runs, clr)
-    c.claim("infinite-buffers", "c2", statement="CLR = 0", kind="value", paper_value="0",
+    c.claim("c2", statement="CLR = 0", kind="value", paper_value="0",
             ours={"clr_median": cl, "cells_dropped_by_seed": [sum(p["units_dropped"] for p in s["ports"]) for s in summaries]},
             holds=check(("CLR, median of seeds", cl, at_most(0))), rule="B = 4096")
     tot = _median(runs, total)
-    c.claim("infinite-buffers", "c3", statement="throughput near the maximum of 103.32 Mb/s", kind="value", paper_value="103.32 Mb/s",
+    c.claim("c3", statement="throughput near the maximum of 103.32 Mb/s", kind="value", paper_value="103.32 Mb/s",
             ours={"total_mbps": tot, "of_103_32": tot / MAX_SLIDE, "of_our_max": tot / ours_max},
             holds=check(("total / 103.32 Mb/s, median of seeds", tot / MAX_SLIDE, within(0.90, 1.10))), rule="B = 4096")
     fi = _median(runs, lambda s: fairness(throughputs(s)))
-    c.claim("infinite-buffers", "c4", statement="Fair", kind="value", paper_value="fair",
+    c.claim("c4", statement="Fair", kind="value", paper_value="fair",
             ours={"jain_index": fi, "T_by_seed": [throughputs(s) for s in summaries]},
             holds=check(("Jain's index of T1, T2, median of seeds", fi, at_least(0.99))), rule="B = 4096")
     share, wait, sw = [], [], []
@@ -141,7 +141,7 @@ def infinite_buffers(c, runs):
         wait.append(sum(mw.values()))
         sw.append(switch_mean_after(tr))
     share_med, wait_med, sw_med = _per_flow_median(share), statistics.median(wait), statistics.median(sw)
-    c.claim("infinite-buffers", "c5", statement="ABR rate limited; most of the queues are at the source", kind="shape",
+    c.claim("c5", statement="ABR rate limited; most of the queues are at the source", kind="shape",
             paper_value="ABR Rate limited; Most of the queues are at the source (Observations I)",
             ours={"share_of_time_with_cells_waiting": share_med, "mean_cells_waiting_at_sources": wait_med,
              "mean_switch_queue": sw_med, "by_seed": {"share": share, "waiting": wait, "switch": sw},
@@ -159,22 +159,22 @@ def finite_buffers(c, runs):
     s0, tr0 = runs[0][1]
     plot(c, "finite-buffers", s0, frames(tr0), "Finite buffers (B = 2048, TBE = 512)")
     cl, tot = _median(runs, clr), _median(runs, total)
-    c.claim("finite-buffers", "c1", statement="CLR = 0.18%", kind="value", paper_value="0.18 %", ours={"clr_pct": 100 * cl},
+    c.claim("c1", statement="CLR = 0.18%", kind="value", paper_value="0.18 %", ours={"clr_pct": 100 * cl},
             holds=check(("CLR (%), median of seeds", 100 * cl, above(0)), ("CLR (%), median of seeds", 100 * cl, at_most(1.0))),
             rule="B = 2048")
-    c.claim("finite-buffers", "c2", statement="TCP throughput = 34.16 + 31.70 = 65.86 Mbps = 64% of Max", kind="value", paper_value="65.86 Mb/s = 0.64 x 103.32",
+    c.claim("c2", statement="TCP throughput = 34.16 + 31.70 = 65.86 Mbps = 64% of Max", kind="value", paper_value="65.86 Mb/s = 0.64 x 103.32",
             ours={"total_mbps": tot, "of_103_32": tot / MAX_SLIDE, "T_by_seed": [throughputs(s) for _, (s, _) in runs]},
             holds=check(("total / 103.32 Mb/s, median of seeds", tot / MAX_SLIDE, within(0.40, 0.85))), rule="B = 2048")
     ratio = ratio_or_none(1 - tot / MAX_SLIDE, cl)
-    c.claim("finite-buffers", "c3", statement="0.18% of CLR but 36% throughput loss", kind="shape", paper_value="0.36 / 0.0018 = 200",
+    c.claim("c3", statement="0.18% of CLR but 36% throughput loss", kind="shape", paper_value="0.36 / 0.0018 = 200",
             ours={"throughput_loss": 1 - tot / MAX_SLIDE, "clr": cl, "ratio": ratio},
             holds=check(("(1 - total/103.32) / CLR, medians of seeds", ratio, at_least(10))), rule="B = 2048")
     fi = _median(runs, lambda s: fairness(throughputs(s)))
-    c.claim("finite-buffers", "c4", statement="the two sources near-fair (34.16 and 31.70)", kind="value", paper_value="Jain's index 0.999",
+    c.claim("c4", statement="the two sources near-fair (34.16 and 31.70)", kind="value", paper_value="Jain's index 0.999",
             ours={"jain_index": fi}, holds=check(("Jain's index of T1, T2, median of seeds", fi, at_least(0.95))), rule="B = 2048")
     idle = [timeout_idle(frames(tr), s["end_time_s"]) for _, (s, tr) in runs]
     idle_med = _per_flow_median(idle)
-    c.claim("finite-buffers", "c5", statement="Time lost in retransmissions", kind="shape", paper_value="Time lost in retransmissions",
+    c.claim("c5", statement="Time lost in retransmissions", kind="shape", paper_value="Time lost in retransmissions",
             ours={"idle_share_per_source": idle_med, "idle_share_by_seed": idle,
              "timeouts_by_seed": [[f["timeouts"] for f in s["flows"]] for _, (s, _) in runs]},
             holds=check((("each source's share of the run with no cell of its own sent before a retransmission timeout "
@@ -183,7 +183,7 @@ def finite_buffers(c, runs):
             "forward RM cells only while data waits; the RM cells on its VC without data are the ACK VC's, turned around "
             "by its host) to the timeout, read from the SW1->SW2 port log one access link later")
     arith = {"sum": 34.16 + 31.70, "pct_of_103_32": 100 * 65.86 / MAX_SLIDE, "ratio": 36 / 0.18}
-    c.claim("finite-buffers", "c6", statement="34.16 + 31.70 = 65.86 = 64% of Max; 36% / 0.18% = 200", kind="analytic", paper_value="slide arithmetic", ours=arith,
+    c.claim("c6", statement="34.16 + 31.70 = 65.86 = 64% of Max; 36% / 0.18% = 200", kind="analytic", paper_value="slide arithmetic", ours=arith,
             holds=check(("34.16 + 31.70", arith["sum"], within(65.855, 65.865)),
                   ("100 x 65.86 / 103.32", arith["pct_of_103_32"], within(63.5, 64.5)),
                   ("36 / 0.18", arith["ratio"], within(199.5, 200.5))),

@@ -16,7 +16,6 @@ from typing import Optional
 import atmsim
 from atmsim.reproduce.harness import Run
 
-PAPER = "jain96"
 MAX_SLIDE = 103.32  # Mb/s: "Maximum TCP throughput" (slide "Infinite Buffers & Fixed Capacity")
 MAX_TABLE = 58.4  # Mb/s: the summary table's "% of Max" normaliser (its 100.0 row)
 

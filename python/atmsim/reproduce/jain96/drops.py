@@ -68,7 +68,7 @@ def tail_drop(c, runs):
     df.to_csv(c.out / "tail-drop.csv", index=False)
     plain, intel = df[df.policy == "tail"], df[df.policy == "eom-protect"]
     per_config = plain.groupby(["n", "tbe", "buffer"]).merges.mean()
-    c.claim("tail-drop", "c1", statement="If EOM is dropped ... two retransmissions in a row (SSTHRESH = 2, W = 1)", kind="shape", paper_value="slide Tail Drop",
+    c.claim("c1", statement="If EOM is dropped ... two retransmissions in a row (SSTHRESH = 2, W = 1)", kind="shape", paper_value="slide Tail Drop",
             ours={"merges_per_run_by_configuration": {str(k): v for k, v in per_config.items()},
              "eom_drops": int(plain.eom_drops.sum()), "merged_retransmissions": int(plain.merged_retransmissions.sum()),
              "second_retransmissions_at_ssthresh_2": int(plain.second_retransmissions_at_ssthresh_2.sum()),
@@ -78,7 +78,7 @@ def tail_drop(c, runs):
                     "with an earlier frame whose EOM was dropped (plain, all runs)"), plain.eom_chains.sum(), at_least(1))),
             rule="plain tail drop; a merge is a reassembly buffer closed with cells of more than one frame (SW1->SW2 port log, "
             "the only port that drops); frame k of a VC carries its flow's k-th transmission", note=VBR_NOTE)
-    c.claim("tail-drop", "c2", statement="Intelligent tail drop: do not drop EOM", kind="hard", paper_value="Do not drop EOM",
+    c.claim("c2", statement="Intelligent tail drop: do not drop EOM", kind="hard", paper_value="Do not drop EOM",
             ours={"eom_drops": int(intel.eom_drops.sum()), "eom_drops_below_limit": int(intel.eom_drops_below_limit.sum())},
             holds=check(("EOM cells dropped with the ABR queue below B (eom-protect, all runs)", intel.eom_drops_below_limit.sum(),
                    at_most(0))),
@@ -86,14 +86,14 @@ def tail_drop(c, runs):
     key = ["n", "tbe", "buffer", "seed"]
     pair = plain.set_index(key).fairness.to_frame("plain").join(intel.set_index(key).fairness.to_frame("intelligent"))
     better = int((pair.intelligent >= pair.plain).sum())
-    c.claim("tail-drop", "c3", statement="Intelligent Tail Drop => Improved fairness", kind="shape", paper_value="slide Tail Drop (Cont)",
+    c.claim("c3", statement="Intelligent Tail Drop => Improved fairness", kind="shape", paper_value="slide Tail Drop (Cont)",
             ours={"pairs": [[str(i), a, b] for i, a, b in zip(pair.index, pair.plain, pair.intelligent)],
              "mean_plain": float(pair.plain.mean()), "mean_intelligent": float(pair.intelligent.mean())},
             holds=check(("share of (configuration x seed) pairs with Jain's index intelligent >= plain", better / len(pair),
                    at_least(4 / 6)),
                   ("mean Jain's index, intelligent - plain", pair.intelligent.mean() - pair.plain.mean(), above(0))),
             rule="the two configurations, every seed", note=VBR_NOTE)
-    c.claim("tail-drop", "c4", statement="fewer ssthresh = 2 episodes with intelligent drop", kind="shape", paper_value="slide Tail Drop (Cont)",
+    c.claim("c4", statement="fewer ssthresh = 2 episodes with intelligent drop", kind="shape", paper_value="slide Tail Drop (Cont)",
             ours={"plain": int(plain.ssthresh2_entries.sum()), "intelligent": int(intel.ssthresh2_entries.sum())},
             holds=check(("entries into ssthresh = 2 MSS summed over runs, plain - intelligent",
                    int(plain.ssthresh2_entries.sum() - intel.ssthresh2_entries.sum()), above(0))),
@@ -141,18 +141,18 @@ def fast_retransmit(c, runs):
     med = {k: statistics.median(total(s) for _, s in group) for k, group in runs.items()}
     sc = {v: med[("scattered", v)] for v in ("timeout-only", "lite")}
     bu = {v: med[("bursty", v)] for v in ("timeout-only", "lite")}
-    c.claim("fast-retransmit", "c1", statement="scattered loss: fast retransmit helps", kind="shape", paper_value="With FRR, scattered loss: good",
+    c.claim("c1", statement="scattered loss: fast retransmit helps", kind="shape", paper_value="With FRR, scattered loss: good",
             ours={"total_without_frr": sc["timeout-only"], "total_with_frr": sc["lite"]},
             holds=check(("total with FRR / total without", sc["lite"] / sc["timeout-only"], above(1))),
             rule=f"scattered loss (B = 4096, each cell on SW1->SW2 lost with probability {SCATTERED:g}, no VBR), medians of seeds")
-    c.claim("fast-retransmit", "c2", statement="bursty loss: no fast retransmit is better", kind="shape", paper_value="Without FRR, bursty loss: good",
+    c.claim("c2", statement="bursty loss: no fast retransmit is better", kind="shape", paper_value="Without FRR, bursty loss: good",
             ours={"total_without_frr": bu["timeout-only"], "total_with_frr": bu["lite"]},
             holds=check(("total without FRR / total with", bu["timeout-only"] / bu["lite"], at_least(1))),
             rule="bursty loss (B = 1024, tail drop, no VBR), medians of seeds")
     frr = runs[("bursty", "lite")]
     to = [[f["timeouts"] for f in s["flows"]] for _, s in frr]
     per_source = [statistics.median(col) for col in zip(*to)]
-    c.claim("fast-retransmit", "c3", statement="Even with fast retransmits, there are time-outs when the losses are bursty", kind="shape",
+    c.claim("c3", statement="Even with fast retransmits, there are time-outs when the losses are bursty", kind="shape",
             paper_value="slide Effect of Fast Retransmit", ours={"timeouts_per_source": per_source, "timeouts_per_source_by_seed": to},
             holds=check(("timeouts of the source with fewest, with FRR under bursty loss", min(per_source), at_least(1))),
             rule="median of seeds per source")

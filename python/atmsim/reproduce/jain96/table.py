@@ -166,14 +166,14 @@ def summary_table(c, runs):
     paper_tot = [p[2] for p in PAPER_ROWS]
     ours_tot = [by[k].total for k in eight]
     rho = _spearman(ours_tot, paper_tot)
-    c.claim("summary-table", "c1", statement="row totals follow the paper's pattern", kind="value", paper_value="totals 6.2 ... 58.4",
+    c.claim("c1", statement="row totals follow the paper's pattern", kind="value", paper_value="totals 6.2 ... 58.4",
             ours={"spearman": rho, "ours": dict(zip(map(str, eight), ours_tot)), "paper": dict(zip(map(str, eight), paper_tot))},
             holds=check(("Spearman rank correlation of our 8 totals (5120 row) with the paper's", rho, at_least(0.6))),
             rule="medians of seeds", note=VBR_NOTE)
     ref = REF
     big = by[ref]
     others = max(by[k].total for k in eight if k != ref)
-    c.claim("summary-table", "c2", statement="the (5, 512, 5120) row has CLR = 0 and the largest total", kind="value", paper_value="58.4 Mb/s, CLR 0.0",
+    c.claim("c2", statement="the (5, 512, 5120) row has CLR = 0 and the largest total", kind="value", paper_value="58.4 Mb/s, CLR 0.0",
             ours={"clr_pct": big.clr_pct, "total": big.total, "largest_other_total": others},
             holds=check(("CLR (%) of the (5, 512, 5120) row", big.clr_pct, at_most(0)),
                   ("its total / the largest total of the other 7 rows", big.total / others, at_least(1))),
@@ -181,13 +181,13 @@ def summary_table(c, runs):
     pairs = [((2, 128, 256), (2, 128, 1024)), ((2, 512, 1024), (2, 512, 2048)), ((5, 128, 640), (5, 128, 1280)),
              ((5, 512, 2560), (5, 512, 5120))]
     wins = [by[b].total > by[a].total for a, b in pairs]
-    c.claim("summary-table", "c3", statement="Larger buffer size => Higher throughput", kind="shape", paper_value="Observations II",
+    c.claim("c3", statement="Larger buffer size => Higher throughput", kind="shape", paper_value="Observations II",
             ours={str(b): [by[a].total, by[b].total] for a, b in pairs},
             holds=check(("same-(n, TBE) pairs (of 4) where the larger buffer has the strictly larger total", sum(wins), at_least(3))),
             rule="medians of seeds", note=VBR_NOTE)
     npairs = [((2, 128, 256), (5, 128, 640)), ((2, 512, 1024), (5, 512, 2560)), ((2, 512, 2048), (5, 512, 5120))]
     nwins = [by[b].total > by[a].total for a, b in npairs]
-    c.claim("summary-table", "c4", statement="As the number of sources is increased, generally the total throughput increases", kind="shape",
+    c.claim("c4", statement="As the number of sources is increased, generally the total throughput increases", kind="shape",
             paper_value="Observations III", ours={f"{a}->{b}": [by[a].total, by[b].total] for a, b in npairs},
             holds=check(("matched (TBE, buffer multiple) pairs (of 3) where 5 sources have the strictly larger total than 2",
                    sum(nwins), at_least(2))),
@@ -195,7 +195,7 @@ def summary_table(c, runs):
     t_ref = big.total
     lossy = [k for k in eight if by[k].clr_pct > 0]
     ratios = {str(k): (1 - by[k].total / t_ref) / (by[k].clr_pct / 100) for k in lossy if k != ref}
-    c.claim("summary-table", "c5", statement="CLR and throughput are one order of magnitude apart", kind="shape", paper_value="e.g. 1.2 % CLR, 89 % loss",
+    c.claim("c5", statement="CLR and throughput are one order of magnitude apart", kind="shape", paper_value="e.g. 1.2 % CLR, 89 % loss",
             ours={"ratio_by_row": ratios, "t_ref": t_ref, "reference_row_clr_pct": big.clr_pct},
             holds=check(("smallest (1 - total / T_ref) / CLR over the lossy rows other than the reference row",
                    min(ratios.values()) if ratios else None, at_least(10))),
@@ -203,12 +203,12 @@ def summary_table(c, runs):
             "2026-11-26: the reference row's ratio to itself is 0 by construction, and whether it is loss-free is c2's claim)",
             note=VBR_NOTE)
     inv = [(str(a), str(b)) for a in eight for b in eight if by[a].clr_pct > by[b].clr_pct and by[a].total > by[b].total]
-    c.claim("summary-table", "c6", statement="Higher CLR does not necessarily mean lower throughput", kind="shape", paper_value="(2,128,1024) vs (2,128,256)",
+    c.claim("c6", statement="Higher CLR does not necessarily mean lower throughput", kind="shape", paper_value="(2,128,1024) vs (2,128,256)",
             ours={"pairs_higher_clr_and_higher_total": inv[:6], "count": len(inv)},
             holds=check(("pairs of rows with strictly higher CLR and strictly higher total", len(inv), at_least(1))),
             rule="the 8 rows, medians of seeds", note=VBR_NOTE)
     dest = [by[k].bytes_discarded_at_aal5 >= by[k].bytes_dropped_in_switch for k in lossy]
-    c.claim("summary-table", "c7", statement="Many packets are dropped at the destination", kind="shape", paper_value="Observations I",
+    c.claim("c7", statement="Many packets are dropped at the destination", kind="shape", paper_value="Observations I",
             ours={str(k): [by[k].bytes_discarded_at_aal5, by[k].bytes_dropped_in_switch] for k in lossy},
             holds=check((("share of lossy rows where bytes discarded by the destination AAL5 >= data bytes dropped in the switch "
                     "(accounting identity terms)"), sum(dest) / len(dest) if dest else None, at_least(0.75))),
@@ -217,12 +217,12 @@ def summary_table(c, runs):
     fi = {str(k): by[k].fairness for k in eight}
     fair = check(("smallest Jain's index of the four TBE 512 rows", min(by[k].fairness for k in tbe512), at_least(FAIR_512)))
     unfair = {k: runs[k] for k in tbe512 if by[k].fairness < FAIR_512}
-    c.claim("summary-table", "c8", statement="fairness pattern: TBE 512 rows fair", kind="value", paper_value=">= 0.999 in the TBE 512 rows", ours=fi, holds=fair,
+    c.claim("c8", statement="fairness pattern: TBE 512 rows fair", kind="value", paper_value=">= 0.999 in the TBE 512 rows", ours=fi, holds=fair,
             rule="medians of seeds; the other rows reported", note=VBR_NOTE, deviation=_fairness_note(unfair, FAIR_512))
     sums = [abs(sum(ts) - tot) for _, ts, tot, _, _ in PAPER_ROWS]
     pcts = [abs(100 * tot / MAX_TABLE - pct) for _, _, tot, pct, _ in PAPER_ROWS]
     forms = [k[2] in (k[0] * k[1] * m for m in (1, 2, 4)) for k, *_ in PAPER_ROWS]
-    c.claim("summary-table", "c9", statement="the table's internal consistency", kind="analytic", paper_value="the printed table",
+    c.claim("c9", statement="the table's internal consistency", kind="analytic", paper_value="the printed table",
             ours={"sum_minus_total": sums, "pct_minus_total_over_58_4": pcts, "buffer_is_tbe_n_1_2_4": forms},
             holds=check(("largest |sum of T_i - total| (Mb/s)", round(max(sums), 6), at_most(0.1)),
                   ("largest |total / 58.4 - % of Max| (points)", round(max(pcts), 6), at_most(0.15)),
@@ -319,13 +319,13 @@ def tbe_sweep(c, runs):
     diff_hi = abs(tot[512] - tot[1024])
     cuts = {int(t): round(float(x)) for t, x in zip(df.tbe, df.crm_cuts)}
     noise = _noise_note(runs, tot)
-    c.claim("tbe-sweep", "c1", statement="TBE of 512 or higher has no effect in this configuration", kind="shape", paper_value="Observations II",
+    c.claim("c1", statement="TBE of 512 or higher has no effect in this configuration", kind="shape", paper_value="Observations II",
             ours={"total_512": tot[512], "total_1024": tot[1024]},
             holds=check(("smaller / larger of the totals at TBE 512 and 1024", min(tot[512], tot[1024]) / max(tot[512], tot[1024]),
                    at_least(0.85))),
             rule="the two totals near each other; medians of seeds", note=VBR_NOTE, deviation=noise)
     low = [tot[t] for t in TBES if t <= 256]
-    c.claim("tbe-sweep", "c2", statement="Only very low values of TBE produce different results", kind="shape", paper_value="Observations II",
+    c.claim("c2", statement="Only very low values of TBE produce different results", kind="shape", paper_value="Observations II",
             ours={"spread_tbe_le_256": max(low) - min(low), "diff_512_1024": diff_hi, "totals": tot},
             holds=check(("spread of the totals over TBE <= 256 minus |total(512) - total(1024)| (Mb/s)", max(low) - min(low) - diff_hi,
                    above(0))),

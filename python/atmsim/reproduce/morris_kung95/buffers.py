@@ -92,11 +92,11 @@ def fig3(c, runs):
     main = pts[pts.series == "host storage"]
     share = main.set_index(["L", "B_kib"])["share"]
     c1 = [share[L, b] for L in MTUS for b in bs if b <= BAD_B]
-    c.claim("fig3", "c1", statement="regardless of packet size TCP performs badly unless the buffer is close to a 64 KB window", kind="shape",
+    c.claim("c1", statement="regardless of packet size TCP performs badly unless the buffer is close to a 64 KB window", kind="shape",
             paper_value="§IV ¶1", ours=max(c1), holds=check((f"largest goodput / G_max at B <= {BAD_B} KiB, every MTU", max(c1), at_most(0.2))),
             rule=f"goodput over {win}, median over seeds")
     c2 = [share[L, b] for L in MTUS for b in bs if b >= FULL_B]
-    c.claim("fig3", "c2", statement="performance is good with a full 64 KB window of buffer", kind="shape", paper_value="§IV ¶1", ours=min(c2),
+    c.claim("c2", statement="performance is good with a full 64 KB window of buffer", kind="shape", paper_value="§IV ¶1", ours=min(c2),
             holds=check((f"smallest goodput / G_max at B >= {FULL_B} KiB, every MTU", min(c2), GOOD)), rule="with host storage",
             deviation=_c2_note(main, _probe("fig3", runs["anatomy"])["1500@64KiB"]))
 
@@ -104,13 +104,13 @@ def fig3(c, runs):
         ok = [b for b in bs if GOOD.holds(table[L, b])]
         return min(ok) if ok else None
 
-    c.claim("fig3", "c3", statement="performance is good at slightly less than 64K: packets are stored in hosts and adapters", kind="shape",
+    c.claim("c3", statement="performance is good at slightly less than 64K: packets are stored in hosts and adapters", kind="shape",
             paper_value="§IV ¶2", ours=b90(9180), holds=check((f"B90(9180) (KiB; smallest grid B with goodput / G_max {GOOD})", b90(9180), at_most(60))), rule="")
     gp = main.set_index(["L", "B_kib"])["goodput_MBps"]
     b = {L: b90(L) for L in MTUS}
     steps = [None if b[x] is None or b[y] is None else b[x] - b[y] for x, y in zip(MTUS, MTUS[1:])]
     big = frac([gp[9180, x] >= gp[1500, x] for x in bs])
-    c.claim("fig3", "c4", statement="large packets perform better than small", kind="shape", paper_value="§IV ¶2",
+    c.claim("c4", statement="large packets perform better than small", kind="shape", paper_value="§IV ¶2",
             ours={"B90": b, "share_9180_ge_1500": big},
             holds=check(*((f"B90({x}) - B90({y}) (KiB)", d, at_least(0)) for (x, y), d in zip(zip(MTUS, MTUS[1:]), steps)),
                   ("share of B with goodput(9180) >= goodput(1500)", big, at_least(0.8))), rule="B90 non-increasing in the MTU",
@@ -120,12 +120,12 @@ def fig3(c, runs):
         ash = abl.set_index(["L", "B_kib"])["share"]
         a = {L: b90(L, ash) for L in MTUS}
         d = abs(bs.index(a[1500]) - bs.index(a[9180])) if a[1500] is not None and a[9180] is not None else None
-        c.claim("fig3", "c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
+        c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours={"B90_1500": a[1500], "B90_9180": a[9180]},
                 holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", d, at_most(1))), rule="one seed",
                 deviation=_c5_note(abl, a, bs))
     else:
-        c.claim("fig3", "c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
+        c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours=None, holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", None, at_most(1))), rule="one seed",
                 note="ablation runs only in the full grid")
     ppd = pts[pts.series == "PPD"].set_index("B_kib")["goodput_MBps"]
@@ -133,7 +133,7 @@ def fig3(c, runs):
     small = [x for x in bs if x <= PPD_B]
     gain = max((ppd[x] - gp[9180, x]) / g for x in small)
     top = max(ppd[x] / g for x in small)
-    c.claim("fig3", "c6", statement="Partial Packet Discard has only a marginal effect on efficiency", kind="shape", paper_value="§IV",
+    c.claim("c6", statement="Partial Packet Discard has only a marginal effect on efficiency", kind="shape", paper_value="§IV",
             ours={f"{x}KiB": {"ppd": float(ppd[x]), "tail": float(gp[9180, x])} for x in small},
             holds=check((f"MTU 9180, B <= {PPD_B} KiB: largest (goodput(PPD) - goodput(tail)) / G_max", gain, PPD_GAIN),
                   ("largest goodput(PPD) / G_max", top, PPD_TOP)), rule="",
@@ -291,21 +291,21 @@ def fig4(c, runs):
     ax.set_title("config (a), 64 KB window, 32 KiB per-VC buffer, no flow control (seed 1)")
     save(fig, c.out / "fig4.png")
     mp = float(np.median(pauses)) if pauses else float("nan")
-    c.claim("fig4", "c1", statement="TCP sends small bursts separated by 1.5-second pauses", kind="trace", paper_value="1.5 s (§IV ¶3)", ours=mp,
+    c.claim("c1", statement="TCP sends small bursts separated by 1.5-second pauses", kind="trace", paper_value="1.5 s (§IV ¶3)", ours=mp,
             holds=check(("median pause (>= 0.5 s without a packet from A), pooled over seeds, s", mp, within(1.0, 2.0))), rule="pauses that start in [1 s, end]",
             deviation=_fig4_note(classes, mp, float(np.median(all_pauses)) if all_pauses else float("nan")))
-    c.claim("fig4", "c2", statement="an inactivity period of more than 2 seconds, from exponential back-off", kind="trace", paper_value="> 2 s (§IV ¶3)",
+    c.claim("c2", statement="an inactivity period of more than 2 seconds, from exponential back-off", kind="trace", paper_value="> 2 s (§IV ¶3)",
             ours=long_after_timeout,
             holds=check(("pauses > 2 s over the seeds ended by a timeout that follows an earlier timeout", long_after_timeout, at_least(1))),
             rule="pauses that start in [1 s, end]", note="'whose retransmission was itself lost' read as: the pause lies between two timeouts")
     mb = float(np.median(bursts)) if bursts else float("nan")
-    c.claim("fig4", "c3", statement="the window outgrows the buffer within tens of milliseconds after TCP retransmits", kind="trace", paper_value="§IV ¶3",
+    c.claim("c3", statement="the window outgrows the buffer within tens of milliseconds after TCP retransmits", kind="trace", paper_value="§IV ¶3",
             ours=mb, holds=check(("median burst (s), pooled over seeds", mb, at_most(0.1))), rule="bursts that start in [1 s, end]")
     mg = float(np.median([r["goodput_MBps"] for r in rows]))
-    c.claim("fig4", "c4", statement="mean goodput in this regime", kind="value", paper_value="0.1 MB/s (§V)", ours=mg,
+    c.claim("c4", statement="mean goodput in this regime", kind="value", paper_value="0.1 MB/s (§V)", ours=mg,
             holds=check(("goodput over [1 s, end] (MB/s), median over seeds", mg, at_most(0.35))), rule="")
     t_host, t_155, t_53 = 65535 / 15e6, 65535 / (OC3_CELLS / PACKET_CELLS * MSS), 65535 / g_max(MTU)
-    c.claim("fig4", "c5", statement="TCP can send a window in less than 10 milliseconds", kind="analytic", paper_value="< 10 ms (§IV ¶3)",
+    c.claim("c5", statement="TCP can send a window in less than 10 milliseconds", kind="analytic", paper_value="< 10 ms (§IV ¶3)",
             ours={"host_ms": t_host * 1e3, "oc3_ms": t_155 * 1e3, "drain_53_ms": t_53 * 1e3},
             holds=check(("65,535 B at the host's 15 MB/s (ms)", t_host * 1e3, below(10)), ("at the OC-3 payload rate (ms)", t_155 * 1e3, below(10))),
             rule="the 53 Mb/s link's time to drain it is reported beside them")
@@ -407,7 +407,7 @@ def fig5(c, runs):
 
     sp = float(np.median(spacing)) if spacing else float("nan")
     two_pkt = 2 * PACKET_TIME_53
-    c.claim("fig5", "c1", statement="each peak is a back-to-back pair of packets; the peaks are spaced by the slower output", kind="trace",
+    c.claim("c1", statement="each peak is a back-to-back pair of packets; the peaks are spaced by the slower output", kind="trace",
             paper_value="§IV ¶5", ours={"median_peak_spacing_ms": sp * 1e3, "two_packet_times_ms": two_pkt * 1e3, "peaks": len(spacing)},
             holds=check(("median spacing of occupancy peaks in congestion avoidance / 2 packet times on the 53 Mb/s link", sp / two_pkt,
                    within(0.75, 1.25))), rule="pooled over seeds")
@@ -416,19 +416,19 @@ def fig5(c, runs):
     two = float((ca_ep.packets_damaged == 2).mean()) if len(ca_ep) else float("nan")
     others = n.drop(2, errors="ignore")
     lead = float(n.get(2, 0) - (others.max() if len(others) else 0)) / len(ca_ep) if len(ca_ep) else float("nan")
-    c.claim("fig5", "c2", statement="the switch typically drops cells from two packets when TCP opens its window too far", kind="value", paper_value="two (§IV ¶6)",
+    c.claim("c2", statement="the switch typically drops cells from two packets when TCP opens its window too far", kind="value", paper_value="two (§IV ¶6)",
             ours={"episodes": len(ca_ep), "packets_damaged_counts": {str(k): int(v) for k, v in n.items()}, "share_exactly_two": two},
             holds=check(("share of episodes (cwnd > ssthresh) damaging exactly 2 packets", two, at_least(0.5)),
                   ("its lead over the next most common count (2 is the mode)", lead, above(0))),
             rule="", note=f"all episodes incl. slow start: {len(ep)}")
     per = [x for l in ca_ep.cells_lost_per_packet for x in l] if len(ca_ep) else []
     med = float(np.median(per)) if per else float("nan")
-    c.claim("fig5", "c3", statement="each disk represents a few dozen lost cells", kind="value", paper_value="a few dozen (§IV ¶5)",
+    c.claim("c3", statement="each disk represents a few dozen lost cells", kind="value", paper_value="a few dozen (§IV ¶5)",
             ours={"median_cells_lost_per_damaged_packet": med, "range": [min(per), max(per)] if per else None},
             holds=check(("median cells lost per damaged packet", med, within(12, 100))), rule="episodes with cwnd > ssthresh")
     rise = 2 * PACKET_CELLS * (1 - CELL_RATE_53 / OC3_CELLS)
     mr = float(np.median(rises)) if rises else float("nan")
-    c.claim("fig5", "c4", statement="a back-to-back pair raises the buffer by about 253 cells; 682 cells hold 2.7 such rises", kind="analytic", paper_value="§IV ¶5",
+    c.claim("c4", statement="a back-to-back pair raises the buffer by about 253 cells; 682 cells hold 2.7 such rises", kind="analytic", paper_value="§IV ¶5",
             ours={"rise_cells": rise, "rise_payload_KB": rise * CELL_PAYLOAD / 1000, "rises_in_682": BUFFER_A / rise,
              "measured_median_rise_cells": mr},
             holds=check(("2 x 192 x (1 - 120,370/353,208) cells", rise, within(252, 254)), ("682 / that", BUFFER_A / rise, within(2.65, 2.75))),

@@ -17,7 +17,6 @@ import atmsim
 from atmsim import _core
 from atmsim.reproduce.harness import Run
 
-PAPER = "morris-kung95"
 B_FULL = [8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 72, 80]  # KiB of payload per VC (Fig. 3's x-axis)
 B_QUICK = [16, 32, 48, 56, 64, 72]
 MTUS = [1500, 4352, 9180]

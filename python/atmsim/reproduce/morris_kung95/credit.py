@@ -55,29 +55,29 @@ def fig8(c, runs):
     ax.legend(fontsize=8)
     save(fig, c.out / "fig8.png")
     one, two = med.loc[("a", False), "total_MBps"], med.loc[("b", False), "total_MBps"]
-    c.claim("fig8", "c1", statement="one TCP without flow control gets a few percent of the bandwidth", kind="value", paper_value="0.1 MB/s (§V)", ours=one,
+    c.claim("c1", statement="one TCP without flow control gets a few percent of the bandwidth", kind="value", paper_value="0.1 MB/s (§V)", ours=one,
             holds=check(("goodput (MB/s)", one, at_most(0.35))), rule="over [1 s, end], median over seeds")
-    c.claim("fig8", "c2", statement="two TCPs without flow control: the TCPs rarely compete", kind="value", paper_value="0.2 MB/s (§V)",
+    c.claim("c2", statement="two TCPs without flow control: the TCPs rarely compete", kind="value", paper_value="0.2 MB/s (§V)",
             ours={"total": two, "ratio_two_one": two / one if one else None},
             holds=check(("total goodput (MB/s)", two, at_most(0.6)), ("total(two) / total(one)", two / one if one else None, within(1.2, 4.0))),
             rule="over [1 s, end], medians over seeds", deviation=_fig8_c2_note(df, runs["lone"], runs["competition"]))
     gm = g_max(MTU) / 1e6
     cr1 = med.loc[("a", True), "total_MBps"]
-    c.claim("fig8", "c3", statement="with credit one TCP gets its maximum possible bandwidth", kind="value", paper_value="5.7 MB/s (§V)", ours=cr1,
+    c.claim("c3", statement="with credit one TCP gets its maximum possible bandwidth", kind="value", paper_value="5.7 MB/s (§V)", ours=cr1,
             holds=check(("goodput / G_max", cr1 / gm, at_least(0.97))), rule=f"G_max = {gm:.2f} MB/s; over [1 s, end]")
     cr2, j2 = med.loc[("b", True), "total_MBps"], med.loc[("b", True), "fairness"]
-    c.claim("fig8", "c4", statement="with credit two TCPs get the whole link, shared equally", kind="value", paper_value="5.7 MB/s (§V)",
+    c.claim("c4", statement="with credit two TCPs get the whole link, shared equally", kind="value", paper_value="5.7 MB/s (§V)",
             ours={"total": cr2, "jain": j2}, holds=check(("total goodput / G_max", cr2 / gm, at_least(0.97)), ("Jain's index of the two", j2, at_least(0.95))),
             rule="over [1 s, end]")
     credit_runs = df[df.credit]
     over = int((~credit_runs.peak_per_vc_ok.astype(bool)).sum())
-    c.claim("fig8", "c5", statement="with credit no cell is ever lost and no VC exceeds its 100 cells", kind="hard", paper_value="§V",
+    c.claim("c5", statement="with credit no cell is ever lost and no VC exceeds its 100 cells", kind="hard", paper_value="§V",
             ours={"cells_dropped": int(credit_runs.cells_dropped.sum()), "within_limits": over == 0},
             holds=check(("cells dropped in all credit runs", int(credit_runs.cells_dropped.sum()), at_most(0)),
                   ("credit runs with a VC above its 100 cells at some instant", over, at_most(0))), rule="whole runs")
     fig8_competition(c, runs["competition"])
     payload_155 = OC3_CELLS / PACKET_CELLS * MSS
-    c.claim("fig8", "c7", statement="a 155 Mb/s link delivers about 17 MB/s of payload, a 53 Mb/s link about 5.7", kind="analytic", paper_value="17 / 5.7 MB/s (§V)",
+    c.claim("c7", statement="a 155 Mb/s link delivers about 17 MB/s of payload, a 53 Mb/s link about 5.7", kind="analytic", paper_value="17 / 5.7 MB/s (§V)",
             ours={"oc3_MBps": payload_155 / 1e6, "oc3_Mbps": payload_155 * 8 / 1e6, "link53_MBps": gm},
             holds=check(("353,207.5/192 x 9140 / 16.81 MB/s", payload_155 / 16.81e6, within(0.99, 1.01)),
                   ("120,370.4/192 x 9140 / 5.73 MB/s", gm / 5.73, within(0.99, 1.01))), rule="")
@@ -143,7 +143,7 @@ def fig8_competition(c, runs, bin_s=0.010):
         both.append(float(np.mean(active[0] & active[1])))
     b = float(np.median(both))
     w = {f"tcp{f + 1}": float(np.median(v)) for f, v in waiting.items()}
-    c.claim("fig8", "c6", statement="the TCPs rarely compete; both spend most of their time in retransmit time-outs", kind="shape", paper_value="§IV last ¶",
+    c.claim("c6", statement="the TCPs rarely compete; both spend most of their time in retransmit time-outs", kind="shape", paper_value="§IV last ¶",
             ours={"share_of_10ms_bins_both_vcs_queued": b, "share_of_time_waiting_for_timeout": w},
             holds=check(("share of 10 ms bins with cells of both VCs at S1", b, at_most(0.2)),
                   ("smaller share of time a TCP waits for a timeout", min(w.values()), at_least(0.8))),
@@ -180,22 +180,22 @@ def fig8_tcp_udp(c, runs):
     main = df[df.udp_share == 0.4].groupby("credit")[["tcp_MBps", "udp_MBps", "cells_dropped"]].median()
     src = 0.4 * gm / 1e6
     u, t = main.loc[True, "udp_MBps"], main.loc[True, "tcp_MBps"]
-    c.claim("fig8-tcp-udp", "c1", statement="with credit UDP gets its full source rate", kind="value", paper_value="§V ¶3", ours={"udp": u, "source": src},
+    c.claim("c1", statement="with credit UDP gets its full source rate", kind="value", paper_value="§V ¶3", ours={"udp": u, "source": src},
             holds=check(("UDP goodput / source rate", u / src, at_least(0.98))), rule="over [1 s, end], median over seeds")
-    c.claim("fig8-tcp-udp", "c2", statement="with credit TCP gets essentially the remaining bandwidth", kind="value", paper_value="§V ¶3",
+    c.claim("c2", statement="with credit TCP gets essentially the remaining bandwidth", kind="value", paper_value="§V ¶3",
             ours={"tcp": t, "remaining": gm / 1e6 - src}, holds=check(("TCP goodput / (G_max - UDP source rate)", t / (gm / 1e6 - src), at_least(0.95))),
             rule="over [1 s, end], median over seeds")
     tot = (main.loc[False, "tcp_MBps"] + main.loc[False, "udp_MBps"]) / (gm / 1e6)
     sens = df[~df.credit].groupby("udp_share")[["tcp_MBps", "udp_MBps"]].median().sum(axis=1) / (gm / 1e6)
-    c.claim("fig8-tcp-udp", "c3", statement="without credit total utilisation by TCP and UDP falls below 45%", kind="value", paper_value="< 45 % (§V ¶3)",
+    c.claim("c3", statement="without credit total utilisation by TCP and UDP falls below 45%", kind="value", paper_value="< 45 % (§V ¶3)",
             ours={"utilisation": tot, "sensitivity_udp_share": {str(k): float(v) for k, v in sens.items()}},
             holds=check(("(TCP + UDP goodput) / G_max at a 40 % UDP source", tot, below(0.45))), rule="over [1 s, end]",
             note="UDP rate 40 % of G_max [choice G9]")
-    c.claim("fig8-tcp-udp", "c4", statement="without credit TCP's throughput drops significantly", kind="shape", paper_value="§V ¶3",
+    c.claim("c4", statement="without credit TCP's throughput drops significantly", kind="shape", paper_value="§V ¶3",
             ours={"without": main.loc[False, "tcp_MBps"], "with": t},
             holds=check(("TCP goodput without credit / with", main.loc[False, "tcp_MBps"] / t if t else None, at_most(0.25))), rule="over [1 s, end]")
     drops = int(df[df.credit].cells_dropped.sum())
-    c.claim("fig8-tcp-udp", "c5", statement="zero loss with credit", kind="hard", paper_value="§V", ours=drops, holds=check(("cells dropped in all credit runs", drops, at_most(0))),
+    c.claim("c5", statement="zero loss with credit", kind="hard", paper_value="§V", ours=drops, holds=check(("cells dropped in all credit runs", drops, at_most(0))),
             rule="whole runs")
 
 
@@ -248,13 +248,13 @@ def fig9(c, runs):
     save(fig, c.out / "fig9.png")
     port = {p["name"]: p for p in s["ports"]}
     peak = port["S->B"]["peak_occupancy"]
-    c.claim("fig9", "c1", statement="the switch never buffers more than the 100 cells it reserved", kind="hard", paper_value="§V ¶4", ours=peak,
+    c.claim("c1", statement="the switch never buffers more than the 100 cells it reserved", kind="hard", paper_value="§V ¶4", ours=peak,
             holds=check(("peak occupancy of the VC at S->B (cells)", peak, at_most(100))), rule="whole run")
     # Data cells only: the port also carries the in-band credit cells of the reverse link.
     full, head = _port_integrals(s)["S->B"], _port_integrals(s_from)["S->B"]
     span = s["end_time_s"] - s_from["end_time_s"]
     busy = ((full["busy_s"] - head["busy_s"]) - (full["credit_cells"] - head["credit_cells"]) / CELL_RATE_53) / span
-    c.claim("fig9", "c2", statement="enough cells are always buffered to keep the output link busy", kind="value", paper_value="§V ¶4", ours=busy,
+    c.claim("c2", statement="enough cells are always buffered to keep the output link busy", kind="value", paper_value="§V ¶4", ours=busy,
             holds=check(("share of the 53 Mb/s port's slots with a data cell of the VC, from 0.1 s on", busy, at_least(0.99))), rule="")
     # Host A's backlog: IP bytes TCP has sent but the host still holds (socket, CPU, bus), in cells, plus
     # the cells waiting in its adapter for credit (the A->S port); time averages over [1 s, end].
@@ -267,7 +267,7 @@ def fig9(c, runs):
     adapter = (pi["A->S"]["occupancy_cs"] - pw["A->S"]["occupancy_cs"]) / span
     host = (host_bytes(s) - host_bytes(s_warm)) / span * cells(MTU) / MTU + adapter
     sw = (pi["S->B"]["occupancy_cs"] - pw["S->B"]["occupancy_cs"]) / span
-    c.claim("fig9", "c3", statement="the switch withholds credit so hosts buffer data instead of sending it", kind="trace", paper_value="§V ¶1",
+    c.claim("c3", statement="the switch withholds credit so hosts buffer data instead of sending it", kind="trace", paper_value="§V ¶1",
             ours={"host_cells": host, "of_which_adapter_cells": adapter, "switch_cells": sw},
             holds=check(("time-average backlog of the VC at host A (socket queue + adapter) / time-average switch occupancy", host / sw if sw else None,
                    at_least(5))), rule="over [1 s, end]")
@@ -287,7 +287,7 @@ def fig9(c, runs):
     inp, inp_lag = share_after("arrive")
     fetch = MTU / _bus_rate()
     drain = 100 / CELL_RATE_53
-    c.claim("fig9", "c4", statement="the large oscillations correspond to packet boundaries", kind="trace", paper_value="§V ¶4",
+    c.claim("c4", statement="the large oscillations correspond to packet boundaries", kind="trace", paper_value="§V ¶4",
             ours={"troughs": len(tt), "share_within_300us_after_eom_forwarded": fwd, "median_lag_after_eom_forwarded_us": fwd_lag * 1e6,
              "share_within_300us_after_eom_arrived": inp, "median_lag_after_eom_arrived_us": inp_lag * 1e6},
             holds=check((f"share of troughs (below the median) within {EOM_LAG_S * 1e6:.0f} us after the switch forwards an EOM cell of the VC", fwd,
@@ -333,7 +333,7 @@ def credit_buffer(c, runs):
     need = credit_buffer_needed()
     pd.DataFrame([{"link": k, **v} for k, v in need.items()]).pipe(c.table, "credit-buffer-needed")
     worst = float(min(med[b] for b in med.index if b >= 36) / gm)
-    c.claim("credit-buffer", "c1", statement="in a LAN a few dozen cells per VC suffice", kind="shape", paper_value="§V last ¶",
+    c.claim("c1", statement="in a LAN a few dozen cells per VC suffice", kind="shape", paper_value="§V last ¶",
             ours={"goodput_MBps": {str(b): float(v) for b, v in med.items()},
              "needed_cells_n2_10": {k: v["buf_alloc_needed"] for k, v in need.items()}},
             holds=check(("smallest goodput / G_max at Buf_Alloc >= 36 cells", worst, at_least(0.99))), rule="over [1 s, end], median over seeds",

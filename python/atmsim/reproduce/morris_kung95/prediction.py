@@ -72,7 +72,7 @@ def fig6(c, runs):
     damaged = {pol: [k - FIG6_I for k, v in lost[pol].items() if v > 0] for pol in lost}
     tail_i, tail_i1 = int(lost["tail"][FIG6_I]), int(lost["tail"][FIG6_I + 1])
     others = len([k for k in damaged["tail"] if k not in (0, 1)])
-    c.claim("fig6", "c1", statement="in this way two packets are damaged", kind="analytic", paper_value="packets i and i+1 (§IV, Fig. 6)",
+    c.claim("c1", statement="in this way two packets are damaged", kind="analytic", paper_value="packets i and i+1 (§IV, Fig. 6)",
             ours={"damaged_relative_to_i": damaged["tail"], "cells_lost_i": tail_i, "cells_lost_i+1": tail_i1,
              "fluid_lost_packets": [str(fl["tail"].lost[FIG6_I]), str(fl["tail"].lost[FIG6_I + 1])]},
             holds=check(("packets other than i and i+1 that lose cells", others, at_most(0)), ("cells lost from i", tail_i, within(63, 65)),
@@ -89,19 +89,19 @@ def fig6(c, runs):
     # The fluid values are exact fractions; "exact" here is to half a cell (the cell run's resolution).
     half_cell = 0.5 / PACKET_CELLS
     d_tail, d_tail_cells = delta("tail")
-    c.claim("fig6", "c2", statement="the delta value in Fig. 6 is greater than zero", kind="analytic", paper_value="Δ > 0 (§IV, Fig. 7)",
+    c.claim("c2", statement="the delta value in Fig. 6 is greater than zero", kind="analytic", paper_value="Δ > 0 (§IV, Fig. 7)",
             ours={"delta_fluid": str(d_tail), "delta_cell_run_packets": d_tail_cells},
             holds=check(("fluid Δ (packets)", float(d_tail), within(1 / 3 - half_cell, 1 / 3 + half_cell)), ("cell run Δ (packets)", d_tail_cells, above(0))),
             rule="the fluid's exact fraction to half a cell (the cell run's resolution)")
     d_ppd, d_ppd_cells = delta("ppd")
     p_i, p_i1 = int(lost["ppd"][FIG6_I]), int(lost["ppd"][FIG6_I + 1])
-    c.claim("fig6", "c3", statement="with PPD the switch has more space for packet i+1 but still drops part of it", kind="analytic", paper_value="§IV, Fig. 7",
+    c.claim("c3", statement="with PPD the switch has more space for packet i+1 but still drops part of it", kind="analytic", paper_value="§IV, Fig. 7",
             ours={"delta_ppd_fluid": str(d_ppd), "delta_ppd_cell_run_packets": d_ppd_cells, "cells_lost_i": p_i, "cells_lost_i+1": p_i1},
             holds=check(("fluid Δ_PPD (packets)", float(d_ppd), within(1 / 6 - half_cell, 1 / 6 + half_cell)),
                   ("Δ - Δ_PPD (packets)", float(d_tail - d_ppd), above(0)),
                   ("cell run: cells lost from i", p_i, within(92, 96)), ("from i+1", p_i1, within(47, 51))),
             rule="the fluid's exact fraction to half a cell; Δ_PPD in (0, Δ)")
     diff = {pol: float((cell[pol].q - cell[pol].fluid).abs()[cell[pol].t_paper >= 0].max()) for pol in cell}
-    c.claim("fig6", "c4", statement="the computed curves beside the cell run", kind="shape", paper_value="Fig. 6",
+    c.claim("c4", statement="the computed curves beside the cell run", kind="shape", paper_value="Fig. 6",
             ours={f"max_abs_diff_cells_{k}": v for k, v in diff.items()},
             holds=check(("max |cell run - fluid| from paper time 0 on, both policies (cells)", max(diff.values()), at_most(2))), rule="fig6.png")
