@@ -69,7 +69,7 @@ def test_an_existing_folder_is_not_copied_and_a_fifo_in_it_is_left_alone(tmp_pat
         (d / "summary.json").write_text("{}")
     assert (target / "big.bin").stat().st_ino == ino
     assert stat.S_ISFIFO((target / "pipe").lstat().st_mode)
-    assert json.loads((target / MANIFEST).read_text())["files"] == ["summary.json"]
+    assert json.loads((target / MANIFEST).read_text())["commands"] == {"run": ["summary.json"]}
 
 
 def test_cli_run_into_a_folder_holding_a_fifo(cli, tmp_path):
@@ -93,7 +93,7 @@ def test_a_rerun_replaces_the_earlier_runs_files_and_keeps_the_users(cli, tmp_pa
     assert (out / "mine.csv").read_text() == "a\n1\n" and (out / "notes.txt").read_text() == "mine"
     tables = atmsim.read(out)
     assert set(tables) == {"mine", "trace_events", "trace_queue", "trace_window"}
-    files = json.loads((out / MANIFEST).read_text())["files"]
+    files = json.loads((out / MANIFEST).read_text())["commands"]["run"]
     assert "mine.csv" not in files and "summary.json" in files
 
 
@@ -115,7 +115,7 @@ def test_a_reproduction_merges_with_the_earlier_one(tmp_path):
         assert (d / "claims.json").read_text() == "[1]"
         (d / "claims.json").write_text("[1, 2]")
         (d / "fig4.csv").write_text("y\n")
-    assert json.loads((tmp_path / MANIFEST).read_text())["files"] == ["claims.json", "fig3.csv", "fig4.csv"]
+    assert json.loads((tmp_path / MANIFEST).read_text())["commands"]["reproduce"] == ["claims.json", "fig3.csv", "fig4.csv"]
     assert (tmp_path / "claims.json").read_text() == "[1, 2]"
 
 
