@@ -110,7 +110,7 @@ def _check_toml(text: str, name: str) -> None:
     """A TOML syntax error as one line with its line and column (the core's message has neither):
     raised only when the core rejects the text as TOML too, so both parsers agree on what is valid."""
     import re
-    import tomllib
+    from atmsim.toml import tomllib
 
     try:
         tomllib.loads(text)
