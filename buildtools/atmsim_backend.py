@@ -4,9 +4,10 @@ atmsim/_build_info.json, so the wheel carries it. An installed atmsim has no
 .git to ask at run time, so without it a reproduction's provenance said
 "commit unknown" (atmsim/provenance.py reads the file).
 
-Nothing is written into the source tree (issue 38: `pip install` from a
-read-only checkout failed when the file was written there for the length of
-the build): the file is added to the archive maturin made, in the folder pip
+Nothing of atmsim's is written into the source tree (issue 38: `pip install`
+from a read-only checkout failed when the file was written there for the
+length of the build), and cargo builds outside it when it cannot write its
+target/ there (`target_dir`): the file is added to the archive maturin made, in the folder pip
 gave for it - the wheel (its RECORD updated) or the sdist (beside the
 package's sources, so a wheel built from the sdist, which has no .git, packs
 it as a source file). An editable install runs from the work tree and asks
@@ -15,12 +16,14 @@ git itself.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import importlib.util
 import io
 import json
 import os
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -38,6 +41,39 @@ def source_commit(root: Path = ROOT) -> str | None:
     provenance = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(provenance)
     return provenance.tree_commit(root)
+
+
+def target_dir(root: Path = ROOT):
+    """Where cargo (through maturin) builds: ROOT/target if it can be written, else - a read-only
+    checkout - a folder of the temporary directory named after the checkout, so that a second build
+    of it reuses the first's compiled crates; None to leave the choice to cargo (CARGO_TARGET_DIR
+    already set, or ROOT/target writable)."""
+    if os.environ.get("CARGO_TARGET_DIR"):
+        return None
+    target = root / "target"
+    probe = target / f".atmsim-probe-{os.getpid()}"
+    try:
+        target.mkdir(exist_ok=True)
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+        return None
+    except OSError:
+        tag = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"atmsim-cargo-target-{tag}"
+
+
+@contextlib.contextmanager
+def cargo_target():
+    """CARGO_TARGET_DIR set to `target_dir()` for the length of a build, when it says so."""
+    where = target_dir(ROOT)
+    if where is None:
+        yield
+        return
+    os.environ["CARGO_TARGET_DIR"] = str(where)
+    try:
+        yield
+    finally:
+        del os.environ["CARGO_TARGET_DIR"]
 
 
 def _info(commit: str) -> bytes:
@@ -103,19 +139,22 @@ def get_requires_for_build_sdist(config_settings=None):
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     import maturin
 
-    return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+    with cargo_target():
+        return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
 
 
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
     import maturin
 
-    return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
+    with cargo_target():
+        return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     import maturin
 
-    name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    with cargo_target():
+        name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
     commit = source_commit(ROOT)
     if commit is not None:  # built from an sdist (no .git): the file it carries is in the wheel already
         add_to_wheel(Path(wheel_directory) / name, commit)
@@ -125,13 +164,15 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     import maturin
 
-    return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
+    with cargo_target():
+        return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
 
 
 def build_sdist(sdist_directory, config_settings=None):
     import maturin
 
-    name = maturin.build_sdist(sdist_directory, config_settings)
+    with cargo_target():
+        name = maturin.build_sdist(sdist_directory, config_settings)
     commit = source_commit(ROOT)
     if commit is not None:
         add_to_sdist(Path(sdist_directory) / name, commit)

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -86,8 +87,11 @@ class FakeMaturin:
     """maturin's PEP 517 hooks as far as the backend sees them: an archive written into the folder
     pip gives, its name returned (a real build compiles the core: minutes)."""
 
+    target = []  # CARGO_TARGET_DIR as each build saw it
+
     @staticmethod
     def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+        FakeMaturin.target.append(os.environ.get("CARGO_TARGET_DIR"))
         name = "atmsim-0.1.0-cp39-abi3-linux_x86_64.whl"
         with zipfile.ZipFile(Path(wheel_directory) / name, "w") as z:
             z.writestr("atmsim/__init__.py", "")
@@ -142,6 +146,19 @@ def test_a_wheel_from_a_read_only_checkout_carries_its_commit(tmp_path, read_onl
     assert f"atmsim/_build_info.json,sha256={digest},{len(data)}" in record, "pip checks RECORD"
     assert "atmsim/__init__.py,sha256=x,0" in record
     assert sorted(p.name for p in out.iterdir()) == [name], "no temporary file left"
+
+
+def test_cargo_builds_outside_a_read_only_checkout(tmp_path, read_only_checkout, monkeypatch):
+    # maturin itself failed next: "failed to create directory `SRC/target/wheels`: Read-only file system".
+    b, _ = read_only_checkout
+    monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    FakeMaturin.target.clear()
+    b.build_wheel(str(tmp_path))
+    assert FakeMaturin.target == [str(b.target_dir(b.ROOT))] and "CARGO_TARGET_DIR" not in os.environ
+    assert b.target_dir(b.ROOT).parent == Path(tempfile.gettempdir())
+    assert b.target_dir(tmp_path) is None and (tmp_path / "target").is_dir(), "a writable tree builds in its target/"
+    monkeypatch.setenv("CARGO_TARGET_DIR", "/elsewhere")
+    assert b.target_dir(b.ROOT) is None, "the user's choice stands"
 
 
 def test_an_sdist_from_a_read_only_checkout_carries_its_commit(tmp_path, read_only_checkout):
