@@ -130,7 +130,7 @@ def test_a_command_never_overwrites_a_file_it_did_not_write(tmp_path, made, comm
     assert r.returncode == 2, (r.returncode, r.stdout[-400:], r.stderr)
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith("atmsim: error: ") and f"{out / name} exists" in r.stderr, r.stderr
-    assert "does not overwrite it" in r.stderr
+    assert r.stderr.endswith("and is not this command's to overwrite: move it away or choose another folder\n")
     assert snapshot(tmp_path) == before, "nothing written, nothing of the user's touched"
 
 

@@ -114,7 +114,7 @@ def refuse_foreign(directory, command: str, rels, option: str):
             continue
         other = owner(m, rel)
         whose = f"written by `atmsim {other}`" if other else f"not written by atmsim (not in {MANIFEST})"
-        raise InputError(f"{option}: {d / rel} exists, {whose}; `atmsim {command}` does not overwrite it: "
+        raise InputError(f"{option}: {d / rel} exists, {whose}, and is not this command's to overwrite: "
                          "move it away or choose another folder")
 
 
