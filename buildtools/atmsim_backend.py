@@ -1,23 +1,37 @@
 """The build backend of `pip install .` (pyproject.toml, PEP 517 `backend-path`):
-maturin's, with the git commit of the source tree written to
-python/atmsim/_build_info.json for the length of the build, so the wheel
-carries it. An installed atmsim has no .git to ask at run time, so without it
-a reproduction's provenance said "commit unknown" (atmsim/provenance.py reads
-the file).
+maturin's, with the git commit of the source tree added to what it builds as
+atmsim/_build_info.json, so the wheel carries it. An installed atmsim has no
+.git to ask at run time, so without it a reproduction's provenance said
+"commit unknown" (atmsim/provenance.py reads the file).
 
-Building from an sdist (no .git) keeps the file the sdist carries.
+Nothing of atmsim's is written into the source tree (issue 38: `pip install`
+from a read-only checkout failed when the file was written there for the
+length of the build), and cargo builds outside it when it cannot write its
+target/ there (`target_dir`): the file is added to the archive maturin made, in the folder pip
+gave for it - the wheel (its RECORD updated) or the sdist (beside the
+package's sources, so a wheel built from the sdist, which has no .git, packs
+it as a source file). An editable install runs from the work tree and asks
+git itself.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import importlib.util
+import io
 import json
+import os
+import tarfile
+import tempfile
+import zipfile
 from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parent.parent
-INFO = ROOT / "python" / "atmsim" / "_build_info.json"
 PROVENANCE = ROOT / "python" / "atmsim" / "provenance.py"
+#: Where the recorded commit lands in the installed package (atmsim/provenance.py BUILD_INFO).
+INFO = "atmsim/_build_info.json"
 
 
 def source_commit(root: Path = ROOT) -> str | None:
@@ -29,26 +43,76 @@ def source_commit(root: Path = ROOT) -> str | None:
     return provenance.tree_commit(root)
 
 
-def record() -> bool:
-    """Writes INFO if the source tree knows its commit; True if it did."""
-    commit = source_commit(ROOT)
-    if commit is None:
-        return False
-    INFO.write_text(json.dumps({"commit": commit}) + "\n")
-    return True
+def target_dir(root: Path = ROOT):
+    """Where cargo (through maturin) builds: ROOT/target if it can be written, else - a read-only
+    checkout - a folder of the temporary directory named after the checkout, so that a second build
+    of it reuses the first's compiled crates; None to leave the choice to cargo (CARGO_TARGET_DIR
+    already set, or ROOT/target writable)."""
+    if os.environ.get("CARGO_TARGET_DIR"):
+        return None
+    target = root / "target"
+    probe = target / f".atmsim-probe-{os.getpid()}"
+    try:
+        target.mkdir(exist_ok=True)
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+        return None
+    except OSError:
+        tag = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"atmsim-cargo-target-{tag}"
 
 
 @contextlib.contextmanager
-def recorded():
-    """INFO for the length of a build, removed after it if written here: maturin packs only files git
-    does not ignore, so INFO cannot be in .gitignore, and it must not linger in the tree as an
-    untracked file. Built from an sdist (no .git), the sdist's INFO stays."""
-    wrote = record()
+def cargo_target():
+    """CARGO_TARGET_DIR set to `target_dir()` for the length of a build, when it says so."""
+    where = target_dir(ROOT)
+    if where is None:
+        yield
+        return
+    os.environ["CARGO_TARGET_DIR"] = str(where)
     try:
         yield
     finally:
-        if wrote:
-            INFO.unlink(missing_ok=True)
+        del os.environ["CARGO_TARGET_DIR"]
+
+
+def _info(commit: str) -> bytes:
+    return (json.dumps({"commit": commit}) + "\n").encode()
+
+
+def add_to_wheel(wheel: Path, commit: str) -> None:
+    """Adds INFO to a built wheel and its RECORD (path, sha256, size: PEP 376/427), in place."""
+    data = _info(commit)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    tmp = wheel.with_name(wheel.name + ".tmp")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            body = src.read(item)
+            if item.filename == INFO:
+                continue  # one of its own (a wheel built from an sdist that carries it): ours replaces it
+            if item.filename.endswith(".dist-info/RECORD"):
+                lines = [ln for ln in body.decode().splitlines() if ln and not ln.startswith(INFO + ",")]
+                body = ("\n".join([*lines, f"{INFO},sha256={digest},{len(data)}"]) + "\n").encode()
+            dst.writestr(item, body)
+        dst.writestr(zipfile.ZipInfo(INFO, date_time=(1980, 1, 1, 0, 0, 0)), data)
+    os.replace(tmp, wheel)
+
+
+def add_to_sdist(sdist: Path, commit: str) -> None:
+    """Adds INFO to a built sdist (a .tar.gz) beside the package's sources (TOP/python/atmsim/), in place."""
+    data = _info(commit)
+    tmp = sdist.with_name(sdist.name + ".tmp")
+    with tarfile.open(sdist, "r:gz") as src, tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as dst:
+        members = src.getmembers()
+        init = next(m.name for m in members if m.name.endswith("python/atmsim/__init__.py"))
+        name = init[: -len("__init__.py")] + "_build_info.json"
+        for m in members:
+            if m.name != name:
+                dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+        info = tarfile.TarInfo(name)
+        info.size, info.mode = len(data), 0o644
+        dst.addfile(info, io.BytesIO(data))
+    os.replace(tmp, sdist)
 
 
 # maturin is imported by each hook, not at the top: the build environment
@@ -75,31 +139,41 @@ def get_requires_for_build_sdist(config_settings=None):
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     import maturin
 
-    return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+    with cargo_target():
+        return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
 
 
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
     import maturin
 
-    return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
+    with cargo_target():
+        return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     import maturin
 
-    with recorded():
-        return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    with cargo_target():
+        name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    commit = source_commit(ROOT)
+    if commit is not None:  # built from an sdist (no .git): the file it carries is in the wheel already
+        add_to_wheel(Path(wheel_directory) / name, commit)
+    return name
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     import maturin
 
-    with recorded():
+    with cargo_target():
         return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
 
 
 def build_sdist(sdist_directory, config_settings=None):
     import maturin
 
-    with recorded():
-        return maturin.build_sdist(sdist_directory, config_settings)
+    with cargo_target():
+        name = maturin.build_sdist(sdist_directory, config_settings)
+    commit = source_commit(ROOT)
+    if commit is not None:
+        add_to_sdist(Path(sdist_directory) / name, commit)
+    return name

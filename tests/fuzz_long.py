@@ -124,6 +124,7 @@ class Folders:
     def __init__(self, root: Path):
         self.root, self.n, self.used = root, 0, []
         self.held = None
+        self.user = {}  # the user's files put in folders, with their text: never changed nor removed
 
     def pick(self, r: random.Random) -> tuple[str, Path]:
         self.n += 1
@@ -154,8 +155,11 @@ class Folders:
             elif kind == "bad-manifest":
                 (p / ".atmsim-manifest.json").write_text(r.choice(['{"files": ["../../etc/passwd", "/x"]}', "{", "[]",
                                                                    '{"files": 3}', '{"complete": false, "files": []}']))
-            else:
-                (p / "mine.txt").write_text("keep")
+            else:  # some at names a command writes (issue 38: overwritten, then deleted by the next)
+                for n in ["mine.txt", *r.sample(["summary.json", "trace_window.csv", "runs.csv", "points.csv"], r.randint(0, 2))]:
+                    (p / n).write_text(f"keep {n}\n")
+                    self.user[p / n] = f"keep {n}\n"
+                self.used = (self.used + [p])[-8:]  # and commands into it again later
         elif kind == "empty":
             return kind, Path("")
         elif kind == "dot-dot":
@@ -234,6 +238,9 @@ def out_checks(folders: Folders, p: Path, code: int, outcome: str, files: tuple[
     left = folders.leftovers(p) if str(p) else []
     if left:
         return f"left behind: {', '.join(left)}"
+    touched = [f.name for f, text in folders.user.items() if f.parent == p and (not f.is_file() or f.read_text() != text)]
+    if touched:
+        return f"user file changed or removed: {', '.join(touched)}"
     if code == 0 and str(p):
         m = json.loads((p / ".atmsim-manifest.json").read_text())
         if not m.get("complete") or not all((p / f).exists() for f in files):
@@ -386,7 +393,7 @@ def main():
             anomalies.flush()
         if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
             shutil.rmtree(folders.root, ignore_errors=True)
-            folders.root, folders.n, folders.used = root / f"g{i}", 0, []
+            folders.root, folders.n, folders.used, folders.user = root / f"g{i}", 0, [], {}
             folders.root.mkdir()
         if (i + 1) % 1000 == 0 or i + 1 == a.cases:
             el = time.time() - t0

@@ -15,12 +15,12 @@ import json
 import math
 import os
 import re
-import tomllib
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from atmsim import ScenarioError, _core, load_scenario, resolve
+from atmsim.toml import tomllib
 
 EXAMPLES = int(os.environ.get("ATMSIM_FUZZ_EXAMPLES", "150"))
 NAMES = ("aron97-topo1-atm", "aron97-topo2-packet", "morris-kung95-a", "morris-kung95-fig6",

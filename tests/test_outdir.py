@@ -69,7 +69,7 @@ def test_an_existing_folder_is_not_copied_and_a_fifo_in_it_is_left_alone(tmp_pat
         (d / "summary.json").write_text("{}")
     assert (target / "big.bin").stat().st_ino == ino
     assert stat.S_ISFIFO((target / "pipe").lstat().st_mode)
-    assert json.loads((target / MANIFEST).read_text())["files"] == ["summary.json"]
+    assert json.loads((target / MANIFEST).read_text())["commands"] == {"run": ["summary.json"]}
 
 
 def test_cli_run_into_a_folder_holding_a_fifo(cli, tmp_path):
@@ -93,7 +93,7 @@ def test_a_rerun_replaces_the_earlier_runs_files_and_keeps_the_users(cli, tmp_pa
     assert (out / "mine.csv").read_text() == "a\n1\n" and (out / "notes.txt").read_text() == "mine"
     tables = atmsim.read(out)
     assert set(tables) == {"mine", "trace_events", "trace_queue", "trace_window"}
-    files = json.loads((out / MANIFEST).read_text())["files"]
+    files = json.loads((out / MANIFEST).read_text())["commands"]["run"]
     assert "mine.csv" not in files and "summary.json" in files
 
 
@@ -115,7 +115,7 @@ def test_a_reproduction_merges_with_the_earlier_one(tmp_path):
         assert (d / "claims.json").read_text() == "[1]"
         (d / "claims.json").write_text("[1, 2]")
         (d / "fig4.csv").write_text("y\n")
-    assert json.loads((tmp_path / MANIFEST).read_text())["files"] == ["claims.json", "fig3.csv", "fig4.csv"]
+    assert json.loads((tmp_path / MANIFEST).read_text())["commands"]["reproduce"] == ["claims.json", "fig3.csv", "fig4.csv"]
     assert (tmp_path / "claims.json").read_text() == "[1, 2]"
 
 
@@ -316,3 +316,35 @@ def test_report_takes_no_staging_folder_for_a_paper(tmp_path):
         (tmp_path / d).mkdir()
         (tmp_path / d / "claims.json").write_text("[]")
     assert paper_dirs(tmp_path) == [tmp_path / "aron97"]
+
+
+@pytest.mark.parametrize("command", [["sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB,64KB",
+                                      "--set", "duration=0.1s", "--workers", "1"],
+                                     ["reproduce", "morris-kung95", "--figure", "fig6", "--quick", "--workers", "1"]])
+@pytest.mark.parametrize("cache", ["file", "read-only"])
+def test_an_unwritable_run_cache_is_one_line_naming_it_before_any_run(cli, tmp_path, mount, command, cache):
+    # Found only after the first run, and named by a hidden temporary file (.<hash>.json.<pid>.tmp).
+    out = tmp_path / "o"
+    out.mkdir()
+    if cache == "file":
+        (out / "runs").write_text("mine\n")
+    else:
+        mount("o/runs", "ro,size=1m")
+    r = cli(*command, "--out", str(out))
+    line = one_error_line(r)
+    assert line.startswith(f"atmsim: error: run cache: {out}/runs: cannot be written ("), line
+    assert line.endswith("make it writable, or run with --no-cache"), line
+    assert "simulating" not in r.stderr and r.stdout == "", "before any run"
+    assert sorted(p.name for p in out.iterdir()) == ["runs"], "nothing else written"
+
+
+def test_run_jobs_checks_its_cache_before_the_first_job(tmp_path, monkeypatch):
+    from atmsim import load_scenario, runner
+
+    ran = []
+    monkeypatch.setattr(runner, "_run_one", lambda job: ran.append(job))
+    (tmp_path / "runs").write_text("")
+    job = runner.Job(load_scenario("aron97-topo1-packet"), ("duration=10ms",))
+    with pytest.raises(InputError, match=f"^run cache: {tmp_path}/runs: cannot be written \\(exists and is not a directory\\)"):
+        runner.run_jobs([job], workers=1, cache_dir=tmp_path / "runs")
+    assert ran == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
@@ -49,14 +50,21 @@ def load_scenario(name_or_path: str) -> str:
     """TOML text of a .toml file or of a built-in scenario name (TOML text itself, with a line
     break, is taken as it is).
 
-    A name that is an existing file, ends in .toml or contains a path
-    separator is read as a file; anything else must be a built-in. Errors are
-    ScenarioError with one line "scenario: ...", so the CLI exits 2.
+    A built-in name means the built-in, even where a file of that name is in the working folder
+    (`atmsim show NAME > NAME` makes one, empty while the command runs): that file is a path, so
+    `./NAME` reads it, and a note on stderr says so once. Any other name that is an existing file,
+    ends in .toml or contains a path separator is read as a file; anything else must be a
+    built-in. Errors are ScenarioError with one line "scenario: ...", so the CLI exits 2.
     """
     if "\n" in str(name_or_path):  # TOML text itself (no file or built-in name holds a line break)
         _check_toml(name_or_path, "<text>")
         return name_or_path
     path = Path(name_or_path)
+    builtin = _builtin(str(name_or_path))
+    if builtin is not None:
+        if path.exists():
+            _note_shadowed(str(name_or_path))
+        return builtin.read_text()
     if path.is_file() or path.suffix == ".toml" or os.sep in str(name_or_path) or "/" in str(name_or_path):
         try:
             # At most one byte more than a scenario may have: a device such as /dev/zero or
@@ -74,19 +82,35 @@ def load_scenario(name_or_path: str) -> str:
             raise ScenarioError(f"scenario: cannot read '{name_or_path}': {why}") from None
         _check_toml(text, name_or_path)
         return text
-    builtin = _scenario_dir() / f"{name_or_path}.toml"
-    if not builtin.is_file():
-        raise ScenarioError(
-            f"scenario: unknown scenario '{name_or_path}' (not a file; built-ins: {', '.join(list_scenarios())})"
-        )
-    return builtin.read_text()
+    raise ScenarioError(
+        f"scenario: unknown scenario '{name_or_path}' (not a file; built-ins: {', '.join(list_scenarios())})"
+    )
+
+
+def _builtin(name: str) -> Optional[Path]:
+    """The file of the built-in scenario `name` (a bare name: no folder, no .toml), or None."""
+    if not name or "/" in name or os.sep in name or name.endswith(".toml") or name in (".", ".."):
+        return None
+    p = _scenario_dir() / f"{name}.toml"
+    return p if p.is_file() else None
+
+
+_NOTED: set = set()
+
+
+def _note_shadowed(name: str) -> None:
+    """Says once per name, on stderr, that a file named like a built-in is not the scenario run."""
+    if name not in _NOTED:
+        _NOTED.add(name)
+        print(f"atmsim: note: '{name}' is the built-in scenario; the file '{name}' here is not read "
+              f"(give ./{name} to use it)", file=sys.stderr, flush=True)
 
 
 def _check_toml(text: str, name: str) -> None:
     """A TOML syntax error as one line with its line and column (the core's message has neither):
     raised only when the core rejects the text as TOML too, so both parsers agree on what is valid."""
     import re
-    import tomllib
+    from atmsim.toml import tomllib
 
     try:
         tomllib.loads(text)

@@ -80,6 +80,10 @@ def show(scenario, sets):
     click.echo(atmsim.resolve(scenario, _overrides(sets)), nl=False)
 
 
+#: The traces a run may write (trace_<table>.csv): checked for files of the user's before the run.
+TRACE_TABLES = ("window", "queue", "events", "port", "rate", "abr")
+
+
 def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
     """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
     returns the number of traces written."""
@@ -112,9 +116,11 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     same = out is not None and pcap is not None and os.path.realpath(out) == os.path.realpath(pcap)
     dirs = {}
     if out is not None:
-        dirs["out"] = OutDir(out, "--out", "run")
+        exts = {"csv": ["csv"], "parquet": ["parquet"], "both": ["csv", "parquet"]}[trace_format]
+        writes = ["summary.json", *(f"trace_{t}.{x}" for t in TRACE_TABLES for x in exts)]
+        dirs["out"] = OutDir(out, "--out", "run", writes=writes)
     if pcap is not None and not same:
-        dirs["pcap"] = OutDir(pcap, "--pcap", "pcap")
+        dirs["pcap"] = OutDir(pcap, "--pcap", "run")  # one command: it replaces an earlier run's files
     from .progress import RunProgress
 
     with contextlib.ExitStack() as stack:
@@ -214,10 +220,16 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
     t0 = time.perf_counter()
     cache_dir = Path(out) / CACHE_SUBDIR if cache else None
     rows = []
-    from .html_report import paper_dirs
-    from .html_report import write as write_report
+    from .html_report import PAGE, pages, paper_dirs
 
-    with OutDir(out, "--out", "reproduce", merge=True) as o:
+    # The names known before the run: every selected figure's table and image, the claims, the
+    # provenance and the report pages (also of the papers already in DIR, which the index rewrites).
+    rels = ["." if paper != "all" else p.paper.id for p in plans]
+    writes = [f"{rel}/{f}.{ext}" for rel, p in zip(rels, plans) for f in p.figures for ext in ("csv", "parquet", "png")]
+    writes += [f"{rel}/{n}" for rel in rels for n in ("claims.json", "reproduction.json", PAGE)]
+    if Path(out).is_dir():
+        writes += [(p / PAGE).relative_to(out) for p in paper_dirs(Path(out))]
+    with OutDir(out, "--out", "reproduce", merge=True, writes=[os.path.normpath(w) for w in [PAGE, *writes]]) as o:
         with o.stage() as d:
             for plan in plans:
                 rel = plan.paper.id if paper == "all" else "."
@@ -226,8 +238,8 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
                     o.seed(f"{rel}/{name}")
                 rows += harness.execute(plan, d / rel, workers=workers, cache_dir=cache_dir, progress=progress,
                                         scheduler=scheduler)
-        index = write_report(out)
-        o.own([index, *(p / index.name for p in paper_dirs(Path(out)))])
+        o.write_after(pages(out))
+        index = Path(out) / PAGE
     from .report import print_claims, print_verdicts
 
     if claims_table:
@@ -270,7 +282,8 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
     t0 = time.perf_counter()
     from . import tables
 
-    with OutDir(out, "--out", "sweep") as o:  # checked and locked before the first run
+    writes = [f"{t}.{ext}" for t in ("runs", "flows", "points", "failures") for ext in ("csv", "parquet")]
+    with OutDir(out, "--out", "sweep", writes=writes) as o:  # checked and locked before the first run
         runs, flows, failures = sw.run(scenario, grid, fixed, seed_list, workers=workers,
                                        cache_dir=Path(out) / CACHE_SUBDIR if cache else None, progress=progress,
                                        scheduler=scheduler)
@@ -313,11 +326,12 @@ def plot(directory):
             raise ValueError("it lacks flows, ports or accounting")
     except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise InputError(f"{path}: not a summary written by `atmsim run --out` ({' '.join(str(e).split())})") from None
-    from .outdir import own_files
-    from .plotting import plot_run
+    from .outdir import own_files, refuse_foreign
+    from .plotting import PNG, plot_run
 
+    refuse_foreign(directory, "run", [PNG], "directory")  # never over a run.png of the user's
     png = plot_run(directory)
-    own_files(directory, [png])  # the next run into DIR replaces it with its own
+    own_files(directory, "run", [png])  # the next run into DIR replaces it with its own
     click.echo(f"wrote {png}")
 
 
@@ -325,13 +339,16 @@ def plot(directory):
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def report(directory):
     """Write DIR/index.html (and a page per paper): each reproduced figure beside the paper's numbers and its claims."""
-    from .html_report import write
+    from .html_report import PAGE, pages
 
-    try:
-        path = write(directory)
-    except FileNotFoundError as e:
-        raise InputError(f"directory: {e}") from None
-    click.echo(f"wrote {path}")
+    if not Path(directory).is_dir():
+        raise InputError(f"directory: {directory}: not a directory")
+    with OutDir(directory, "directory", "reproduce", merge=True) as o:  # locked: not while a reproduction writes
+        try:
+            o.write_after(pages(directory))
+        except FileNotFoundError as e:
+            raise InputError(f"directory: {e}") from None
+    click.echo(f"wrote {Path(directory) / PAGE}")
 
 
 @main.command()

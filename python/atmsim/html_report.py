@@ -177,14 +177,9 @@ def render_index(root: Path, dirs: list[Path]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
-def write(root: Path) -> Path:
-    """Writes every paper's page and, for several papers, DIR/index.html; returns DIR/index.html."""
+def pages(root: Path) -> dict:
+    """Every paper's page and, for several papers, DIR/index.html, rendered: {path: html}. The
+    caller writes them (atmsim.outdir.write_owned: never over a file atmsim did not write)."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a directory")
@@ -193,16 +188,24 @@ def write(root: Path) -> Path:
         raise FileNotFoundError(f"{root}: no claims.json (run `atmsim reproduce` first)")
     from atmsim.errors import InputError
 
+    out = {}
     for d in dirs:
         try:
-            page = render_paper(d, up=d != root)
+            out[d / PAGE] = render_paper(d, up=d != root)
         except (KeyError, TypeError, AttributeError, ValueError) as e:
             if isinstance(e, InputError):
                 raise
             # A row or figure entry of the wrong shape deep inside a file that loaded.
             raise InputError(f"{d}: malformed claims.json or {provenance.FILE} "
                              f"({type(e).__name__}: {' '.join(str(e).split())})") from None
-        _write(d / PAGE, page)
     if dirs != [root]:
-        _write(root / PAGE, render_index(root, dirs))
-    return root / PAGE
+        out[root / PAGE] = render_index(root, dirs)
+    return out
+
+
+def write(root: Path, option: str = "directory") -> Path:
+    """Writes the pages (`pages`) as `atmsim reproduce` owns them; returns DIR/index.html."""
+    from atmsim.outdir import write_owned
+
+    write_owned(root, "reproduce", option, pages(root))
+    return Path(root) / PAGE

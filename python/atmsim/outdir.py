@@ -1,4 +1,4 @@
-"""The output-folder contract of `run --out/--pcap`, `sweep` and `reproduce`.
+"""The output-folder contract of `run --out/--pcap`, `sweep`, `reproduce`, `report` and `plot`.
 
 A command's result is either complete in the folder the user named, or absent
 with one line saying why; it is never mixed with an older run's files and
@@ -18,12 +18,22 @@ never left in a staging folder. How:
   and nothing of the user's is copied. On any failure the staging folder is
   removed; an OSError while writing (a full disk) becomes an OutputError
   naming the file (exit 1).
-- A manifest, DIR/.atmsim-manifest.json, lists the files the last command
-  wrote. The next command that replaces (run, sweep, pcap) removes the files
-  of the earlier one that it does not rewrite; a reproduction merges (its
-  figures and claims accumulate), so it keeps them. Files the manifest does not
-  name (the user's) are never touched. While files are being moved into place
-  the manifest says `"complete": false`, and `atmsim.read` refuses the folder.
+- A manifest, DIR/.atmsim-manifest.json, lists per command (`run`, which
+  `--pcap` is part of, `sweep`, `reproduce`, which `report` writes for) the
+  files that command wrote. A command OWNS only the files listed under its
+  own name, and:
+  * never overwrites a file it does not own: a file (or link, FIFO, folder)
+    already at a name it is about to write, not listed under its name — the
+    user's, or another command's — is refused as an InputError naming it
+    (exit 2), before the run for the names a command knows in advance
+    (`writes=`), else when its results would be moved into place, and then
+    nothing is written;
+  * never deletes a file it does not own: `run` and `sweep` replace their own
+    earlier results (removing those they do not rewrite), a reproduction
+    merges (its figures and claims accumulate), and the files of another
+    command, or the user's, are left as they are.
+  While files are being moved into place the manifest says `"complete":
+  false`, and `atmsim.read` refuses the folder.
 
 The run cache (DIR/runs/) is written directly, outside the staging folder: it
 is what lets an interrupted sweep or reproduction resume.
@@ -48,20 +58,40 @@ def _why(e: OSError) -> str:
     return e.strerror or " ".join(str(e).split())
 
 
+#: The command a manifest written before owners were kept per command named for `--pcap`: part of `run`.
+_LEGACY_COMMANDS = {"pcap": "run"}
+
+
 def manifest(directory) -> dict:
-    """The manifest of a folder atmsim wrote ({} if none or unreadable)."""
+    """The manifest of a folder atmsim wrote, as {"complete": bool, "commands": {command: [files]}}
+    ({} if none or unreadable; entries that leave the folder, ../x or /x, are dropped). A manifest
+    of an earlier atmsim ({"command": c, "files": [...]}) reads as c owning those files."""
     try:
         m = json.loads((Path(directory) / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
-    if not isinstance(m, dict) or not isinstance(m.get("files"), list):
+    if not isinstance(m, dict):
         return {}
-    return m
+    commands = m.get("commands")
+    if not isinstance(commands, dict):
+        if not isinstance(m.get("files"), list):
+            return {}
+        command = m.get("command") if isinstance(m.get("command"), str) else "run"
+        commands = {_LEGACY_COMMANDS.get(command, command): m["files"]}
+    owned = {c: sorted({f for f in files if isinstance(f, str) and _safe_rel(f)})
+             for c, files in commands.items() if isinstance(c, str) and isinstance(files, list)}
+    return {"complete": m.get("complete", True), "commands": owned}
 
 
-def _write_manifest(target: Path, command: str, files, complete: bool) -> None:
+def owner(m: dict, rel: str):
+    """The command a manifest says wrote `rel`, or None (the user's file)."""
+    return next((c for c, files in m.get("commands", {}).items() if rel in files), None)
+
+
+def _write_manifest(target: Path, commands: dict, complete: bool) -> None:
     tmp = target / f".{MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({"command": command, "complete": complete, "files": sorted(set(files))}, indent=1) + "\n")
+    owned = {c: sorted(set(files)) for c, files in sorted(commands.items()) if files}
+    tmp.write_text(json.dumps({"complete": complete, "commands": owned}, indent=1) + "\n")
     os.replace(tmp, target / MANIFEST)
 
 
@@ -69,6 +99,23 @@ def _safe_rel(rel: str) -> bool:
     """A manifest entry that names a file inside the folder (not ../x, not /x)."""
     p = Path(rel)
     return bool(rel) and not p.is_absolute() and ".." not in p.parts
+
+
+def refuse_foreign(directory, command: str, rels, option: str):
+    """Refuses (InputError, one line naming it) the first of `rels` (paths relative to `directory`)
+    that exists there and is not a file `command` wrote: writing it would overwrite the user's file
+    or another command's result."""
+    d = Path(directory)
+    m = manifest(d)
+    mine = set(m.get("commands", {}).get(command, []))
+    for rel in rels:
+        rel = Path(rel).as_posix()
+        if rel in mine or not os.path.lexists(d / rel):
+            continue
+        other = owner(m, rel)
+        whose = f"written by `atmsim {other}`" if other else f"not written by atmsim (not in {MANIFEST})"
+        raise InputError(f"{option}: {d / rel} exists, {whose}, and is not this command's to overwrite: "
+                         "move it away or choose another folder")
 
 
 class OutDir:
@@ -79,12 +126,15 @@ class OutDir:
 
     merge=True keeps the files of an earlier command (a reproduction adds
     figures to a folder); `o.seed("claims.json")` copies such a file into the
-    staging folder for a writer that merges into it.
+    staging folder for a writer that merges into it. `writes` names the files
+    (relative to the folder) the command knows it will write: one that is
+    there and not the command's own is refused before the run, not after it.
     """
 
-    def __init__(self, path, option: str = "--out", command: str = "run", merge: bool = False):
+    def __init__(self, path, option: str = "--out", command: str = "run", merge: bool = False, writes=()):
         self.target = Path(path)
         self.option, self.command, self.merge = option, command, merge
+        self.writes = list(writes)
         self.created = False
         self._lock_fd = None
         self.staging = None
@@ -190,6 +240,11 @@ class OutDir:
     def __enter__(self) -> "OutDir":
         self._check_and_make()
         self._lock()
+        try:
+            refuse_foreign(self.target, self.command, self.writes, self.option)
+        except InputError:
+            self.__exit__(InputError, None, None)
+            raise
         self._remove_stale_staging()
         return self
 
@@ -206,9 +261,12 @@ class OutDir:
     # ----------------------------------------------------------------- staging and commit
 
     def seed(self, rel) -> None:
-        """Copies DIR/rel, if it is a regular file, into the staging folder (for a writer that merges into it)."""
+        """Copies DIR/rel, if it is a regular file this command wrote, into the staging folder (for a
+        writer that merges into it); a file of the same name that is not the command's own is refused
+        when the results are moved into place."""
         src = self.target / rel
-        if src.is_file() and not src.is_symlink():
+        mine = Path(rel).as_posix() in manifest(self.target).get("commands", {}).get(self.command, [])
+        if mine and src.is_file() and not src.is_symlink():
             dst = self.staging / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
@@ -244,23 +302,26 @@ class OutDir:
     def _commit(self) -> None:
         st, t = self.staging, self.target
         new = sorted(p.relative_to(st).as_posix() for p in st.rglob("*") if not p.is_dir())
-        before = manifest(t)
-        old = [f for f in before.get("files", []) if isinstance(f, str) and _safe_rel(f)]
+        refuse_foreign(t, self.command, new, self.option)  # before anything moves: nothing is written
+        commands = manifest(t).get("commands", {})
+        old = commands.get(self.command, [])
         for rel in new:
             dst = t / rel
             if dst.is_dir() and not dst.is_symlink():
                 raise OutputError(f"{self.option}: cannot write {dst}: a folder of that name is in the way; "
                                   "nothing was written")
-        keep_old = self.merge and before.get("command") == self.command
-        _write_manifest(t, self.command, [*old, *new], complete=False)
+        _write_manifest(t, {**commands, self.command: [*old, *new]}, complete=False)
         for rel in new:
             dst = t / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             os.replace(st / rel, dst)
-        for rel in [] if keep_old else sorted(set(old) - set(new)):
-            self._remove_owned(rel)
-        owned = [f for f in old if (t / f).is_file()] if keep_old else []
-        _write_manifest(t, self.command, [*owned, *new], complete=True)
+        if self.merge:  # a reproduction accumulates its own figures
+            kept = [f for f in old if (t / f).is_file()]
+        else:  # run and sweep replace their own earlier results; nobody else's
+            kept = []
+            for rel in sorted(set(old) - set(new)):
+                self._remove_owned(rel)
+        _write_manifest(t, {**commands, self.command: [*kept, *new]}, complete=True)
 
     def _remove_owned(self, rel: str) -> None:
         """Removes a file an earlier atmsim command wrote, and its folders if that leaves them empty."""
@@ -275,17 +336,43 @@ class OutDir:
             except OSError:
                 break  # not empty: the user's files, or other results
 
-    def own(self, paths) -> None:
-        """Adds files written into the target after the commit (the HTML report) to the manifest."""
-        own_files(self.target, paths)
+    def write_after(self, pages: dict) -> None:
+        """Writes files into the target after the commit (the HTML report, which reads the committed
+        results): {path: text}, each refused if it is not this command's own, then owned."""
+        write_owned(self.target, self.command, self.option, pages)
 
 
-def own_files(directory, paths) -> None:
-    """Adds files a later command wrote into an atmsim folder (`plot`'s run.png) to its manifest, so
-    the next run into the folder replaces them; a folder without a manifest is left as it is."""
+def write_owned(directory, command: str, option: str, pages: dict) -> None:
+    """Writes {path: text} into an output folder as `command` (each file atomically: a temporary
+    file renamed into place) after checking that none of them is a file it does not own, and adds
+    them to the folder's manifest (made if there is none)."""
+    d = Path(directory)
+    rels = [_rel(d, p) for p in pages]
+    refuse_foreign(d, command, rels, option)
+    for rel, text in zip(rels, pages.values()):
+        tmp = d / Path(rel).with_name(f".{Path(rel).name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text)
+            os.replace(tmp, d / rel)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise OutputError(f"{option}: cannot write {d / rel}: {_why(e)}") from None
+    own_files(d, command, [d / r for r in rels])
+
+
+def _rel(directory: Path, path) -> str:
+    """`path` relative to `directory`, its last part not followed: a link of the user's at the name
+    is the name, not where it points."""
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(directory))).as_posix()
+
+
+def own_files(directory, command: str, paths) -> None:
+    """Adds files a command wrote into a folder outside a staging folder (`plot`'s run.png, the HTML
+    report) to the folder's manifest under `command`, made if there is none, so that the command
+    may rewrite them and the next `run` into the folder replaces them."""
     d = Path(directory)
     m = manifest(d)
-    if not m:
-        return
-    rel = [Path(p).resolve().relative_to(d.resolve()).as_posix() for p in paths]
-    _write_manifest(d, m.get("command", "run"), [*m["files"], *rel], m.get("complete", True))
+    commands = m.get("commands", {})
+    rel = [_rel(d, p) for p in paths]
+    _write_manifest(d, {**commands, command: [*commands.get(command, []), *rel]}, m.get("complete", True))

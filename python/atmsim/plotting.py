@@ -190,6 +190,10 @@ def run_figure(d):
     return fig
 
 
+#: The file `plot_run` writes into a run's folder.
+PNG = "run.png"
+
+
 def plot_run(d) -> Path:
     """One figure of a run written by `atmsim run --out DIR`: each flow's
     congestion window with its timeouts and fast retransmits marked, the
@@ -199,6 +203,6 @@ def plot_run(d) -> Path:
     sit right of the panels.
     Written to DIR/run.png."""
     fig = run_figure(d)
-    fig.savefig(Path(d) / "run.png", dpi=110)
+    fig.savefig(Path(d) / PNG, dpi=110)
     plt.close(fig)
-    return Path(d) / "run.png"
+    return Path(d) / PNG

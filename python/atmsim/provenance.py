@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 FILE = "reproduction.json"
-#: The commit `pip install .` recorded beside this file (buildtools/atmsim_backend.py).
+#: The commit `pip install .` recorded beside this file (buildtools/atmsim_backend.py adds it to the wheel).
 BUILD_INFO = "_build_info.json"
 
 

@@ -20,6 +20,7 @@ Why it looks like this:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import hashlib
 import json
@@ -161,14 +162,41 @@ class _Cache:
         print(f"atmsim: cache: {p}: damaged entry ({problem}); running that point again", file=sys.stderr, flush=True)
         return None
 
+    def check(self) -> None:
+        """Before any run: the cache folder is made if needed and must take a file (a probe file is
+        made and removed), or one line names it (InputError, exit 2) - not the hidden temporary file
+        of the first result, after that run."""
+        if self.root is None:
+            return
+        from atmsim.errors import InputError
+
+        probe = self.root / f".atmsim-probe-{os.getpid()}"
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.unlink(probe)
+        except OSError as e:
+            why = e.strerror or " ".join(str(e).split())
+            if isinstance(e, FileExistsError) and not self.root.is_dir():
+                why = "exists and is not a directory"
+            raise InputError(f"run cache: {self.root}: cannot be written ({why}); make it writable, "
+                             "or run with --no-cache") from None
+
     def store(self, job: Job, result) -> None:
         p = self.path(job)
         if p is None:
             return
-        p.parent.mkdir(parents=True, exist_ok=True)
+        from atmsim.errors import OutputError
+
         tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(result))
-        os.replace(tmp, p)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(result))
+            os.replace(tmp, p)
+        except OSError as e:  # changed under the running command (a full disk): named by the cache folder
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise OutputError(f"run cache: {self.root}: cannot be written ({e.strerror or e})") from None
 
 
 def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optional[bool] = None,
@@ -192,6 +220,7 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
     for job in jobs:
         check_seed(job.seed)
     cache = _Cache(cache_dir)
+    cache.check()
     results: list = [None] * len(jobs)
     todo = []
     for i, job in enumerate(jobs):

@@ -35,13 +35,12 @@ import subprocess
 import sys
 import tempfile
 
-import tomllib
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import atmsim
+from atmsim.toml import tomllib
 
 SCENARIO = "aron97-topo1-packet"
 JITTER_PS = 1_000_000_000  # 1 ms: each flow's start + U[0, JITTER_PS)

@@ -2,13 +2,15 @@
 paper's `probes(what, extra)` names its probes by label, each with `run()` (the
 run a figure declares, so its note quotes the probe's own numbers) and
 `measure(summary, traces)`; the same probes run alone from the command line
-(`python -m atmsim.reproduce.PAPER.anatomy WHAT [--set overrides]`)."""
+(`python -m atmsim.reproduce.PAPER.anatomy WHAT [--set KEY=VALUE ...]`)."""
 from __future__ import annotations
 
 import argparse
 import json
+import warnings
 
 import atmsim
+from atmsim.errors import InputError
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -36,17 +38,38 @@ def bind(probes, prog: str):
         return out
 
     def main(argv=None) -> None:
-        """The command line: runs WHAT's probes (with any extra overrides) and prints their measures as JSON.
-        A missing or unknown WHAT, or an invalid override, is one line and exit 2."""
+        """The command line: runs WHAT's probes (with any extra overrides, `--set KEY=VALUE` or bare
+        KEY=VALUE) and prints their measures as JSON. It keeps the atmsim CLI's contract: a missing
+        or unknown WHAT or an invalid override is one line and exit 2, a probe whose measure fails
+        on the run the overrides made one line and exit 1, Ctrl-C one line and exit 130; never a
+        traceback."""
         parser = _OneLineParser(prog=prog)
         parser.add_argument("what", help="the figure whose probes to run")
-        parser.add_argument("overrides", nargs=argparse.ZERO_OR_MORE, default=[], help="extra scenario overrides, key=value")
+        parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                            help="a scenario override applied to every run; repeatable")
+        parser.add_argument("overrides", nargs=argparse.ZERO_OR_MORE, default=[], help="more overrides, KEY=VALUE")
         args = parser.parse_args(argv)
+        overrides = [*args.sets, *args.overrides]
+        for v in overrides:
+            if "=" not in v or not v.split("=", 1)[0].strip():
+                parser.error(f"--set: '{v}' is not key=value")
         try:
-            chosen = probes(args.what, tuple(args.overrides))
-            res = {label: result(p) for label, p in chosen.items()}
-        except (ValueError, atmsim.ScenarioError) as e:
+            chosen = probes(args.what, tuple(overrides))  # ValueError: an unknown WHAT
+            for p in chosen.values():  # every override checked before the first run
+                atmsim.resolve(p.run().scenario, list(p.run().overrides))
+        except (ValueError, atmsim.ScenarioError, InputError) as e:
             parser.error(str(e))
+        try:
+            with warnings.catch_warnings():  # numpy's RuntimeWarnings on an empty series: the result says it
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = {label: result(p) for label, p in chosen.items()}
+        except (atmsim.ScenarioError, InputError) as e:
+            parser.error(str(e))
+        except KeyboardInterrupt:
+            parser.exit(130, f"{prog}: error: interrupted\n")
+        except Exception as e:  # noqa: BLE001 - a measure that finds nothing to measure in the run
+            parser.exit(1, f"{prog}: error: {args.what}: the probe cannot measure the run its overrides make "
+                           f"({type(e).__name__}: {' '.join(str(e).split())})\n")
         print(json.dumps(res, indent=1, default=float))
 
     return runs, measure, main

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import tomllib
 
 import atmsim
+from atmsim.toml import tomllib
 
 from .common import MSS
 

@@ -305,7 +305,7 @@ def fig9(c, runs):
 
 def _bus_rate() -> float:
     """host.bus_rate of config (a), bytes/s."""
-    import tomllib
+    from atmsim.toml import tomllib
 
     import atmsim
 
