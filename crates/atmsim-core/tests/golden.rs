@@ -39,6 +39,12 @@ fn digest(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
+/// A summary as a golden file keeps it: pretty-printed, one number a line, in the summary's own
+/// field order (maps sorted by key), so that a diff shows which number moved and where.
+fn pretty(summary: &atmsim_core::summary::Summary) -> String {
+    serde_json::to_string_pretty(summary).expect("summary serialises")
+}
+
 fn check(file: &str, actual: &str) -> Option<String> {
     let path = golden_path(file);
     if std::env::var_os("ATMSIM_BLESS").is_some() {
@@ -52,7 +58,7 @@ fn check(file: &str, actual: &str) -> Option<String> {
 fn one(name: &str, text: &str, seed: u64, trace: bool) -> Option<String> {
     let (mut summary, traces) = atmsim_core::run_text(text, &[], Some(seed), trace).expect("built-in scenario runs");
     summary.wall_s = 0.0;
-    let mut text_out = summary.to_json();
+    let mut text_out = pretty(&summary);
     text_out.push('\n');
     if trace {
         let t = serde_json::to_vec(&traces.expect("traces on")).unwrap();
@@ -100,7 +106,7 @@ fn matrix_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String> 
     let (mut summary, traces) = atmsim_core::run_text(&text, &overrides, Some(2), true).expect("variation runs");
     summary.wall_s = 0.0;
     let t = serde_json::to_vec(&traces.expect("traces on")).unwrap();
-    let mut out = summary.to_json();
+    let mut out = pretty(&summary);
     out.push_str(&format!("\ntraces {}\n", digest(&t)));
     check(&format!("matrix/{scenario}.{variation}.json"), &out)
 }
@@ -111,7 +117,7 @@ fn capture_one(scenario: &str, variation: &str, sets: &[&str]) -> Option<String>
     overrides.push("duration=2s".into());
     let (mut summary, _, files) = atmsim_core::run_text_capture(&text, &overrides, Some(2), false).expect("capture runs");
     summary.wall_s = 0.0;
-    let mut out = summary.to_json();
+    let mut out = pretty(&summary);
     out.push('\n');
     for f in &files {
         out.push_str(&format!("{} linktype {} packets {} digest {}\n", f.name, f.linktype, f.packets, digest(&f.bytes)));

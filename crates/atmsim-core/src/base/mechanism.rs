@@ -184,9 +184,39 @@ pub fn choices<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     }
 }
 
+/// A real range in words: "in (0, 1]", "> 0".
+pub fn range(lo: Bound, hi: Bound) -> String {
+    match (lo, hi) {
+        (Bound::None, Bound::None) => "(any finite value)".into(),
+        (Bound::Open(l), Bound::None) => format!("> {l}"),
+        (Bound::Closed(l), Bound::None) => format!(">= {l}"),
+        (Bound::None, Bound::Open(h)) => format!("< {h}"),
+        (Bound::None, Bound::Closed(h)) => format!("<= {h}"),
+        (lo, hi) => {
+            let (l, open_l) = match lo {
+                Bound::Open(l) => (l, '('),
+                Bound::Closed(l) => (l, '['),
+                Bound::None => unreachable!("matched above"),
+            };
+            let (h, close_h) = match hi {
+                Bound::Open(h) => (h, ')'),
+                Bound::Closed(h) => (h, ']'),
+                Bound::None => unreachable!("matched above"),
+            };
+            format!("in {open_l}{l}, {h}{close_h}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_read_as_written() {
+        assert_eq!(range(Bound::Open(0.0), Bound::Closed(1.0)), "in (0, 1]");
+        assert_eq!(range(Bound::Open(0.0), Bound::None), "> 0");
+    }
 
     #[test]
     fn choices_read_as_a_sentence() {

@@ -8,7 +8,7 @@
 
 use super::registry;
 use super::ScenarioError;
-use crate::base::mechanism::{Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
+use crate::base::mechanism::{range, Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
 
 /// Takes every declared key the table sets out of it, checked.
 pub(super) fn take(table: &mut toml::Table) -> Result<Params, ScenarioError> {
@@ -87,30 +87,6 @@ fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> 
     }
 }
 
-/// A real range in words: "in (0, 1]", "> 0".
-pub fn range(lo: Bound, hi: Bound) -> String {
-    match (lo, hi) {
-        (Bound::None, Bound::None) => "(any finite value)".into(),
-        (Bound::Open(l), Bound::None) => format!("> {l}"),
-        (Bound::Closed(l), Bound::None) => format!(">= {l}"),
-        (Bound::None, Bound::Open(h)) => format!("< {h}"),
-        (Bound::None, Bound::Closed(h)) => format!("<= {h}"),
-        (lo, hi) => {
-            let (l, open_l) = match lo {
-                Bound::Open(l) => (l, '('),
-                Bound::Closed(l) => (l, '['),
-                Bound::None => unreachable!("matched above"),
-            };
-            let (h, close_h) = match hi {
-                Bound::Open(h) => (h, ')'),
-                Bound::Closed(h) => (h, ']'),
-                Bound::None => unreachable!("matched above"),
-            };
-            format!("in {open_l}{l}, {h}{close_h}")
-        }
-    }
-}
-
 /// Does `value` only restate the key's default?
 fn is_default(key: &Key, value: ParamValue) -> bool {
     let KeyDefault::Value(text) = key.default else { return false };
@@ -171,12 +147,6 @@ fn problem(key: impl Into<String>, problem: impl Into<String>) -> ScenarioError 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_read_as_written() {
-        assert_eq!(range(Bound::Open(0.0), Bound::Closed(1.0)), "in (0, 1]");
-        assert_eq!(range(Bound::Open(0.0), Bound::None), "> 0");
-    }
 
     #[test]
     fn every_declared_key_is_checked_against_its_kind() {

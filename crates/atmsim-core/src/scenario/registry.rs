@@ -5,7 +5,7 @@
 //! the key reference in docs/scenarios.md are checked against it
 //! (`tests/golden.rs`, `tests/test_registry.py`, through [`to_json`]).
 
-use crate::base::mechanism::{choices, Key, KeyDefault, KeyKind, Mechanism};
+use crate::base::mechanism::{choices, range, Key, KeyDefault, KeyKind, Mechanism};
 
 /// The registries, each a list of its mechanisms' declarations.
 fn registries() -> impl Iterator<Item = &'static Mechanism> {
@@ -58,7 +58,7 @@ pub fn to_json() -> String {
         let (kind, unit, range) = match k.kind {
             KeyKind::Bool => ("bool", "", String::new()),
             KeyKind::Count { unit, min } => ("count", unit, format!(">= {min}")),
-            KeyKind::Real { lo, hi } => ("real", "", super::params::range(lo, hi)),
+            KeyKind::Real { lo, hi } => ("real", "", range(lo, hi)),
         };
         let (default, computed) = match k.default {
             KeyDefault::Value(v) => (v, false),
