@@ -46,10 +46,28 @@ pub use scenario::{Model, Scenario, ScenarioError};
 pub use summary::Summary;
 pub use world::World;
 
+/// Every registered mechanism: the scenario's (drop policies, TCP variants,
+/// read by `scenario::registry`) and the run's services (`world::SERVICES`),
+/// each declared in its own file.
+pub fn mechanisms() -> impl Iterator<Item = &'static base::mechanism::Mechanism> {
+    scenario::registry::mechanisms().chain(world::SERVICES.iter().copied())
+}
+
+/// [`mechanisms`] as JSON (`atmsim.registry()`).
+pub fn registry_json() -> String {
+    scenario::registry::to_json(mechanisms())
+}
+
+/// Parses a scenario with every registered mechanism's keys (the services'
+/// too, which the scenario layer does not know) and applies overrides.
+pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    scenario::parse_with(text, overrides, world::SERVICES)
+}
+
 /// Parses, overrides and validates a scenario for a run, with the limits
 /// of its traces if they are on.
 fn model_for(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<Model, ScenarioError> {
-    let model = scenario::validate(&scenario::parse(text, overrides)?, seed)?;
+    let model = scenario::validate(&parse(text, overrides)?, seed)?;
     if trace {
         scenario::check_trace_rows(&model)?;
     }

@@ -151,6 +151,10 @@ pub struct Summary {
     /// Only in runs with captures on (`--pcap`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture: Option<CaptureSummary>,
+    /// The blocks of services that report one of their own
+    /// (`ServiceKind::summary_block`), each under the service's name.
+    #[serde(flatten)]
+    pub services: std::collections::BTreeMap<&'static str, serde_json::Value>,
 }
 
 /// The pcap files of a run and, per TCP flow, the counters of its sender a

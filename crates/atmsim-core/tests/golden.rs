@@ -77,9 +77,6 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-atm", "lite-orig", &["tcp.bp95=false", "tcp.delayed_ack=false"]),
     ("aron97-topo1-atm", "per-vc", &["switch.queueing=per-vc", "switch.buffer=48KB"]),
     ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
-    // The cell-slot fabric with round-robin input service (Bestavros & Kim §4.1) on a topology
-    // where several inputs feed one output in the same slot.
-    ("aron97-topo1-atm", "input-rr", &["switch.input_service=round-robin", "switch.buffer=48KB"]),
     // ABR with scattered cell loss at the bottleneck (Jain et al., "Effect of Fast Retransmit").
     ("jain96-2src", "abr-loss", &["abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=0.001", "tcp.variant=lite"]),
     // ABR with the on/off VBR background at strict priority (the two-class port).
@@ -136,7 +133,7 @@ fn captures_match_their_goldens() {
 /// named "" is the built-in scenario itself, pinned by
 /// [`built_in_scenarios_match_their_goldens`].
 fn registered() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
-    atmsim_core::scenario::registry::mechanisms()
+    atmsim_core::mechanisms()
         .flat_map(|m| m.goldens.iter())
         .filter(|g| !g.variation.is_empty())
         .map(|g| (g.scenario, g.variation, g.overrides))
@@ -149,7 +146,7 @@ fn every_registered_mechanism_is_pinned_by_a_golden() {
     // scenario that is not built in, fails here; one whose golden file was
     // never recorded fails `variations_match_their_goldens` ("missing golden").
     let builtin: Vec<String> = scenarios().into_iter().map(|(n, _)| n).collect();
-    for m in atmsim_core::scenario::registry::mechanisms() {
+    for m in atmsim_core::mechanisms() {
         assert!(!m.goldens.is_empty(), "{} = \"{}\" declares no golden variation", m.selected_by, m.name);
         for g in m.goldens {
             assert!(builtin.iter().any(|b| b == g.scenario), "{}: golden scenario {} is not built in", m.name, g.scenario);

@@ -22,7 +22,7 @@ fn to_py(e: ScenarioError) -> PyErr {
 #[pyfunction]
 #[pyo3(signature = (text, overrides=Vec::new()))]
 fn resolve(text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let s = scenario::parse(text, &overrides).map_err(to_py)?;
+    let s = atmsim_core::parse(text, &overrides).map_err(to_py)?;
     scenario::validate(&s, None).map_err(to_py)?;
     Ok(scenario::to_toml(&s))
 }
@@ -184,7 +184,7 @@ fn aal5_cells(ip_len: u32, encapsulation: &str) -> PyResult<u32> {
 #[pyfunction]
 #[pyo3(signature = (text, overrides=Vec::new()))]
 fn model_facts<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let s = scenario::parse(text, &overrides).map_err(to_py)?;
+    let s = atmsim_core::parse(text, &overrides).map_err(to_py)?;
     let m = scenario::validate(&s, None).map_err(to_py)?;
     let out = PyDict::new_bound(py);
     let ip = m.tcp.mss + m.header_bytes;
@@ -221,7 +221,7 @@ fn version() -> &'static str {
 /// counters, goldens and docs page, as JSON (`atmsim.registry()`).
 #[pyfunction]
 fn registry() -> String {
-    atmsim_core::scenario::registry::to_json()
+    atmsim_core::registry_json()
 }
 
 #[pymodule]

@@ -33,6 +33,7 @@ pub use model::*;
 pub use resolve::{check_trace_rows, validate};
 pub use schema::*;
 
+use crate::base::mechanism::Mechanism;
 use std::fmt;
 
 /// An invalid scenario: the offending key and what is wrong with it.
@@ -58,15 +59,24 @@ fn err<T>(key: impl Into<String>, problem: impl Into<String>) -> Result<T, Scena
     Err(ScenarioError { key: key.into(), problem: problem.into() })
 }
 
-/// Parses TOML text and applies `key=value` overrides.
+/// Parses TOML text and applies `key=value` overrides, with the keys of the
+/// scenario's own registries (the crate's `parse` adds the services').
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_with(text, overrides, &[])
+}
+
+/// [`parse`], knowing the mechanisms of the layers above too (`services`):
+/// every declared key is read and checked (`params.rs`), and a key of a
+/// mechanism that does not run here is refused.
+pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechanism]) -> Result<Scenario, ScenarioError> {
     let mut table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) })?;
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
     }
-    let params = params::take(&mut table)?;
+    let mechanisms: Vec<&'static Mechanism> = registry::mechanisms().chain(services.iter().copied()).collect();
+    let params = params::take(&mut table, &mechanisms)?;
     let named = item_names(&table);
     let value = toml::Value::Table(table);
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
@@ -75,7 +85,19 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
         ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
     })?;
     scenario.params = params;
+    params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
     Ok(scenario)
+}
+
+/// The mechanisms a scenario selects by name: its switching nodes' drop
+/// policy (`switch.policy` on ATM, `router.policy` on a packet network)
+/// and its TCP variant.
+fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
+    let policy = match s.network {
+        Network::Atm => registry::find("switch.policy", &s.switch.policy)?,
+        Network::Packet => registry::find("router.policy", &s.router.policy)?,
+    };
+    Ok(vec![policy, registry::find("tcp.variant", &s.tcp.variant)?])
 }
 
 /// The names of the `[[flow]]` and `[[link]]` items (a flow's name, a link's

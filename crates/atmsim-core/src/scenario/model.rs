@@ -110,6 +110,9 @@ pub struct Model {
     /// Switches serve their input ports round robin in cell slots
     /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
     pub input_round_robin: bool,
+    /// The keys registered mechanisms declare, as the scenario sets them
+    /// (checked; a service reads its own in `from_model`).
+    pub params: crate::base::mechanism::Params,
 }
 
 impl Model {

@@ -10,10 +10,10 @@ use super::registry;
 use super::ScenarioError;
 use crate::base::mechanism::{range, Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
 
-/// Takes every declared key the table sets out of it, checked.
-pub(super) fn take(table: &mut toml::Table) -> Result<Params, ScenarioError> {
+/// Takes every key `mechanisms` declare that the table sets out of it, checked.
+pub(super) fn take(table: &mut toml::Table, mechanisms: &[&'static Mechanism]) -> Result<Params, ScenarioError> {
     let mut params = Params::default();
-    for key in registry::keys() {
+    for key in registry::keys_of(mechanisms.iter().copied()) {
         let path: Vec<&str> = key.name.split('.').collect();
         let (last, parents) = path.split_last().expect("a dotted key name");
         let Some(parent) = table_at(table, parents, key.name)? else { continue };
@@ -22,7 +22,7 @@ pub(super) fn take(table: &mut toml::Table) -> Result<Params, ScenarioError> {
         }
     }
     // A table only mechanism keys live in (`[router.red]`) holds nothing else.
-    for owned in registry::owned_tables() {
+    for owned in registry::owned_tables(registry::keys_of(mechanisms.iter().copied())) {
         let path: Vec<&str> = owned.split('.').collect();
         let (last, parents) = path.split_last().expect("a dotted table name");
         let Some(parent) = table_at(table, parents, owned)? else { continue };
@@ -32,7 +32,8 @@ pub(super) fn take(table: &mut toml::Table) -> Result<Params, ScenarioError> {
             }
             Some(toml::Value::Table(t)) => {
                 let stray = t.keys().next().expect("a non-empty table");
-                let known: Vec<&str> = registry::keys().filter_map(|k| k.name.strip_prefix(owned)?.strip_prefix('.')).collect();
+                let known: Vec<&str> =
+                    registry::keys_of(mechanisms.iter().copied()).filter_map(|k| k.name.strip_prefix(owned)?.strip_prefix('.')).collect();
                 return Err(problem(format!("{owned}.{stray}"), format!("unknown key (keys here: {})", known.join(", "))));
             }
             Some(_) => return Err(problem(owned, "must be a table of keys")),
@@ -98,17 +99,21 @@ fn is_default(key: &Key, value: ParamValue) -> bool {
 }
 
 /// Refuses a key set to other than its default when no mechanism it
-/// belongs to is among `selected`: it would do nothing in this scenario.
-pub(super) fn refuse_inert(params: &Params, selected: &[&Mechanism]) -> Result<(), ScenarioError> {
+/// belongs to runs: it would do nothing in this scenario. A mechanism runs
+/// if it is among `selected`, or if the key that selects it is one of its
+/// own keys (a service turned on by a key) and the scenario sets it.
+pub(super) fn refuse_inert(params: &Params, selected: &[&Mechanism], mechanisms: &[&'static Mechanism]) -> Result<(), ScenarioError> {
+    let switched_on = |m: &Mechanism| {
+        m.keys.iter().any(|k| k.name == m.selected_by)
+            && params.get(m.selected_by).is_some_and(|v| !is_default(key_named(mechanisms, m.selected_by), v))
+    };
+    let running: Vec<&Mechanism> = selected.iter().copied().chain(mechanisms.iter().copied().filter(|m| switched_on(m))).collect();
     for (name, value) in &params.0 {
-        if selected.iter().any(|m| m.keys.iter().any(|k| k.name == *name)) {
+        if running.iter().any(|m| m.keys.iter().any(|k| k.name == *name)) || is_default(key_named(mechanisms, name), *value) {
             continue;
         }
-        let key = registry::keys().find(|k| k.name == *name).expect("params hold declared keys only");
-        if is_default(key, *value) {
-            continue;
-        }
-        let owners: Vec<String> = registry::mechanisms()
+        let owners: Vec<String> = mechanisms
+            .iter()
             .filter(|m| m.keys.iter().any(|k| k.name == *name))
             .map(|m| format!("{} = \"{}\"", m.selected_by, m.name))
             .collect();
@@ -119,6 +124,12 @@ pub(super) fn refuse_inert(params: &Params, selected: &[&Mechanism]) -> Result<(
         ));
     }
     Ok(())
+}
+
+fn key_named(mechanisms: &[&'static Mechanism], name: &str) -> &'static Key {
+    let keys: &'static [Key] =
+        mechanisms.iter().map(|m| m.keys).find(|keys| keys.iter().any(|k| k.name == name)).expect("params hold declared keys only");
+    keys.iter().find(|k| k.name == name).expect("just found")
 }
 
 /// Writes the keys a scenario set back into its TOML (for `atmsim show`).

@@ -30,29 +30,34 @@ pub fn find(selected_by: &str, name: &str) -> Result<&'static Mechanism, super::
     })
 }
 
-/// Every declared key, once (a key several mechanisms share is declared alike by each).
-pub fn keys() -> impl Iterator<Item = &'static Key> {
+/// Every declared key of `mechanisms`, once (a key several mechanisms share
+/// is declared alike by each).
+pub fn keys_of<'a>(mechanisms: impl Iterator<Item = &'a Mechanism> + 'a) -> impl Iterator<Item = &'a Key> + 'a {
     let mut seen: Vec<&'static str> = Vec::new();
-    mechanisms().flat_map(|m| m.keys.iter()).filter(move |k| {
+    mechanisms.flat_map(|m| m.keys.iter()).filter(move |k| {
         let first = !seen.contains(&k.name);
         seen.push(k.name);
         first
     })
 }
 
+/// Every declared key of the scenario's registries.
+pub fn keys() -> impl Iterator<Item = &'static Key> {
+    keys_of(mechanisms())
+}
+
 /// The tables only declared keys live in (`router.red`, `switch.fair_share`):
 /// the parents of keys three or more levels deep.
-pub fn owned_tables() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> =
-        keys().filter(|k| k.name.matches('.').count() >= 2).map(|k| &k.name[..k.name.rfind('.').unwrap()]).collect();
+pub fn owned_tables<'a>(keys: impl Iterator<Item = &'a Key>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = keys.filter(|k| k.name.matches('.').count() >= 2).map(|k| &k.name[..k.name.rfind('.').unwrap()]).collect();
     out.sort();
     out.dedup();
     out
 }
 
-/// The registries as JSON, for the Python package and its docs test
-/// (`atmsim._core.registry()`): every mechanism with its keys.
-pub fn to_json() -> String {
+/// `mechanisms` as JSON, for the Python package and its docs test
+/// (`atmsim._core.registry()`, through the crate's `registry_json`).
+pub fn to_json<'a>(mechanisms: impl Iterator<Item = &'a Mechanism>) -> String {
     use serde_json::{json, Value};
     let key = |k: &Key| -> Value {
         let (kind, unit, range) = match k.kind {
@@ -66,7 +71,7 @@ pub fn to_json() -> String {
         };
         json!({"name": k.name, "kind": kind, "unit": unit, "range": range, "default": default, "computed": computed, "about": k.about})
     };
-    let all: Vec<Value> = mechanisms()
+    let all: Vec<Value> = mechanisms
         .map(|m| {
             json!({
                 "name": m.name,

@@ -13,13 +13,15 @@
 //! (`AbrEvent::Send`). A run without `[abr]` never reaches it (one branch per
 //! unit-hop).
 
+use super::service::{Leaves, ServiceKind, Takes};
 use super::World;
 use crate::atm::abr::destination::{AbrDestination, Turnaround};
 use crate::atm::abr::erica::{Erica, EricaVariant};
 use crate::atm::abr::source::{AbrSource, SourceCell};
 use crate::atm::abr::{cells_per_second, AbrConfig, AbrSwitch, Direction, EfciConfig, RmCells, VbrConfig};
+use crate::base::mechanism::{Golden, Mechanism, Networks};
 use crate::engine::{AbrEvent, Event};
-use crate::net::{PortId, Unit, VcId, VcTable};
+use crate::net::{FrameHeader, PortId, Unit, VcId, VcTable};
 use crate::scenario::Model;
 use crate::summary::{AbrSourceSummary, AbrSummary};
 use crate::time::{secs, Time};
@@ -82,6 +84,51 @@ pub(super) struct AbrState {
     turnaround: Turnaround,
     /// Binary-feedback switches (then no port runs ERICA).
     efci: Option<EfciConfig>,
+}
+
+impl ServiceKind for AbrState {
+    const MECHANISM: Mechanism = Mechanism {
+        name: "abr",
+        selected_by: "[abr]",
+        networks: Networks::Atm,
+        about: "the ABR service (TM 4.0; Jain et al. 1996): sources at ACR, RM cells, ERICA or EFCI switches, VBR background",
+        docs: "jain96.md",
+        keys: &[],
+        counters: &["abr"],
+        goldens: &[Golden { scenario: "jain96-2src", variation: "", overrides: &[] }],
+    };
+
+    fn from_model(model: &Model, vcs: &VcTable, _: bool) -> Option<Self> {
+        model.abr.as_ref().map(|cfg| AbrState::new(cfg, model, vcs))
+    }
+
+    fn takes(&self) -> Takes {
+        Takes {
+            at_port: self.takes_at_port(),
+            at_source: true,
+            at_destination: self.takes_at_destination(),
+            relative_rate: self.marks_backward(),
+            ..Takes::default()
+        }
+    }
+
+    /// RM cells are cells of the identity (and of the CLR); data cells
+    /// waiting at ABR sources are sent (cut) but in no pipe.
+    fn in_flight(&self) -> [u64; 4] {
+        let (sent, delivered, dropped) = self.rm_counts();
+        [sent, delivered, dropped, self.cells_waiting()]
+    }
+
+    /// An ABR VC's frame waits at its source for ACR.
+    fn frame_leaves(w: &mut World, me: usize, vc: VcId, _: &FrameHeader, _: bool, first: Unit, ncells: u16) -> Leaves {
+        if !w.services.at_mut::<AbrState>(me).is_abr(vc) {
+            return Leaves::Onward;
+        }
+        for index in 0..ncells {
+            w.abr_enqueue(first.with_index(index, ncells));
+        }
+        Leaves::Queued
+    }
 }
 
 impl AbrState {

@@ -12,11 +12,14 @@
 //! when it completed its segment (a SYN: when it arrived whole), discarded when it
 //! closed short; so the accounting identity is the usual one.
 
+use super::service::{ServiceKind, Takes};
 use super::{Endpoints, World};
 use crate::atm::partial::PartialReassembler;
+use crate::base::mechanism::{Golden, Mechanism, Networks};
 use crate::coding::Dispersal;
 use crate::ledger::Fate;
-use crate::net::{FlowId, FrameHeader, Segment, Unit, VcId, VcRole, CELL_PAYLOAD};
+use crate::net::{FlowId, FrameHeader, Segment, Unit, VcId, VcRole, VcTable, CELL_PAYLOAD};
+use crate::scenario::{App, Model};
 
 /// A cell's payload bytes, as an array length.
 const PAYLOAD: usize = CELL_PAYLOAD as usize;
@@ -84,6 +87,33 @@ impl Boston {
     fn matrix(&mut self, m: u16) -> &Dispersal {
         let (kind, n) = (self.cfg.matrix, self.cfg.pieces as usize);
         self.matrices[m as usize].get_or_insert_with(|| Dispersal::new(kind, n, m as usize).expect("validated N"))
+    }
+}
+
+impl ServiceKind for Boston {
+    const MECHANISM: Mechanism = Mechanism {
+        name: "boston",
+        selected_by: "[boston]",
+        networks: Networks::Atm,
+        about: "TCP Boston (Bestavros & Kim 1997): IDA-coded pieces, partial reassembly and partial ACKs, measured as the paper does",
+        docs: "boston97.md",
+        keys: &[],
+        counters: &["boston"],
+        goldens: &[Golden { scenario: "boston97", variation: "", overrides: &[] }],
+    };
+
+    fn from_model(model: &Model, _: &VcTable, _: bool) -> Option<Self> {
+        let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
+        model.boston.clone().map(|c| Boston::new(c, model.header_bytes, &tcp))
+    }
+
+    fn takes(&self) -> Takes {
+        Takes { at_source: true, at_destination: true, ..Takes::default() }
+    }
+
+    /// The frame's pieces.
+    fn cut_frame(w: &mut World, _: usize, vc: VcId, seg: &FrameHeader, first_transmission: bool, ncells: u32) -> u32 {
+        w.boston_frame(vc, seg, first_transmission, ncells)
     }
 }
 

@@ -2,16 +2,61 @@
 //! `watching` flag of the services (`services.rs`), tested once per offer),
 //! and, at the end, the pcap files and the counters to check them against.
 
+use super::service::{ServiceKind, Takes};
 use super::{Endpoints, World};
+use crate::base::mechanism::{Golden, Mechanism, Networks};
 use crate::capture::write::{files, CaptureFile};
 use crate::capture::Capture;
 use crate::net::port::Offer;
-use crate::net::{FrameHeader, PortId, Unit};
+use crate::net::{FrameHeader, PortId, Unit, VcId, VcTable};
 use crate::scenario::capture::{check, CaptureModel};
-use crate::scenario::ScenarioError;
+use crate::scenario::{Model, ScenarioError};
 use crate::summary::{CaptureFileSummary, CaptureSummary, CaptureTcpCounters};
 use crate::time::Time;
 use crate::trace::PortChange;
+
+/// Ports whose every change is recorded: the port log (`trace.port`) and
+/// packet captures.
+#[derive(Default)]
+pub(super) struct Watch {
+    /// The port whose changes are logged (`trace.port`, traces on).
+    pub log_port: Option<PortId>,
+    pub capture: Option<Box<Capture>>,
+}
+
+impl ServiceKind for Watch {
+    const MECHANISM: Mechanism = Mechanism {
+        name: "watch",
+        selected_by: "trace.port (traces on) or --pcap",
+        networks: Networks::Both,
+        about: "watched ports: every change of a port logged (the port log), packets of ports and hosts written as pcap files",
+        docs: "captures.md",
+        keys: &[],
+        counters: &["capture"],
+        // The port log of Morris & Kung's Fig. 6 run (its traces' digest); captures are pinned
+        // by `tests/golden.rs`'s CAPTURES.
+        goldens: &[Golden { scenario: "morris-kung95-fig6", variation: "", overrides: &[] }],
+    };
+
+    /// The port log, when traces are on; captures join it (`Services::capture`).
+    fn from_model(model: &Model, _: &VcTable, trace: bool) -> Option<Self> {
+        let log_port = if trace { model.trace_port } else { None };
+        log_port.map(|p| Watch { log_port: Some(p), capture: None })
+    }
+
+    fn takes(&self) -> Takes {
+        Takes { watching: true, at_port: true, at_source: self.capture.is_some(), ..Takes::default() }
+    }
+
+    /// A captured host's packet as it is cut into a frame.
+    fn cut_frame(w: &mut World, me: usize, vc: VcId, seg: &FrameHeader, _: bool, ncells: u32) -> u32 {
+        let (src, now) = (w.vcs.get(vc).src, w.now);
+        if let Some(c) = w.services.at_mut::<Watch>(me).capture.as_deref_mut() {
+            c.at_host(src, now, vc, seg, true);
+        }
+        ncells
+    }
+}
 
 impl World {
     /// Turns captures on: what `[capture]` names, or by default every host

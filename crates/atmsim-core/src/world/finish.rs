@@ -309,6 +309,7 @@ impl World {
             abr: None,
             boston,
             capture: None,
+            services: Default::default(),
         };
         let files = self.capture_files();
         self.service_summaries(&mut summary, &files);

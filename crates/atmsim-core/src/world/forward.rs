@@ -2,7 +2,7 @@
 //! offered to the next port of its VC's route, or, at the end of the route,
 //! goes through AAL5 reassembly to its destination.
 
-use super::services::Leaves;
+use super::service::Leaves;
 use super::World;
 use crate::atm::aal5::Verdict;
 use crate::engine::{Event, PortEvent};

@@ -28,8 +28,11 @@ mod credit;
 mod finish;
 mod forward;
 mod hosts;
+mod service;
 mod services;
 mod transport;
+
+pub use services::SERVICES;
 
 use crate::atm::aal5::{MergeWatch, Reassembler};
 use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, Scheduler, SourceEvent, TransportEvent};

@@ -1,9 +1,10 @@
 //! The optional mechanisms of a run, as services: ABR (`abr.rs`), TCP
 //! Boston (`boston.rs`), the round-robin service of switch inputs
 //! (`net/input_rr.rs`), watched ports (packet captures and the port log,
-//! `capture.rs`) and scripted drops. Each is built from the model by its
-//! own constructor and takes part in a run through a fixed set of hooks,
-//! dispatched by `match` over [`Service`] (no `dyn`):
+//! `capture.rs`) and scripted drops (`services/scripted.rs`). Each
+//! implements `ServiceKind` (`service.rs`) in its own file and is listed
+//! once in [`registry!`] below, which writes [`Service`] and the dispatch of
+//! its hooks by `match` (no `dyn`):
 //!
 //! | hook | when | services |
 //! | --- | --- | --- |
@@ -14,60 +15,133 @@
 //! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly), Abr with EFCI switches (the destination remembers EFCI) |
 //! | own events | `Event::Abr`, `PortEvent::InputSlot` | Abr, InputRoundRobin |
 //! | [`Services::in_flight`] | the accounting identity | Abr (RM cells; cells waiting at sources), InputRoundRobin (parked cells) |
-//! | [`World::service_summaries`] | the summary | Abr, Boston, Watch |
+//! | [`World::service_summaries`] | the summary | Abr, Watch (captures), and the block of any service with a `summary_block`; Boston's is built in `finish.rs` |
 //!
 //! The per-unit path tests one flag per hook ("any service here?"): a run
 //! without services pays one predictable branch per hook.
 
 use super::abr::AbrState;
 use super::boston::Boston;
+use super::capture::Watch;
+use super::service::{Leaves, ServiceKind, Takes};
 use super::World;
+use crate::base::mechanism::Mechanism;
 use crate::capture::Capture;
 use crate::net::input_rr::{InputRoundRobin, Park};
 use crate::net::port::Offer;
-use crate::net::{FlowId, FrameHeader, PortId, Unit, VcId};
-use crate::scenario::{App, Model};
+use crate::net::{FrameHeader, PortId, Unit, VcId};
+use crate::scenario::Model;
 use crate::summary::Summary;
 use crate::time::Time;
 
-/// One service of a run.
-pub(super) enum Service {
-    Abr(Box<AbrState>),
-    Boston(Box<Boston>),
-    InputRoundRobin(Box<InputRoundRobin>),
-    Watch(Box<Watch>),
-    ScriptedDrops(ScriptedDrops),
+/// Reaches a registered service's value in the run's list (written by
+/// [`registry!`] for each service).
+pub(super) trait Registered: Sized {
+    fn of(s: &Service) -> Option<&Self>;
+    fn of_mut(s: &mut Service) -> Option<&mut Self>;
 }
 
-/// Ports whose every change is recorded: the port log (`trace.port`) and
-/// packet captures.
-#[derive(Default)]
-pub(super) struct Watch {
-    /// The port whose changes are logged (`trace.port`, traces on).
-    pub log_port: Option<PortId>,
-    pub capture: Option<Box<Capture>>,
+/// Writes, from the one list of services (in the order their hooks run):
+/// their modules when they are files of `services/`, [`Service`], the
+/// accessors ([`Registered`]), [`SERVICES`] and the dispatch of the hooks
+/// every service may take.
+macro_rules! registry {
+    ($($($module:ident)? { $variant:ident: $ty:ty },)*) => {
+        $($(mod $module;)?)*
+
+        /// One service of a run.
+        pub(super) enum Service {
+            $($variant(Box<$ty>),)*
+        }
+
+        $(
+            impl Registered for $ty {
+                fn of(s: &Service) -> Option<&Self> {
+                    match s {
+                        Service::$variant(x) => Some(x),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+                fn of_mut(s: &mut Service) -> Option<&mut Self> {
+                    match s {
+                        Service::$variant(x) => Some(x),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
+        /// Every registered service's declaration, in registration order.
+        pub const SERVICES: &[&Mechanism] = &[$(&<$ty as ServiceKind>::MECHANISM,)*];
+
+        impl Service {
+            /// The services the model asks for, in registration order.
+            fn all_from(model: &Model, vcs: &crate::net::VcTable, trace: bool) -> Vec<Service> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(s) = <$ty as ServiceKind>::from_model(model, vcs, trace) {
+                        out.push(Service::$variant(Box::new(s)));
+                    }
+                )*
+                out
+            }
+
+            fn takes(&self) -> Takes {
+                match self { $(Service::$variant(s) => s.takes(),)* }
+            }
+
+            fn in_flight(&self) -> [u64; 4] {
+                match self { $(Service::$variant(s) => s.in_flight(),)* }
+            }
+
+            fn summary_block(&self) -> Option<(&'static str, serde_json::Value)> {
+                match self { $(Service::$variant(s) => s.summary_block().map(|b| (<$ty as ServiceKind>::MECHANISM.name, b)),)* }
+            }
+        }
+
+        impl World {
+            /// Hook: a segment is cut into a frame of `ncells` cells at its
+            /// source; returns the frame's cells (Boston's pieces may change them).
+            #[inline(never)]
+            pub(super) fn cut_frame(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, ncells: u32) -> u32 {
+                let mut ncells = ncells;
+                for i in 0..self.services.list.len() {
+                    ncells = match &self.services.list[i] {
+                        $(Service::$variant(_) => <$ty as ServiceKind>::cut_frame(self, i, vc, seg, first_transmission, ncells),)*
+                    };
+                }
+                ncells
+            }
+
+            /// Hook: the frame of `seg` (its first unit `first`) would enter
+            /// its first port: the first service that keeps it says what
+            /// became of it.
+            #[inline(never)]
+            pub(super) fn frame_leaves(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, first: Unit, ncells: u16) -> Leaves {
+                for i in 0..self.services.list.len() {
+                    let leaves = match &self.services.list[i] {
+                        $(Service::$variant(_) => <$ty as ServiceKind>::frame_leaves(self, i, vc, seg, first_transmission, first, ncells),)*
+                    };
+                    if leaves != Leaves::Onward {
+                        return leaves;
+                    }
+                }
+                Leaves::Onward
+            }
+        }
+    };
 }
 
-/// Losses the scenario scripts (`flow.drop_segments`): the first
-/// transmission of these data segments is dropped whole at the sender's
-/// adapter.
-pub(super) struct ScriptedDrops {
-    /// Per flow, the sorted segment numbers.
-    segments: Vec<Vec<u64>>,
-    mss: u64,
-}
-
-impl ScriptedDrops {
-    fn new(model: &Model) -> Option<Self> {
-        let segments: Vec<Vec<u64>> = model.flows.iter().map(|f| f.drop_segments.clone()).collect();
-        segments.iter().any(|s| !s.is_empty()).then_some(ScriptedDrops { segments, mss: model.tcp.mss as u64 })
-    }
-
-    /// Is the data segment of flow `f` starting at `seq` one the scenario drops?
-    fn drops(&self, f: FlowId, seq: u64) -> bool {
-        let list = &self.segments[f.ix()];
-        !list.is_empty() && list.binary_search(&((seq - 1) / self.mss)).is_ok()
-    }
+// The registry: every service, one line each, in the order their hooks run
+// (a file of `services/` names its module first).
+registry! {
+    { Watch: Watch },
+    { Boston: Boston },
+    scripted { ScriptedDrops: scripted::ScriptedDrops },
+    { Abr: AbrState },
+    input_rr { InputRoundRobin: InputRoundRobin },
 }
 
 /// The services of a run and which hooks any of them takes.
@@ -94,47 +168,36 @@ impl Services {
     /// The services the model asks for, in the order their hooks run.
     pub(super) fn new(model: &Model, vcs: &crate::net::VcTable, trace: bool) -> Self {
         let mut s = Services::default();
-        let log_port = if trace { model.trace_port } else { None };
-        let candidates = [
-            log_port.map(|p| Service::Watch(Box::new(Watch { log_port: Some(p), capture: None }))),
-            model.boston.clone().map(|c| {
-                let tcp: Vec<bool> = model.flows.iter().map(|f| f.app == App::Tcp).collect();
-                Service::Boston(Box::new(Boston::new(c, model.header_bytes, &tcp)))
-            }),
-            ScriptedDrops::new(model).map(Service::ScriptedDrops),
-            model.abr.as_ref().map(|cfg| Service::Abr(Box::new(AbrState::new(cfg, model, vcs)))),
-            model.input_round_robin.then(|| {
-                let ends: Vec<_> = model.ports.iter().map(|p| (p.from, p.to, p.rate)).collect();
-                Service::InputRoundRobin(Box::new(InputRoundRobin::new(&ends, &model.is_host)))
-            }),
-        ];
-        for service in candidates.into_iter().flatten() {
+        for service in Service::all_from(model, vcs, trace) {
             s.add(service);
         }
         s
     }
 
     fn add(&mut self, service: Service) {
-        match &service {
-            Service::Abr(a) => {
-                self.at_port |= a.takes_at_port();
-                self.at_source = true;
-                self.at_destination |= a.takes_at_destination();
-                self.relative_rate |= a.marks_backward();
-            }
-            Service::Boston(_) => {
-                self.at_source = true;
-                self.at_destination = true;
-            }
-            Service::InputRoundRobin(_) => self.at_switch = true,
-            Service::Watch(w) => {
-                self.watching = true;
-                self.at_port = true;
-                self.at_source |= w.capture.is_some();
-            }
-            Service::ScriptedDrops(_) => self.at_source = true,
-        }
+        let t = service.takes().or(Takes {
+            at_port: self.at_port,
+            watching: self.watching,
+            at_switch: self.at_switch,
+            at_source: self.at_source,
+            at_destination: self.at_destination,
+            relative_rate: self.relative_rate,
+        });
+        (self.at_port, self.watching, self.at_switch) = (t.at_port, t.watching, t.at_switch);
+        (self.at_source, self.at_destination, self.relative_rate) = (t.at_source, t.at_destination, t.relative_rate);
         self.list.push(service);
+    }
+
+    /// The registered service of type `T`, if the run has it.
+    pub(super) fn get<T: Registered>(&self) -> Option<&T> {
+        self.list.iter().find_map(T::of)
+    }
+    pub(super) fn get_mut<T: Registered>(&mut self) -> Option<&mut T> {
+        self.list.iter_mut().find_map(T::of_mut)
+    }
+    /// The service at place `me` of the list, which its hooks are told.
+    pub(super) fn at_mut<T: Registered>(&mut self, me: usize) -> &mut T {
+        T::of_mut(&mut self.list[me]).expect("a hook is told its own place")
     }
 
     /// Turns packet captures on (the Watch service, made if there is none).
@@ -156,22 +219,22 @@ impl Services {
     }
 
     pub(super) fn abr(&self) -> Option<&AbrState> {
-        self.list.iter().find_map(|s| if let Service::Abr(a) = s { Some(&**a) } else { None })
+        self.get()
     }
     pub(super) fn abr_mut(&mut self) -> Option<&mut AbrState> {
-        self.list.iter_mut().find_map(|s| if let Service::Abr(a) = s { Some(&mut **a) } else { None })
+        self.get_mut()
     }
     pub(super) fn boston_mut(&mut self) -> Option<&mut Boston> {
-        self.list.iter_mut().find_map(|s| if let Service::Boston(b) = s { Some(&mut **b) } else { None })
+        self.get_mut()
     }
     pub(super) fn input_rr_mut(&mut self) -> Option<&mut InputRoundRobin> {
-        self.list.iter_mut().find_map(|s| if let Service::InputRoundRobin(r) = s { Some(&mut **r) } else { None })
+        self.get_mut()
     }
     pub(super) fn watch(&self) -> Option<&Watch> {
-        self.list.iter().find_map(|s| if let Service::Watch(w) = s { Some(&**w) } else { None })
+        self.get()
     }
     pub(super) fn capture_mut(&mut self) -> Option<&mut Capture> {
-        self.list.iter_mut().find_map(|s| if let Service::Watch(w) = s { w.capture.as_deref_mut() } else { None })
+        self.get_mut::<Watch>().and_then(|w| w.capture.as_deref_mut())
     }
     pub(super) fn log_port(&self) -> Option<PortId> {
         self.watch().and_then(|w| w.log_port)
@@ -182,80 +245,15 @@ impl Services {
     pub(super) fn in_flight(&self) -> [u64; 4] {
         let mut terms = [0; 4];
         for s in &self.list {
-            match s {
-                // RM cells are cells of the identity (and of the CLR); data
-                // cells waiting at ABR sources are sent (cut) but in no pipe.
-                Service::Abr(abr) => {
-                    let (sent, delivered, dropped) = abr.rm_counts();
-                    terms[0] += sent;
-                    terms[1] += delivered;
-                    terms[2] += dropped;
-                    terms[3] += abr.cells_waiting();
-                }
-                // Cells waiting in a round-robin switch's input ports for their slot's end.
-                Service::InputRoundRobin(rr) => terms[3] += rr.waiting(),
-                Service::Boston(_) | Service::Watch(_) | Service::ScriptedDrops(_) => {}
+            for (t, x) in terms.iter_mut().zip(s.in_flight()) {
+                *t += x;
             }
         }
         terms
     }
 }
 
-/// What becomes of a frame leaving its source ([`World::frame_leaves`]).
-pub(super) enum Leaves {
-    /// Into its first port.
-    Onward,
-    /// Dropped whole at the sender's adapter (a scripted loss).
-    Dropped,
-    /// Waiting at its ABR source for ACR.
-    Queued,
-}
-
 impl World {
-    /// Hook: a segment is cut into a frame of `ncells` cells at its source;
-    /// returns the frame's cells (Boston's pieces may change them).
-    #[inline(never)]
-    pub(super) fn cut_frame(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, ncells: u32) -> u32 {
-        let mut ncells = ncells;
-        for i in 0..self.services.list.len() {
-            match &mut self.services.list[i] {
-                Service::Watch(w) => {
-                    if let Some(c) = w.capture.as_deref_mut() {
-                        c.at_host(self.vcs.get(vc).src, self.now, vc, seg, true);
-                    }
-                }
-                Service::Boston(_) => ncells = self.boston_frame(vc, seg, first_transmission, ncells),
-                Service::Abr(_) | Service::InputRoundRobin(_) | Service::ScriptedDrops(_) => {}
-            }
-        }
-        ncells
-    }
-
-    /// Hook: frame `frame` of `seg` (its first unit `first`) would enter
-    /// its first port.
-    #[inline(never)]
-    pub(super) fn frame_leaves(&mut self, vc: VcId, seg: &FrameHeader, first_transmission: bool, first: Unit, ncells: u16) -> Leaves {
-        for i in 0..self.services.list.len() {
-            match &self.services.list[i] {
-                Service::ScriptedDrops(d) => {
-                    let v = self.vcs.get(vc);
-                    if first_transmission && v.carries_payload() && d.drops(v.flow, seg.seq()) {
-                        self.scripted_drop(v.ports[0], first, ncells);
-                        return Leaves::Dropped;
-                    }
-                }
-                Service::Abr(a) if a.is_abr(vc) => {
-                    for index in 0..ncells {
-                        self.abr_enqueue(first.with_index(index, ncells)); // waits at the source for ACR
-                    }
-                    return Leaves::Queued;
-                }
-                Service::Abr(_) | Service::Boston(_) | Service::InputRoundRobin(_) | Service::Watch(_) => {}
-            }
-        }
-        Leaves::Onward
-    }
-
     /// Hook: `unit` is about to be offered to port `p`.
     #[inline(never)]
     pub(super) fn entering_port(&mut self, p: PortId, unit: &Unit) {
@@ -335,5 +333,6 @@ impl World {
             summary.abr = Some(abr.summary(horizon, &self.vcs, &names));
         }
         summary.capture = self.capture_summary(files);
+        summary.services = self.services.list.iter().filter_map(Service::summary_block).collect();
     }
 }

@@ -70,6 +70,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         boston,
         capture,
         input_round_robin: ports::input_round_robin(s)?,
+        params: s.params.clone(),
     };
     if model.capture.is_some() {
         super::capture::check(&model)?;

@@ -7,10 +7,10 @@ use crate::base::mechanism::Mechanism;
 use crate::net::drop::{self, DropSpec, ResolveCx};
 use crate::net::{Limit, CELL_PAYLOAD};
 use crate::scenario::model::{Network, PortModel};
+use crate::scenario::registry;
 use crate::scenario::routing::Nodes;
 use crate::scenario::schema::{InputServiceName, QueueingName, Scenario};
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
-use crate::scenario::{params, registry};
 use crate::time::Time;
 
 /// Credit flow control as every link applies it.
@@ -124,8 +124,8 @@ pub(super) fn input_round_robin(s: &Scenario) -> Result<bool, ScenarioError> {
 
 /// The drop policy of the switching nodes' output ports: `switch.policy` on
 /// ATM, `router.policy` on a packet network, each a registered policy
-/// (`net/drop/mod.rs`) that runs on the network; a policy's keys set while
-/// another policy runs are refused (they would do nothing).
+/// (`net/drop/mod.rs`) that runs on the network (a policy's keys set while
+/// another runs were refused as the scenario was read, `params.rs`).
 fn policy(s: &Scenario) -> Result<&'static Mechanism, ScenarioError> {
     let switch = registry::find("switch.policy", &s.switch.policy)?;
     let router = registry::find("router.policy", &s.router.policy)?;
@@ -141,9 +141,7 @@ fn policy(s: &Scenario) -> Result<&'static Mechanism, ScenarioError> {
             return err(m.selected_by, format!("\"{}\" needs {}", m.name, m.networks.needs()));
         }
     }
-    let active = if s.network == Network::Atm { switch } else { router };
-    params::refuse_inert(&s.params, &[active])?;
-    Ok(active)
+    Ok(if s.network == Network::Atm { switch } else { router })
 }
 
 /// The buffer limit and discard policy of a switch (or router) output port.
