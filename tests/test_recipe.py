@@ -1,6 +1,6 @@
 """ARCHITECTURE.md's "Adding a mechanism", followed to the letter on a copy of the core: a toy drop
-policy (with a key and a counter) and a toy TCP variant (with its own window growth), each one new
-file and one registration line. The copy's own tests then show that the choices in error
+policy (with a key and a counter), a toy service (turned on by its own key, with a summary block)
+and a toy TCP variant (with its own window growth), each one new file and one registration line. The copy's own tests then show that the choices in error
 messages, the key checks, the summary and the registry pick them up, that the golden test catches
 the golden the toy never recorded, and that the docs test would catch its missing docs rows.
 
@@ -109,6 +109,44 @@ impl WindowGrowth for Toy {
 }
 '''
 
+TOY_SERVICE = '''//! A toy service: counts the frames cut at sources, turned on by its own key.
+use super::super::service::{ServiceKind, Takes};
+use super::super::World;
+use crate::base::mechanism::{Golden, Key, KeyDefault, KeyKind, Mechanism, Networks};
+use crate::net::{FrameHeader, VcId, VcTable};
+use crate::scenario::Model;
+
+pub(in crate::world) struct Toy {
+    frames: u64,
+}
+
+impl ServiceKind for Toy {
+    const MECHANISM: Mechanism = Mechanism {
+        name: "toy-frames",
+        selected_by: "toy.count_frames",
+        networks: Networks::Both,
+        about: "a toy: counts the frames cut at sources",
+        docs: "scenarios.md",
+        keys: &[Key { name: "toy.count_frames", kind: KeyKind::Bool, default: KeyDefault::Value("false"), about: "count them" }],
+        counters: &["toy-frames"],
+        goldens: &[Golden { scenario: "aron97-topo1-atm", variation: "toy-frames", overrides: &["toy.count_frames=true"] }],
+    };
+    fn from_model(model: &Model, _: &VcTable, _: bool) -> Option<Self> {
+        model.params.bool("toy.count_frames", false).then_some(Toy { frames: 0 })
+    }
+    fn takes(&self) -> Takes {
+        Takes { at_source: true, ..Takes::default() }
+    }
+    fn cut_frame(w: &mut World, me: usize, _: VcId, _: &FrameHeader, _: bool, ncells: u32) -> u32 {
+        w.services.at_mut::<Toy>(me).frames += 1;
+        ncells
+    }
+    fn summary_block(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({ "frames": self.frames }))
+    }
+}
+'''
+
 TOY_TEST = r'''
 use atmsim_core::scenario::registry;
 
@@ -120,6 +158,17 @@ fn run(sets: &[&str]) -> Result<String, String> {
     let mut o: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     o.push("duration=1s".into());
     atmsim_core::run_text(&topology1(), &o, Some(1), false).map(|(s, _)| s.to_json()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_toy_service_is_registered() {
+    let summary = run(&["toy.count_frames=true"]).unwrap();
+    assert!(summary.contains("\"toy-frames\":{\"frames\":"), "its block is in the summary");
+    assert!(!summary.contains("\"frames\":0}"), "it counted the frames it saw");
+    assert!(!run(&[]).unwrap().contains("toy-frames"), "off unless its key turns it on");
+    assert!(!run(&["toy.count_frames=false"]).unwrap().contains("toy-frames"), "its default restated");
+    assert!(atmsim_core::mechanisms().any(|m| m.name == "toy-frames"));
+    assert!(atmsim_core::registry_json().contains("toy.count_frames"));
 }
 
 #[test]
@@ -136,7 +185,7 @@ fn the_toys_are_registered() {
     let e = run(&["switch.policy=toy", "switch.toy.share=2"]).unwrap_err();
     assert!(e.starts_with("switch.toy.share: must be a number in (0, 1]"), "{e}");
     run(&["tcp.variant=toy-growth"]).unwrap();
-    std::fs::write(std::env::var("TOY_REGISTRY").unwrap(), registry::to_json()).unwrap();
+    std::fs::write(std::env::var("TOY_REGISTRY").unwrap(), atmsim_core::registry_json()).unwrap();
 }
 '''
 
@@ -157,7 +206,7 @@ def _cargo(copy: Path, *args, env=None):
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo")
-def test_a_toy_drop_policy_and_a_toy_tcp_variant_are_one_file_and_one_line_each(tmp_path):
+def test_a_toy_drop_policy_service_and_tcp_variant_are_one_file_and_one_line_each(tmp_path):
     copy = tmp_path / "atmsim"
     copy.mkdir()
     for f in ("Cargo.toml", "Cargo.lock", "rustfmt.toml"):
@@ -172,6 +221,8 @@ def test_a_toy_drop_policy_and_a_toy_tcp_variant_are_one_file_and_one_line_each(
     _register(src / "net/drop/mod.rs", "    fair_share { FairShare: Box<FairShare> },", "    toy { Toy: Toy },")
     (src / "transport/tcp/congestion/growth/toy.rs").write_text(TOY_GROWTH)
     _register(src / "transport/tcp/congestion/growth/mod.rs", "    vegas { Vegas: vegas::Vegas },", "    toy { Toy: toy::Toy },")
+    (src / "world/services/toy.rs").write_text(TOY_SERVICE)
+    _register(src / "world/services.rs", "    input_rr { InputRoundRobin: InputRoundRobin },", "    toy { Toy: toy::Toy },")
     (copy / CORE / "tests/toy.rs").write_text(TOY_TEST)
 
     registry = tmp_path / "registry.json"
@@ -182,12 +233,13 @@ def test_a_toy_drop_policy_and_a_toy_tcp_variant_are_one_file_and_one_line_each(
     r = _cargo(copy, "--test", "golden", "registered")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     r = _cargo(copy, "--test", "golden", "variations_match_their_goldens")
-    assert r.returncode != 0 and "missing golden" in r.stdout + r.stderr and "aron97-topo1-atm.toy" in r.stdout + r.stderr
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and "missing golden" in out and "aron97-topo1-atm.toy" in out, out[-3000:]
 
     # The docs block rendered from the copy's registry has the toys' rows, which docs/scenarios.md
     # lacks: tests/test_registry.py would fail until `python -m atmsim.registry_doc` is run.
     mechanisms = json.loads(registry.read_text())
     block = registry_doc.render(mechanisms)
-    assert '`"toy"`' in block and "`switch.toy.share`" in block and '`"toy-growth"`' in block
+    assert '`"toy"`' in block and "`switch.toy.share`" in block and '`"toy-growth"`' in block and '`"toy-frames"`' in block
     docs = (ROOT / "docs/scenarios.md").read_text(encoding="utf-8")
     assert registry_doc.replace_block(docs, block) != docs

@@ -19,6 +19,7 @@ pub(super) fn take(table: &mut toml::Table, mechanisms: &[&'static Mechanism]) -
         let Some(parent) = table_at(table, parents, key.name)? else { continue };
         if let Some(value) = parent.remove(*last) {
             params.0.insert(key.name, checked(key, &value)?);
+            drop_emptied(table, parents);
         }
     }
     // A table only mechanism keys live in (`[router.red]`) holds nothing else.
@@ -41,6 +42,19 @@ pub(super) fn take(table: &mut toml::Table, mechanisms: &[&'static Mechanism]) -
         }
     }
     Ok(params)
+}
+
+/// Removes the tables along `path` that taking a key left empty, deepest
+/// first: a section that only held declared keys (`[toy]`) is not one the
+/// schema must know.
+fn drop_emptied(table: &mut toml::Table, path: &[&str]) {
+    for depth in (1..=path.len()).rev() {
+        let (last, parents) = path[..depth].split_last().expect("depth >= 1");
+        let Ok(Some(parent)) = table_at(table, parents, "") else { return };
+        if parent.get(*last).and_then(|v| v.as_table()).is_some_and(|t| t.is_empty()) {
+            parent.remove(*last);
+        }
+    }
 }
 
 /// The table at `path` inside `table`, if there is one.
