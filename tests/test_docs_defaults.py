@@ -5,7 +5,7 @@ written differently: `"1ms"` and `"1000us"` are the same default); "required" if
 out is refused naming it; "none"/"absent" if the resolved scenario has no such key. A default the
 schema computes from other keys is listed in COMPUTED with the reason, and checked where it can be."""
 import re
-import tomllib
+from atmsim.toml import tomllib
 from fractions import Fraction
 
 import pytest

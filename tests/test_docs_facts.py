@@ -2,7 +2,7 @@
 limits, counts. Each fact is a statement the doc must still contain (reworded, the fact here fails
 and is updated with it, so no statement silently goes unchecked) and the value the code gives."""
 import re
-import tomllib
+from atmsim.toml import tomllib
 
 import pytest
 

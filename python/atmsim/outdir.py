@@ -106,13 +106,22 @@ def refuse_foreign(directory, command: str, rels, option: str):
     that exists there and is not a file `command` wrote: writing it would overwrite the user's file
     or another command's result."""
     d = Path(directory)
-    m = manifest(d)
-    mine = set(m.get("commands", {}).get(command, []))
     for rel in rels:
         rel = Path(rel).as_posix()
-        if rel in mine or not os.path.lexists(d / rel):
+        if not os.path.lexists(d / rel):
             continue
-        other = owner(m, rel)
+        # The manifest of the innermost folder that has one: `reproduce PAPER --out DIR/PAPER`
+        # keeps its own, which `report DIR` must read for the pages it rebuilds there.
+        parts = rel.split("/")
+        home, inner = d, rel
+        for i in range(len(parts) - 1, 0, -1):
+            if (d.joinpath(*parts[:i]) / MANIFEST).is_file():
+                home, inner = d.joinpath(*parts[:i]), "/".join(parts[i:])
+                break
+        m = manifest(home)
+        if inner in set(m.get("commands", {}).get(command, [])):
+            continue
+        other = owner(m, inner)
         whose = f"written by `atmsim {other}`" if other else f"not written by atmsim (not in {MANIFEST})"
         raise InputError(f"{option}: {d / rel} exists, {whose}, and is not this command's to overwrite: "
                          "move it away or choose another folder")

@@ -150,10 +150,10 @@ impl TcpVariant {
     }
 }
 
-/// Every registered TCP variant: those the window growths declare, then
-/// those the loss recoveries declare.
+/// Every registered TCP variant: those the loss recoveries declare (the BSD
+/// family, "lite" first), then those the window growths declare.
 pub fn variants() -> impl Iterator<Item = Variant> {
-    growth::VARIANTS.iter().chain(recovery::VARIANTS).flat_map(|v| v.iter())
+    recovery::VARIANTS.iter().chain(growth::VARIANTS).flat_map(|v| v.iter())
 }
 
 /// The registered variant `name` ("lite", "vegas-afr").
