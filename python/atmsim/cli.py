@@ -265,6 +265,10 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
         seed_list = _int_list(seeds) or [None]
     except ValueError:
         raise InputError("--seeds: expected comma-separated integers") from None
+    try:
+        sw.check_size(grid, seed_list)  # points x seeds, before anything is expanded or written
+    except ValueError as e:
+        raise InputError(str(e)) from None
     fixed = _overrides(sets)
     sw.plan(scenario, grid, fixed, [None])  # an error common to every point fails before any output
     t0 = time.perf_counter()
