@@ -87,3 +87,34 @@ def test_a_traced_reproduction_stays_small():
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     peak_kb = int(subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, check=True).stdout)
     assert peak_kb < 600_000, f"{peak_kb / 1024:.0f} MB"
+
+
+def test_a_table_written_in_chunks_is_the_table_written_at_once(tmp_path):
+    # `atmsim run --out` writes a port log a million rows at a time (it held the whole log, and every other
+    # trace, as DataFrames at once): the files are those of the whole table.
+    _, raw = _raw("0.5s")
+    whole, chunked = atmsim.trace_frames(raw), atmsim.trace_frames(raw)
+    n = chunked.rows("port")
+    assert n == len(whole["port"]) > 3000
+    parts = list(chunked.chunks("port", size=1000))
+    assert len(parts) == -(-n // 1000) and "port" not in chunked._frames  # nothing kept
+    with open(tmp_path / "chunked.csv", "w") as f:
+        for i, part in enumerate(parts):
+            part.to_csv(f, index=False, header=i == 0)
+    whole["port"].to_csv(tmp_path / "whole.csv", index=False)
+    assert (tmp_path / "chunked.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert [len(p) for p in atmsim.trace_frames({"names": raw["names"], "port": {}}).chunks("port")] == [0]
+
+
+def test_run_out_writes_the_port_log_it_would_have_written_whole(cli, tmp_path):
+    import pandas as pd
+
+    sets = ["duration=4s", "trace.port=R1->R2"]
+    for fmt in ("csv", "parquet"):
+        cli("run", "aron97-topo1-atm", *[a for s in sets for a in ("--set", s)], "--out", str(tmp_path / fmt),
+            "--trace-format", fmt, check=True)
+    port = atmsim.run("aron97-topo1-atm", set=sets, trace=True).traces["port"]
+    assert len(port) > 1_000_000  # more than one chunk
+    port.to_csv(tmp_path / "whole.csv", index=False)
+    assert (tmp_path / "csv" / "trace_port.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "parquet" / "trace_port.parquet"), port)

@@ -17,15 +17,25 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def _array(col):
+def _rows(col) -> int:
+    import numpy as np
+
+    return len(col[1]) // np.dtype(col[0]).itemsize if isinstance(col, tuple) else len(col)
+
+
+def _array(col, start: int = 0, stop=None):
+    """The column (rows start:stop) as a numpy array."""
     import numpy as np
 
     if not isinstance(col, tuple):
-        return np.asarray(col)  # already decoded (a list or an array)
+        return np.asarray(col)[start:stop]  # already decoded (a list or an array)
     dtype, data, labels = col
     if not data:
         return np.asarray([])  # what an empty list gave: no rows, float64
-    a = np.frombuffer(data, dtype=dtype)
+    size = np.dtype(dtype).itemsize
+    n = len(data) // size
+    stop = n if stop is None else min(stop, n)
+    a = np.frombuffer(data, dtype=dtype, count=max(stop - start, 0), offset=start * size)
     if labels is not None:
         return np.asarray(labels)[a]
     if a.dtype.kind in "ui":
@@ -33,9 +43,9 @@ def _array(col):
     return a.copy()  # writable, and free of the bytes
 
 
-def decode_table(cols: Mapping) -> dict:
-    """One table's columns as numpy arrays."""
-    return {k: _array(v) for k, v in cols.items()}
+def decode_table(cols: Mapping, start: int = 0, stop=None) -> dict:
+    """One table's columns (rows start:stop) as numpy arrays."""
+    return {k: _array(v, start, stop) for k, v in cols.items()}
 
 
 def decode(raw: Mapping) -> dict:
@@ -44,13 +54,13 @@ def decode(raw: Mapping) -> dict:
     return {t: (cols if t == "names" else decode_table(cols)) for t, cols in raw.items()}
 
 
-def _frame(table: str, cols: Mapping, names: dict):
-    """One table as a DataFrame, index columns replaced by the names they stand for."""
+def _frame(table: str, cols: Mapping, names: dict, start: int = 0, stop=None):
+    """One table (rows start:stop) as a DataFrame, index columns replaced by the names they stand for."""
     import numpy as np
     import pandas as pd
 
     def columns():
-        for k, v in decode_table(cols).items():
+        for k, v in decode_table(cols, start, stop).items():
             codes = v.astype(np.intp) if k in ("flow", "port", "vc") else None
             if k == "flow":
                 yield k, names["flow"][codes]
@@ -74,14 +84,35 @@ class TraceFrames(Mapping):
 
     def __getitem__(self, table: str):
         if table not in self._frames:
-            if table not in self._tables:
-                raise KeyError(table)
-            if self._names is None:
-                import numpy as np
-
-                self._names = {k: np.asarray(v, dtype=object) for k, v in self._raw.get("names", {}).items()}
-            self._frames[table] = _frame(table, self._raw[table], self._names)
+            self._frames[table] = _frame(table, self._columns(table), self._index_names())
         return self._frames[table]
+
+    def _columns(self, table: str) -> Mapping:
+        if table not in self._tables:
+            raise KeyError(table)
+        return self._raw[table]
+
+    def _index_names(self) -> dict:
+        if self._names is None:
+            import numpy as np
+
+            self._names = {k: np.asarray(v, dtype=object) for k, v in self._raw.get("names", {}).items()}
+        return self._names
+
+    def rows(self, table: str) -> int:
+        """Rows of `table`, without making its DataFrame."""
+        cols = self._columns(table)
+        return _rows(next(iter(cols.values()))) if cols else 0
+
+    def chunks(self, table: str, size: int = 1_000_000):
+        """`table` as DataFrames of `size` consecutive rows (at least one, maybe empty): a writer of a long
+        port log holds one chunk, not the whole table, and none is kept here."""
+        if table in self._frames:
+            yield self._frames[table]
+            return
+        cols, n = self._columns(table), self.rows(table)
+        for start in range(0, max(n, 1), size):
+            yield _frame(table, cols, self._index_names(), start, start + size)
 
     def __iter__(self):
         return iter(self._tables)
