@@ -24,7 +24,7 @@ pub struct TraceSection {
 /// Rows of a port log unless `trace.port_rows` says otherwise: 18 bytes a
 /// row in the core and about 60 in Python's tables, so a little over 1 GB
 /// at most whatever the duration (a 10 s run of topology 1's bottleneck
-/// logs about 7 million).
+/// logs about 4 million).
 pub const DEFAULT_PORT_ROWS: u64 = 20_000_000;
 
 impl Default for TraceSection {
