@@ -105,6 +105,24 @@ def test_a_grid_too_large_to_expand_is_refused_before_any_work(cli, tmp_path):
     assert not out.exists()
 
 
+def test_the_run_cap_counts_the_seeds_on_every_path(cli, tmp_path):
+    # 1,000 points x 20,000 seeds passed the points-only cap and ended in a MemoryError.
+    ticks = ",".join(f"{i}ms" for i in range(1, 1001))
+    seeds = ",".join(str(i) for i in range(1, 20_001))
+    out = tmp_path / "sw"
+    r = cli("sweep", "aron97-topo1-atm", "--vary", f"tcp.tick={ticks}", "--seeds", seeds, "--out", str(out))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.strip() == ("atmsim: error: --seeds: 1,000 points x 20,000 seeds = 20,000,000 runs, more than "
+                                "100,000 (split the sweep, or give fewer seeds or values)")
+    assert not out.exists()
+    grid = {"tcp.tick": ticks.split(",")}
+    for api in (sweep.plan, sweep.run):  # the Python API refuses it before expanding a run
+        with pytest.raises(ValueError, match="20,000,000 runs"):
+            api("aron97-topo1-atm", grid, (), list(range(1, 20_001)))
+    # At the cap itself it is accepted: 1,000 points x 100 seeds.
+    sweep.check_size(grid, list(range(100)))
+
+
 @pytest.mark.parametrize("damage", ['{"a": 1}', "[1, 2]", '{"scenario": "x"}', "{oops"])
 def test_a_damaged_cache_entry_is_run_again(cli, tmp_path, damage):
     # A cached run of the wrong shape (valid JSON) gave a KeyError traceback and the sweep could not resume.

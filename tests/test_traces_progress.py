@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import atmsim
-from atmsim import _core
+from atmsim import _core, trace_columns
 from atmsim.progress import RunProgress
 
 
@@ -25,6 +25,7 @@ def test_trace_tables_name_flows_ports_and_vcs():
     assert set(log.direction) == {"data"} and set(log.flow) == set(flows)  # ACKs take R2->R1
     # The same rows as the core's numbered columns, named.
     _, raw = _core.run(atmsim.load_scenario("aron97-topo1-atm"), sets, None, True)
+    raw = trace_columns.decode(raw)  # the core hands columns over as bytes
     names = raw["names"]
     assert list(r.traces["window"]["flow"]) == [names["flow"][f] for f in raw["window"]["flow"]]
     assert list(log.flow) == [names["vc_flow"][v] for v in raw["port"]["vc"]]

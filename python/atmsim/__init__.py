@@ -221,31 +221,17 @@ class Result:
 
 
 def trace_frames(raw: dict) -> dict:
-    """A run's traces from the core (plain columns, flows, ports and VCs as
-    indices, and their names under "names") as pandas DataFrames of numpy
+    """A run's traces from the core (columns, flows, ports and VCs as
+    indices, and their names under "names"; `trace_columns`) as pandas DataFrames of numpy
     columns that name them as the summary does: `flow` (window, events,
     rate, abr) is the flow's name, the queue trace's `port` the port's
     ("S->B"), and the port log's VC is its `flow` and `direction` ("data" or
-    "reply"; flow "vbr" for the ABR background)."""
-    import numpy as np
-    import pandas as pd
+    "reply"; flow "vbr" for the ABR background). A mapping of table names to
+    DataFrames, each made when first read (a reader of the window trace
+    never pays for a port log of millions of rows)."""
+    from .trace_columns import TraceFrames
 
-    names = {k: np.asarray(v, dtype=object) for k, v in raw.get("names", {}).items()}
-
-    def columns(table: str, cols: dict):
-        for k, v in cols.items():
-            codes = np.asarray(v, dtype=np.intp) if k in ("flow", "port", "vc") else None
-            if k == "flow":
-                yield k, names["flow"][codes]
-            elif k == "port" and table == "queue":
-                yield k, names["port"][codes]
-            elif k == "vc" and table == "port":
-                yield "flow", names["vc_flow"][codes]
-                yield "direction", names["vc_direction"][codes]
-            else:
-                yield k, np.asarray(v)
-
-    return {table: pd.DataFrame(dict(columns(table, cols))) for table, cols in raw.items() if table != "names"}
+    return TraceFrames(raw)
 
 
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,

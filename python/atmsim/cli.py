@@ -88,13 +88,24 @@ def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
     """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
     returns the number of traces written."""
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    traces = {k: v for k, v in traces.items() if k != "port" or len(v)}
-    for name, frame in traces.items():
-        if fmt in ("csv", "both"):
-            frame.to_csv(d / f"trace_{name}.csv", index=False)
-        if fmt in ("parquet", "both"):
-            frame.to_parquet(d / f"trace_{name}.parquet", index=False)
-    return len(traces)
+    names = [k for k in traces if k != "port" or traces.rows(k)]
+    for name in names:  # a table at a time, in chunks of rows: a port log may hold millions
+        pq = None
+        try:
+            for i, frame in enumerate(traces.chunks(name)):
+                if fmt in ("csv", "both"):
+                    frame.to_csv(d / f"trace_{name}.csv", index=False, header=i == 0, mode="w" if i == 0 else "a")
+                if fmt in ("parquet", "both"):
+                    import pyarrow as pa
+                    import pyarrow.parquet as parquet
+
+                    table = pa.Table.from_pandas(frame, preserve_index=False)
+                    pq = pq or parquet.ParquetWriter(d / f"trace_{name}.parquet", table.schema)
+                    pq.write_table(table)
+        finally:
+            if pq is not None:
+                pq.close()
+    return len(names)
 
 
 @main.command()
@@ -277,6 +288,10 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
         seed_list = _int_list(seeds) or [None]
     except ValueError:
         raise InputError("--seeds: expected comma-separated integers") from None
+    try:
+        sw.check_size(grid, seed_list)  # points x seeds, before anything is expanded or written
+    except ValueError as e:
+        raise InputError(str(e)) from None
     fixed = _overrides(sets)
     sw.plan(scenario, grid, fixed, [None])  # an error common to every point fails before any output
     t0 = time.perf_counter()

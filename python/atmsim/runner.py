@@ -201,8 +201,14 @@ class _Cache:
 
 def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optional[bool] = None,
              cache_dir: Optional[Path] = None, label: str = "simulating", scheduler: Optional[str] = None,
-             keep_going: bool = False) -> list:
-    """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs) in job order.
+             keep_going: bool = False, spill_dir: Optional[Path] = None) -> list:
+    """Runs `jobs`; returns their summaries (or (summary, traces) for traced jobs, the traces' columns as
+    numpy arrays: `trace_columns.decode`) in job order.
+
+    spill_dir: if given, each traced run's columns go into a folder of it as
+    soon as the run returns, and its traces are read back from there table by
+    table (`trace_columns.SpilledTraces`), so the traces of many runs are not
+    all held in memory at once.
 
     keep_going: a job that fails gives `RunFailed(reason)` in its place (not
     cached) and the others go on; otherwise its exception propagates.
@@ -242,6 +248,11 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
     run_one = _run_one_or_reason if keep_going else _run_one
 
     def done(i, r):
+        if jobs[i].trace and isinstance(r, tuple):  # the core's columns (bytes) as numpy arrays, or on disk
+            from atmsim import trace_columns
+
+            tr = trace_columns.decode(r[1]) if spill_dir is None else trace_columns.spill(Path(spill_dir) / f"run-{i}", r[1])
+            r = (r[0], tr)
         results[i] = r
         if not isinstance(r, RunFailed):
             cache.store(jobs[i], r)
@@ -268,7 +279,8 @@ def run_jobs(jobs: Sequence[Job], workers: Optional[int] = None, progress: Optio
             futures = {pool.submit(run_one, jobs[i]): i for i in order}
             try:
                 for fut in as_completed(futures):
-                    done(futures[fut], fut.result())
+                    # Popped, not looked up: a future keeps its result (a traced run's columns) while referenced.
+                    done(futures.pop(fut), fut.result())
                     bar.advance(task)
             except BaseException:
                 for fut in futures:
@@ -344,7 +356,7 @@ def _run_on_dask(scheduler: str, jobs, todo, done, advance, run_one=None) -> Non
         order = sorted(todo, key=lambda i: -_cost(jobs[i]))
         futures = {client.submit(run_one or _run_one, jobs[i], pure=False): i for i in order}
         for fut in as_completed(futures):
-            done(futures[fut], fut.result())
+            done(futures.pop(fut), fut.result())  # popped: a held future holds its result
             advance()
     finally:
         client.close()

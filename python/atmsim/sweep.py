@@ -23,8 +23,9 @@ __all__ = ["RUN_COLUMNS", "medians", "parse_vary", "plan", "points", "run"]
 RUN_COLUMNS = ["effective_throughput", "effective_throughput_common", "fairness", "cell_loss_ratio", "dead_cell_share"]
 
 
-#: Most grid points one sweep may have: a grid is expanded in memory and each point is at least one run.
-MAX_POINTS = 100_000
+#: Most runs (grid points x seeds) one sweep may have: the runs are expanded in memory before the first one
+#: starts, so the cap counts the seeds too (1,000 points x 20,000 seeds once ended in a MemoryError).
+MAX_RUNS = 100_000
 
 
 def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
@@ -41,11 +42,22 @@ def parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
         if key == "seed":  # the tables' seed column is the sweep's own axis
             raise ValueError(f"--vary: seed: give the seeds with --seeds {','.join(vals)} (each point runs once per seed)")
         grid[key] = vals
-    size = math.prod(len(v) for v in grid.values())
-    if size > MAX_POINTS:
-        raise ValueError(f"--vary: the grid has {size:,} points, more than {MAX_POINTS:,} "
-                         "(split the sweep, or vary fewer values)")
+    check_size(grid, [None])
     return grid
+
+
+def check_size(grid: dict[str, list[str]], seeds: Sequence[Optional[int]]) -> None:
+    """ValueError (one line) if the sweep has more than MAX_RUNS runs: grid points x seeds. Every way
+    into a sweep (the CLI before its output folder, `plan` and `run` for the Python API) checks it
+    before a run is expanded."""
+    size = math.prod(len(v) for v in grid.values())
+    if size > MAX_RUNS:
+        raise ValueError(f"--vary: the grid has {size:,} points, more than {MAX_RUNS:,} "
+                         "(split the sweep, or vary fewer values)")
+    runs = size * len(seeds)
+    if runs > MAX_RUNS:
+        raise ValueError(f"--seeds: {size:,} points x {len(seeds):,} seeds = {runs:,} runs, more than {MAX_RUNS:,} "
+                         "(split the sweep, or give fewer seeds or values)")
 
 
 def points(grid: dict[str, list[str]]) -> list[dict[str, str]]:
@@ -58,7 +70,9 @@ def plan(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str],
     """One Run per valid grid point and seed, tagged with its point, and the
     failures: one row per invalid point (its key values and the one-line
     reason). If no point is valid, the first point's ScenarioError is raised:
-    a mistyped key or a bad fixed override fails before anything runs."""
+    a mistyped key or a bad fixed override fails before anything runs; so
+    does a sweep of more than MAX_RUNS runs (ValueError)."""
+    check_size(grid, seeds)
     text = atmsim.load_scenario(scenario)
     out, failures, first = [], [], None
     for p in points(grid):

@@ -96,7 +96,18 @@ pub fn run_text_observed(
 ) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
     let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
-    Ok(world.run_observed(&mut observe).then(|| world.finish()))
+    let whole = run_capped(&mut world, &mut observe)?;
+    Ok(whole.then(|| world.finish()))
+}
+
+/// Runs `world` observed; a port log that reached its cap (`trace.port_rows`)
+/// is an error naming the key, never a log silently cut short.
+fn run_capped(world: &mut World, observe: &mut dyn FnMut(time::Time, time::Time) -> bool) -> Result<bool, ScenarioError> {
+    let whole = world.run_observed(observe);
+    match world.port_log_overflow() {
+        Some(e) => Err(e),
+        None => Ok(whole),
+    }
 }
 
 /// What a run with captures returns: the summary, the traces if asked for,
@@ -121,5 +132,6 @@ pub fn run_text_capture_observed(
     let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
     world.enable_capture()?;
-    Ok(world.run_observed(&mut observe).then(|| world.finish_with_captures()))
+    let whole = run_capped(&mut world, &mut observe)?;
+    Ok(whole.then(|| world.finish_with_captures()))
 }

@@ -53,6 +53,10 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind, in the order of their codes (`kind as u8`).
+    pub const ALL: [EventKind; 6] =
+        [EventKind::Timeout, EventKind::FastRetransmit, EventKind::Retransmit, EventKind::Loss, EventKind::Send, EventKind::Tick];
+
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Timeout => "timeout",
@@ -87,6 +91,9 @@ pub enum PortChange {
 }
 
 impl PortChange {
+    /// Every change, in the order of their codes (`change as u8`).
+    pub const ALL: [PortChange; 3] = [PortChange::Arrive, PortChange::Depart, PortChange::Drop];
+
     pub fn name(self) -> &'static str {
         match self {
             PortChange::Arrive => "arrive",
@@ -109,10 +116,20 @@ pub struct PortLog {
     pub frame: Vec<u32>,
     pub eom: Vec<bool>,
     pub change: Vec<PortChange>,
+    /// Most rows it takes (`trace.port_rows`; None: no cap): the rows
+    /// beyond are not recorded, and `full_at` says when the first was lost.
+    #[serde(skip)]
+    pub cap: Option<usize>,
+    #[serde(skip)]
+    pub full_at: Option<f64>,
 }
 
 impl PortLog {
     pub fn push(&mut self, t: f64, vc: u32, frame: u32, eom: bool, change: PortChange) {
+        if self.cap.is_some_and(|cap| self.t.len() >= cap) {
+            self.full_at.get_or_insert(t);
+            return;
+        }
         self.t.push(t);
         self.vc.push(vc);
         self.frame.push(frame);
@@ -172,5 +189,17 @@ impl Traces {
         self.events.flow.push(flow);
         self.events.kind.push(kind);
         self.events.seq.push(seq);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EventKind, PortChange};
+
+    #[test]
+    fn the_code_lists_are_in_code_order() {
+        // Python decodes a trace's kind and change columns by these lists.
+        assert!(EventKind::ALL.iter().enumerate().all(|(i, &k)| k as usize == i));
+        assert!(PortChange::ALL.iter().enumerate().all(|(i, &c)| c as usize == i));
     }
 }

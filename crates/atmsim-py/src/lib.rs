@@ -4,11 +4,12 @@
 
 use atmsim_core::atm::aal5::{Encapsulation, CELL_BYTES, CELL_PAYLOAD};
 use atmsim_core::time::{secs, Time};
-use atmsim_core::{scenario, trace::Traces, ScenarioError};
+use atmsim_core::trace::{EventKind, PortChange, Traces};
+use atmsim_core::{scenario, ScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 mod ida;
 
@@ -32,9 +33,62 @@ fn name_list<'py, S: AsRef<str>>(py: Python<'py>, names: &[S]) -> Bound<'py, PyL
     PyList::new_bound(py, names.iter().map(|n| PyString::new_bound(py, n.as_ref())))
 }
 
-/// The traces as plain columns; `names` holds the flow, port and VC names
-/// the index columns refer to (atmsim's tables show the names).
-fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>> {
+/// A value stored as little-endian bytes in a column.
+trait LeColumn: Copy {
+    /// Its numpy dtype.
+    const DTYPE: &'static str;
+    const SIZE: usize;
+    fn write(self, out: &mut [u8]);
+}
+
+macro_rules! le_column {
+    ($t:ty, $dtype:literal) => {
+        impl LeColumn for $t {
+            const DTYPE: &'static str = $dtype;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn write(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+le_column!(f64, "<f8");
+le_column!(u64, "<u8");
+le_column!(u32, "<u4");
+le_column!(u8, "|u1");
+
+impl LeColumn for bool {
+    const DTYPE: &'static str = "|b1";
+    const SIZE: usize = 1;
+    fn write(self, out: &mut [u8]) {
+        out[0] = u8::from(self);
+    }
+}
+
+/// One column as (numpy dtype, little-endian bytes, labels or None): a few
+/// bytes a row, where a Python list took 30 to 40 and long to build (a
+/// port log holds millions of rows). The vector is freed once copied.
+fn column<'py, T: LeColumn>(py: Python<'py>, v: Vec<T>) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes = PyBytes::new_bound_with(py, v.len() * T::SIZE, |out| {
+        for (chunk, &x) in out.chunks_exact_mut(T::SIZE).zip(&v) {
+            x.write(chunk);
+        }
+        Ok(())
+    })?;
+    Ok(PyTuple::new_bound(py, [T::DTYPE.into_py(py), bytes.into_any().unbind(), py.None()]))
+}
+
+/// A column of codes with the labels they stand for, in code order.
+fn coded<'py>(py: Python<'py>, codes: Vec<u8>, labels: &[&str]) -> PyResult<Bound<'py, PyTuple>> {
+    let c = column(py, codes)?;
+    Ok(PyTuple::new_bound(py, [c.get_item(0)?, c.get_item(1)?, name_list(py, labels).into_any()]))
+}
+
+/// The traces as columns (`column`: dtype, bytes, labels; Python's
+/// `atmsim.trace_columns.decode` makes them numpy arrays); `names` holds
+/// the flow, port and VC names the index columns refer to (atmsim's tables
+/// show the names). The core's vectors are freed as they are copied.
+fn traces_to_py(py: Python<'_>, t: Traces) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new_bound(py);
     let n = PyDict::new_bound(py);
     n.set_item("flow", name_list(py, &t.names.flows))?;
@@ -43,49 +97,49 @@ fn traces_to_py<'py>(py: Python<'py>, t: &Traces) -> PyResult<Bound<'py, PyDict>
     n.set_item("vc_direction", name_list(py, &t.names.vc_directions))?;
     out.set_item("names", n)?;
     let w = PyDict::new_bound(py);
-    w.set_item("t", &t.window.t)?;
-    w.set_item("flow", &t.window.flow)?;
-    w.set_item("cwnd", &t.window.cwnd)?;
-    w.set_item("ssthresh", &t.window.ssthresh)?;
-    w.set_item("snd_wnd", &t.window.snd_wnd)?;
-    w.set_item("unacked", &t.window.unacked)?;
+    w.set_item("t", column(py, t.window.t)?)?;
+    w.set_item("flow", column(py, t.window.flow)?)?;
+    w.set_item("cwnd", column(py, t.window.cwnd)?)?;
+    w.set_item("ssthresh", column(py, t.window.ssthresh)?)?;
+    w.set_item("snd_wnd", column(py, t.window.snd_wnd)?)?;
+    w.set_item("unacked", column(py, t.window.unacked)?)?;
     out.set_item("window", w)?;
     let q = PyDict::new_bound(py);
-    q.set_item("t", &t.queue.t)?;
-    q.set_item("port", &t.queue.port)?;
-    q.set_item("occupancy", &t.queue.occupancy)?;
+    q.set_item("t", column(py, t.queue.t)?)?;
+    q.set_item("port", column(py, t.queue.port)?)?;
+    q.set_item("occupancy", column(py, t.queue.occupancy)?)?;
     out.set_item("queue", q)?;
     let e = PyDict::new_bound(py);
-    e.set_item("t", &t.events.t)?;
-    e.set_item("flow", &t.events.flow)?;
-    let kinds: Vec<&str> = t.events.kind.iter().map(|k| k.name()).collect();
-    e.set_item("kind", kinds)?;
-    e.set_item("seq", &t.events.seq)?;
+    e.set_item("t", column(py, t.events.t)?)?;
+    e.set_item("flow", column(py, t.events.flow)?)?;
+    let kinds: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
+    e.set_item("kind", coded(py, t.events.kind.into_iter().map(|k| k as u8).collect(), &kinds)?)?;
+    e.set_item("seq", column(py, t.events.seq)?)?;
     out.set_item("events", e)?;
     let p = PyDict::new_bound(py);
-    p.set_item("t", &t.port.t)?;
-    p.set_item("vc", &t.port.vc)?;
-    p.set_item("frame", &t.port.frame)?;
-    p.set_item("eom", &t.port.eom)?;
-    let changes: Vec<&str> = t.port.change.iter().map(|c| c.name()).collect();
-    p.set_item("change", changes)?;
+    p.set_item("t", column(py, t.port.t)?)?;
+    p.set_item("vc", column(py, t.port.vc)?)?;
+    p.set_item("frame", column(py, t.port.frame)?)?;
+    p.set_item("eom", column(py, t.port.eom)?)?;
+    let changes: Vec<&str> = PortChange::ALL.iter().map(|c| c.name()).collect();
+    p.set_item("change", coded(py, t.port.change.into_iter().map(|c| c as u8).collect(), &changes)?)?;
     out.set_item("port", p)?;
     if !t.rate.is_empty() {
         // ARB senders' rates (Chang, Huynh & Gray): only when a flow is ARB.
         let r = PyDict::new_bound(py);
-        r.set_item("t", &t.rate.t)?;
-        r.set_item("flow", &t.rate.flow)?;
-        r.set_item("rate_bps", &t.rate.rate_bps)?;
-        r.set_item("region", &t.rate.region)?;
-        r.set_item("rinc_bps", &t.rate.rinc_bps)?;
+        r.set_item("t", column(py, t.rate.t)?)?;
+        r.set_item("flow", column(py, t.rate.flow)?)?;
+        r.set_item("rate_bps", column(py, t.rate.rate_bps)?)?;
+        r.set_item("region", column(py, t.rate.region)?)?;
+        r.set_item("rinc_bps", column(py, t.rate.rinc_bps)?)?;
         out.set_item("rate", r)?;
     }
     if !t.abr.is_empty() {
         let a = PyDict::new_bound(py);
-        a.set_item("t", &t.abr.t)?;
-        a.set_item("flow", &t.abr.flow)?;
-        a.set_item("acr_cells_per_s", &t.abr.acr_cells_per_s)?;
-        a.set_item("waiting", &t.abr.waiting)?;
+        a.set_item("t", column(py, t.abr.t)?)?;
+        a.set_item("flow", column(py, t.abr.flow)?)?;
+        a.set_item("acr_cells_per_s", column(py, t.abr.acr_cells_per_s)?)?;
+        a.set_item("waiting", column(py, t.abr.waiting)?)?;
         out.set_item("abr", a)?;
     }
     Ok(out)
@@ -114,7 +168,7 @@ fn run<'py>(
         return Err(stopped.expect("a run stops only on an exception"));
     };
     let tr = match traces {
-        Some(t) => traces_to_py(py, &t)?,
+        Some(t) => traces_to_py(py, t)?,
         None => PyDict::new_bound(py),
     };
     Ok((summary.to_json(), tr))
@@ -156,7 +210,7 @@ fn run_capture<'py>(
         return Err(stopped.expect("a run stops only on an exception"));
     };
     let tr = match traces {
-        Some(t) => traces_to_py(py, &t)?,
+        Some(t) => traces_to_py(py, t)?,
         None => PyDict::new_bound(py),
     };
     let files = files.into_iter().map(|f| (f.name, PyBytes::new_bound(py, &f.bytes))).collect();

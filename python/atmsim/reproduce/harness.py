@@ -174,12 +174,13 @@ def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = Fa
 
 
 def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating", scheduler=None,
-            keep_going=False) -> dict:
+            keep_going=False, spill_dir=None) -> dict:
     """Runs each distinct spec once (runner.run_jobs: worker pool or Dask cluster, run cache); returns {spec: result}
-    (with keep_going, a failed run's result is a runner.RunFailed)."""
+    (with keep_going, a failed run's result is a runner.RunFailed; with spill_dir, traces are kept there)."""
     union = list(dict.fromkeys(specs))
     return dict(zip(union, run_jobs([s.job() for s in union], workers=workers, progress=progress,
-                                    cache_dir=cache_dir, label=label, scheduler=scheduler, keep_going=keep_going)))
+                                    cache_dir=cache_dir, label=label, scheduler=scheduler, keep_going=keep_going,
+                                    spill_dir=spill_dir)))
 
 
 def summary_of(result) -> dict:
@@ -190,14 +191,20 @@ def summary_of(result) -> dict:
 def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, scheduler=None) -> list[dict]:
     """Runs the union of the plan's runs, then each figure into `out`; merges
     their claims into out/claims.json and returns all its rows."""
+    import tempfile
+
     union = p.union()
-    results = run_all(union, workers, cache_dir, progress, label=f"{p.paper.id}: {len(union)} runs", scheduler=scheduler)
-    unbalanced = [s for s, r in results.items() if not summary_of(r)["accounting"]["balanced"]]
-    if unbalanced:
-        raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
     ctx = Ctx(p.paper.id, p.grid, out)
-    for f in p.figures:
-        p.paper.figure(f).make(ctx.at(f), _bind(p.declared[f], results))
+    # Traced runs' columns wait on disk until their figure reads them (a paper traces dozens of runs, some
+    # with a port log of a million rows): the traces in memory are those of the figure being made.
+    with tempfile.TemporaryDirectory(prefix="atmsim-traces-") as spill:
+        results = run_all(union, workers, cache_dir, progress, label=f"{p.paper.id}: {len(union)} runs",
+                          scheduler=scheduler, spill_dir=spill)
+        unbalanced = [s for s, r in results.items() if not summary_of(r)["accounting"]["balanced"]]
+        if unbalanced:
+            raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
+        for f in p.figures:
+            p.paper.figure(f).make(ctx.at(f), _bind(p.declared[f], results))
     provenance.record(ctx.out, p.paper.id, ctx.quick, {f: _specs(p.declared[f]) for f in p.figures})
     return claims.merge_write(ctx.out / "claims.json", ctx.claims)
 

@@ -27,6 +27,7 @@ pub mod schema_capture;
 pub mod schema_hosts;
 pub mod schema_packet;
 pub mod schema_switch;
+pub mod schema_trace;
 pub mod units;
 
 pub use model::*;
@@ -135,7 +136,7 @@ pub fn to_toml(s: &Scenario) -> String {
 }
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {

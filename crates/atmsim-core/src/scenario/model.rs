@@ -96,6 +96,8 @@ pub struct Model {
     pub trace_interval: Time,
     /// The port whose occupancy changes are logged (`trace.port`).
     pub trace_port: Option<PortId>,
+    /// Most rows its log may hold (`trace.port_rows`).
+    pub trace_port_rows: u64,
     pub credit_transport: CreditTransport,
     pub host: Option<HostModel>,
     /// Random extra processing time of each packet an ideal host sends, at

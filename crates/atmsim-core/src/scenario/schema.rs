@@ -171,22 +171,7 @@ pub struct ReportSection {
     pub bottleneck: Option<String>,
 }
 
-/// `[trace]`: time series recorded when traces are on.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TraceSection {
-    /// Sampling interval of queue occupancy traces.
-    pub interval: String,
-    /// A port ("A->B") whose every occupancy change (arrival, departure,
-    /// drop) is logged, per cell or packet, when traces are on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub port: Option<String>,
-}
-impl Default for TraceSection {
-    fn default() -> Self {
-        TraceSection { interval: "10ms".into(), port: None }
-    }
-}
+pub use super::schema_trace::TraceSection;
 
 /// `[topology]`: node names, unique, without "->".
 #[derive(Clone, Debug, Serialize, Deserialize)]

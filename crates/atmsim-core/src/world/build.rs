@@ -57,7 +57,11 @@ impl World {
             hosts,
             vcs,
             seg_buf: Vec::with_capacity(64),
-            traces: trace.then(Traces::default),
+            traces: trace.then(|| {
+                let mut t = Traces::default();
+                t.port.cap = Some(usize::try_from(model.trace_port_rows).unwrap_or(usize::MAX));
+                t
+            }),
             unit_hops: 0,
             wall_s: 0.0,
             services,

@@ -39,7 +39,7 @@ use crate::engine::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, Schedule
 use crate::host::HostPipeline;
 use crate::ledger::{Ledger, Loss};
 use crate::net::{FlowId, Port, PortId, Segment, VcTable};
-use crate::scenario::Model;
+use crate::scenario::{Model, ScenarioError};
 use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::time::Time;
@@ -139,7 +139,9 @@ impl World {
             countdown -= 1;
             if countdown == 0 {
                 countdown = OBSERVE_EVERY;
-                if !observe(self.now, self.model.duration) {
+                // A port log at its cap stops the run here (its rows beyond
+                // were not kept): `port_log_overflow` says why.
+                if !observe(self.now, self.model.duration) || self.port_log_overflow().is_some() {
                     whole = false;
                     break;
                 }
@@ -150,6 +152,23 @@ impl World {
         }
         self.wall_s = started.elapsed().as_secs_f64();
         whole
+    }
+
+    /// The error of a run whose port log reached `trace.port_rows` (more
+    /// rows than the estimate checked before the run: drops are rows too),
+    /// or None.
+    pub fn port_log_overflow(&self) -> Option<ScenarioError> {
+        let log = &self.traces.as_ref()?.port;
+        let t = log.full_at?;
+        let name = self.model.trace_port.map(|p| self.model.ports[p.ix()].name.as_str()).unwrap_or("?");
+        Some(ScenarioError {
+            key: "trace.port_rows".into(),
+            problem: format!(
+                "the port log of {name} reached its {} rows at {t:.6} s of {} s (more than the estimate: drops are rows too); shorten the duration or raise trace.port_rows",
+                log.t.len(),
+                crate::time::secs(self.model.duration)
+            ),
+        })
     }
 
     /// Hands every other event to the component that owns it.
@@ -187,5 +206,29 @@ impl World {
         if self.unfinished != usize::MAX {
             self.unfinished -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod port_log_cap_tests {
+    use super::World;
+    use crate::scenario::test_support::check;
+
+    #[test]
+    fn a_port_log_at_its_cap_stops_the_run_and_says_so() {
+        // The check before the run is skipped here (as a run with more drops than its estimate passes it):
+        // the log keeps exactly its cap, the run stops at the next observation, and the error names the key.
+        let m = check(&["trace.port=X->B", "trace.port_rows=1000", "duration=10s"]).unwrap();
+        let mut w = World::new(m, true);
+        let whole = w.run_observed(&mut |_, _| true);
+        let e = w.port_log_overflow().expect("the log reached its cap");
+        assert!(!whole && w.now < w.model.duration, "stopped early, at {}", w.now);
+        assert_eq!(e.key, "trace.port_rows");
+        assert!(e.problem.contains("X->B") && e.problem.contains("its 1000 rows"), "{e}");
+        assert_eq!(w.traces.as_ref().unwrap().port.t.len(), 1000);
+        // Under its cap a log is whole and no error is raised.
+        let mut w = World::new(check(&["trace.port=X->B", "duration=10ms"]).unwrap(), true);
+        assert!(w.run_observed(&mut |_, _| true) && w.port_log_overflow().is_none());
+        assert!(!w.traces.as_ref().unwrap().port.t.is_empty());
     }
 }

@@ -14,6 +14,7 @@ mod tcp;
 use super::model::{FlowModel, Model, PortModel};
 use super::routing::Nodes;
 use super::schema::{HostKind, Scenario};
+use super::schema_trace::DEFAULT_PORT_ROWS;
 use super::units::{parse_rate, parse_time};
 use super::{err, ScenarioError};
 use crate::host::HostModel;
@@ -35,6 +36,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         Some(name) => Some(port_named("trace.port", &ports, name)?),
         None => None,
     };
+    let trace_port_rows = port_rows(s)?;
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
     let send_jitter = time("host.send_jitter", &s.host.send_jitter)?;
@@ -66,6 +68,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         bottleneck,
         trace_interval,
         trace_port,
+        trace_port_rows,
         credit_transport: s.credit.transport,
         boston,
         capture,
@@ -97,12 +100,52 @@ pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
     let abr_sources = if m.abr.is_some() { m.flows.len() as u64 } else { 0 };
     let per_sample = m.ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources;
     let rows = samples.saturating_mul(per_sample);
+    check_port_log_rows(m)?;
     if rows > MAX_TRACE_ROWS {
         return err(
             "trace.interval",
             format!(
                 "{} s samples {per_sample} queues {samples} times with traces on: {rows} trace rows; at most {MAX_TRACE_ROWS} (use a longer period or a shorter duration)",
                 crate::time::secs(m.trace_interval)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `trace.port_rows`: positive, and only with a port to log (a cap of
+/// nothing would have no effect).
+fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
+    match (s.trace.port_rows, &s.trace.port) {
+        (None, _) => Ok(DEFAULT_PORT_ROWS),
+        (Some(_), None) => err("trace.port_rows", "caps the port log, but no port is logged (set trace.port)"),
+        (Some(0), _) => err("trace.port_rows", "must be positive (rows of the port log)"),
+        (Some(n), Some(_)) => Ok(n),
+    }
+}
+
+/// For a run with traces on and a port logged: refuses a run whose port log
+/// would pass `trace.port_rows`, estimated as an arrival and a departure of
+/// every unit the port's line can carry in the run (cells on ATM, full
+/// segments on a packet network). A log that passes it anyway (drops are
+/// rows too) stops the run when it reaches the cap (`World::port_log_full`).
+pub fn check_port_log_rows(m: &Model) -> Result<(), ScenarioError> {
+    let Some(p) = m.trace_port else { return Ok(()) };
+    let port = &m.ports[p.ix()];
+    let unit_bytes = match m.network {
+        super::model::Network::Atm => crate::atm::aal5::CELL_BYTES as f64,
+        super::model::Network::Packet => (m.tcp.mss + m.header_bytes) as f64,
+    };
+    let rows = 2.0 * port.rate.bits_per_second() / (8.0 * unit_bytes) * crate::time::secs(m.duration);
+    if rows > m.trace_port_rows as f64 {
+        return err(
+            "trace.port_rows",
+            format!(
+                "the port log of {} would hold about {} rows in {} s (an arrival and a departure of every unit its line carries), more than {} (the log is held in memory, about 60 bytes a row); shorten the duration or raise trace.port_rows",
+                port.name,
+                rows.round() as u64,
+                crate::time::secs(m.duration),
+                m.trace_port_rows
             ),
         );
     }
@@ -201,6 +244,21 @@ mod tests {
         assert!(e.problem.contains("trace rows") && e.problem.contains("at most 50000000"), "{e}");
         sets[0] = "trace.interval=1ms".into();
         assert!(check_trace_rows(&crate::scenario::test_support::check_many_ports(100, &mut sets).unwrap()).is_ok());
+    }
+
+    #[test]
+    fn the_port_log_is_capped_before_the_run() {
+        // X->B carries 333,325 cells/s: an arrival and a departure each, 666,651 rows/s against the default 2 * 10^7.
+        let logged = |d: &str, more: &[&str]| check(&[&["trace.port=X->B", d], more].concat()).and_then(|m| check_trace_rows(&m));
+        assert!(logged("duration=29s", &[]).is_ok());
+        let e = logged("duration=600s", &[]).unwrap_err();
+        assert_eq!(e.key, "trace.port_rows", "{e}");
+        assert!(e.problem.contains("X->B") && e.problem.contains("about 399990") && e.problem.contains("more than 20000000"), "{e}");
+        assert!(logged("duration=600s", &["trace.port_rows=400000000"]).is_ok());
+        // Without traces nothing is logged, so nothing is checked; a cap with no port is a key without effect.
+        assert!(check(&["trace.port=X->B", "duration=600s"]).is_ok());
+        assert_eq!(check(&["trace.port_rows=10"]).unwrap_err().key, "trace.port_rows");
+        assert_eq!(check(&["trace.port=X->B", "trace.port_rows=0"]).unwrap_err().key, "trace.port_rows");
     }
 
     #[test]

@@ -1,0 +1,120 @@
+"""Memory of traces (issue 38): the core hands columns over as bytes, a port log has a cap checked before the
+run, a reproduction keeps its traced runs on disk until a figure reads them."""
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import atmsim
+from atmsim import _core, trace_columns
+
+TOPO1 = atmsim.load_scenario("aron97-topo1-atm")
+LOGGED = ["trace.port=R1->R2", "switch.buffer=20KB"]
+
+
+def _raw(duration="1s"):
+    summary, raw = _core.run(TOPO1, [f"duration={duration}", *LOGGED], None, True)
+    return json.loads(summary), raw
+
+
+def test_the_core_hands_over_compact_columns_that_decode_to_the_runs_numbers():
+    s, raw = _raw()
+    rows = len(np.frombuffer(raw["port"]["t"][1], "<f8"))
+    assert sum(len(col[1]) for col in raw["port"].values()) == 18 * rows  # bytes, not lists of Python objects
+    log = trace_columns.decode(raw)["port"]
+    assert {k: v.dtype.kind for k, v in log.items()} == {"t": "f", "vc": "i", "frame": "i", "eom": "b", "change": "U"}
+    port = next(p for p in s["ports"] if p["name"] == "R1->R2")
+    change = log["change"]
+    assert (change == "drop").sum() == port["units_dropped"] > 0
+    assert (change != "depart").sum() == port["units_in"]  # every unit offered: admitted or dropped
+    ev = trace_columns.decode(raw)["events"]
+    assert (ev["kind"] == "timeout").sum() == sum(f["timeouts"] for f in s["flows"])
+    assert trace_columns.decode(trace_columns.decode(raw))["port"]["t"].tolist() == log["t"].tolist()  # idempotent
+
+
+def test_spilled_traces_read_back_what_was_spilled(tmp_path):
+    _, raw = _raw("0.5s")
+    spilled = trace_columns.spill(tmp_path / "run-0", raw)
+    decoded = trace_columns.decode(raw)
+    assert list(spilled) == list(raw) and spilled["names"] == raw["names"]
+    for table in decoded:
+        if table != "names":
+            assert decoded[table].keys() == spilled[table].keys()
+            assert all(np.array_equal(decoded[table][c], spilled[table][c]) for c in decoded[table]), table
+    # The tables read the same as frames, and nothing of them stays in the mapping itself.
+    a, b = atmsim.trace_frames(raw), atmsim.trace_frames(spilled)
+    assert all(a[t].equals(b[t]) for t in a)
+    assert sum(f.stat().st_size for f in (tmp_path / "run-0").iterdir()) > 18 * len(decoded["port"]["t"])
+    assert vars(spilled).keys() == {"_folder", "_tables"}
+
+
+@pytest.mark.parametrize("how", [["--trace"], ["--out", "OUT"]])
+def test_a_port_log_past_its_cap_is_refused_before_the_run(cli, tmp_path, how):
+    # 40 simulated seconds of trace.port took 5.7 GB and any duration validated.
+    how = [str(tmp_path / "o") if a == "OUT" else a for a in how]
+    t0 = time.monotonic()
+    r = cli("run", "aron97-topo1-atm", "--set", "duration=600s", "--set", "trace.port=R1->R2", *how)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("atmsim: error: trace.port_rows: the port log of R1->R2 would hold about ")
+    assert "more than 20000000" in r.stderr and "raise trace.port_rows" in r.stderr
+    assert time.monotonic() - t0 < 10 and not (tmp_path / "o").exists()
+    with pytest.raises(atmsim.ScenarioError, match="trace.port_rows"):  # the Python API, the same check
+        atmsim.run("aron97-topo1-atm", set=["duration=600s", "trace.port=R1->R2"], trace=True)
+    # Untraced, nothing is logged: the same scenario runs (briefly here).
+    assert atmsim.run("aron97-topo1-atm", set=["duration=0.1s", "trace.port=R1->R2"]).summary["accounting"]["balanced"]
+
+
+def test_a_long_port_log_is_handed_over_in_a_moment():
+    # A 10 s log (about 4 million rows) took 12-22 s to become Python lists, during which Ctrl-C waited.
+    t0 = time.monotonic()
+    summary, raw = _core.run(TOPO1, ["duration=10s", "trace.port=R1->R2"], None, True)
+    handover = time.monotonic() - t0 - json.loads(summary)["wall_s"]
+    assert len(raw["port"]["t"][1]) > 8 * 3_000_000
+    assert handover < 3.0, handover
+
+
+def test_a_traced_reproduction_stays_small():
+    # jain96's tail-drop figure (every run traced, the bottleneck's port log on) held every run's traces as
+    # Python lists until the end: 2.7 GB at full size. Its quick grid is measured here, peak RSS of the whole
+    # process tree as getrusage sees it, in a fresh interpreter so no other child of the test counts.
+    prog = ("import resource, subprocess, sys, tempfile\n"
+            "with tempfile.TemporaryDirectory() as d:\n"
+            "    subprocess.run([sys.executable, '-m', 'atmsim', 'reproduce', 'jain96', '--quick', '--figure',"
+            " 'tail-drop', '--out', d, '--no-cache', '--no-progress'], check=True, capture_output=True)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    peak_kb = int(subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, check=True).stdout)
+    assert peak_kb < 600_000, f"{peak_kb / 1024:.0f} MB"
+
+
+def test_a_table_written_in_chunks_is_the_table_written_at_once(tmp_path):
+    # `atmsim run --out` writes a port log a million rows at a time (it held the whole log, and every other
+    # trace, as DataFrames at once): the files are those of the whole table.
+    _, raw = _raw("0.5s")
+    whole, chunked = atmsim.trace_frames(raw), atmsim.trace_frames(raw)
+    n = chunked.rows("port")
+    assert n == len(whole["port"]) > 3000
+    parts = list(chunked.chunks("port", size=1000))
+    assert len(parts) == -(-n // 1000) and "port" not in chunked._frames  # nothing kept
+    with open(tmp_path / "chunked.csv", "w") as f:
+        for i, part in enumerate(parts):
+            part.to_csv(f, index=False, header=i == 0)
+    whole["port"].to_csv(tmp_path / "whole.csv", index=False)
+    assert (tmp_path / "chunked.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert [len(p) for p in atmsim.trace_frames({"names": raw["names"], "port": {}}).chunks("port")] == [0]
+
+
+def test_run_out_writes_the_port_log_it_would_have_written_whole(cli, tmp_path):
+    import pandas as pd
+
+    sets = ["duration=4s", "trace.port=R1->R2"]
+    for fmt in ("csv", "parquet"):
+        cli("run", "aron97-topo1-atm", *[a for s in sets for a in ("--set", s)], "--out", str(tmp_path / fmt),
+            "--trace-format", fmt, check=True)
+    port = atmsim.run("aron97-topo1-atm", set=sets, trace=True).traces["port"]
+    assert len(port) > 1_000_000  # more than one chunk
+    port.to_csv(tmp_path / "whole.csv", index=False)
+    assert (tmp_path / "csv" / "trace_port.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "parquet" / "trace_port.parquet"), port)
