@@ -278,7 +278,9 @@ def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
         out = tmp_path / f"pcap{int(sig)}"
         p = subprocess.Popen([sys.executable, "-m", "atmsim", *long_run, "--pcap", str(out)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
+        # Past the imports even on a loaded machine (a signal that arrives before atmsim's
+        # handlers are in place tests Python, not atmsim), well before the run's ~25 s end.
+        time.sleep(3.0)
         t0 = time.monotonic()
         p.send_signal(sig)
         _, err = p.communicate(timeout=60)
