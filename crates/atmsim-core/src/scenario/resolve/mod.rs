@@ -118,6 +118,8 @@ pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
 fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
     match (s.trace.port_rows, &s.trace.port) {
         (None, _) => Ok(DEFAULT_PORT_ROWS),
+        // Restating the default does nothing wrong (the rule of every key).
+        (Some(DEFAULT_PORT_ROWS), None) => Ok(DEFAULT_PORT_ROWS),
         (Some(_), None) => err("trace.port_rows", "caps the port log, but no port is logged (set trace.port)"),
         (Some(0), _) => err("trace.port_rows", "must be positive (rows of the port log)"),
         (Some(n), Some(_)) => Ok(n),
@@ -258,6 +260,7 @@ mod tests {
         // Without traces nothing is logged, so nothing is checked; a cap with no port is a key without effect.
         assert!(check(&["trace.port=X->B", "duration=600s"]).is_ok());
         assert_eq!(check(&["trace.port_rows=10"]).unwrap_err().key, "trace.port_rows");
+        assert!(check(&["trace.port_rows=20000000"]).is_ok(), "restating the default is not an error");
         assert_eq!(check(&["trace.port=X->B", "trace.port_rows=0"]).unwrap_err().key, "trace.port_rows");
     }
 
