@@ -17,8 +17,8 @@ pub struct TraceSection {
     /// log is held in memory until the run ends, so a run whose log would
     /// exceed it is refused before it starts, and one that reaches it (more
     /// drops than the estimate counts) stops with the same key named.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub port_rows: Option<u64>,
+    #[serde(skip_serializing_if = "is_default_port_rows")]
+    pub port_rows: u64,
 }
 
 /// Rows of a port log unless `trace.port_rows` says otherwise: 18 bytes a
@@ -27,8 +27,13 @@ pub struct TraceSection {
 /// logs about 4 million).
 pub const DEFAULT_PORT_ROWS: u64 = 20_000_000;
 
+/// `atmsim show` writes the cap only where it is not the default.
+fn is_default_port_rows(n: &u64) -> bool {
+    *n == DEFAULT_PORT_ROWS
+}
+
 impl Default for TraceSection {
     fn default() -> Self {
-        TraceSection { interval: "10ms".into(), port: None, port_rows: None }
+        TraceSection { interval: "10ms".into(), port: None, port_rows: DEFAULT_PORT_ROWS }
     }
 }

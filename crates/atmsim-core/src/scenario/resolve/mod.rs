@@ -117,12 +117,10 @@ pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
 /// nothing would have no effect).
 fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
     match (s.trace.port_rows, &s.trace.port) {
-        (None, _) => Ok(DEFAULT_PORT_ROWS),
+        (0, _) => err("trace.port_rows", "must be positive (rows of the port log)"),
         // Restating the default does nothing wrong (the rule of every key).
-        (Some(DEFAULT_PORT_ROWS), None) => Ok(DEFAULT_PORT_ROWS),
-        (Some(_), None) => err("trace.port_rows", "caps the port log, but no port is logged (set trace.port)"),
-        (Some(0), _) => err("trace.port_rows", "must be positive (rows of the port log)"),
-        (Some(n), Some(_)) => Ok(n),
+        (DEFAULT_PORT_ROWS, _) | (_, Some(_)) => Ok(s.trace.port_rows),
+        (_, None) => err("trace.port_rows", "caps the port log, but no port is logged (set trace.port)"),
     }
 }
 
