@@ -73,8 +73,20 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     let mut table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) })?;
+    let written: Vec<&str> = SWITCHED_ON_BY_SECTION.iter().copied().filter(|sec| table.contains_key(*sec)).collect();
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
+    }
+    // `--set abr.x=...` on a scenario without `[abr]` would create the section and so turn ABR on:
+    // a key set never switches its mechanism on by being set (issue 38, rule 1).
+    if let Some(section) = SWITCHED_ON_BY_SECTION.iter().find(|sec| table.contains_key(**sec) && !written.contains(sec)) {
+        let key = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).find(|k| k.split('.').next() == Some(section));
+        return err(
+            key.unwrap_or(section),
+            format!(
+                "does nothing here: this scenario has no [{section}] section, so that mechanism is off, and --set does not turn it on (write [{section}] into the scenario)"
+            ),
+        );
     }
     let mechanisms: Vec<&'static Mechanism> = registry::mechanisms().chain(services.iter().copied()).collect();
     let params = params::take(&mut table, &mechanisms)?;
@@ -89,6 +101,9 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
     Ok(scenario)
 }
+
+/// Sections whose presence turns their mechanism on (ABR, TCP Boston).
+const SWITCHED_ON_BY_SECTION: [&str; 2] = ["abr", "boston"];
 
 /// The mechanisms a scenario selects by name: its switching nodes' drop
 /// policy (`switch.policy` on ATM, `router.policy` on a packet network)
@@ -140,6 +155,22 @@ pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn setting_a_key_of_an_absent_section_does_not_turn_its_mechanism_on() {
+        // Topology 1 runs UBR: abr.* would have made it an ABR scenario (E 0.366 -> 0.805).
+        let text = BASE;
+        for (set, key) in
+            [("abr.efci.backward_ci=false", "abr.efci.backward_ci"), ("abr.tbe=512", "abr.tbe"), ("boston.aida=false", "boston.aida")]
+        {
+            let e = super::parse(text, &[set.to_string()]).unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            assert!(e.problem.contains("does nothing here"), "{e}");
+        }
+        // A section the file writes takes overrides as before.
+        let with_abr = format!("{text}\n[abr]\n");
+        assert!(super::parse(&with_abr, &["abr.tbe=1024".to_string()]).is_ok());
+    }
+
     #[test]
     fn an_error_is_one_line_whatever_the_input() {
         let e = super::ScenarioError { key: "ip.mtu".into(), problem: "unknown size unit '0' in '0\n0\r\t'".into() };

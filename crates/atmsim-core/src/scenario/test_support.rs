@@ -25,10 +25,18 @@ src = "A"
 dst = "B"
 "#;
 
-/// BASE with these overrides, parsed and validated.
+/// BASE with these overrides, parsed and validated; BASE writes `[abr]` or
+/// `[boston]` when an override sets a key of it (a section's presence turns
+/// its mechanism on, which `--set` alone may not do).
 pub fn check(overrides: &[&str]) -> Result<Model, ScenarioError> {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    validate(&parse(BASE, &o)?, None)
+    let mut text = BASE.to_string();
+    for section in ["abr", "boston"] {
+        if overrides.iter().any(|x| x.starts_with(&format!("{section}."))) {
+            text += &format!("\n[{section}]\n");
+        }
+    }
+    validate(&parse(&text, &o)?, None)
 }
 
 /// The key of the error BASE with these overrides gives.

@@ -1,0 +1,29 @@
+"""Issue 38, rule 1: `--set` never switches a mechanism on by itself being set. Setting any
+`abr.*` or `boston.*` key on a scenario without that section made it an ABR (or Boston) scenario
+(topology 1's E went from 0.366 to 0.805); now the key is refused, exit 2, one line naming it."""
+import pytest
+
+import atmsim
+
+CASES = [("abr.efci.backward_ci=false", "abr.efci.backward_ci"), ("abr.tbe=512", "abr.tbe"),
+         ("abr.erica.variant=plus", "abr.erica.variant"), ("boston.aida=false", "boston.aida"),
+         ("boston.per_second=true", "boston.per_second")]
+
+
+@pytest.mark.parametrize("set_,key", CASES)
+def test_a_key_of_an_absent_section_is_refused_from_the_cli(cli, set_, key):
+    r = cli("run", "aron97-topo1-atm", "--set", set_, "--set", "duration=200ms")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"atmsim: error: {key}: does nothing here") and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("set_,key", CASES)
+def test_and_from_the_python_api(set_, key):
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.resolve("aron97-topo1-atm", [set_])
+    assert str(e.value).startswith(f"{key}: does nothing here")
+
+
+def test_a_section_the_scenario_writes_takes_overrides_as_before():
+    assert "tbe = 1024" in atmsim.resolve("jain96-2src", ["abr.tbe=1024"])
+    assert "aida = false" in atmsim.resolve("boston97", ["boston.aida=false"])
