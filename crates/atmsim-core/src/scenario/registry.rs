@@ -7,14 +7,10 @@
 
 use crate::base::mechanism::{choices, range, Key, KeyDefault, KeyKind, Mechanism};
 
-/// The registries, each a list of its mechanisms' declarations.
-fn registries() -> impl Iterator<Item = &'static Mechanism> {
-    crate::net::drop::policies().chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
-}
-
-/// Every registered mechanism.
+/// Every registered mechanism the scenario layer can see: the drop
+/// policies and the TCP variants (the crate's `mechanisms` adds the services).
 pub fn mechanisms() -> impl Iterator<Item = &'static Mechanism> {
-    registries()
+    crate::net::drop::policies().chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
 }
 
 /// The mechanisms selected by the key `selected_by` (`switch.policy`).

@@ -23,7 +23,7 @@ impl World {
     pub(super) fn port_free(&mut self, p: PortId) {
         let t = self.now;
         if let Some(done) = self.ports[p.ix()].finish_tx(t) {
-            if self.services.watching {
+            if self.services.takes.watching {
                 self.departed(p, t, &done);
             }
             if done.hop > self.vcs.get(done.vc).first_hop {

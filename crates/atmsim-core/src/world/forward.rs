@@ -24,7 +24,7 @@ impl World {
         self.unit_hops += 1;
         match self.vcs.hop(unit.hop) {
             Some(next_port) => {
-                if !self.services.at_switch || self.at_switch(p, next_port, unit) {
+                if !self.services.takes.at_switch || self.at_switch(p, next_port, unit) {
                     self.enter(next_port, unit)
                 }
             }
@@ -49,7 +49,7 @@ impl World {
     #[inline]
     pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
         // The common case: a plain FIFO port, no service at ports.
-        if !self.services.at_port && self.ports[p.ix()].is_plain_fifo() {
+        if !self.services.takes.at_port && self.ports[p.ix()].is_plain_fifo() {
             match self.ports[p.ix()].offer_fifo(self.now, &unit) {
                 Ok((arrive_at, pipe_was_empty)) => self.accepted(p, &unit, 1, arrive_at, pipe_was_empty),
                 Err(_) => self.unit_dropped(unit),
@@ -64,11 +64,11 @@ impl World {
     /// port). Out of line, so that the common case's function stays small.
     #[inline(never)]
     fn enter_general(&mut self, p: PortId, unit: Unit) {
-        if self.services.at_port {
+        if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
-        if self.services.watching {
+        if self.services.takes.watching {
             self.offered(p, &unit, offer);
         }
         match offer {
@@ -94,7 +94,7 @@ impl World {
     /// route: at a port that takes whole frames (a host adapter), at once.
     fn enter_frame(&mut self, p: PortId, first: Unit, ncells: u16) {
         let port = &mut self.ports[p.ix()];
-        if self.services.at_port || !port.takes_whole_frames() {
+        if self.services.takes.at_port || !port.takes_whole_frames() {
             for index in 0..ncells {
                 self.enter(p, first.with_index(index, ncells));
             }
@@ -181,11 +181,12 @@ impl World {
         };
         let (first_port, first_hop) = (v.ports[0], v.first_hop);
         let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
-        let ncells = if self.services.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
+        let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
-        let leaves = if self.services.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
+        let leaves =
+            if self.services.takes.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
             // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit,
             // where a router's policy sees it. Only packet networks send ECT,
@@ -225,7 +226,7 @@ impl World {
         };
         self.forwarded(last, unit.vc, consumed);
         if self.atm {
-            if self.services.at_destination && self.at_destination(&unit) {
+            if self.services.takes.at_destination && self.at_destination(&unit) {
                 return;
             }
             match self.reassembly[vc].on_cell(&unit) {

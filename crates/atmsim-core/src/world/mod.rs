@@ -12,7 +12,8 @@
 //! | `arb.rs` | ARB senders and receivers: pacing wake-ups, data, rate replies |
 //! | `boston.rs` | TCP Boston's pieces, partial reassembly and partial ACKs; the measurements of its paper |
 //! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
-//! | `services.rs` | the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops) as services, and the hooks through which they take part |
+//! | `service.rs` | what a service declares and does (`ServiceKind`), the hooks it takes (`Takes`) |
+//! | `services.rs` | the registry of the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops in `services/`), and the hooks through which they take part |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host

@@ -14,7 +14,7 @@ use crate::scenario::Model;
 
 /// The hooks a service takes; the per-unit path tests one flag per hook.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Takes {
+pub(in crate::world) struct Takes {
     /// Sees units entering ports (ABR's ERICA, a watched port).
     pub at_port: bool,
     /// Records offers and departures of ports (the port log, captures).

@@ -144,24 +144,12 @@ registry! {
     input_rr { InputRoundRobin: InputRoundRobin },
 }
 
-/// The services of a run and which hooks any of them takes.
+/// The services of a run and which hooks any of them takes (what the
+/// per-unit path tests, one flag per hook).
 #[derive(Default)]
 pub(super) struct Services {
     list: Vec<Service>,
-    /// Some service sees units entering ports (ABR's ERICA, a watched port).
-    pub at_port: bool,
-    /// Some port is logged or captured: offers and departures are recorded.
-    pub watching: bool,
-    /// Units arriving at switches are parked (round-robin input service).
-    pub at_switch: bool,
-    /// Some service takes part in cutting frames at sources.
-    pub at_source: bool,
-    /// Some service sees data cells at their destinations (Boston; ABR
-    /// with EFCI switches).
-    pub at_destination: bool,
-    /// EFCI switches set CI in backward RM cells entering ports (relative
-    /// rate marking, in place of the ABR service's other work at ports).
-    pub relative_rate: bool,
+    pub takes: Takes,
 }
 
 impl Services {
@@ -175,16 +163,7 @@ impl Services {
     }
 
     fn add(&mut self, service: Service) {
-        let t = service.takes().or(Takes {
-            at_port: self.at_port,
-            watching: self.watching,
-            at_switch: self.at_switch,
-            at_source: self.at_source,
-            at_destination: self.at_destination,
-            relative_rate: self.relative_rate,
-        });
-        (self.at_port, self.watching, self.at_switch) = (t.at_port, t.watching, t.at_switch);
-        (self.at_source, self.at_destination, self.relative_rate) = (t.at_source, t.at_destination, t.relative_rate);
+        self.takes = self.takes.or(service.takes());
         self.list.push(service);
     }
 
@@ -213,9 +192,9 @@ impl Services {
         watch.capture = Some(Box::new(capture));
         let log = watch.log_port.is_some();
         self.list.insert(at.unwrap_or(0), Service::Watch(watch));
-        self.at_source = true;
-        self.watching = log || watches_ports;
-        self.at_port |= self.watching;
+        self.takes.at_source = true;
+        self.takes.watching = log || watches_ports;
+        self.takes.at_port |= self.takes.watching;
     }
 
     pub(super) fn abr(&self) -> Option<&AbrState> {
@@ -257,7 +236,7 @@ impl World {
     /// Hook: `unit` is about to be offered to port `p`.
     #[inline(never)]
     pub(super) fn entering_port(&mut self, p: PortId, unit: &Unit) {
-        if self.services.relative_rate {
+        if self.services.takes.relative_rate {
             return self.relative_rate(p, unit);
         }
         let (now, vcs, ports) = (self.now, &self.vcs, &mut self.ports);
@@ -284,7 +263,7 @@ impl World {
     /// Hook: what port `p` did with `unit` (recorded by a watched port).
     #[inline(never)]
     pub(super) fn offered(&mut self, p: PortId, unit: &Unit, offer: Offer) {
-        if self.services.watching {
+        if self.services.takes.watching {
             self.watch_offer(p, unit, offer);
         }
     }
@@ -292,7 +271,7 @@ impl World {
     /// Hook: a per-VC or priority port's transmission of `unit` ended at `t`.
     #[inline(never)]
     pub(super) fn departed(&mut self, p: PortId, t: Time, unit: &Unit) {
-        if self.services.watching {
+        if self.services.takes.watching {
             self.watch_depart(p, t, unit);
         }
     }
