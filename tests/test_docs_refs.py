@@ -42,6 +42,9 @@ EXTERNAL = {
     r"RedQueueDisc|UseHardDrop|Gentle|DropEarly|UseEcn|UNFORCED_MARK": "ns-3's RedQueueDisc and its attributes",
     r"TcpNewReno|TcpClassicRecovery|TcpPrrRecovery|TcpTxBuffer|TcpCongestionOps|TcpRecoveryOps": "ns-3's TCP classes",
     r"BytesInFlight|ReTxTimeout|CA_RECOVERY|SlowStartThreshold|HighestSequence|HighestRxAck": "ns-3's TCP socket methods, states and traces",
+    # htsim at commit 841d9e7 (docs/fabrics.md names the file and function of each NDP rule).
+    r"FatTreeTopology|CompositeQueue|FairPriorityQueue|FairPullQueue|NdpSrc|NdpSink|NdpPullPacer|NdpPacket|Packet|"
+    r"NdpSinkLoggerSampling|SCATTER_PERMUTE|PULL_BASED|RESEND_ON_TIMEOUT": "htsim's NDP classes, functions and macros (sim/ndp.cpp, compositequeue.cpp, ...)",
     # RFC 6675's pseudo-functions, which recovery/sack.rs and scoreboard.rs implement.
     r"IsLost|SetPipe|Update|NextSeg": "RFC 6675's functions",
     # Rust, its standard library and crates: what the code is written in, not what it defines.

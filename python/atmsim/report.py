@@ -38,13 +38,30 @@ def summary_lines(s: dict) -> list[str]:
     return lines
 
 
+def flow_extra_lines(s: dict) -> list[str]:
+    """What only some flows report: goodput over the [measure] window, and NDP's trims, NACKs and pulls."""
+    lines = []
+    for f in s["flows"]:
+        parts = []
+        if f.get("goodput_bps") is not None:
+            parts.append(f"goodput {f['goodput_bps'] / 1e9:.5f} Gb/s over the measure window")
+        if f.get("ndp"):
+            n = f["ndp"]
+            parts.append(f"NDP: {n['trimmed']:,} trimmed headers NACKed, {n['acks']:,} ACKs, {n['nacks']:,} NACKs and "
+                         f"{n['pulls']:,} PULLs back at the sender")
+        if parts:
+            lines.append(f"{f['name']}: " + "; ".join(parts))
+    return lines
+
+
 def accounting_lines(s: dict) -> list[str]:
     """The accounting identity in words, with its terms (docs/metrics.md)."""
     a = s["accounting"]
     unit = "cells" if s["network"] == "atm" else "packets"
     terms = [("delivered in order", "bytes_delivered"), ("held out of order", "bytes_held_out_of_order"),
              ("duplicates", "bytes_duplicate"), ("dropped in queues", "bytes_dropped_in_queues"),
-             ("discarded at reassembly", "bytes_discarded_at_reassembly"), ("in flight", "bytes_in_flight")]
+             ("discarded at reassembly", "bytes_discarded_at_reassembly"),
+             ("trimmed by switches", "bytes_trimmed"), ("in flight", "bytes_in_flight")]
     return [f"payload bytes sent {a['bytes_sent']:,} = " + " + ".join(f"{w} {a[k]:,}" for w, k in terms if k in a),
             f"{unit} sent {a['cells_sent']:,} = delivered {a['cells_delivered']:,} + dropped {a['cells_dropped']:,} "
             f"+ in flight {a['cells_in_flight']:,}",
@@ -76,6 +93,8 @@ def print_summary(s: dict) -> None:
                   f"{f['loss_episodes']} ({f['single_loss_episodes']}/{f['multiple_loss_episodes']}/{f['consecutive_loss_episodes']})",
                   ("aborted" if f.get("aborted") else "not yet") if done is None else f"{done:.3f} s")
     c.print(t)
+    for line in flow_extra_lines(s):
+        c.print(line, highlight=False)
     p = Table("port", "limit", f"arrived\n({unit})", f"dropped\n({unit})", "peak\nqueue", "mean\nqueue", "busy",
               title="ports (the bottleneck and those that dropped)", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, caption_justify="left",
               caption="queues in the limit's unit, the unit in transmission included; busy: share of the time the line sent")

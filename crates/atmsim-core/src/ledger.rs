@@ -17,6 +17,9 @@ pub enum Fate {
     Delivered,
     Dropped,
     Discarded,
+    /// Trimmed to its header on the way (NDP N2), and the header reached
+    /// the receiver: its payload is the accounting identity's trimmed term.
+    Trimmed,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -56,6 +59,8 @@ pub struct Ledger {
     pub bytes_delivered: u64,
     pub frames_discarded: u64,
     pub frames_dropped: u64,
+    pub bytes_trimmed: u64,
+    pub frames_trimmed: u64,
     pub cells_sent: u64,
     pub cells_arrived: u64,
     pub cells_dropped: u64,
@@ -155,6 +160,10 @@ impl Ledger {
             Fate::Discarded => {
                 self.bytes_discarded += rec.header.payload_len() as u64;
                 self.frames_discarded += 1;
+            }
+            Fate::Trimmed => {
+                self.bytes_trimmed += rec.header.payload_len() as u64;
+                self.frames_trimmed += 1;
             }
             Fate::InFlight => {}
         }

@@ -155,6 +155,22 @@ impl<T: Copy> Ring<T> {
         victim
     }
 
+    /// Puts `value` in as the `i`-th; the ones from there on move back one,
+    /// each changed by `f` on the way (a trimming port's header, ahead of
+    /// the data waiting behind it, delays each of them).
+    pub fn insert_shifting(&mut self, i: usize, value: T, mut f: impl FnMut(&mut T)) {
+        assert!(i <= self.len, "ring index {i} beyond its {} values", self.len);
+        let last = if self.len > 0 { *self.get(self.len - 1) } else { value };
+        self.push_back(last);
+        let mask = self.mask();
+        for j in (i + 1..self.len).rev() {
+            let mut v = self.buf[(self.head + j - 1) & mask];
+            f(&mut v);
+            self.buf[(self.head + j) & mask] = v;
+        }
+        self.buf[(self.head + i) & mask] = value;
+    }
+
     /// (capacity, slots used so far), for tests.
     #[cfg(test)]
     pub(crate) fn slots(&self) -> (usize, usize) {
@@ -170,5 +186,26 @@ impl<T: Copy> Ring<T> {
         self.buf = buf;
         self.cap = cap;
         self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+
+    #[test]
+    fn an_insert_moves_the_values_behind_it_back_and_changes_them() {
+        let mut r: Ring<u32> = Ring::new();
+        for v in 0..20 {
+            r.push_back(v * 10);
+        }
+        r.insert_shifting(17, 5, |v| *v += 1);
+        let all: Vec<u32> = r.iter().copied().collect();
+        assert_eq!(&all[15..], [150, 160, 5, 171, 181, 191]);
+        r.insert_shifting(r.len(), 7, |_| unreachable!());
+        assert_eq!((*r.from_back(1), r.len()), (7, 22));
+        let mut e: Ring<u32> = Ring::new();
+        e.insert_shifting(0, 3, |_| unreachable!());
+        assert_eq!(e.iter().copied().collect::<Vec<_>>(), [3]);
     }
 }

@@ -22,6 +22,8 @@ pub enum Stream {
     Host(HostId),
     /// A flow's own mechanism (on/off source periods).
     Flow(FlowId),
+    /// A flow's receiving end (NDP's sink spraying its ACKs).
+    FlowReceiver(FlowId),
 }
 
 impl Stream {
@@ -31,6 +33,7 @@ impl Stream {
             Stream::Port(p) => 1 << 32 | p.0 as u64,
             Stream::Host(h) => 2 << 32 | h.0 as u64,
             Stream::Flow(f) => 3 << 32 | f.0 as u64,
+            Stream::FlowReceiver(f) => 4 << 32 | f.0 as u64,
         }
     }
 }

@@ -47,6 +47,23 @@ pub struct FlowSummary {
     pub ecn_reductions: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_cwr_sent: Option<u64>,
+    /// NDP flows: the receiver's trimmed headers (each NACKed), the sender's
+    /// ACKs, NACKs and PULLs received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndp: Option<NdpCounts>,
+    /// Payload bytes delivered in order within `[measure]`'s window, over
+    /// its length, in bits/s (when the scenario has a `[measure]` window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goodput_bps: Option<f64>,
+}
+
+/// An NDP flow's counts (docs/fabrics.md, A7).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct NdpCounts {
+    pub trimmed: u64,
+    pub acks: u64,
+    pub nacks: u64,
+    pub pulls: u64,
 }
 
 impl FlowSummary {
@@ -110,6 +127,10 @@ pub struct Accounting {
     pub bytes_duplicate: u64,
     pub bytes_dropped_in_queues: u64,
     pub bytes_discarded_at_reassembly: u64,
+    /// Payload cut off by trimming switches (NDP), whose headers reached
+    /// the receiver; the sender owes it again.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bytes_trimmed: u64,
     pub bytes_in_flight: u64,
     pub cells_sent: u64,
     pub cells_delivered: u64,
@@ -117,6 +138,10 @@ pub struct Accounting {
     pub cells_in_flight: u64,
     pub queues_within_limits: bool,
     pub balanced: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -50,6 +50,7 @@ fn every_builtin_scenario_balances_its_accounts() {
                 + a.bytes_duplicate
                 + a.bytes_dropped_in_queues
                 + a.bytes_discarded_at_reassembly
+                + a.bytes_trimmed
                 + a.bytes_in_flight,
             "{name}"
         );

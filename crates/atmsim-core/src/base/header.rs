@@ -90,6 +90,47 @@ pub struct Datagram {
     pub len: u32,
 }
 
+/// What an NDP packet is (Handley et al., SIGCOMM 2017; htsim `ndppacket.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NdpKind {
+    /// A data packet, full (`len` payload bytes from `seq`).
+    Data,
+    /// A data packet trimmed to its header by a switch on the way: its
+    /// payload is gone, its header tells the receiver what was sent.
+    Trimmed,
+    /// The receiver's acknowledgement of the data packet at `seq`.
+    Ack,
+    /// The receiver's negative acknowledgement of the trimmed packet at `seq`.
+    Nack,
+    /// A pull: lets the sender send up to pull number `pull_no`.
+    Pull,
+}
+
+/// An NDP packet's header. Sequence numbers count payload bytes from 1, as
+/// htsim's (`seq` is a data packet's first byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdpHeader {
+    pub kind: NdpKind,
+    /// Data: its first byte; ACK and NACK: the first byte of the packet they answer.
+    pub seq: u64,
+    /// The receiver's cumulative ACK (ACK, NACK, PULL): every byte up to it has arrived.
+    pub cum_ack: u64,
+    /// Data: payload bytes.
+    pub len: u32,
+    /// ACK, NACK and PULL: the receiver's pull number, cumulative per
+    /// connection (N11); meaningful on an ACK or NACK only when `pull` is set.
+    pub pull_no: u32,
+    /// Which of the flow's paths the packet takes (an index into its VC's
+    /// routes, `net::VcTable`).
+    pub path: u16,
+    /// ACK and NACK: the path of the data packet they answer (the sender's
+    /// per-path feedback, N16).
+    pub data_path: u16,
+    /// An ACK or NACK that carries a pull (N9), or a data packet that is the
+    /// flow's last (the receiver then knows where the flow ends).
+    pub flag: bool,
+}
+
 /// What a frame carries ahead of its payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameHeader {
@@ -97,6 +138,7 @@ pub enum FrameHeader {
     ArbData(ArbData),
     ArbReply(ArbReply),
     Datagram(Datagram),
+    Ndp(NdpHeader),
 }
 
 impl FrameHeader {
@@ -109,6 +151,7 @@ impl FrameHeader {
             FrameHeader::ArbData(d) => d.seq,
             FrameHeader::ArbReply(r) => r.expected,
             FrameHeader::Datagram(d) => d.seq,
+            FrameHeader::Ndp(n) => n.seq,
         }
     }
 
@@ -120,6 +163,7 @@ impl FrameHeader {
             FrameHeader::ArbData(d) => d.len,
             FrameHeader::ArbReply(_) => 0,
             FrameHeader::Datagram(d) => d.len,
+            FrameHeader::Ndp(n) => n.len,
         }
     }
 
@@ -151,6 +195,15 @@ impl FrameHeader {
     }
 
     /// The TCP segment, if this is one.
+    /// Which of its VC's routes the frame takes (0 for a flow of one route).
+    #[inline]
+    pub fn path(&self) -> u16 {
+        match self {
+            FrameHeader::Ndp(n) => n.path,
+            _ => 0,
+        }
+    }
+
     #[inline]
     pub fn tcp(&self) -> Option<&Segment> {
         match self {

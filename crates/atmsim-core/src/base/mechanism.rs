@@ -89,6 +89,8 @@ pub enum KeyKind {
         lo: Bound,
         hi: Bound,
     },
+    /// One of these names (a string in the scenario).
+    Choice(&'static [&'static str]),
 }
 
 /// One end of a real range.
@@ -124,6 +126,7 @@ pub enum ParamValue {
     Bool(bool),
     Count(u64),
     Real(f64),
+    Choice(&'static str),
 }
 
 /// The mechanism keys a scenario sets, by full name (checked against their
@@ -149,6 +152,14 @@ impl Params {
         match self.get(key) {
             Some(ParamValue::Count(n)) => Some(n),
             _ => None,
+        }
+    }
+
+    /// The name a choice key is set to, or `default`.
+    pub fn choice(&self, key: &str, default: &'static str) -> &'static str {
+        match self.get(key) {
+            Some(ParamValue::Choice(c)) => c,
+            _ => default,
         }
     }
 

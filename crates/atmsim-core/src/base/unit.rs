@@ -183,6 +183,15 @@ impl Unit {
         Unit { hop: self.hop + 1, ..*self }
     }
 
+    /// The packet trimmed to its first `header_bytes` (NDP N2): its payload
+    /// is cut off, and it travels on as a header-only packet, told apart by
+    /// its size alone (a full packet carries at least one payload byte).
+    #[inline]
+    pub fn trimmed(self, header_bytes: u16) -> Unit {
+        debug_assert!(self.index() == 0 && self.is_eom(), "a packet");
+        Unit { wire_bytes: header_bytes, ..self }
+    }
+
     /// The last cell of its frame (a packet is its own last cell).
     #[inline]
     pub fn is_eom(&self) -> bool {
@@ -204,6 +213,15 @@ pub struct InFlight {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_trimmed_packet_keeps_its_frame_and_its_marks() {
+        use super::Unit;
+        use crate::base::ids::VcId;
+        let cut = Unit::new(VcId(3), 7, 0, 1, 9064).ecn_capable().trimmed(64);
+        assert!(cut.is_eom() && cut.is_ecn_capable());
+        assert_eq!((cut.vc, cut.frame, cut.wire_bytes, cut.index()), (VcId(3), 7, 64, 0));
+    }
+
     #[test]
     fn a_unit_in_flight_is_24_bytes() {
         // The pipes hold a round trip of these: their size is the memory of

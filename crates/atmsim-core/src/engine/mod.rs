@@ -77,6 +77,8 @@ pub enum TransportEvent {
     Open(FlowId),
     /// An ARB sender's pacing timer: the next burst is due (Chang et al. §2).
     ArbWake(FlowId),
+    /// A receiving host's NDP pull pacer may send its next PULL (N9).
+    PullTick(HostId),
 }
 
 /// Events of traffic sources that are not transports.
@@ -108,6 +110,9 @@ pub enum Event {
     Abr(AbrEvent),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
+    /// The start or end of the `[measure]` window: every flow's delivered
+    /// bytes are noted.
+    Measure,
 }
 
 /// An event handed out by [`Scheduler::next_until`].

@@ -21,7 +21,7 @@ const CODE_BITS: u32 = 5;
 
 /// How many codes [`Packed::of`] hands out (0..CODES); the test derives
 /// every variant from the enum itself and checks that this is the set.
-const CODES: u64 = 17;
+const CODES: u64 = 19;
 const _: () = assert!(CODES <= 1 << CODE_BITS);
 
 /// A credit count must fit above the code: 2^59 cells forwarded on one VC
@@ -54,6 +54,8 @@ impl Packed {
             Event::Abr(AbrEvent::Send(vc)) => one(14, vc.0),
             Event::Abr(AbrEvent::Vbr) => one(15, 0),
             Event::TraceSample => one(16, 0),
+            Event::Transport(TransportEvent::PullTick(h)) => one(17, h.0),
+            Event::Measure => one(18, 0),
         }
     }
 
@@ -88,6 +90,8 @@ impl Packed {
             14 => Event::Abr(AbrEvent::Send(VcId(id))),
             15 => Event::Abr(AbrEvent::Vbr),
             16 => Event::TraceSample,
+            17 => Event::Transport(TransportEvent::PullTick(HostId(id))),
+            18 => Event::Measure,
             // Only `of` writes codes, and it writes no other: a variant
             // given a code there and forgotten here fails the test below.
             _ => unreachable!("event code {code} was never written by Packed::of"),

@@ -10,16 +10,19 @@
 pub mod credit;
 pub mod drop;
 pub mod fifo;
+pub mod host_nic;
 pub mod input_rr;
 pub mod pervc;
 pub mod pipe;
 pub mod port;
 pub mod priority;
+pub mod trim;
+pub mod trim_fifo;
 pub mod vc;
 
 pub use crate::base::{
-    flags, ArbData, ArbReply, CellKind, Datagram, FlowId, FrameHeader, HostId, InFlight, NodeId, PortId, Segment, Unit, VcId, CELL_BYTES,
-    CELL_PAYLOAD, MAX_CELL_INDEX,
+    flags, ArbData, ArbReply, CellKind, Datagram, FlowId, FrameHeader, HostId, InFlight, NdpHeader, NdpKind, NodeId, PortId, Segment, Unit,
+    VcId, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX,
 };
 pub use port::{Discipline, Limit, Port, PortStats};
 pub use vc::{Vc, VcRole, VcTable};

@@ -22,15 +22,20 @@
 
 use crate::net::drop::{Action, DropPolicy, DropReason};
 use crate::net::fifo::Fifo;
+use crate::net::host_nic::HostNic;
 use crate::net::pervc::PerVc;
 use crate::net::pipe::Pipe;
 use crate::net::priority::Priority;
+use crate::net::trim::TrimQueues;
+use crate::net::trim_fifo::TrimFifo;
 use crate::net::{NodeId, Unit};
 use crate::time::{Rate, Serializer, Time};
 
 mod evict;
 mod fifo_path;
 mod scheduled;
+mod trim_fifo_path;
+mod trimming;
 
 pub use scheduled::Started;
 
@@ -85,6 +90,15 @@ pub enum Discipline {
     PerVc(Box<PerVc>),
     /// Two classes, VBR before ABR (`net/priority.rs`).
     Priority(Box<Priority>),
+    /// A data queue and a header queue served first, trimming on overflow
+    /// (NDP; `net/trim.rs`): the next packet chosen at each end of transmission.
+    Trim(Box<TrimQueues>),
+    /// The same, headers placed ahead of waiting data as they arrive
+    /// (`net/trim_fifo.rs`): one event per packet-hop.
+    TrimFifo(Box<TrimFifo>),
+    /// A host's NIC: control before data, round robin across its VCs
+    /// (NDP and EQDS hosts; `net/host_nic.rs`).
+    HostNic(Box<HostNic>),
 }
 
 /// The fields a unit-hop reads come first, in as few cache lines as they
@@ -119,6 +133,20 @@ pub enum Offer {
     },
     /// Queued at a per-VC port; it may have started transmission at once.
     Queued(Option<Started>),
+    /// At a trimming port that places packets as they arrive: what was
+    /// appended behind everything (it reaches the far node at this time; was
+    /// the pipe empty?), and a header refused by the full header queue.
+    Placed {
+        appended: Option<(Time, bool)>,
+        dropped: Option<Unit>,
+    },
+    /// At a trimming port: queued whole or as a trimmed header (counted
+    /// at the port), or, trimmed, refused by the full header queue; a data
+    /// packet trimmed to make room may have been refused so (`dropped`).
+    Trimmed {
+        started: Option<Started>,
+        dropped: Option<Unit>,
+    },
     Dropped(DropReason),
     /// Accepted into a full random-drop port by evicting `victim`, a
     /// queued unit; every unit behind the victim leaves `shift` earlier.
@@ -186,6 +214,12 @@ impl Port {
         match &mut self.discipline {
             Discipline::PerVc(pv) => pv.occupancy(now),
             Discipline::Priority(pr) => pr.occupancy(),
+            Discipline::Trim(t) => t.occupancy_bytes(),
+            Discipline::TrimFifo(t) => {
+                t.drain(now, &self.pipe, self.delay);
+                t.data_bytes + t.header_bytes
+            }
+            Discipline::HostNic(n) => n.occupancy(),
             Discipline::Fifo(f) => {
                 f.drain(now, &self.pipe, self.delay);
                 f.occupancy(in_bytes)
@@ -201,6 +235,9 @@ impl Port {
             Discipline::Fifo(_) => {}
             Discipline::PerVc(_) => return self.offer_per_vc(now, unit),
             Discipline::Priority(_) => return self.offer_priority(now, unit),
+            Discipline::Trim(_) => return self.offer_trim(now, unit),
+            Discipline::TrimFifo(_) => return self.offer_trim_fifo(now, unit),
+            Discipline::HostNic(_) => return self.offer_nic(now, unit),
         }
         let in_bytes = self.policy.counts_bytes();
         match self.admit_fifo(now, unit, in_bytes) {
@@ -218,6 +255,7 @@ impl Port {
                 self.stats.dropped(reason);
                 Offer::Dropped(reason)
             }
+            Action::Trim { .. } => unreachable!("only a trimming port trims"),
         }
     }
 
@@ -231,6 +269,9 @@ impl Port {
         match &self.discipline {
             Discipline::PerVc(pv) => pv.queued,
             Discipline::Priority(pr) => pr.queued(),
+            Discipline::Trim(t) => t.queued(),
+            Discipline::TrimFifo(_) => 0,
+            Discipline::HostNic(n) => n.queued(),
             Discipline::Fifo(_) => 0,
         }
     }
@@ -242,8 +283,10 @@ impl Port {
             return 0.0;
         }
         let mut integral = self.stats.occupancy_integral;
-        if let Discipline::Fifo(f) = &self.discipline {
-            integral -= f.stay_beyond(&self.pipe, self.delay, horizon, self.policy.counts_bytes());
+        match &self.discipline {
+            Discipline::Fifo(f) => integral -= f.stay_beyond(&self.pipe, self.delay, horizon, self.policy.counts_bytes()),
+            Discipline::TrimFifo(t) => integral -= t.stay_beyond(&self.pipe, self.delay, horizon),
+            _ => {}
         }
         integral as f64 / horizon as f64
     }
@@ -261,8 +304,10 @@ impl Port {
     pub fn pop_pipe(&mut self) -> Unit {
         let unit = self.pipe.front().expect("a pipe event has a unit").unit;
         self.pipe.drop_front();
-        if let Discipline::Fifo(fifo) = &mut self.discipline {
-            fifo.left_pipe(&self.pipe, self.delay);
+        match &mut self.discipline {
+            Discipline::Fifo(fifo) => fifo.left_pipe(&self.pipe, self.delay),
+            Discipline::TrimFifo(t) => t.left_pipe(&self.pipe, self.delay),
+            _ => {}
         }
         unit
     }

@@ -33,6 +33,10 @@ pub struct Vc {
     /// Where its route starts in the table's list of hops
     /// ([`VcTable::hop`]): the first unit position of its units.
     pub first_hop: u32,
+    /// A multipath VC (a flow that owns every shortest path, sprayed per
+    /// packet): where each of its routes starts in the list of hops, route
+    /// 0 being `ports`. Empty for a VC of one route.
+    pub routes: Box<[u32]>,
 }
 
 impl Vc {
@@ -56,6 +60,9 @@ pub struct VcTable {
     hops: Vec<PortId>,
     /// Per flow: (payload VC, reply VC).
     of_flow: Vec<(VcId, Option<VcId>)>,
+    /// Per flow with one (NDP), the VC of its NACKs: replies a host's NIC
+    /// serves with data rather than ahead of it (N6). Flows in order.
+    nacks: Vec<(FlowId, VcId)>,
 }
 
 impl VcTable {
@@ -64,11 +71,86 @@ impl VcTable {
     pub fn open(&mut self, flow: FlowId, src: HostId, dst: HostId, forward: (Vec<PortId>, u32), backward: Option<(Vec<PortId>, u32)>) {
         assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
         let role = if backward.is_some() { VcRole::Data } else { VcRole::Stream };
-        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, first_hop: 0 });
+        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, first_hop: 0, routes: Box::new([]) });
         let reply = backward.map(|(ports, header_bytes)| {
-            self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0 })
+            self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0, routes: Box::new([]) })
         });
         self.of_flow.push((data, reply));
+    }
+
+    /// Opens the VCs of the next flow, a two-way transport that sprays its
+    /// packets over every path in `forward` (data) and `backward` (replies):
+    /// one VC for data and, back, one for ACKs and PULLs and one for NACKs
+    /// ([`VcTable::nack_of`]), each with its ledger, whose units name their
+    /// route by where they start in the list of hops.
+    pub fn open_multipath(
+        &mut self,
+        flow: FlowId,
+        src: HostId,
+        dst: HostId,
+        forward: &[Vec<PortId>],
+        backward: &[Vec<PortId>],
+        header_bytes: u32,
+    ) {
+        assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
+        let vc = |src, dst, role, ports: &Vec<PortId>| Vc {
+            src,
+            dst,
+            flow,
+            role,
+            ports: ports.clone(),
+            header_bytes,
+            first_hop: 0,
+            routes: Box::new([]),
+        };
+        let data = self.push_routes(vc(src, dst, VcRole::Data, &forward[0]), forward);
+        let reply = self.push_routes(vc(dst, src, VcRole::Reply, &backward[0]), backward);
+        let nack = self.push_routes(vc(dst, src, VcRole::Reply, &backward[0]), backward);
+        self.of_flow.push((data, Some(reply)));
+        self.nacks.push((flow, nack));
+    }
+
+    /// The VC that carries flow `f`'s NACKs, if it has one.
+    pub fn nack_of(&self, f: FlowId) -> Option<VcId> {
+        self.nacks.binary_search_by_key(&f, |&(g, _)| g).ok().map(|i| self.nacks[i].1)
+    }
+
+    fn push_routes(&mut self, mut vc: Vc, routes: &[Vec<PortId>]) -> VcId {
+        let starts: Vec<u32> = routes
+            .iter()
+            .map(|r| {
+                let start = u32::try_from(self.hops.len()).expect("fewer than 2^32 hops in all routes");
+                self.hops.extend_from_slice(r);
+                self.hops.push(ROUTE_END);
+                start
+            })
+            .collect();
+        vc.first_hop = starts[0];
+        vc.routes = starts.into_boxed_slice();
+        self.vcs.push(vc);
+        VcId(self.vcs.len() as u32 - 1)
+    }
+
+    /// Where route `path` of `vc` starts: its first port and its position
+    /// in the list of hops (route 0 for a VC of one route).
+    #[inline]
+    pub fn route_start(&self, vc: VcId, path: u16) -> (PortId, u32) {
+        let v = &self.vcs[vc.ix()];
+        match v.routes.get(path as usize) {
+            Some(&start) if path > 0 => (self.hops[start as usize], start),
+            _ => (v.ports[0], v.first_hop),
+        }
+    }
+
+    /// Is position `hop` the first of its route?
+    #[inline]
+    pub fn is_first_hop(&self, hop: u32) -> bool {
+        hop == 0 || self.hops[hop as usize - 1] == ROUTE_END
+    }
+
+    /// How many routes `vc` has.
+    pub fn route_count(&self, vc: VcId) -> usize {
+        self.vcs[vc.ix()].routes.len().max(1)
     }
 
     fn push(&mut self, mut vc: Vc) -> VcId {

@@ -16,6 +16,7 @@
 pub mod abr_schema;
 pub mod boston;
 pub mod capture;
+pub mod fattree;
 pub mod model;
 mod overrides;
 mod params;
@@ -113,7 +114,11 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
         Network::Atm => registry::find("switch.policy", &s.switch.policy)?,
         Network::Packet => registry::find("router.policy", &s.router.policy)?,
     };
-    Ok(vec![policy, registry::find("tcp.variant", &s.tcp.variant)?])
+    let mut selected = vec![policy, registry::find("tcp.variant", &s.tcp.variant)?];
+    if s.flows.iter().any(|f| f.kind == FlowKind::Ndp) {
+        selected.push(registry::find("flow.kind", "ndp")?);
+    }
+    Ok(selected)
 }
 
 /// The names of the `[[flow]]` and `[[link]]` items (a flow's name, a link's

@@ -38,6 +38,8 @@ pub enum App {
     /// An ARB rate-based connection (Chang, Huynh & Gray), unbounded or of
     /// `FlowModel::bytes`.
     Arb(crate::transport::arb::ArbConfig),
+    /// An NDP connection, unbounded or of `FlowModel::bytes`.
+    Ndp(crate::transport::ndp::NdpConfig),
 }
 
 /// One output port of the built network.
@@ -74,6 +76,10 @@ pub struct FlowModel {
     pub window: Option<u64>,
     pub data_route: Vec<PortId>,
     pub ack_route: Vec<PortId>,
+    /// A flow sprayed per packet: every shortest path each way (the first
+    /// is `data_route`, `ack_route`); empty for a flow of one route.
+    pub data_paths: Vec<Vec<PortId>>,
+    pub ack_paths: Vec<Vec<PortId>>,
 }
 
 /// A validated scenario with every quantity in simulator units.
@@ -112,6 +118,8 @@ pub struct Model {
     /// Switches serve their input ports round robin in cell slots
     /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
     pub input_round_robin: bool,
+    /// `[measure]`'s window, if any.
+    pub measure: Option<(Time, Time)>,
     /// The keys registered mechanisms declare, as the scenario sets them
     /// (checked; a service reads its own in `from_model`).
     pub params: crate::base::mechanism::Params,

@@ -77,6 +77,12 @@ fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> 
         (KeyKind::Bool, _) => Err(problem(key.name, "must be true or false")),
         (KeyKind::Count { min, .. }, toml::Value::Integer(n)) if *n >= 0 && *n as u64 >= min => Ok(ParamValue::Count(*n as u64)),
         (KeyKind::Count { unit, min }, _) => Err(problem(key.name, format!("must be a whole number of {unit}, at least {min}"))),
+        (KeyKind::Choice(names), toml::Value::String(v)) if names.contains(&v.as_str()) => {
+            Ok(ParamValue::Choice(names.iter().find(|n| **n == v.as_str()).expect("just checked")))
+        }
+        (KeyKind::Choice(names), _) => {
+            Err(problem(key.name, format!("must be one of {}", crate::base::mechanism::choices(names.iter().copied()))))
+        }
         (KeyKind::Real { lo, hi }, v) => {
             let x = match v {
                 toml::Value::Float(x) => *x,
@@ -109,6 +115,7 @@ fn is_default(key: &Key, value: ParamValue) -> bool {
         ParamValue::Bool(b) => text.parse::<bool>() == Ok(b),
         ParamValue::Count(n) => text.parse::<u64>() == Ok(n),
         ParamValue::Real(x) => text.parse::<f64>() == Ok(x),
+        ParamValue::Choice(c) => text.trim_matches('"') == c,
     }
 }
 
@@ -160,6 +167,7 @@ pub(super) fn put_back(table: &mut toml::Table, params: &Params) {
             ParamValue::Bool(b) => toml::Value::Boolean(b),
             ParamValue::Count(n) => toml::Value::Integer(n as i64),
             ParamValue::Real(x) => toml::Value::Float(x),
+            ParamValue::Choice(c) => toml::Value::String(c.to_string()),
         };
         cur.insert(last.to_string(), v);
     }

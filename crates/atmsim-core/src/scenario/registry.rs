@@ -10,7 +10,9 @@ use crate::base::mechanism::{choices, range, Key, KeyDefault, KeyKind, Mechanism
 /// Every registered mechanism the scenario layer can see: the drop
 /// policies and the TCP variants (the crate's `mechanisms` adds the services).
 pub fn mechanisms() -> impl Iterator<Item = &'static Mechanism> {
-    crate::net::drop::policies().chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
+    crate::net::drop::policies()
+        .chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
+        .chain(std::iter::once(&crate::transport::ndp::MECHANISM))
 }
 
 /// The mechanisms selected by the key `selected_by` (`switch.policy`).
@@ -60,12 +62,17 @@ pub fn to_json<'a>(mechanisms: impl Iterator<Item = &'a Mechanism>) -> String {
             KeyKind::Bool => ("bool", "", String::new()),
             KeyKind::Count { unit, min } => ("count", unit, format!(">= {min}")),
             KeyKind::Real { lo, hi } => ("real", "", range(lo, hi)),
+            KeyKind::Choice(names) => ("choice", "", format!("one of {}", choices(names.iter().copied()))),
         };
         let (default, computed) = match k.default {
             KeyDefault::Value(v) => (v, false),
             KeyDefault::Computed(v) => (v, true),
         };
-        json!({"name": k.name, "kind": kind, "unit": unit, "range": range, "default": default, "computed": computed, "about": k.about})
+        let choices: &[&str] = match k.kind {
+            KeyKind::Choice(names) => names,
+            _ => &[],
+        };
+        json!({"name": k.name, "kind": kind, "unit": unit, "range": range, "default": default, "computed": computed, "about": k.about, "choices": choices})
     };
     let all: Vec<Value> = mechanisms
         .map(|m| {

@@ -58,6 +58,8 @@ pub struct Graph<'a> {
     arcs: &'a [(NodeId, NodeId)],
     is_host: &'a [bool],
     out: Vec<Vec<usize>>,
+    /// Each node's incoming arcs (for multipath routes only: built on first use).
+    into: Option<Vec<Vec<usize>>>,
 }
 
 impl<'a> Graph<'a> {
@@ -66,7 +68,77 @@ impl<'a> Graph<'a> {
         for (i, &(from, _)) in arcs.iter().enumerate() {
             out[from.ix()].push(i);
         }
-        Graph { arcs, is_host, out }
+        Graph { arcs, is_host, out, into: None }
+    }
+
+    /// Hops from every node to `dst` (reached only through switches), by
+    /// a breadth-first search over the arcs backwards.
+    fn hops_to(&mut self, dst: NodeId) -> Vec<u32> {
+        let into = self.into.get_or_insert_with(|| {
+            let mut into = vec![Vec::new(); self.is_host.len()];
+            for (i, &(_, to)) in self.arcs.iter().enumerate() {
+                into[to.ix()].push(i);
+            }
+            into
+        });
+        let mut hops = vec![u32::MAX; self.is_host.len()];
+        hops[dst.ix()] = 0;
+        let mut frontier = VecDeque::from([dst]);
+        while let Some(v) = frontier.pop_front() {
+            if v != dst && self.is_host[v.ix()] {
+                continue;
+            }
+            for &i in &into[v.ix()] {
+                let u = self.arcs[i].0;
+                if hops[u.ix()] == u32::MAX {
+                    hops[u.ix()] = hops[v.ix()] + 1;
+                    frontier.push_back(u);
+                }
+            }
+        }
+        hops
+    }
+
+    /// Every shortest path from `src` to `dst` through switches, in the
+    /// order of a depth-first walk taking each node's arcs in arc order
+    /// (for a generated fat tree, htsim's order); `Err(n)` if there are more
+    /// than `most`.
+    pub fn all_shortest_paths(&mut self, src: NodeId, dst: NodeId, most: usize) -> Result<Vec<Vec<PortId>>, usize> {
+        let hops = self.hops_to(dst);
+        let mut paths = Vec::new();
+        if hops[src.ix()] == u32::MAX {
+            return Ok(paths);
+        }
+        // Depth-first over arcs that bring `dst` one hop nearer.
+        let mut stack: Vec<(NodeId, usize)> = vec![(src, 0)];
+        let mut path: Vec<PortId> = Vec::new();
+        while let Some((u, next)) = stack.pop() {
+            if u == dst {
+                paths.push(path.clone());
+                if paths.len() > most {
+                    return Err(paths.len());
+                }
+                path.pop();
+                continue;
+            }
+            let arcs = &self.out[u.ix()];
+            let step = arcs[next..].iter().position(|&i| {
+                let v = self.arcs[i].1;
+                hops[v.ix()] + 1 == hops[u.ix()] && (v == dst || !self.is_host[v.ix()])
+            });
+            match step {
+                Some(k) => {
+                    let i = arcs[next + k];
+                    stack.push((u, next + k + 1));
+                    stack.push((self.arcs[i].1, 0));
+                    path.push(PortId(i as u32));
+                }
+                None => {
+                    path.pop();
+                }
+            }
+        }
+        Ok(paths)
     }
 
     /// Breadth-first shortest path from `src` to `dst`, not forwarding
@@ -135,6 +207,11 @@ impl<'a> Router<'a> {
         Router { graph, trees: HashMap::new() }
     }
 
+    /// Every shortest path from `src` to `dst` ([`Graph::all_shortest_paths`]).
+    pub fn all_paths(&mut self, src: NodeId, dst: NodeId, most: usize) -> Result<Vec<Vec<PortId>>, usize> {
+        self.graph.all_shortest_paths(src, dst, most)
+    }
+
     /// The same path as [`Graph::shortest_path`].
     pub fn route(&mut self, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
         let g = &self.graph;
@@ -192,6 +269,47 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_shortest_path_of_a_fat_tree_in_htsims_order() {
+        // k = 4: hosts h0 (pod 0) and h15 (pod 3) are joined by (k/2)² = 4
+        // paths, by aggregation switch then core; hosts under one ToR by one.
+        let nodes: Vec<String> = (0..16)
+            .map(|h| format!("h{h}"))
+            .chain((0..8).map(|t| format!("tor{t}")))
+            .chain((0..8).map(|a| format!("agg{a}")))
+            .chain((0..4).map(|c| format!("core{c}")))
+            .collect();
+        let id = |n: &str| NodeId(nodes.iter().position(|x| x == n).unwrap() as u32);
+        let mut arcs = Vec::new();
+        let mut link = |a: &str, b: &str| {
+            arcs.push((id(a), id(b)));
+            arcs.push((id(b), id(a)));
+        };
+        for h in 0..16 {
+            link(&format!("h{h}"), &format!("tor{}", h / 2));
+        }
+        for t in 0..8 {
+            for a in (t / 2) * 2..(t / 2) * 2 + 2 {
+                link(&format!("tor{t}"), &format!("agg{a}"));
+            }
+        }
+        for a in 0..8 {
+            for l in 0..2 {
+                link(&format!("agg{a}"), &format!("core{}", a % 2 + 2 * l));
+            }
+        }
+        let is_host: Vec<bool> = (0..nodes.len()).map(|i| i < 16).collect();
+        let mut g = Graph::new(&arcs, &is_host);
+        let paths = g.all_shortest_paths(id("h0"), id("h15"), 100).unwrap();
+        let via = |p: &Vec<PortId>| [1, 2, 3].map(|k| nodes[arcs[p[k].ix()].0.ix()].clone()).join(",");
+        assert_eq!(paths.iter().map(via).collect::<Vec<_>>(), ["tor0,agg0,core0", "tor0,agg0,core2", "tor0,agg1,core1", "tor0,agg1,core3"]);
+        assert!(paths.iter().all(|p| p.len() == 6 && Some(p.clone()) == Some(p.clone())));
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h1"), 100).unwrap().len(), 1);
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h2"), 100).unwrap().len(), 2);
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h15"), 3), Err(4));
+        assert_eq!(g.shortest_path(id("h0"), id("h15")).as_ref(), Some(&paths[0]));
+    }
+
     fn ids(v: &[u32]) -> Vec<PortId> {
         v.iter().map(|&i| PortId(i)).collect()
     }
@@ -224,6 +342,7 @@ mod tests {
         let t = |h: &[&str], s: &[&str]| Topology {
             hosts: h.iter().map(|x| x.to_string()).collect(),
             switches: s.iter().map(|x| x.to_string()).collect(),
+            ..crate::scenario::test_support::explicit()
         };
         let nodes = Nodes::new(&t(&["A", "B"], &["X"])).unwrap();
         assert_eq!(nodes.id("k", "X").unwrap(), NodeId(2));

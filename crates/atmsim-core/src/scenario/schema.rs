@@ -173,14 +173,78 @@ pub struct ReportSection {
 
 pub use super::schema_trace::TraceSection;
 
-/// `[topology]`: node names, unique, without "->".
+/// `[topology]`: node names, unique, without "->" — written out
+/// (`kind = "explicit"`, with `[[link]]`s), or generated (`kind =
+/// "fattree"`, `scenario/fattree.rs`: the hosts, switches and links of a
+/// k-ary fat tree as htsim builds it, which then validate as if written).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
+    /// "explicit" (the default: the nodes and `[[link]]`s as written) or
+    /// "fattree".
+    #[serde(default, skip_serializing_if = "TopologyKind::is_explicit")]
+    pub kind: TopologyKind,
     /// End systems: they run TCP and never forward.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<String>,
     /// ATM switches, or IP routers on `network = "packet"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub switches: Vec<String>,
+    /// Fat tree: the switches' radix (even); default: the smallest whose
+    /// tree holds `host_count` hosts (as htsim derives it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    /// Fat tree: 3 (ToR, aggregation, core) or 2 (leaf-spine: ToR and
+    /// aggregation); default 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<u32>,
+    /// Fat tree: hosts h0, h1, ... (default: all the tree holds, k³/4 with 3
+    /// tiers, k²/2 with 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_count: Option<u32>,
+    /// Fat tree: every link's rate, e.g. "10Gbps".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// Fat tree: every link's one-way delay (htsim: 1 µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<String>,
+    /// Ports whose rate differs from their link's in this direction only
+    /// (NDP Fig. 22: one core-to-aggregation direction at a tenth of the rate).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub port_rate: Vec<PortRate>,
+}
+
+/// `[topology] kind`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    #[default]
+    Explicit,
+    Fattree,
+}
+
+impl TopologyKind {
+    fn is_explicit(&self) -> bool {
+        *self == TopologyKind::Explicit
+    }
+}
+
+/// `[[topology.port_rate]]`: one direction of a link at another rate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortRate {
+    /// The port, "A->B".
+    pub port: String,
+    pub rate: String,
+}
+
+/// `[measure]`: the window of `flows[].goodput_bps` (payload delivered in
+/// order within it, over its length): htsim's NDP figures read rates so.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSection {
+    pub from: String,
+    pub to: String,
 }
 
 /// `[[link]]`, named `A-B` by its ends in errors and overrides
@@ -249,6 +313,9 @@ pub enum FlowKind {
     Udp,
     /// An ARB rate-based connection (Chang, Huynh & Gray), parameters in `[arb]`.
     Arb,
+    /// An NDP connection (Handley et al. 2017, as htsim runs it), sprayed
+    /// over every shortest path; parameters in `[ndp]`.
+    Ndp,
 }
 
 fn zero_time() -> String {
@@ -296,6 +363,9 @@ pub struct Scenario {
     pub report: ReportSection,
     #[serde(default)]
     pub trace: TraceSection,
+    /// A window over which every flow's goodput is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<MeasureSection>,
     #[serde(default, skip_serializing_if = "crate::scenario::schema_packet::ArbSection::is_default")]
     pub arb: crate::scenario::schema_packet::ArbSection,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -306,7 +376,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture: Option<super::schema_capture::CaptureSection>,
     pub topology: Topology,
-    #[serde(rename = "link")]
+    #[serde(rename = "link", default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
     #[serde(rename = "flow")]
     pub flows: Vec<FlowSpec>,

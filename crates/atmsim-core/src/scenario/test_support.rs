@@ -60,3 +60,18 @@ pub fn check_many_ports(switches: usize, overrides: &mut [String]) -> Result<Mod
     text += "[[flow]]\nname = \"f1\"\nsrc = \"A\"\ndst = \"B\"\n";
     validate(&parse(&text, overrides)?, None)
 }
+
+/// An explicit topology with no nodes (tests fill in what they need).
+pub fn explicit() -> super::schema::Topology {
+    super::schema::Topology {
+        kind: Default::default(),
+        hosts: Vec::new(),
+        switches: Vec::new(),
+        k: None,
+        tiers: None,
+        host_count: None,
+        rate: None,
+        delay: None,
+        port_rate: Vec::new(),
+    }
+}

@@ -2,4 +2,5 @@
 //! narrow part apart from reliable delivery (`tcp::cc`).
 pub mod arb;
 pub mod boston;
+pub mod ndp;
 pub mod tcp;

@@ -7,16 +7,20 @@ use crate::engine::{Event, Scheduler, SourceEvent, TransportEvent};
 use crate::host::HostPipeline;
 use crate::ledger::Ledger;
 use crate::net::credit::Credit;
-use crate::net::drop::{DropPolicy, PortContext};
+use crate::net::drop::{DropPolicy, DropSpec, PortContext, TrimService};
 use crate::net::fifo::Fifo;
+use crate::net::host_nic::HostNic;
 use crate::net::pervc::PerVc;
-use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcTable, CELL_BYTES};
+use crate::net::trim::TrimQueues;
+use crate::net::trim_fifo::TrimFifo;
+use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcRole, VcTable, CELL_BYTES};
 use crate::rng::{stream, Stream};
 use crate::scenario::{App, Model, Network, SeedUse, FAST_TICK, UDP_HEADER_BYTES};
 use crate::send_jitter::SendJitter;
 use crate::source::DatagramSource;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
+use crate::transport::ndp::{NdpConfig, NdpSink, NdpSource, PathChoice, PullPacer, Strategy};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
@@ -28,7 +32,15 @@ impl World {
         let (hosts, vcs, mut flows) = endpoints(&model);
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
-        let ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
+        let mut ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
+        let ndp = model.flows.iter().find_map(|f| match f.app {
+            App::Ndp(cfg) => Some(cfg),
+            _ => None,
+        });
+        if let Some(cfg) = ndp {
+            ndp_ports(&model, &vcs, cfg.header, &mut ports);
+        }
+        let pacers = ndp.map_or_else(Vec::new, |cfg| pacers(&model, cfg, hosts.len()));
         // Each port's opposite direction, found through a map of (from, to)
         // so that 10^5 links are not searched pairwise.
         let by_ends: std::collections::HashMap<_, _> = model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
@@ -36,6 +48,14 @@ impl World {
 
         let mut sched = Scheduler::default();
         declare_lanes(&model, &mut sched);
+        // The pull pacers tick a fixed spacing apart: a gap lane of their own.
+        if let Some(spacing) = pacers.iter().flatten().map(|p| p.spacing()).next() {
+            sched.add_lane(spacing);
+        }
+        if let Some((from, to)) = model.measure {
+            sched.schedule(from, Event::Measure);
+            sched.schedule(to, Event::Measure);
+        }
         first_events(&model, &mut flows, &hosts, trace, &mut sched);
         let services = Services::new(&model, &vcs, trace);
         if let Some(first) = services.abr().and_then(|a| a.vbr_first()) {
@@ -57,6 +77,8 @@ impl World {
             hosts,
             vcs,
             seg_buf: Vec::with_capacity(64),
+            ndp_buf: Vec::with_capacity(64),
+            pacers,
             traces: trace.then(|| {
                 let mut t = Traces::default();
                 t.port.cap = Some(usize::try_from(model.trace_port_rows).unwrap_or(usize::MAX));
@@ -98,23 +120,68 @@ fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
     Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
 }
 
+/// The ports of a run with NDP flows: every host's port is its NIC (control
+/// first, round robin across the VCs that start there: N6), and every
+/// trimming port trims to NDP's header (N2).
+fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
+    // A VC's class at its host's NIC: ACKs and PULLs high, data and NACKs low.
+    let mut nack = vec![false; vcs.len()];
+    for v in (0..model.flows.len()).filter_map(|f| vcs.nack_of(FlowId(f as u32))) {
+        nack[v.ix()] = true;
+    }
+    let mut starting: Vec<Vec<(u32, bool)>> = vec![Vec::new(); ports.len()];
+    for (i, v) in vcs.iter().enumerate() {
+        let high = v.role == VcRole::Reply && !nack[i];
+        starting[v.ports[0].ix()].push((i as u32, high));
+    }
+    for (i, (p, m)) in ports.iter_mut().zip(&model.ports).enumerate() {
+        if model.is_host[m.from.ix()] {
+            p.discipline = Discipline::HostNic(Box::new(HostNic::new(vcs.len(), &starting[i])));
+        } else if let DropSpec::Trim(service) = m.drop {
+            p.discipline = match service {
+                TrimService::Exact => Discipline::Trim(Box::new(TrimQueues::new(header as u16))),
+                TrimService::Strict => Discipline::TrimFifo(Box::new(TrimFifo::new(header as u16))),
+            };
+        }
+    }
+}
+
+/// Per host, the pull pacer of the NDP flows it receives (flows in id
+/// order), its spacing from the host's own line (N9).
+fn pacers(model: &Model, cfg: NdpConfig, num_hosts: usize) -> Vec<Option<PullPacer>> {
+    let host_of = host_ids(model);
+    let mut receives: Vec<Vec<FlowId>> = vec![Vec::new(); num_hosts];
+    let mut line = vec![None; num_hosts];
+    for (i, f) in model.flows.iter().enumerate() {
+        if matches!(f.app, App::Ndp(_)) {
+            let h = host_of[f.dst.ix()].expect("a host").ix();
+            receives[h].push(FlowId(i as u32));
+            line[h] = Some(model.ports[f.ack_route[0].ix()].rate);
+        }
+    }
+    receives.into_iter().zip(line).map(|(flows, line)| line.map(|rate| PullPacer::new(cfg.pull_spacing(rate), flows))).collect()
+}
+
+/// Each node's host id, if it is a host (hosts numbered in node order).
+fn host_ids(model: &Model) -> Vec<Option<HostId>> {
+    let mut n = 0;
+    model
+        .is_host
+        .iter()
+        .map(|&h| {
+            h.then(|| {
+                n += 1;
+                HostId(n - 1)
+            })
+        })
+        .collect()
+}
+
 /// The hosts, the VC table and the flows of the model: each flow's
 /// endpoints (a TCP connection, a datagram source, an ARB pair) and its VCs,
 /// in flow order, then the VBR background's one-port VC.
 fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
-    let host_of: Vec<Option<HostId>> = {
-        let mut n = 0;
-        model
-            .is_host
-            .iter()
-            .map(|&h| {
-                h.then(|| {
-                    n += 1;
-                    HostId(n - 1)
-                })
-            })
-            .collect()
-    };
+    let host_of = host_ids(model);
     let num_hosts = model.is_host.iter().filter(|&&h| h).count();
     let mut hosts: Vec<Host> = (0..num_hosts)
         .map(|h| Host {
@@ -160,8 +227,15 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                 vcs.open(fid, src, dst, (f.data_route.clone(), h), Some((f.ack_route.clone(), h)));
                 Endpoints::Arb { sender: ArbSender::new(&cfg, f.bytes, f.start), receiver: ArbReceiver::new(&cfg) }
             }
+            App::Ndp(cfg) => {
+                vcs.open_multipath(fid, src, dst, &f.data_paths, &f.ack_paths, cfg.header);
+                let out = PathChoice::new(f.data_paths.len(), cfg.strategy, stream(model.seed, Stream::Flow(fid)));
+                // The receiver sprays its answers as "perm" whatever the sender's strategy (N15).
+                let back = PathChoice::new(f.ack_paths.len(), Strategy::Perm, stream(model.seed, Stream::FlowReceiver(fid)));
+                Endpoints::Ndp { source: Box::new(NdpSource::new(&cfg, f.bytes, out)), sink: Box::new(NdpSink::new(back)) }
+            }
         };
-        flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new() });
+        flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new(), measured: Vec::new() });
     }
     // The VBR background (Jain et al.) gets a one-way VC over its port
     // alone, after every flow's VCs.
@@ -198,7 +272,7 @@ fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, 
     for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
         let fid = FlowId(i as u32);
         match &mut flow.endpoints {
-            Endpoints::Tcp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
+            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
             Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
             Endpoints::Arb { sender, .. } => {
                 if let Some(at) = sender.wake_needed(0) {

@@ -94,7 +94,7 @@ impl World {
                 c.departs(p, arrive_at - delay, unit, seg);
             }
             // Per-VC and priority ports: recorded when the unit leaves.
-            Offer::Queued(_) | Offer::Dropped(_) => {}
+            Offer::Queued(_) | Offer::Dropped(_) | Offer::Trimmed { .. } | Offer::Placed { .. } => {}
         }
     }
 

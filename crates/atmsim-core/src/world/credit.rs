@@ -26,7 +26,7 @@ impl World {
             if self.services.takes.watching {
                 self.departed(p, t, &done);
             }
-            if done.hop > self.vcs.get(done.vc).first_hop {
+            if !self.vcs.is_first_hop(done.hop) {
                 let upstream = self.vcs.hop(done.hop - 1).expect("a hop before");
                 self.forwarded(upstream, done.vc, t);
             } else if done.is_eom() && self.model.host.is_some() {

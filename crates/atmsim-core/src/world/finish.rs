@@ -11,7 +11,7 @@ use crate::net::drop::DropReason;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
-use crate::summary::{Accounting, FlowSummary, HostSummary, PortSummary, Summary};
+use crate::summary::{Accounting, FlowSummary, HostSummary, NdpCounts, PortSummary, Summary};
 use crate::time::{secs, Time};
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
@@ -49,6 +49,16 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             (idle, bytes, "udp", d.datagrams_sent)
         }
         Endpoints::Arb { sender, receiver } => (idle, arb_bytes(sender, receiver), "arb", 0),
+        Endpoints::Ndp { source, sink } => {
+            let bytes = FlowBytes {
+                sent: source.stats.bytes_sent,
+                delivered: sink.bytes_delivered(),
+                held_out_of_order: sink.held_out_of_order(),
+                duplicate: sink.stats.bytes_duplicate,
+                received: sink.stats.bytes_received,
+            };
+            (idle, bytes, "ndp", 0)
+        }
     };
     let afr = s.cc.afr();
     let mut fs = FlowSummary {
@@ -80,7 +90,16 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         ecn_echoes: None,
         ecn_reductions: None,
         ecn_cwr_sent: None,
+        ndp: None,
+        goodput_bps: None,
     };
+    if let Endpoints::Ndp { source, sink } = &flow.endpoints {
+        let st = &source.stats;
+        fs.segments_sent = st.packets_sent;
+        fs.segments_retransmitted = st.packets_retransmitted;
+        fs.bytes_retransmitted = st.bytes_retransmitted;
+        fs.ndp = Some(NdpCounts { trimmed: sink.stats.trimmed, acks: st.acks, nacks: st.nacks, pulls: st.pulls });
+    }
     if let Endpoints::Tcp { sender: s, receiver: r } = &flow.endpoints {
         if let (Some(e), Some(re)) = (&s.ecn, &r.ecn) {
             fs.ecn_ce_received = Some(re.ce_received);
@@ -151,6 +170,18 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
     }
 }
 
+/// Goodput over `[measure]`'s window, bits/s: payload delivered in order
+/// between its two marks (the second, if the run ended first, is the end).
+fn goodput(window: Option<(Time, Time)>, marks: &[u64], delivered_at_end: u64, end: Time) -> Option<f64> {
+    let (from, to) = window?;
+    let start = *marks.first()?;
+    let (stop, to) = match marks.get(1) {
+        Some(&d) => (d, to),
+        None => (delivered_at_end, end),
+    };
+    (to > from).then(|| (stop - start) as f64 * 8.0 / secs(to - from))
+}
+
 /// What one line did over a run, for the physical check.
 struct LineLoad {
     /// Time its transmitter was busy.
@@ -208,7 +239,8 @@ impl World {
         let (mut received, mut ledger_delivered) = (0u64, 0u64);
         let mut flows = Vec::new();
         for (i, flow) in self.flows.iter().enumerate() {
-            let (fs, b) = flow_summary(&m.flows[i].name, flow, &idle);
+            let (mut fs, b) = flow_summary(&m.flows[i].name, flow, &idle);
+            fs.goodput_bps = goodput(m.measure, &flow.measured, flow.delivered(), horizon);
             let led = &self.ledgers[self.vcs.payload_of(crate::net::FlowId(i as u32)).ix()];
             acc.bytes_sent += b.sent;
             acc.bytes_delivered += b.delivered;
@@ -216,6 +248,7 @@ impl World {
             acc.bytes_duplicate += b.duplicate;
             acc.bytes_dropped_in_queues += led.bytes_dropped;
             acc.bytes_discarded_at_reassembly += led.bytes_discarded;
+            acc.bytes_trimmed += led.bytes_trimmed;
             acc.bytes_in_flight += led.bytes_in_flight();
             received += b.received;
             ledger_delivered += led.bytes_delivered;
@@ -263,6 +296,7 @@ impl World {
             + acc.bytes_duplicate
             + acc.bytes_dropped_in_queues
             + acc.bytes_discarded_at_reassembly
+            + acc.bytes_trimmed
             + acc.bytes_in_flight;
         // Every line's load: the payload delivered by the flows whose data crosses it.
         let mut lines: Vec<LineLoad> = self
@@ -271,7 +305,8 @@ impl World {
             .map(|p| LineLoad { busy: p.busy_until(horizon), capacity_bytes: p.rate().bytes_in(horizon), payload_bytes: 0 })
             .collect();
         for (f, fs) in m.flows.iter().zip(&flows) {
-            for p in &f.data_route {
+            // A flow sprayed over many paths loads for sure only the ports all of them cross.
+            for p in f.data_route.iter().filter(|p| f.data_paths.iter().all(|path| path.contains(p))) {
                 lines[p.ix()].payload_bytes += fs.bytes_delivered;
             }
         }

@@ -9,7 +9,7 @@ use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
 use crate::net::port::Offer;
-use crate::net::{FrameHeader, Limit, NodeId, PortId, Unit, VcId, CELL_BYTES};
+use crate::net::{FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -80,6 +80,22 @@ impl World {
             }
             Offer::Dropped(_) => self.unit_dropped(unit),
             Offer::PushedOut { victim, .. } => self.pushed_out(p, unit, victim),
+            Offer::Placed { appended, dropped } => {
+                if let Some((arrive_at, pipe_was_empty)) = appended {
+                    self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
+                }
+                if let Some(d) = dropped {
+                    self.unit_dropped(d);
+                }
+            }
+            Offer::Trimmed { started, dropped } => {
+                if let Some(st) = started {
+                    self.started(p, st);
+                }
+                if let Some(d) = dropped {
+                    self.unit_dropped(d);
+                }
+            }
         }
     }
 
@@ -179,7 +195,7 @@ impl World {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
         };
-        let (first_port, first_hop) = (v.ports[0], v.first_hop);
+        let (first_port, first_hop) = self.vcs.route_start(vc, seg.path());
         let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
@@ -248,7 +264,15 @@ impl World {
             // the IP header's mark. (On ATM the mark is a cell's EFCI.)
             seg = seg.congestion_experienced();
         }
-        self.ledgers[vc].resolve(unit.frame, Fate::Delivered);
+        let mut fate = Fate::Delivered;
+        if let FrameHeader::Ndp(n) = &mut seg {
+            // A data packet trimmed on the way arrives as its header alone (NDP N2).
+            if n.kind == NdpKind::Data && unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes {
+                n.kind = NdpKind::Trimmed;
+                fate = Fate::Trimmed;
+            }
+        }
+        self.ledgers[vc].resolve(unit.frame, fate);
         self.deliver(unit.vc, seg);
     }
 
@@ -261,7 +285,7 @@ impl World {
                 self.log(now, unit, PortChange::Arrive);
                 self.log(arrive_at - self.ports[p.ix()].delay, unit, PortChange::Depart);
             }
-            Offer::Queued(_) => self.log(now, unit, PortChange::Arrive),
+            Offer::Queued(_) | Offer::Trimmed { .. } | Offer::Placed { .. } => self.log(now, unit, PortChange::Arrive),
             Offer::Dropped(_) => self.log(now, unit, PortChange::Drop),
             // The port log does not follow evictions: the departures logged
             // for the units behind the victim are no longer true.

@@ -29,6 +29,7 @@ mod credit;
 mod finish;
 mod forward;
 mod hosts;
+mod ndp;
 mod service;
 mod services;
 mod transport;
@@ -46,6 +47,7 @@ use crate::source::DatagramSource;
 use crate::time::Time;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
+use crate::transport::ndp::{NdpSink, NdpSource, PullPacer};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use std::time::Instant;
 
@@ -58,6 +60,7 @@ enum Endpoints {
     Tcp { sender: TcpSender, receiver: TcpReceiver },
     Datagram(DatagramSource),
     Arb { sender: ArbSender, receiver: ArbReceiver },
+    Ndp { source: Box<NdpSource>, sink: Box<NdpSink> },
 }
 
 struct Flow {
@@ -67,6 +70,20 @@ struct Flow {
     completed_at: Option<Time>,
     /// Data units this flow has lost (for loss episodes).
     losses: Vec<Loss>,
+    /// Payload delivered in order at the start and the end of `[measure]`'s window.
+    measured: Vec<u64>,
+}
+
+impl Flow {
+    /// Payload delivered in order to the receiving application.
+    pub(super) fn delivered(&self) -> u64 {
+        match &self.endpoints {
+            Endpoints::Tcp { receiver, .. } => receiver.stats.bytes_delivered,
+            Endpoints::Datagram(d) => d.bytes_delivered,
+            Endpoints::Arb { receiver, .. } => receiver.stats.bytes_delivered,
+            Endpoints::Ndp { sink, .. } => sink.bytes_delivered(),
+        }
+    }
 }
 
 struct Host {
@@ -99,6 +116,9 @@ pub struct World {
     flows: Vec<Flow>,
     hosts: Vec<Host>,
     seg_buf: Vec<Segment>,
+    ndp_buf: Vec<crate::net::NdpHeader>,
+    /// Per host, the pull pacer of its NDP receivers (`ndp.rs`).
+    pacers: Vec<Option<PullPacer>>,
     traces: Option<Traces>,
     /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
     /// so the run lasts its full duration).
@@ -189,16 +209,26 @@ impl World {
             Event::Transport(TransportEvent::FastTick(h)) => self.fast_tick(h),
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
             Event::Transport(TransportEvent::ArbWake(f)) => self.arb_wake(f),
+            Event::Transport(TransportEvent::PullTick(h)) => self.pull_tick(h),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
             Event::Abr(AbrEvent::Vbr) => self.vbr_send(),
             Event::TraceSample => self.sample_queues(),
+            Event::Measure => self.measure(),
         }
     }
 
     /// Events executed so far.
     pub fn events(&self) -> u64 {
         self.sched.executed()
+    }
+
+    /// `[measure]`'s window opens or closes: every flow's delivered payload is noted.
+    fn measure(&mut self) {
+        for flow in &mut self.flows {
+            let d = flow.delivered();
+            flow.measured.push(d);
+        }
     }
 
     /// A bounded flow has delivered everything.

@@ -27,6 +27,9 @@ impl World {
 
     /// A TCP flow's application starts: the SYN goes out.
     pub(super) fn open(&mut self, f: FlowId) {
+        if matches!(self.flows[f.ix()].endpoints, Endpoints::Ndp { .. }) {
+            return self.ndp_open(f);
+        }
         let mut out = std::mem::take(&mut self.seg_buf);
         let now = self.now;
         self.sender_mut(f).open(now, &mut out);
@@ -37,6 +40,9 @@ impl World {
     pub(super) fn deliver_to_transport(&mut self, vc: VcId, header: FrameHeader) {
         let v = self.vcs.get(vc);
         let (f, role) = (v.flow, v.role);
+        if let FrameHeader::Ndp(h) = header {
+            return self.ndp_deliver(f, role, h);
+        }
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Arb { .. }) {
             return self.arb_deliver(f, role, header);
         }
@@ -69,6 +75,7 @@ impl World {
                 self.after_sender(f, ev, out);
             }
             (Endpoints::Arb { .. }, _) => unreachable!("handled by arb_deliver"),
+            (Endpoints::Ndp { .. }, _) => unreachable!("handled by ndp_deliver"),
         }
     }
 

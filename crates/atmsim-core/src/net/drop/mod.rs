@@ -67,12 +67,15 @@ pub enum DropReason {
     /// Fair Buffer Allocation's refusal of a frame (as `SelectiveDrop`,
     /// with a bound that tightens as the buffer fills).
     Fba = 9,
+    /// A header (trimmed data or a control packet) refused by a trimming
+    /// port's full header queue (NDP N3).
+    HeaderQueue = 10,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 10;
-    pub const NAMES: [&'static str; 10] =
-        ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random", "selective_drop", "fba"];
+    pub const COUNT: usize = 11;
+    pub const NAMES: [&'static str; 11] =
+        ["tail", "ppd", "epd", "eom_reserve", "scripted", "random_drop", "red", "random", "selective_drop", "fba", "header_queue"];
 }
 
 /// What the port does with an arriving unit.
@@ -89,6 +92,12 @@ pub enum Action {
     Evict {
         victim: usize,
         reason: DropReason,
+    },
+    /// A trimming port's overflow (NDP N2): cut the most recently queued data
+    /// packet to its header and admit the arrival (`newest`), or cut the
+    /// arrival. Only a trimming port (`net/trim.rs`) is given this answer.
+    Trim {
+        newest: bool,
     },
 }
 
@@ -129,6 +138,8 @@ pub trait Policy: Sized {
     /// May it evict a waiting unit ([`Action::Evict`])? Only on a FIFO
     /// port, which knows where each waiting unit is.
     const EVICTS: bool = false;
+    /// Is its limit in bytes (a trimming port's data queue) rather than units?
+    const BYTES: bool = false;
     /// Its parameters for a port, from the mechanism `name` it was selected as.
     fn resolve(name: &str, cx: &ResolveCx) -> Result<Self::Spec, KeyError>;
     /// The policy of one port with a limit of `units`.
@@ -152,6 +163,7 @@ impl<P: Policy> Policy for Box<P> {
     const MECHANISMS: &'static [Mechanism] = P::MECHANISMS;
     type Spec = P::Spec;
     const EVICTS: bool = P::EVICTS;
+    const BYTES: bool = P::BYTES;
     fn resolve(name: &str, cx: &ResolveCx) -> Result<Self::Spec, KeyError> {
         P::resolve(name, cx)
     }
@@ -192,6 +204,15 @@ macro_rules! registry {
             $($($variant(<$ty as Policy>::Spec),)*)*
         }
 
+        impl DropSpec {
+            /// Is the policy's limit in bytes (it takes a byte buffer itself)?
+            pub fn in_bytes(&self) -> bool {
+                match self {
+                    $($(DropSpec::$variant(_) => <$ty as Policy>::BYTES,)*)*
+                }
+            }
+        }
+
         /// The drop policy of one port. (`repr(u8)`: an explicit tag byte,
         /// tested with one compare on every unit.) The variants with large
         /// state are boxed, so that a port's policy and its per-unit counters
@@ -205,6 +226,17 @@ macro_rules! registry {
             LineLoss(Box<LineLoss>),
             EfciMarking(Box<EfciMarking>),
             $($($variant($ty),)*)*
+        }
+
+        /// Does the policy registered as `name` under `selected_by` take its
+        /// limit in bytes?
+        pub fn in_bytes(selected_by: &str, name: &str) -> bool {
+            $($(
+                if <$ty as Policy>::MECHANISMS.iter().any(|m| m.selected_by == selected_by && m.name == name) {
+                    return <$ty as Policy>::BYTES;
+                }
+            )*)*
+            false
         }
 
         /// Every registered policy's declarations, in registration order.
@@ -236,7 +268,18 @@ macro_rules! registry {
                     DropPolicy::TailBytes(t) => Limit::Bytes(t.limit),
                     DropPolicy::LineLoss(l) => l.inner.limit(),
                     DropPolicy::EfciMarking(e) => e.inner.limit(),
+                    $($(DropPolicy::$variant(p) if <$ty as Policy>::BYTES => Limit::Bytes(Policy::limit(p)),)*)*
                     $($(DropPolicy::$variant(p) => Limit::Units(Policy::limit(p)),)*)*
+                }
+            }
+
+            /// Is occupancy measured in bytes (rather than units)?
+            #[inline]
+            pub fn counts_bytes(&self) -> bool {
+                match self {
+                    DropPolicy::TailBytes(_) => true,
+                    $($(DropPolicy::$variant(_) => <$ty as Policy>::BYTES,)*)*
+                    _ => false,
                 }
             }
 
@@ -305,6 +348,7 @@ registry! {
     random_drop { RandomDrop: Box<RandomDrop> },
     drop_front { DropFront: DropFront },
     fair_share { FairShare: Box<FairShare> },
+    trim { Trim: Box<TrimPolicy> },
 }
 
 /// Every registered policy's declaration, one per name.
@@ -316,6 +360,8 @@ impl DropPolicy {
     pub fn new(spec: DropSpec, cx: &PortContext) -> Self {
         match cx.limit {
             Limit::Unlimited => DropPolicy::Unlimited,
+            // A trimming port's data queue is counted in bytes (NDP N2).
+            Limit::Bytes(limit) if spec.in_bytes() => DropPolicy::registered(spec, limit, cx),
             Limit::Bytes(limit) => DropPolicy::TailBytes(TailBytes { limit }),
             Limit::Units(units) => DropPolicy::registered(spec, units, cx),
         }
@@ -341,12 +387,6 @@ impl DropPolicy {
             DropPolicy::LineLoss(l) => l.inner.efci_congested(),
             _ => false,
         }
-    }
-
-    /// Is occupancy measured in bytes (rather than units)?
-    #[inline]
-    pub fn counts_bytes(&self) -> bool {
-        matches!(self, DropPolicy::TailBytes(_))
     }
 }
 

@@ -35,6 +35,7 @@ impl Port {
                 Ok(self.queue_fifo(now, &unit.congested(), in_bytes))
             }
             Action::Evict { .. } => unreachable!("a plain FIFO port never evicts"),
+            Action::Trim { .. } => unreachable!("only a trimming port trims"),
         }
     }
 

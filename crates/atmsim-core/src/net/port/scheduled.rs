@@ -35,7 +35,15 @@ impl Started {
 /// whose discipline picks the next cell: per VC or by priority): the
 /// transmitter's busy time, the occupancy integral, and the pipe.
 #[inline]
-fn line_cell(ser: &mut Serializer, stats: &mut PortStats, pipe: &mut Pipe, delay: Time, now: Time, arrived: Time, unit: Unit) -> Started {
+pub(super) fn line_cell(
+    ser: &mut Serializer,
+    stats: &mut PortStats,
+    pipe: &mut Pipe,
+    delay: Time,
+    now: Time,
+    arrived: Time,
+    unit: Unit,
+) -> Started {
     let start = ser.free_at().max(now);
     let end = ser.send(now, unit.wire_bytes as u64);
     stats.busy += end - start;
@@ -63,6 +71,7 @@ fn admitted(action: Action, unit: &Unit, stats: &mut PortStats) -> Result<Unit, 
         }
         Action::Drop(reason) => Err(reason),
         Action::Evict { .. } => unreachable!("eviction needs a FIFO port"),
+        Action::Trim { .. } => unreachable!("trimming needs a trimming port"),
     }
 }
 
@@ -125,8 +134,11 @@ impl Port {
     /// ([`Port::finish_tx`]), so two events at the same instant cannot start
     /// two transmissions.
     pub fn start_next(&mut self, now: Time) -> Option<Started> {
-        if matches!(self.discipline, Discipline::Priority(_)) {
-            return self.start_next_priority(now);
+        match self.discipline {
+            Discipline::Priority(_) => return self.start_next_priority(now),
+            Discipline::Trim(_) => return self.start_next_trim(now),
+            Discipline::HostNic(_) => return self.start_next_nic(now),
+            _ => {}
         }
         let Discipline::PerVc(pv) = &mut self.discipline else { return None };
         if pv.in_tx.is_some() || pv.credit_in_tx {
@@ -150,6 +162,19 @@ impl Port {
     /// `PortFree` event); returns the data cell that left, whose buffer slot
     /// is free now, which is what credit reports upstream.
     pub fn finish_tx(&mut self, now: Time) -> Option<Unit> {
+        match &mut self.discipline {
+            Discipline::Trim(_) => return self.finish_trim(now),
+            Discipline::HostNic(nic) => {
+                return match nic.in_tx {
+                    Some((u, end)) if end <= now => {
+                        nic.in_tx = None;
+                        Some(u)
+                    }
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
         if let Discipline::Priority(pr) = &mut self.discipline {
             return match pr.in_tx {
                 Some((u, end, _)) if end <= now => {

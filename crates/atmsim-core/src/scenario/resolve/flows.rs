@@ -55,7 +55,24 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
         let ack_route = router
             .route(dst, src)
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
+        let (mut data_paths, mut ack_paths) = (Vec::new(), Vec::new());
         let (app, send_at) = match f.kind {
+            FlowKind::Ndp => {
+                if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() || f.window.is_some() || !f.drop_segments.is_empty() {
+                    return err(format!("{fkey}.kind"), "an NDP flow takes src, dst, start and bytes (its other keys are in [ndp])");
+                }
+                if s.network != Network::Packet {
+                    return err(format!("{fkey}.kind"), "NDP flows need network = \"packet\"");
+                }
+                let most = u16::MAX as usize + 1;
+                let many = |n: usize| ScenarioError {
+                    key: format!("{fkey}.dst"),
+                    problem: format!("more than {most} shortest paths ({n} and more)"),
+                };
+                data_paths = router.all_paths(src, dst, most).map_err(many)?;
+                ack_paths = router.all_paths(dst, src, most).map_err(many)?;
+                (App::Ndp(crate::transport::ndp::NdpConfig::from_params(&s.params)), Vec::new())
+            }
             FlowKind::Arb => {
                 if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() {
                     return err(format!("{fkey}.rate"), "rate, datagram and send_at are for kind = \"udp\"");
@@ -81,7 +98,25 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                 Some(b)
             }
         };
-        flows.push(FlowModel { name: f.name.clone(), app, src, dst, start, bytes, drop_segments, send_at, data_route, ack_route, window });
+        let (data_route, ack_route) = match (data_paths.first(), ack_paths.first()) {
+            (Some(d), Some(a)) => (d.clone(), a.clone()),
+            _ => (data_route, ack_route),
+        };
+        flows.push(FlowModel {
+            name: f.name.clone(),
+            app,
+            src,
+            dst,
+            start,
+            bytes,
+            drop_segments,
+            send_at,
+            data_route,
+            ack_route,
+            window,
+            data_paths,
+            ack_paths,
+        });
     }
     if flows.is_empty() {
         return err("flow", "a scenario needs at least one flow");
@@ -124,7 +159,7 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
             }
             App::Cbr { payload: payload as u32, rate }
         }
-        FlowKind::Arb => unreachable!("resolved by flows()"),
+        FlowKind::Arb | FlowKind::Ndp => unreachable!("resolved by flows()"),
     };
     Ok((app, send_at))
 }

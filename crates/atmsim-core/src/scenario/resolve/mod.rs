@@ -23,6 +23,9 @@ use crate::time::Time;
 
 /// Checks a parsed scenario and resolves it into a [`Model`].
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
+    // A generated topology validates as if written out.
+    let generated = super::fattree::expand(s)?;
+    let s = generated.as_ref().unwrap_or(s);
     let duration = positive_time("duration", &s.duration)?;
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
@@ -30,7 +33,8 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     at_most_per_run("tcp.tick", &s.tcp.tick, duration, tick, MAX_TICKS)?;
     at_most_per_run("trace.interval", &s.trace.interval, duration, trace_interval, MAX_SAMPLES)?;
     let nodes = Nodes::new(&s.topology)?;
-    let ports = ports::ports(s, &nodes, &sizes)?;
+    let mut ports = ports::ports(s, &nodes, &sizes)?;
+    port_rates(s, &mut ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
@@ -73,6 +77,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         boston,
         capture,
         input_round_robin: ports::input_round_robin(s)?,
+        measure: measure(s, duration)?,
         params: s.params.clone(),
     };
     if model.capture.is_some() {
@@ -205,6 +210,28 @@ fn bottleneck(s: &Scenario, nodes: &Nodes, ports: &[PortModel], flows: &[FlowMod
 }
 
 /// `[host]`: ideal hosts, or Morris & Kung's CPU and adapter pipeline.
+/// `[measure]`: a window within the run.
+fn measure(s: &Scenario, duration: Time) -> Result<Option<(Time, Time)>, ScenarioError> {
+    let Some(m) = &s.measure else { return Ok(None) };
+    let (from, to) = (time("measure.from", &m.from)?, time("measure.to", &m.to)?);
+    if to <= from {
+        return err("measure.to", "must be later than measure.from");
+    }
+    if to > duration {
+        return err("measure.to", "must be within the run's duration");
+    }
+    Ok(Some((from, to)))
+}
+
+/// `[[topology.port_rate]]`: one direction of a link at its own rate.
+fn port_rates(s: &Scenario, ports: &mut [PortModel]) -> Result<(), ScenarioError> {
+    for (i, pr) in s.topology.port_rate.iter().enumerate() {
+        let p = port_named(&format!("topology.port_rate[{i}].port"), ports, &pr.port)?;
+        ports[p.ix()].rate = parse_rate(&pr.rate).or_else(|e| err(format!("topology.port_rate[{i}].rate"), e))?;
+    }
+    Ok(())
+}
+
 fn host(s: &Scenario) -> Result<Option<HostModel>, ScenarioError> {
     Ok(match s.host.model {
         HostKind::Ideal => None,

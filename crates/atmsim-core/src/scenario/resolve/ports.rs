@@ -194,7 +194,11 @@ fn router_limit(policy: &Mechanism, key: &str, text: &str, size: BufferSize, max
         BufferSize::Packets(n) => Limit::Units(n),
         BufferSize::Cells(_) => return err(key, "a router buffer is given in bytes or packets, not cells"),
     };
-    if policy.name != "tail" && !matches!(limit, Limit::Units(_)) {
+    if drop::in_bytes(policy.selected_by, policy.name) {
+        if !matches!(limit, Limit::Bytes(_)) {
+            return err(key, format!("router.policy = \"{}\" needs a buffer in bytes (htsim's q packets is q × MSS bytes)", policy.name));
+        }
+    } else if policy.name != "tail" && !matches!(limit, Limit::Units(_)) {
         return err(key, format!("router.policy = \"{}\" needs a buffer in packets", policy.name));
     }
     Ok(limit)

@@ -1,0 +1,124 @@
+//! A host's network interface as htsim models it for NDP and EQDS
+//! (`FairPriorityQueue`, rule N6 of docs/fabrics.md): two classes served
+//! strictly — control packets (ACKs, PULLs) before full data and NACKs —
+//! and within a class, round robin across the VCs that have packets
+//! waiting. A VC's class is fixed (an NDP flow's ACKs and PULLs travel on
+//! one VC, its NACKs on another). No limit: a host holds its own data
+//! rather than lose it.
+//!
+//! Round robin rather than FIFO is what gives a host's flows equal shares
+//! of its uplink whatever the rate at which each is pulled (NDP's Fig. 21
+//! closed form rests on it).
+
+use crate::net::Unit;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// One class: per-slot queues and the round-robin order of the slots that
+/// have packets waiting.
+#[derive(Clone, Debug, Default)]
+struct Class {
+    queues: Vec<VecDeque<(Time, Unit)>>,
+    /// Slots with packets waiting, in service order: the slot served next
+    /// is at the front, and a slot served goes to the back if it still has
+    /// packets (htsim serves the next non-empty flow after the last served).
+    active: VecDeque<u32>,
+    len: u64,
+}
+
+impl Class {
+    fn push(&mut self, slot: u32, now: Time, unit: Unit) {
+        let q = &mut self.queues[slot as usize];
+        if q.is_empty() {
+            self.active.push_back(slot);
+        }
+        q.push_back((now, unit));
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<(Time, Unit)> {
+        let slot = self.active.pop_front()?;
+        let q = &mut self.queues[slot as usize];
+        let next = q.pop_front().expect("an active slot has packets");
+        if !q.is_empty() {
+            self.active.push_back(slot);
+        }
+        self.len -= 1;
+        Some(next)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct HostNic {
+    high: Class,
+    low: Class,
+    /// Per VC of the run, its slot at this NIC (the VCs that start at this
+    /// host are numbered 0, 1, ...) and whether its class is the high one;
+    /// `u32::MAX` for the others.
+    slot_of: Vec<(u32, bool)>,
+    /// The packet being sent, when its last bit leaves.
+    pub in_tx: Option<(Unit, Time)>,
+}
+
+impl HostNic {
+    /// A NIC for the VCs `vcs` (the VCs of the run that start at its host,
+    /// each with its class: true for the high one).
+    pub fn new(num_vcs: usize, vcs: &[(u32, bool)]) -> HostNic {
+        let mut slot_of = vec![(u32::MAX, false); num_vcs];
+        for (slot, &(vc, high)) in vcs.iter().enumerate() {
+            slot_of[vc as usize] = (slot as u32, high);
+        }
+        let class = || Class { queues: vec![VecDeque::new(); vcs.len()], ..Class::default() };
+        HostNic { high: class(), low: class(), slot_of, in_tx: None }
+    }
+
+    pub fn enqueue(&mut self, now: Time, unit: Unit) {
+        let (slot, high) = self.slot_of[unit.vc.ix()];
+        debug_assert!(slot != u32::MAX, "a VC that starts at this host");
+        if high {
+            self.high.push(slot, now, unit);
+        } else {
+            self.low.push(slot, now, unit);
+        }
+    }
+
+    /// The next packet to send: the high class first, round robin within a class.
+    pub fn pop_next(&mut self) -> Option<(Time, Unit)> {
+        self.high.pop().or_else(|| self.low.pop())
+    }
+
+    /// Packets waiting, not yet on the line.
+    pub fn queued(&self) -> u64 {
+        self.high.len + self.low.len
+    }
+
+    /// Packets held, the one in transmission included.
+    pub fn occupancy(&self) -> u64 {
+        self.queued() + self.in_tx.is_some() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::VcId;
+
+    fn pkt(vc: u32, frame: u32) -> Unit {
+        Unit::new(VcId(vc), frame, 0, 1, 9064)
+    }
+
+    #[test]
+    fn control_first_then_round_robin_across_flows_within_a_class() {
+        // VCs 1 and 3 carry data, 4 NACKs (low class), 5 ACKs (high class).
+        let mut nic = HostNic::new(6, &[(1, false), (3, false), (4, false), (5, true)]);
+        for f in 0..3 {
+            nic.enqueue(0, pkt(1, f));
+        }
+        nic.enqueue(0, pkt(3, 10));
+        nic.enqueue(0, pkt(4, 20)); // a NACK: with data
+        nic.enqueue(0, pkt(5, 21)); // an ACK: first
+        let order: Vec<(u32, u32)> = std::iter::from_fn(|| nic.pop_next()).map(|(_, u)| (u.vc.0, u.frame)).collect();
+        assert_eq!(order, [(5, 21), (1, 0), (3, 10), (4, 20), (1, 1), (1, 2)]);
+        assert_eq!(nic.queued(), 0);
+    }
+}

@@ -1,0 +1,186 @@
+//! A trimming port served as one FIFO with headers placed ahead of the
+//! waiting data (`net/trim_fifo.rs`): every departure is known when a
+//! packet is placed, so a packet-hop costs one event, as at a FIFO port.
+//! Placing a header ahead of waiting data delays each of them by the
+//! header's time on the line (their entries in the pipe move), and
+//! trimming the newest waiting data packet takes it out of the pipe.
+
+use super::{Discipline, Offer, Port};
+use crate::net::drop::{Action, DropPolicy, DropReason};
+use crate::net::{InFlight, Unit};
+use crate::time::Time;
+
+impl Port {
+    /// A packet arrives at a trimming port (N2–N3): a full data packet is
+    /// admitted or trimmed (it, or the newest waiting one) as the policy
+    /// decides; a header goes ahead of the waiting data unless the header
+    /// queue is full.
+    pub(super) fn offer_trim_fifo(&mut self, now: Time, unit: &Unit) -> Offer {
+        let Discipline::TrimFifo(q) = &mut self.discipline else { unreachable!("a trimming port") };
+        q.drain(now, &self.pipe, self.delay);
+        self.stats.units_in += 1;
+        let DropPolicy::Trim(policy) = &mut self.policy else { unreachable!("a trimming port's policy trims") };
+        let (trim_to, header_limit) = (q.trim_to, 2 * policy.limit_bytes);
+        let (mut header, mut appended) = (None, None);
+        if q.is_header(unit.wire_bytes) {
+            header = Some(unit.onward());
+        } else {
+            match policy.decide(unit, q.data_bytes) {
+                Action::Admit => appended = Some(self.append(now, unit)),
+                Action::Trim { newest } => {
+                    policy.trimmed += 1;
+                    if newest && q.waiting_data() > 0 {
+                        header = Some(self.take_newest_data(now).trimmed(trim_to));
+                        appended = Some(self.append(now, unit));
+                    } else {
+                        header = Some(unit.trimmed(trim_to).onward());
+                    }
+                }
+                other => unreachable!("a trimming policy answers admit or trim: {other:?}"),
+            }
+        }
+        let mut dropped = None;
+        if let Some(h) = header {
+            let Discipline::TrimFifo(q) = &self.discipline else { unreachable!("a trimming port") };
+            if q.header_bytes + h.wire_bytes as u64 > header_limit {
+                let DropPolicy::Trim(policy) = &mut self.policy else { unreachable!("trims") };
+                policy.header_drops += 1;
+                self.stats.dropped(DropReason::HeaderQueue);
+                dropped = Some(h);
+            } else if q.waiting_data() > 0 {
+                self.insert_header(now, h);
+            } else {
+                appended = Some(self.append_placed(now, h));
+            }
+        }
+        let Discipline::TrimFifo(q) = &self.discipline else { unreachable!("a trimming port") };
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(q.data_bytes);
+        Offer::Placed { appended, dropped }
+    }
+
+    /// Appends an arriving packet behind everything the port holds.
+    fn append(&mut self, now: Time, unit: &Unit) -> (Time, bool) {
+        self.append_placed(now, unit.onward())
+    }
+
+    /// Appends a packet already headed for its next hop.
+    fn append_placed(&mut self, now: Time, placed: Unit) -> (Time, bool) {
+        let Discipline::TrimFifo(q) = &mut self.discipline else { unreachable!("a trimming port") };
+        let bytes = placed.wire_bytes;
+        let start = self.ser.free_at().max(now);
+        let end = self.ser.send(now, bytes as u64);
+        self.stats.busy += end - start;
+        q.push(bytes, end);
+        self.stats.occupancy_integral += bytes as u128 * (end - now) as u128;
+        let arrive_at = end + self.delay;
+        let pipe_was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight { arrive_at, unit: placed });
+        (arrive_at, pipe_was_empty)
+    }
+
+    /// Takes the newest waiting data packet out of the pipe (it is the
+    /// newest entry): the line is free that much earlier.
+    fn take_newest_data(&mut self, now: Time) -> Unit {
+        let Discipline::TrimFifo(q) = &mut self.discipline else { unreachable!("a trimming port") };
+        let last = self.pipe.len() - 1;
+        let victim = self.pipe.remove(last);
+        let bytes = victim.unit.wire_bytes;
+        let shift = self.ser.unsend(bytes as u64);
+        q.remove_newest_data(bytes);
+        self.stats.busy -= shift;
+        self.stats.occupancy_integral -= bytes as u128 * (victim.arrive_at - self.delay - now) as u128;
+        victim.unit
+    }
+
+    /// Puts a header (already headed for its next hop) right after the
+    /// headers waiting, ahead of the waiting data, which leave its time on
+    /// the line later.
+    fn insert_header(&mut self, now: Time, h: Unit) {
+        let Discipline::TrimFifo(q) = &mut self.discipline else { unreachable!("a trimming port") };
+        let behind = q.waiting_data();
+        let ix = self.pipe.len() - behind;
+        let prev_end = self.pipe.get(ix - 1).arrive_at - self.delay;
+        let old_free = self.ser.free_at();
+        self.ser.send(now, h.wire_bytes as u64);
+        let shift = self.ser.free_at() - old_free;
+        let end = prev_end + shift;
+        let mut behind_bytes = 0u128;
+        self.pipe.insert_shifting(ix, InFlight { arrive_at: end + self.delay, unit: h }, |f| {
+            f.arrive_at += shift;
+            behind_bytes += f.unit.wire_bytes as u128;
+        });
+        q.push_header_ahead(h.wire_bytes);
+        self.stats.busy += shift;
+        self.stats.occupancy_integral += h.wire_bytes as u128 * (end - now) as u128 + behind_bytes * shift as u128;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::net::drop::{DropPolicy, DropSpec, PortContext, TrimService};
+    use crate::net::port::Offer;
+    use crate::net::trim_fifo::TrimFifo;
+    use crate::net::{Discipline, Limit, NodeId, Port, PortId, Unit, VcId};
+    use crate::time::{Rate, PS_PER_US};
+
+    /// A 1-byte-per-µs line with no delay, 30 bytes of data queue.
+    fn port() -> Port {
+        let limit = Limit::Bytes(30);
+        let cx = PortContext { limit, num_vcs: 1, seed: 3, port: PortId(0), packet_time: 1 };
+        let policy = DropPolicy::new(DropSpec::Trim(TrimService::Strict), &cx);
+        let rate = Rate::new(8, PS_PER_US as u128).unwrap();
+        Port::new("X->Y".into(), NodeId(0), NodeId(1), rate, 0, limit, policy, Discipline::TrimFifo(Box::new(TrimFifo::new(4))))
+    }
+
+    fn pkt(frame: u32, bytes: u16) -> Unit {
+        Unit::new(VcId(0), frame, 0, 1, bytes)
+    }
+
+    fn ends(p: &Port) -> Vec<(u32, u16, u64)> {
+        p.pipe.iter().map(|f| (f.unit.frame, f.unit.wire_bytes, f.arrive_at / PS_PER_US)).collect()
+    }
+
+    #[test]
+    fn a_header_goes_ahead_of_waiting_data_and_delays_it() {
+        let mut p = port();
+        for f in 0..3 {
+            assert!(matches!(p.offer(0, &pkt(f, 10)), Offer::Placed { appended: Some(_), dropped: None }));
+        }
+        // At 5 µs packet 0 is on the line, 1 and 2 wait: the header goes between 0 and 1.
+        assert!(matches!(p.offer(5 * PS_PER_US, &pkt(9, 4)), Offer::Placed { appended: None, dropped: None }));
+        assert_eq!(ends(&p), [(0, 10, 10), (9, 4, 14), (1, 10, 24), (2, 10, 34)]);
+        // A second header waits behind the first, still ahead of the data.
+        p.offer(6 * PS_PER_US, &pkt(8, 4));
+        assert_eq!(ends(&p), [(0, 10, 10), (9, 4, 14), (8, 4, 18), (1, 10, 28), (2, 10, 38)]);
+        assert_eq!(p.stats.busy / PS_PER_US, 38);
+        // The books: the line's busy period, and every byte's stay.
+        let stays: u128 =
+            p.pipe.iter().map(|f| f.unit.wire_bytes as u128 * (f.arrive_at / PS_PER_US) as u128).sum::<u128>() - 4 * 5 - 4 * 6;
+        assert_eq!(p.stats.occupancy_integral / PS_PER_US as u128, stays);
+    }
+
+    #[test]
+    fn a_full_data_queue_trims_the_arrival_or_the_newest_waiting_packet() {
+        let mut trimmed_newest = 0;
+        for seed in 0..40 {
+            let mut p = port();
+            if let DropPolicy::Trim(t) = &mut p.policy {
+                **t = crate::net::drop::TrimPolicy::seeded(30, seed);
+            }
+            for f in 0..3 {
+                p.offer(0, &pkt(f, 10));
+            }
+            // 30 data bytes held: the fourth does not fit.
+            let Offer::Placed { dropped: None, .. } = p.offer(PS_PER_US, &pkt(3, 10)) else { panic!("placed") };
+            let got = ends(&p);
+            if got.iter().any(|&(f, b, _)| f == 3 && b == 10) {
+                // Packet 2 was cut to a header, ahead of packet 1; the arrival queued.
+                assert_eq!(got, [(0, 10, 10), (2, 4, 14), (1, 10, 24), (3, 10, 34)]);
+                trimmed_newest += 1;
+            } else {
+                assert_eq!(got, [(0, 10, 10), (3, 4, 14), (1, 10, 24), (2, 10, 34)]);
+            }
+        }
+        assert!((10..=30).contains(&trimmed_newest), "a fair coin: {trimmed_newest} of 40");
+    }
+}

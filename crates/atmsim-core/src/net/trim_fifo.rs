@@ -1,0 +1,152 @@
+//! The books of a trimming port served as one FIFO with headers placed
+//! ahead of waiting data (`router.trim_service = "strict"`, the default;
+//! `net/port/trim_fifo_path.rs` carries it out): NDP's two queues (N2–N3)
+//! kept, like [`crate::net::fifo::Fifo`], as the newest entries of the link's
+//! pipe, each with its departure known, so that a packet-hop costs one
+//! event. A header arriving while data waits goes in right after the
+//! headers already waiting (the data behind it leaves one header time
+//! later): the header queue is served first, strictly. htsim's N4 serves
+//! data once in every 100,001 services at which both queues wait
+//! (`router.trim_service = "exact"`, `net/trim.rs`, one event more per
+//! packet-hop); the two agree until 100,000 such services have passed.
+//!
+//! The port holds, in service order: the packet in transmission, the
+//! headers waiting, the data waiting.
+
+use crate::net::pipe::Pipe;
+use crate::time::Time;
+
+#[derive(Clone, Debug)]
+pub struct TrimFifo {
+    /// Packets in the port (the newest entries of the pipe), the one in
+    /// transmission included.
+    queued: usize,
+    /// Headers waiting, not yet started (right behind the one in transmission).
+    pub waiting_headers: usize,
+    /// Bytes of full data packets held, the one in transmission included (N2).
+    pub data_bytes: u64,
+    /// Bytes of headers held, the one in transmission included (N3).
+    pub header_bytes: u64,
+    /// When the packet in transmission leaves, and its size.
+    oldest_leaves: Time,
+    oldest_bytes: u16,
+    /// A packet of at most this many bytes is a header (NDP N1: 64).
+    pub trim_to: u16,
+    pub peak_header_bytes: u64,
+}
+
+impl TrimFifo {
+    pub fn new(trim_to: u16) -> TrimFifo {
+        TrimFifo {
+            queued: 0,
+            waiting_headers: 0,
+            data_bytes: 0,
+            header_bytes: 0,
+            oldest_leaves: Time::MAX,
+            oldest_bytes: 0,
+            trim_to,
+            peak_header_bytes: 0,
+        }
+    }
+
+    /// Is a packet of `bytes` a header?
+    #[inline]
+    pub fn is_header(&self, bytes: u16) -> bool {
+        bytes <= self.trim_to
+    }
+
+    /// Forgets the packets whose last bit has left by `now`.
+    #[inline]
+    pub fn drain(&mut self, now: Time, pipe: &Pipe, delay: Time) {
+        while self.oldest_leaves <= now {
+            self.forget_oldest(pipe, delay);
+        }
+    }
+
+    #[inline]
+    fn forget_oldest(&mut self, pipe: &Pipe, delay: Time) {
+        self.queued -= 1;
+        if self.is_header(self.oldest_bytes) {
+            self.header_bytes -= self.oldest_bytes as u64;
+        } else {
+            self.data_bytes -= self.oldest_bytes as u64;
+        }
+        if self.queued == 0 {
+            self.oldest_leaves = Time::MAX;
+        } else {
+            let next = pipe.from_back(self.queued);
+            self.oldest_leaves = next.arrive_at - delay;
+            self.oldest_bytes = next.unit.wire_bytes;
+            // The next in service is the first waiting header, if any waits.
+            self.waiting_headers = self.waiting_headers.saturating_sub(1);
+        }
+    }
+
+    /// A packet left the pipe while still counted (a link of no delay).
+    #[inline]
+    pub fn left_pipe(&mut self, pipe: &Pipe, delay: Time) {
+        if self.queued > pipe.len() {
+            self.forget_oldest(pipe, delay);
+        }
+    }
+
+    /// Packets held.
+    pub fn len(&self) -> usize {
+        self.queued
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queued == 0
+    }
+
+    /// Data packets waiting (not yet started): the newest entries of the pipe.
+    pub fn waiting_data(&self) -> usize {
+        self.queued.saturating_sub(1 + self.waiting_headers)
+    }
+
+    /// A packet of `bytes` joins, leaving at `leaves`, appended behind all
+    /// (`waiting` says whether it waits behind another).
+    pub fn push(&mut self, bytes: u16, leaves: Time) {
+        if self.queued == 0 {
+            (self.oldest_leaves, self.oldest_bytes) = (leaves, bytes);
+        } else if self.is_header(bytes) {
+            self.waiting_headers += 1;
+        }
+        self.add(bytes);
+        self.queued += 1;
+    }
+
+    /// A header went in ahead of the waiting data.
+    pub fn push_header_ahead(&mut self, bytes: u16) {
+        debug_assert!(self.queued >= 1 && self.waiting_data() >= 1);
+        self.waiting_headers += 1;
+        self.add(bytes);
+        self.queued += 1;
+    }
+
+    fn add(&mut self, bytes: u16) {
+        if self.is_header(bytes) {
+            self.header_bytes += bytes as u64;
+            self.peak_header_bytes = self.peak_header_bytes.max(self.header_bytes);
+        } else {
+            self.data_bytes += bytes as u64;
+        }
+    }
+
+    /// The newest waiting data packet (of `bytes`) was taken out.
+    pub fn remove_newest_data(&mut self, bytes: u16) {
+        debug_assert!(self.waiting_data() >= 1);
+        self.queued -= 1;
+        self.data_bytes -= bytes as u64;
+    }
+
+    /// Σ over the packets held of bytes × time beyond `horizon` (the part
+    /// of their stay the mean occupancy must not count).
+    pub fn stay_beyond(&self, pipe: &Pipe, delay: Time, horizon: Time) -> u128 {
+        pipe.iter_from(pipe.len() - self.queued)
+            .map(|f| (f.arrive_at - delay, f.unit.wire_bytes))
+            .filter(|&(end, _)| end > horizon)
+            .map(|(end, bytes)| bytes as u128 * (end - horizon) as u128)
+            .sum()
+    }
+}

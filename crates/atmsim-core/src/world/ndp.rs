@@ -1,0 +1,92 @@
+//! NDP wiring (`transport/ndp/`): a flow's start, what its sender and
+//! receiver answer to each packet, and the receiving hosts' pull pacers,
+//! whose ticks are `TransportEvent::PullTick`s a fixed spacing apart (a gap
+//! lane of the scheduler, `world/build.rs`, rather than the general heap).
+
+use super::{Endpoints, World};
+use crate::engine::{Event, TransportEvent};
+use crate::net::{FlowId, FrameHeader, HostId, NdpHeader, NdpKind, VcRole};
+use crate::transport::ndp::{NdpSink, NdpSource};
+
+impl World {
+    fn ndp(&mut self, f: FlowId) -> (&mut NdpSource, &mut NdpSink) {
+        match &mut self.flows[f.ix()].endpoints {
+            Endpoints::Ndp { source, sink } => (&mut **source, &mut **sink),
+            _ => unreachable!("an NDP flow"),
+        }
+    }
+
+    /// An NDP flow starts: its first window goes out unpulled (N7).
+    pub(super) fn ndp_open(&mut self, f: FlowId) {
+        let mut out = std::mem::take(&mut self.ndp_buf);
+        self.ndp(f).0.start(&mut out);
+        self.ndp_send(self.vcs.payload_of(f), &mut out);
+        self.ndp_buf = out;
+    }
+
+    fn ndp_send(&mut self, vc: crate::net::VcId, out: &mut Vec<NdpHeader>) {
+        for h in out.drain(..) {
+            self.transmit(vc, FrameHeader::Ndp(h));
+        }
+    }
+
+    /// A packet of NDP flow `f` reached the end of its VC.
+    pub(super) fn ndp_deliver(&mut self, f: FlowId, role: VcRole, h: NdpHeader) {
+        if role == VcRole::Reply {
+            let mut out = std::mem::take(&mut self.ndp_buf);
+            let (source, _) = self.ndp(f);
+            let completed = match h.kind {
+                NdpKind::Ack => source.on_ack(&h, &mut out),
+                NdpKind::Nack => {
+                    source.on_nack(&h, &mut out);
+                    false
+                }
+                NdpKind::Pull => {
+                    source.on_pull(&h, &mut out);
+                    false
+                }
+                NdpKind::Data | NdpKind::Trimmed => unreachable!("data on a reply VC"),
+            };
+            if completed {
+                self.completed(f);
+            }
+            self.ndp_send(self.vcs.payload_of(f), &mut out);
+            self.ndp_buf = out;
+            return;
+        }
+        let (_, sink) = self.ndp(f);
+        let answer = match h.kind {
+            NdpKind::Data => sink.on_data(&h),
+            NdpKind::Trimmed => sink.on_trimmed(&h),
+            _ => unreachable!("control packets on a data VC"),
+        };
+        let released = sink.has_everything();
+        let reply =
+            if answer.kind == NdpKind::Nack { self.vcs.nack_of(f).expect("an NDP flow has a NACK VC") } else { self.vcs.reply_of(f) };
+        let host = self.vcs.get(reply).src;
+        let now = self.now;
+        let pacer = self.pacers[host.ix()].as_mut().expect("a receiving NDP host has a pacer");
+        let (answer, tick) = pacer.send(now, f, answer);
+        if released {
+            // Its waiting pulls would send nothing new (N10).
+            pacer.flush(f);
+        }
+        if let Some(at) = tick {
+            self.sched.schedule(at, Event::Transport(TransportEvent::PullTick(host)));
+        }
+        self.transmit(reply, FrameHeader::Ndp(answer));
+    }
+
+    /// Host `h`'s pull pacer ticks: its next PULL leaves (N9–N10).
+    pub(super) fn pull_tick(&mut self, h: HostId) {
+        let now = self.now;
+        let pacer = self.pacers[h.ix()].as_mut().expect("a pacer ticks");
+        let (pull, next) = pacer.tick(now);
+        if let Some(at) = next {
+            self.sched.schedule(at, Event::Transport(TransportEvent::PullTick(h)));
+        }
+        if let Some((f, pull)) = pull {
+            self.transmit(self.vcs.reply_of(f), FrameHeader::Ndp(pull));
+        }
+    }
+}
