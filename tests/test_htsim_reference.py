@@ -131,3 +131,16 @@ def test_eqds_incast_tails_meet_the_closed_form(name, senders, spec_us):
     closed = senders * EQDS_WIRE_B * 8 / R_PULL_BPS * 1e6
     assert closed == pytest.approx(spec_us, rel=5e-5)
     assert ref.eqds(name)["tail_fct_us"] == pytest.approx(closed, rel=0.005)
+
+
+def test_counted_runs_have_events_and_packet_hops_consistent_with_their_traffic():
+    for name in ("ndp_in_out", "eqds_incast_128"):
+        c = ref.counts(name)
+        assert c["events"] > c["packet_hops"] > 0
+        assert 0 < ref.cpu_per_packet_hop_ns(name) < 10_000
+    # Fig. 21: all five flows cross pods (6 links each way); every delivered data packet was answered
+    # by an ACK or NACK over 6 links back (N8), so packet-hops >= 12 x the packets of the samples
+    delivered = sum(r for f in ref.ndp_in_out_flows() for _, r in f["samples_gbps"]) * 1e9 * 0.1 / 8 / 9000
+    assert ref.counts("ndp_in_out")["packet_hops"] >= 12 * delivered
+    # the 0-µs switch-latency pipes of the EQDS fat tree are not links; NDP's old topology has none
+    assert ref.counts("ndp_in_out")["switch_pipe"] == 0 < ref.counts("eqds_incast_128")["switch_pipe"]

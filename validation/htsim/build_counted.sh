@@ -1,8 +1,11 @@
 #!/bin/sh
-# Counted copies of the build.sh binaries: the same sources plus two counters, printed to stderr at
-# exit as "COUNTS events E packet_hops H". E counts the events the main loop runs (EventList's
-# doNextEvent, triggers included); H counts packets handed to a link (Pipe::receivePacket), i.e.
-# packet-hops. Nothing else changes, and run.py --count checks the outputs are the same.
+# Counted copies of the build.sh binaries: the same sources plus three counters, printed to stderr at
+# exit as "COUNTS events E packet_hops H switch_pipe S". E counts the events the main loop runs
+# (EventList's doNextEvent, triggers included); H counts packets handed to a link, a plain Pipe
+# (Pipe::receivePacket), i.e. packet-hops; S counts packets through the switch-latency pipes
+# (CallbackPipe, a Pipe subclass inside each FatTreeSwitch of the EQDS topology; 0 µs in every
+# reference run), which are not links. Nothing else changes, and run.py --count checks the outputs
+# are the same.
 #
 #   validation/htsim/build_counted.sh [OUT]     (OUT as given to build.sh, default /tmp/htsim-build)
 #
@@ -21,13 +24,15 @@ count_patch() {  # $1: a sim/ tree; edits its eventlist.cpp and pipe.cpp
     {
         echo '#include <cstdio>'
         echo 'unsigned long long counted_events = 0, counted_packet_hops = 0;'
-        printf '%s\n' 'static struct CountReport { ~CountReport() { fprintf(stderr, "COUNTS events %llu packet_hops %llu\n", counted_events, counted_packet_hops); } } count_report;'
+        echo 'unsigned long long counted_switch_pipe = 0;'
+        printf '%s\n' 'static struct CountReport { ~CountReport() { fprintf(stderr, "COUNTS events %llu packet_hops %llu switch_pipe %llu\n", counted_events, counted_packet_hops, counted_switch_pipe); } } count_report;'
         cat "$ev"
     } > "$ev.new"
     mv "$ev.new" "$ev"
     sed -i 's/^\( *\)target->activate();/\1counted_events++; target->activate();/' "$ev"
     sed -i 's/^\( *\)nextsource->doNextEvent();/\1counted_events++; nextsource->doNextEvent();/' "$ev"
-    sed -i '/^Pipe::receivePacket(Packet& pkt)/{n;s/^{/{ extern unsigned long long counted_packet_hops; counted_packet_hops++;/}' "$pipe"
+    sed -i '1i #include <typeinfo>' "$pipe"
+    sed -i '/^Pipe::receivePacket(Packet& pkt)/{n;s/^{/{ extern unsigned long long counted_packet_hops, counted_switch_pipe; if (typeid(*this) == typeid(Pipe)) counted_packet_hops++; else counted_switch_pipe++;/}' "$pipe"
     [ "$(grep -c 'counted_events++' "$ev")" = 2 ] && grep -q 'counted_packet_hops++' "$pipe" || {
         echo "error: the counting patch did not apply to $1" >&2
         exit 1

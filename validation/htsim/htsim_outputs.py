@@ -23,9 +23,9 @@ EQDS_FLOW_COLUMNS = ["name", "src", "dst", "flow_id", "fct_us", "packets", "rts"
 
 
 def counts(stdout):
-    """{"events", "packet_hops"} printed at exit by a build_counted.sh binary, or None."""
-    m = re.search(r"^COUNTS events (\d+) packet_hops (\d+)$", stdout, re.M)
-    return {"events": int(m[1]), "packet_hops": int(m[2])} if m else None
+    """{"events", "packet_hops", "switch_pipe"} printed at exit by a build_counted.sh binary, or None."""
+    m = re.search(r"^COUNTS events (\d+) packet_hops (\d+) switch_pipe (\d+)$", stdout, re.M)
+    return {"events": int(m[1]), "packet_hops": int(m[2]), "switch_pipe": int(m[3])} if m else None
 
 
 def read_log(path):

@@ -44,6 +44,17 @@ def user_cpu_s(name):
     return run(name)["user_cpu_s"]
 
 
+def counts(name):
+    """{"events", "packet_hops", "switch_pipe", "user_cpu_s"} from the counted build (build_counted.sh), or None."""
+    return run(name).get("counted")
+
+
+def cpu_per_packet_hop_ns(name):
+    """The run's user CPU (uncounted build) per packet-hop of the counted build, in ns; None if not counted."""
+    c = counts(name)
+    return user_cpu_s(name) / c["packet_hops"] * 1e9 if c else None
+
+
 def ndp_in_out_flows():
     """NDP Fig. 21: A's four flows (0 -> 124..127) then F -> E (2 -> 127), rates in Gb/s."""
     return run("ndp_in_out")["outputs"]["flows"]
