@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the htsim binaries the reference runs need, from a checkout of Broadcom/csg-htsim at
 # commit 841d9e7be46bb968eece766aa4b6c044c7799f67, into scratch copies: the user's checkout is
-# only read.
+# only read (a git checkout is read at that commit, whatever is checked out).
 #
 #   validation/htsim/build.sh CHECKOUT [OUT]      (OUT defaults to /tmp/htsim-build)
 #
@@ -9,7 +9,8 @@
 # OUT/ndp10g  the same tree with HOST_NIC = 10 Gb/s in sim/datacenter/main.h, the rate the NDP
 #             examples (EXAMPLES/in_and_out, EXAMPLES/failure) were made at; htsim_ndp_in_out
 #             and htsim_ndp_permutation_fail from sim/datacenter/old_tests
-# OUT/bin     the four binaries, under the names run.py expects
+# OUT/bin     the four binaries, under the names run.py expects (parse_output, htsim's log-to-text
+#             converter, is not needed by run.py, which reads the binary logs itself)
 #
 # The two old tests define globals that the library defines too, so they link only with
 # -Wl,--allow-multiple-definition. sim/ndp.h uses #elifdef: g++ 12 or later.
@@ -23,19 +24,20 @@ fi
 checkout=$(cd "$1" && pwd)
 out=${2:-/tmp/htsim-build}
 want=841d9e7be46bb968eece766aa4b6c044c7799f67
-if [ -d "$checkout/.git" ] || [ -f "$checkout/.git" ]; then
-    have=$(git -C "$checkout" rev-parse HEAD)
-    if [ "$have" != "$want" ]; then
-        echo "warning: $checkout is at $have, the stored references came from $want" >&2
-    fi
-fi
 
 make_j1() { nice -n 10 make -j1 "$@"; }
 
 mkdir -p "$out/bin"
 rm -rf "$out/stock" "$out/ndp10g"
 mkdir -p "$out/stock"
-cp -a "$checkout/sim" "$out/stock/sim"
+# A git checkout gives sim/ exactly as committed at $want, whatever is checked out or built in it;
+# a plain directory (an unpacked archive) is copied as it is.
+if git -C "$checkout" cat-file -e "$want^{commit}" 2>/dev/null; then
+    git -C "$checkout" archive "$want" sim | tar -x -C "$out/stock"
+else
+    echo "warning: $checkout is not a git checkout holding $want; building its sim/ as it is" >&2
+    cp -a "$checkout/sim" "$out/stock/sim"
+fi
 
 # Stock tree: the library, the log converter and the EQDS main (host links 100 Gb/s).
 make_j1 -C "$out/stock/sim" libhtsim.a parse_output
@@ -66,7 +68,4 @@ cp "$out/ndp10g/sim/datacenter/old_tests/htsim_ndp_in_out" "$out/bin/htsim_ndp_i
 cp "$out/ndp10g/sim/datacenter/old_tests/htsim_ndp_permutation_fail" \
     "$out/bin/htsim_ndp_permutation_fail"
 
-# The connection matrices the EQDS runs read.
-rm -rf "$out/connection_matrices"
-cp -a "$checkout/sim/datacenter/connection_matrices" "$out/connection_matrices"
 echo "built: $(ls "$out/bin" | tr '\n' ' ')in $out/bin"

@@ -5,7 +5,8 @@
 
 The binaries come from build.sh. Each run is pinned to one core (`taskset -c CPU`), runs alone, in a
 fresh scratch directory, and its user CPU time is the child's own rusage (os.wait4). With --only
-the named runs replace their entries in an existing --out file and the others are kept.
+the named runs replace their entries in an existing --out file and the others are kept; a re-run
+whose outputs are unchanged keeps its stored counts (--count, build_counted.sh).
 
 What is stored per run: the exact command line, htsim's commit, user/system CPU seconds and wall
 seconds of every repeat, peak RSS, and the outputs parsed by htsim_outputs.py (rates from the NDP
@@ -144,6 +145,22 @@ def to_json(value, indent=0):
     return pad + json.dumps(value)
 
 
+def cpu_table(ref):
+    """Markdown rows of spec §3.1's table from a stored reference: CPU, wall, counts, CPU per hop."""
+    rows = ["| run | user CPU s (least; all) | wall s | packet-hops | events | CPU per packet-hop |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for name, run in ref["runs"].items():
+        c = run.get("counted")
+        hops = f"{c['packet_hops']:,}" if c else "—"
+        events = f"{c['events']:,}" if c else "—"
+        # CPU below 10 ms is at the resolution of the rusage clock: no per-hop figure from it
+        per_hop = f"{run['user_cpu_s'] / c['packet_hops'] * 1e9:.0f} ns" if c and run["user_cpu_s"] >= 0.01 else "—"
+        every = ", ".join(f"{t['user_cpu_s']:g}" for t in run["runs"])
+        wall = min(t["wall_s"] for t in run["runs"])
+        rows.append(f"| `{name}` | {run['user_cpu_s']:g} ({every}) | {wall:g} | {hops} | {events} | {per_hop} |")
+    return "\n".join(rows)
+
+
 def machine():
     model = ""
     try:
@@ -165,14 +182,18 @@ def main(argv=None):
     ap.add_argument("--count", nargs="+", choices=SCENARIOS,
                     help="run these with the counted binaries (--counted-bin) and add their events and packet-hops "
                          "to the stored entries, which must exist and whose outputs they must reproduce")
+    ap.add_argument("--table", action="store_true", help="print the CPU table of the stored --out file and stop")
     ap.add_argument("--counted-bin", default="/tmp/htsim-build/counted-bin", help="directory build_counted.sh made")
     a = ap.parse_args(argv)
     if a.repeat < 1:
         sys.exit("run.py: --repeat must be at least 1")
+    if a.table:
+        with open(a.out) as f:
+            return print(cpu_table(json.load(f)))
     if a.count:
         return add_counts(a)
     ref = {}
-    if a.only and os.path.exists(a.out):
+    if os.path.exists(a.out):
         with open(a.out) as f:
             ref = json.load(f)
     ref.update({
