@@ -147,7 +147,7 @@ def to_json(value, indent=0):
 
 def cpu_table(ref):
     """Markdown rows of spec §3.1's table from a stored reference: CPU, wall, counts, CPU per hop."""
-    rows = ["| run | user CPU s (least; all) | wall s | packet-hops | events | CPU per packet-hop |",
+    rows = ["| run | user CPU s (least; all) | wall s (least) | packet-hops | events | CPU per packet-hop |",
             "| --- | --- | --- | --- | --- | --- |"]
     for name, run in ref["runs"].items():
         c = run.get("counted")
