@@ -22,9 +22,9 @@ HEADER = 64
 EQDS_FLOW_COLUMNS = ["name", "src", "dst", "flow_id", "fct_us", "packets", "rts", "bytes"]
 
 
-def counts(stdout):
+def counts(stderr):
     """{"events", "packet_hops", "switch_pipe"} printed at exit by a build_counted.sh binary, or None."""
-    m = re.search(r"^COUNTS events (\d+) packet_hops (\d+) switch_pipe (\d+)$", stdout, re.M)
+    m = re.search(r"^COUNTS events (\d+) packet_hops (\d+) switch_pipe (\d+)$", stderr, re.M)
     return {"events": int(m[1]), "packet_hops": int(m[2]), "switch_pipe": int(m[3])} if m else None
 
 
@@ -70,7 +70,7 @@ def source_order(log_path):
 
 
 def queue_counters(stdout):
-    """Per switch queue printed after the run (deduplicated by id): departures by kind and trims."""
+    """Per switch queue printed after the run (once each, by name): departures by kind and trims."""
     pat = re.compile(r"^(\S+) id=(\d+) (\d+)pkts (\d+)hdrs (\d+)acks (\d+)nacks (\d+)stripped$")
     queues = {}
     for line in stdout.splitlines():
