@@ -60,6 +60,12 @@ SCENARIOS = list(NDP_RUNS) + list(EQDS_RUNS)
 assert SCENARIOS == reference.SCENARIOS
 
 
+def fail(message):
+    """One line naming the problem, exit status 2 (the project's rule for bad input)."""
+    print(f"run.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -86,7 +92,7 @@ def run_one(name, bindir, cpu, repeat):
         args = ["-tm", f"connection_matrices/{matrix}", *params]
     exe = os.path.join(bindir, binary)
     if not os.access(exe, os.X_OK):
-        sys.exit(f"run.py: {exe} is missing: build it with validation/htsim/build.sh CHECKOUT")
+        fail(f"{exe} is missing: build it with validation/htsim/build.sh CHECKOUT")
     timings, outputs = [], None
     for _ in range(repeat):
         scratch = tempfile.mkdtemp(prefix=f"htsim-{name}-")
@@ -98,7 +104,7 @@ def run_one(name, bindir, cpu, repeat):
         load = os.getloadavg()[0]
         rc, user, sys_s, wall, rss = timed_run(argv, scratch, stdout_path, stderr_path)
         if rc != 0:
-            sys.exit(f"run.py: {name} exited {rc}; its outputs are kept in {scratch}")
+            fail(f"{name} exited {rc}; its outputs are kept in {scratch}")
         timings.append({"user_cpu_s": round(user, 3), "sys_cpu_s": round(sys_s, 3), "wall_s": round(wall, 3),
                         "max_rss_kb": rss, "loadavg_1min_before": round(load, 2)})
         with open(stdout_path, errors="replace") as f:
@@ -113,7 +119,7 @@ def run_one(name, bindir, cpu, repeat):
             parsed = htsim_outputs.eqds_outputs(stdout, tail_target, flow_targets, n_conns)
         # htsim is deterministic for a given seed: every repeat must give the same outputs.
         if outputs is not None and parsed != outputs:
-            sys.exit(f"run.py: {name} gave different outputs on a repeat; the last run's are kept in {scratch}")
+            fail(f"{name} gave different outputs on a repeat; the last run's are kept in {scratch}")
         outputs = parsed
         shutil.rmtree(scratch, ignore_errors=True)
     entry = {
@@ -186,7 +192,14 @@ def main(argv=None):
     ap.add_argument("--counted-bin", default="/tmp/htsim-build/counted-bin", help="directory build_counted.sh made")
     a = ap.parse_args(argv)
     if a.repeat < 1:
-        sys.exit("run.py: --repeat must be at least 1")
+        fail("--repeat must be at least 1")
+    if (a.table or a.count) and not os.path.exists(a.out):
+        fail(f"{a.out} does not exist: make it with a run first")
+    names = a.count or a.only or SCENARIOS
+    bindir = a.counted_bin if a.count else a.bin
+    for exe in sorted({os.path.join(bindir, NDP_RUNS[n][0] if n in NDP_RUNS else "htsim_eqds") for n in names}):
+        if not a.table and not os.access(exe, os.X_OK):
+            fail(f"{exe} is missing: build it with validation/htsim/" + ("build_counted.sh" if a.count else "build.sh CHECKOUT"))
     if a.table:
         with open(a.out) as f:
             return print(cpu_table(json.load(f)))
@@ -228,14 +241,14 @@ def add_counts(a):
         ref = json.load(f)
     for name in a.count:
         if name not in ref.get("runs", {}):
-            sys.exit(f"run.py: {a.out} has no run {name} to add counts to; run it first")
+            fail(f"{a.out} has no run {name} to add counts to; run it first")
         print(f"{name} (counted) ...", end=" ", flush=True)
         entry = run_one(name, a.counted_bin, a.cpu, 1)
         if "counts" not in entry:
-            sys.exit(f"run.py: {a.counted_bin}/{entry['binary']} printed no COUNTS line: build it with build_counted.sh")
+            fail(f"{a.counted_bin}/{entry['binary']} printed no COUNTS line: build it with build_counted.sh")
         # json round trip: the stored outputs went through JSON, the fresh ones did not (tuples, floats)
         if json.loads(json.dumps(entry["outputs"])) != ref["runs"][name]["outputs"]:
-            sys.exit(f"run.py: the counted {name} gave other outputs than the stored run")
+            fail(f"the counted {name} gave other outputs than the stored run")
         ref["runs"][name]["counted"] = {**entry["counts"], "user_cpu_s": entry["user_cpu_s"]}
         print(entry["counts"])
     write(ref, a.out)
