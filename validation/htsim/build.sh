@@ -5,7 +5,8 @@
 #
 #   validation/htsim/build.sh CHECKOUT [OUT]      (OUT defaults to /tmp/htsim-build)
 #
-# OUT/stock   the tree as committed (host links 100 Gb/s): libhtsim.a, parse_output, htsim_eqds
+# OUT/stock   the tree as committed (host links 100 Gb/s): libhtsim.a, parse_output, htsim_eqds, and
+#             the NDP in & out test at HEAD's 100 Gb/s (bin/htsim_ndp_in_out_100g)
 # OUT/ndp10g  the same tree with HOST_NIC = 10 Gb/s in sim/datacenter/main.h, the rate the NDP
 #             examples (EXAMPLES/in_and_out, EXAMPLES/failure) were made at; htsim_ndp_in_out
 #             and htsim_ndp_permutation_fail from sim/datacenter/old_tests
@@ -44,12 +45,16 @@ make_j1 -C "$out/stock/sim" libhtsim.a parse_output
 make_j1 -C "$out/stock/sim/datacenter" htsim_eqds
 cp "$out/stock/sim/datacenter/htsim_eqds" "$out/bin/htsim_eqds"
 cp "$out/stock/sim/parse_output" "$out/bin/parse_output"
+old_cflags="-Wall -std=c++11 -g -Wsign-compare -O2 -Wl,--allow-multiple-definition"
+make_j1 -C "$out/stock/sim/datacenter/old_tests" CFLAGS="$old_cflags" htsim_ndp_in_out
+cp "$out/stock/sim/datacenter/old_tests/htsim_ndp_in_out" "$out/bin/htsim_ndp_in_out_100g"
 
 # NDP tree: the library does not read main.h, so it is reused; every datacenter object is
 # rebuilt because the topology code takes its host-queue rate from HOST_NIC.
 mkdir -p "$out/ndp10g"
 cp -a "$out/stock/sim" "$out/ndp10g/sim"
-rm -f "$out/ndp10g/sim/datacenter/"*.o "$out/ndp10g/sim/datacenter/htsim_"*
+rm -f "$out/ndp10g/sim/datacenter/"*.o "$out/ndp10g/sim/datacenter/htsim_"* \
+    "$out/ndp10g/sim/datacenter/old_tests/"*.o "$out/ndp10g/sim/datacenter/old_tests/htsim_"*
 main_h="$out/ndp10g/sim/datacenter/main.h"
 sed -i 's/^#define HOST_NIC 100000 /#define HOST_NIC 10000 /' "$main_h"
 grep -q '^#define HOST_NIC 10000 ' "$main_h" || {
@@ -61,7 +66,6 @@ connection_matrix.o oversubscribed_fat_tree_topology.o shortflows.o multihomed_f
 star_topology.o"
 # shellcheck disable=SC2086
 make_j1 -C "$out/ndp10g/sim/datacenter" $dc_objs
-old_cflags="-Wall -std=c++11 -g -Wsign-compare -O2 -Wl,--allow-multiple-definition"
 make_j1 -C "$out/ndp10g/sim/datacenter/old_tests" CFLAGS="$old_cflags" \
     htsim_ndp_in_out htsim_ndp_permutation_fail
 cp "$out/ndp10g/sim/datacenter/old_tests/htsim_ndp_in_out" "$out/bin/htsim_ndp_in_out"

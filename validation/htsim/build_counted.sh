@@ -46,15 +46,17 @@ for tree in stock ndp10g; do
     count_patch "$out/counted-$tree/sim"
     make_j1 -C "$out/counted-$tree/sim" libhtsim.a
 done
+old_cflags="-Wall -std=c++11 -g -Wsign-compare -O2 -Wl,--allow-multiple-definition"
 make_j1 -C "$out/counted-stock/sim/datacenter" htsim_eqds
+make_j1 -C "$out/counted-stock/sim/datacenter/old_tests" CFLAGS="$old_cflags" htsim_ndp_in_out
 cp "$out/counted-stock/sim/datacenter/htsim_eqds" "$out/counted-bin/"
+cp "$out/counted-stock/sim/datacenter/old_tests/htsim_ndp_in_out" "$out/counted-bin/htsim_ndp_in_out_100g"
 dc_objs="firstfit.o vl2_topology.o fat_tree_topology.o fat_tree_switch.o bcube_topology.o \
 connection_matrix.o oversubscribed_fat_tree_topology.o shortflows.o multihomed_fat_tree_topology.o \
 star_topology.o"
 # shellcheck disable=SC2086
 make_j1 -C "$out/counted-ndp10g/sim/datacenter" $dc_objs
-make_j1 -C "$out/counted-ndp10g/sim/datacenter/old_tests" \
-    CFLAGS="-Wall -std=c++11 -g -Wsign-compare -O2 -Wl,--allow-multiple-definition" \
+make_j1 -C "$out/counted-ndp10g/sim/datacenter/old_tests" CFLAGS="$old_cflags" \
     htsim_ndp_in_out htsim_ndp_permutation_fail
 cp "$out/counted-ndp10g/sim/datacenter/old_tests/htsim_ndp_in_out" \
     "$out/counted-ndp10g/sim/datacenter/old_tests/htsim_ndp_permutation_fail" "$out/counted-bin/"

@@ -85,13 +85,13 @@ def rate_at(samples, t):
     return next(r for ts, r in samples if abs(ts - t) < 1e-9)
 
 
-def ndp_outputs(name, stdout, log_path):
+def ndp_outputs(name, stdout, log_path, link_gbps=10.0):
     rates = sink_rates(log_path)
     flows = []
     for src, dst in source_order(log_path):
         samples = [(t, r) for t, r in rates[(src, dst)] if t > 0]
         flow = {"src": src, "dst": dst, "rate_at_0_2_gbps": rate_at(samples, 0.2)}
-        if name == "ndp_in_out":
+        if name.startswith("ndp_in_out"):
             flow["samples_gbps"] = [[t, r] for t, r in samples]
             flow["mean_0_1_to_0_2_gbps"] = statistics.fmean(r for t, r in samples if 0.1 < t <= 0.2 + 1e-9)
             # the run ends at 1.1 s, and a sample due exactly then is not taken: the last is at 1.0 s
@@ -102,9 +102,9 @@ def ndp_outputs(name, stdout, log_path):
            # the mains' own "Hop i Count" lines count a queue once per path through it; this counts it once
            "trimmed_in_printed_queues": sum(q["trimmed"] for q in queues.values()),
            "printed_queues": len(queues)}
-    if name == "ndp_in_out":
+    if name.startswith("ndp_in_out"):
         out["queues"] = queues
-        out.update(in_out_summary(flows, queues))
+        out.update(in_out_summary(flows, queues, link_gbps))
     else:
         # the slowed link shows in its queue's name, "compqueue(1000Mb/s,...)"; the other 600-odd queues
         # of the failure runs are left out of the stored file
@@ -113,17 +113,17 @@ def ndp_outputs(name, stdout, log_path):
     return out
 
 
-def in_out_summary(flows, queues):
+def in_out_summary(flows, queues, link_gbps):
     """A = host 0's four flows, F = host 2 -> E = 127; busy fractions of A's uplink and E's downlink."""
     a_flows = [f for f in flows if f["src"] == 0]
-    line_payload = 10.0 * MSS / WIRE  # Gb/s of payload a saturated 10 Gb/s link carries
+    line_payload = link_gbps * MSS / WIRE  # Gb/s of payload a saturated link carries
     times = [t for t, _ in a_flows[0]["samples_gbps"]]
     a_busy = [sum(f["samples_gbps"][i][1] for f in a_flows) / line_payload for i in range(len(times))]
     # E's downlink is the last queue of every path to host 127; over the whole run it carried the full
     # packets and headers of A->E and F->E (both directions of the run's other traffic use other ports).
     e_down = {q: c for q, c in queues.items() if "->DST127(" in q}
     run_s = 1.1
-    e_busy = {q: (c["data_packets"] * WIRE + (c["headers"] + c["acks"] + c["nacks"]) * HEADER) * 8 / (10e9 * run_s)
+    e_busy = {q: (c["data_packets"] * WIRE + (c["headers"] + c["acks"] + c["nacks"]) * HEADER) * 8 / (link_gbps * 1e9 * run_s)
               for q, c in e_down.items()}
     return {
         "a_uplink_busy_by_sample": [[t, b] for t, b in zip(times, a_busy)],
