@@ -248,19 +248,26 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
 /// Declares the scheduler's lanes and its far horizon (engine/mod.rs).
 fn declare_lanes(model: &Model, sched: &mut Scheduler) {
     // The gaps after which a link's next unit reaches the far end: one
-    // cell (or full-size packet) time, rounded down or up to whole
+    // unit time (a cell, or a full-size packet; on NDP runs also a header,
+    // as every data packet is answered by one), rounded down or up to whole
     // picoseconds, behind a busy line; that plus the link's delay when
     // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
     // first ports' gaps, up to its limit).
-    let unit_bytes = if model.network == Network::Atm { CELL_BYTES as u64 } else { model.wire_bytes_of(model.tcp.mss) };
+    let sizes: Vec<u64> = match model.flows.iter().find_map(|f| if let App::Ndp(cfg) = f.app { Some(cfg) } else { None }) {
+        Some(cfg) => vec![(cfg.mss + cfg.header) as u64, cfg.header as u64],
+        None if model.network == Network::Atm => vec![CELL_BYTES as u64],
+        None => vec![model.wire_bytes_of(model.tcp.mss)],
+    };
     let mut longest = 0;
-    for p in &model.ports {
-        let up = p.rate.tx_time(unit_bytes);
-        let down = if !(unit_bytes as u128 * 8 * p.rate.ps as u128).is_multiple_of(p.rate.bits as u128) { up - 1 } else { up };
-        for gap in [up, down, up + p.delay, down + p.delay] {
-            sched.add_lane(gap);
+    for &unit_bytes in &sizes {
+        for p in &model.ports {
+            let up = p.rate.tx_time(unit_bytes);
+            let down = if !(unit_bytes as u128 * 8 * p.rate.ps as u128).is_multiple_of(p.rate.bits as u128) { up - 1 } else { up };
+            for gap in [up, down, up + p.delay, down + p.delay] {
+                sched.add_lane(gap);
+            }
+            longest = longest.max(up + p.delay);
         }
-        longest = longest.max(up + p.delay);
     }
     // Events due later than any pipe head (timers) wait in a heap apart.
     sched.set_far_from(longest + 1);

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""atmsim's and htsim's loop CPU on the same NDP runs, side by side on one pinned core.
+
+    python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only fig21|fig22-perm|fig22-pull]
+
+BIN_DIR holds the binaries validation/htsim/build.sh builds (htsim_ndp_in_out,
+htsim_ndp_permutation_fail). Each repeat runs atmsim then htsim for every scenario, interleaved, both
+under `taskset -c CORE`. atmsim's figure is its event loop's time (the summary's `wall_s`: one
+thread, pinned, so its CPU) and the process's user CPU; htsim's is its process's user CPU (its
+topology set-up is negligible: 0.07 s for the 1,024-host tree, docs/fabrics.md). Prints a table and
+writes side_by_side.json beside this file: the least time of the repeats per simulator, the
+packet-hops and the cost per packet-hop. A benchmark, not a test: times depend on the machine and
+its load, which the file records.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCENARIOS = {
+    # name: (atmsim built-in, its overrides, htsim binary, its arguments, htsim packet-hops from the counted build)
+    "fig21": ("ndp-in-out", ["duration=1.1s"], "htsim_ndp_in_out", ["-conns", "4", "-nodes", "128", "-cwnd", "23", "-strat", "perm", "-q", "8"], "ndp_in_out"),
+    "fig22-perm": ("ndp-failure", ['ndp.paths="perm"'], "htsim_ndp_permutation_fail",
+                   ["-strat", "perm", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_perm"),
+    "fig22-pull": ("ndp-failure", ['ndp.paths="pull"'], "htsim_ndp_permutation_fail",
+                   ["-strat", "pull", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_pull"),
+}
+
+
+def fail(msg: str):
+    print(f"side_by_side.py: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def child_cpu(cmd: list, cwd: Path) -> tuple[float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()[-300:]}")
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before, out.stdout
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("bin_dir", type=Path)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--core", type=int, default=1)
+    ap.add_argument("--only", choices=sorted(SCENARIOS))
+    a = ap.parse_args(argv)
+    if a.repeat < 1:
+        fail("--repeat: must be at least 1")
+    sys.path.insert(0, str(HERE))
+    import reference
+
+    pin = ["taskset", "-c", str(a.core)]
+    probe = ("import atmsim,json,sys; s=atmsim.run(sys.argv[1], sys.argv[2:]).summary; "
+             "print(json.dumps({k: s[k] for k in ('wall_s','events','unit_hops')}))")
+    rows = {}
+    for name, (scenario, sets, binary, args, ref) in SCENARIOS.items():
+        if a.only and name != a.only:
+            continue
+        exe = a.bin_dir / binary
+        if not exe.is_file():
+            fail(f"{exe}: no such htsim binary (build it with validation/htsim/build.sh)")
+        ours, theirs, loop = [], [], []
+        for _ in range(a.repeat):
+            cpu, out = child_cpu(pin + [sys.executable, "-c", probe, scenario, *sets], HERE)
+            s = json.loads(out)
+            ours.append(cpu)
+            loop.append(s["wall_s"])
+            with_tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"htsim-sbs-{os.getpid()}"
+            with_tmp.mkdir(exist_ok=True)
+            cpu, _ = child_cpu(pin + [str(exe.resolve()), "-o", "logfile", *args], with_tmp)
+            theirs.append(cpu)
+        counted = reference.counts(ref) or {}
+        hops_h = counted.get("packet_hops")
+        rows[name] = {
+            "atmsim_loop_s": min(loop), "atmsim_process_user_s": min(ours), "htsim_user_s": min(theirs),
+            "ratio_htsim_over_atmsim_loop": min(theirs) / min(loop),
+            "atmsim_events": s["events"], "atmsim_packet_hops": s["unit_hops"], "htsim_packet_hops": hops_h,
+            "atmsim_ns_per_hop": min(loop) / s["unit_hops"] * 1e9,
+            "htsim_ns_per_hop": (min(theirs) / hops_h * 1e9) if hops_h else None,
+            "repeats": {"atmsim_loop_s": loop, "atmsim_process_user_s": ours, "htsim_user_s": theirs},
+        }
+        r = rows[name]
+        print(f"{name:11s} atmsim loop {r['atmsim_loop_s']:.3f} s ({r['atmsim_ns_per_hop']:.0f} ns/hop), "
+              f"process {r['atmsim_process_user_s']:.3f} s; htsim {r['htsim_user_s']:.3f} s "
+              f"({r['htsim_ns_per_hop'] or float('nan'):.0f} ns/hop); htsim/atmsim {r['ratio_htsim_over_atmsim_loop']:.2f}x",
+              flush=True)
+    result = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_at_start": os.getloadavg(),
+              "core": a.core, "repeats": a.repeat, "runs": rows}
+    (HERE / "side_by_side.json").write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
