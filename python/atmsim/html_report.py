@@ -17,7 +17,7 @@ from pathlib import Path
 
 from atmsim import provenance
 from atmsim.claim_order import figure_order, in_paper_order
-from atmsim.report import compact
+from atmsim.report import ours_text
 
 PAGE = "index.html"
 
@@ -109,7 +109,7 @@ def _claim_row(r: dict) -> str:
     statement = r["claim"].split(" ", 1)[-1]
     return (f"<tr class=claim id='claim-{e(r['id'])}' data-holds='{str(bool(r['holds'])).lower()}'>"
             f"<td data-label=claim><b>{e(r['id'])}</b> {e(statement)}</td>"
-            f"<td data-label=paper>{e(str(r['paper_value']))}</td><td data-label=ours>{e(compact(r['ours'], 200))}</td>"
+            f"<td data-label=paper>{e(str(r['paper_value']))}</td><td data-label=ours>{e(ours_text(r, 200))}</td>"
             f"<td data-label=verdict>{verdict}</td><td data-label=explanation>{'<br>'.join(why)}</td></tr>")
 
 
