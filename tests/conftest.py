@@ -24,3 +24,23 @@ def run_cli(*args, check=False):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def mount(tmp_path):
+    """mount(name, options): a small tmpfs at tmp_path/name, another device than tmp_path (skipped where
+    mounting is not allowed); unmounted after the test."""
+    made = []
+
+    def make(name, options="size=8m"):
+        d = tmp_path / name
+        d.mkdir()
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "atmsim-test", str(d)], capture_output=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here ({r.stderr.decode().strip()})")
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        subprocess.run(["umount", str(d)], capture_output=True)

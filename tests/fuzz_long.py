@@ -11,8 +11,11 @@ of the expected outcomes, or is an anomaly written to LOG/anomalies.jsonl:
 a panic, a traceback (an exception escaping, or "internal error"), a hang
 (more than --timeout seconds), an exit code other than 0 or 2 (a sweep whose
 points failed exits 1 by design and is counted apart), an error that is not
-one line, an unbalanced or physically impossible summary, or a staging folder
-or lock file left behind. Counts by outcome go to LOG/counts.json every 1000
+one line, an unbalanced or physically impossible summary, a key accepted
+without effect (`test_fuzz.without_effect`), or a staging folder or lock
+file left behind. The keys are every scenario's own and every key of the
+registry (`atmsim.registry()`), with the mechanism that selects it half the
+time; counts.json also gives the process's peak resident memory. Counts by outcome go to LOG/counts.json every 1000
 cases and at the end; the case being run is in LOG/current.json (a hang the
 core does not interrupt shows there). Deterministic for a seed.
 """
@@ -25,6 +28,7 @@ import io
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import sys
@@ -102,8 +106,11 @@ def junk(r: random.Random) -> str:
 
 def overrides(r: random.Random, name: str) -> list[tuple[str, str]]:
     keys = [r.choice(sorted(F.FIELDS[name])) for _ in range(r.randint(1, 3))]
-    return [(k, junk(r) if r.random() < 0.1 else value_like(r, F.FIELDS[name][k], F.CHOICES[name].get(k, ())))
-            for k in keys]
+    pairs = [(k, junk(r) if r.random() < 0.1 else value_like(r, F.FIELDS[name][k], F.CHOICES[name].get(k, ())))
+             for k in keys]
+    # A registry key beside the override that selects its mechanism half the time: where it acts, and where
+    # it must be refused.
+    return F.selecting(pairs, lambda options: r.choice(options) if r.random() < 0.5 else None)
 
 
 def moved(pairs) -> bool:
@@ -207,7 +214,8 @@ def api_case(r: random.Random) -> tuple[dict, str, str]:
         F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
     except AssertionError as e:
         return case, "invalid summary", str(e)[:500]
-    return case, "ran", ""
+    inert = F.without_effect(name, pairs, sets)
+    return (case, "accepted without effect", inert) if inert else (case, "ran", "")
 
 
 def invoke(args: list[str]) -> tuple[int, str, str]:
@@ -400,6 +408,7 @@ def main():
             report = {"cases": i + 1, "elapsed_s": round(el, 1), "rate_per_s": round((i + 1) / el, 1),
                       "by_kind": dict(by_kind), "by_outcome": dict(sorted(counts.items())),
                       "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
+                      "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       "command": " ".join(sys.argv)}
             (a.log / "counts.json").write_text(json.dumps(report, indent=1) + "\n")
     shutil.rmtree(root, ignore_errors=True)

@@ -5,7 +5,10 @@ key — never a panic, a traceback, a hang or a runaway.
 Each case takes a built-in scenario (every section: [abr], [arb], [boston]
 included), shortens it to 20 ms, and overrides one to three of its keys. The
 keys are the scenario's own, read from its resolved TOML (flows by name,
-links by their ends), so most overrides reach the simulator; each value keeps
+links by their ends), so most overrides reach the simulator, and every key
+the registry declares (`atmsim.registry()`: RED's, fair share's, EPD's, ...)
+with the words of every key that selects a mechanism, and `trace.port`, in
+every scenario, where they are selected or not; each value keeps
 the key's kind (integer, float, bool, quantity with its unit, list of times)
 at a magnitude near an integer limit, or is of another unit, type or junk.
 The default budget is small (CI); `ATMSIM_FUZZ_EXAMPLES=100000 python -m
@@ -19,7 +22,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atmsim import ScenarioError, _core, load_scenario, resolve
+from atmsim import ScenarioError, _core, load_scenario, registry, resolve
 from atmsim.toml import tomllib
 
 EXAMPLES = int(os.environ.get("ATMSIM_FUZZ_EXAMPLES", "150"))
@@ -35,6 +38,33 @@ OPTIONAL = {
     "aron97-topo1-atm": {"boston.aida": False, "boston.pieces": 256, "flow.f1.window": "64KB"},
 }
 SKIP = re.compile(r"^(name|description|duration|seed_randomizes|topology\..*|link\..*\.ends|flow\..*\.name)$")
+
+#: A value of each kind the registry's keys have (their defaults may be text: "the scenario's VCs").
+KIND_VALUES = {"real": 1.5, "bool": True, "count": 1}
+
+
+def registry_keys() -> tuple[dict, dict, dict, dict]:
+    """Every key the registry declares (`atmsim.registry()`) with a value of its kind, its default as the
+    registry states it and the overrides that select a mechanism it configures; per key that selects a
+    mechanism, the names it selects."""
+    keys, defaults, selects, words = {}, {}, {}, {}
+    for m in registry():
+        selector = re.fullmatch(r"(switch|router|tcp)\.[a-z_.]+", m["selected_by"])
+        if selector:
+            words.setdefault(m["selected_by"], []).append(m["name"])
+        for k in m["keys"]:
+            keys[k["name"]] = KIND_VALUES.get(k["kind"], 1)
+            defaults[k["name"]] = None if k.get("computed") else k.get("default")
+            selects.setdefault(k["name"], []).extend([f"{m['selected_by']}={m['name']}"] if selector else [])
+    return keys, defaults, selects, words
+
+
+#: Per registry key, the overrides that select a mechanism it configures (drawn beside it half the time, so
+#: the key is drawn where it acts as well as where it is refused).
+REGISTRY_KEYS, REGISTRY_DEFAULTS, SELECTS, REGISTRY_WORDS = registry_keys()
+#: Keys no scenario writes unless it uses them, drawn in every scenario too (a port name for trace.port).
+EXTRA_KEYS = {**REGISTRY_KEYS, "trace.port": "S->B", "trace.port_rows": 1000, "capture.snaplen": 96,
+              "capture.max_bytes": "2GB"}
 
 
 def fields(name: str) -> dict:
@@ -55,6 +85,7 @@ def fields(name: str) -> dict:
 
     walk("", doc)
     out.update(OPTIONAL.get(name, {}))
+    out.update({k: v for k, v in EXTRA_KEYS.items() if k not in out})
     return {k: v for k, v in sorted(out.items()) if not SKIP.match(k)}
 
 
@@ -77,6 +108,8 @@ def choices(name: str) -> dict:
             msg = str(e)
             words = re.findall(r"`([^`]+)`", msg.split("expected", 1)[1]) if "expected" in msg else []
             out[key] = words[:-1] or (ports if "port" in msg else nodes if "node" in msg else [])
+    for key, names in REGISTRY_WORDS.items():  # every mechanism a key selects, whatever its error lists
+        out[key] = sorted(set(out.get(key, [])) | set(names))
     return out
 
 
@@ -123,7 +156,49 @@ def cases(draw):
     keys = draw(st.lists(st.sampled_from(sorted(FIELDS[name])), min_size=1, max_size=3))
     kind = {k: like(FIELDS[name][k], CHOICES[name].get(k, ())) for k in keys}
     pairs = [(k, draw(st.one_of(kind[k], junk) if draw(st.integers(0, 9)) == 0 else kind[k])) for k in keys]
-    return name, pairs
+    return name, selecting(pairs, lambda options: draw(st.sampled_from([None, *options])))
+
+
+def selecting(pairs, pick):
+    """`pairs` with, before a registry key, the override that selects a mechanism it configures when `pick`
+    (given the choices) returns one rather than None."""
+    out = []
+    for k, v in pairs:
+        chosen = pick(SELECTS[k]) if SELECTS.get(k) else None
+        if chosen:
+            out.append(tuple(chosen.split("=", 1)))
+        out.append((k, v))
+    return out
+
+
+def _same(value: str, default) -> bool:
+    """Does `value` as written restate `default` as the registry states it?"""
+    if default is None:
+        return False
+    try:
+        return float(value) == float(default)
+    except ValueError:
+        return value.strip().lower() == str(default).strip().lower()
+
+
+def without_effect(name: str, pairs, sets) -> str:
+    """For an accepted case: a key that was accepted and had no effect (issue 38, rule 1: a key set to a
+    value with no effect is refused; `atmsim show` prints what takes effect): the resolved scenario is the
+    one without it, the key is not in it, and the value is not its default. '' if there is none."""
+    whole = _core.resolve(SCENARIOS[name], sets)
+    for key, value in dict(pairs).items():  # (the last value of a key set twice is the one that counts)
+        try:
+            base = _core.resolve(SCENARIOS[name], [x for x in sets if not x.startswith(f"{key}=")])
+        except ScenarioError:
+            continue  # without it the others are invalid: it has an effect
+        if whole == base and not _same(value, REGISTRY_DEFAULTS.get(key)) and _leaf(key) not in base:
+            return f"{key}={value} accepted without effect"
+    return ""
+
+
+def _leaf(key: str) -> str:
+    """How the resolved TOML writes the key's last part (`min_th = `)."""
+    return f"\n{key.rsplit('.', 1)[-1]} = "
 
 
 def physically_valid(s: dict, one_direction: bool) -> None:
@@ -165,3 +240,18 @@ def test_any_overrides_run_valid_or_fail_in_one_line(case):
         return
     moved = any(k in ("report.bottleneck", "network") or k.endswith((".src", ".dst", ".kind")) for k, _ in pairs)
     physically_valid(json.loads(summary), name in ONE_DIRECTION and not moved)
+    assert not without_effect(name, pairs, sets), without_effect(name, pairs, sets)
+
+
+def test_the_fuzzer_flags_a_key_accepted_without_effect(monkeypatch):
+    # The check the long run makes on every accepted case (issue 38): a resolver that dropped
+    # router.red.min_th without a word is caught; the key it prints, and a default restated, are not.
+    name, sets = "aron97-topo2-packet", ["router.policy=red", "switch.buffer=100packets", "duration=20ms"]
+    pairs = [("router.policy", "red"), ("switch.buffer", "100packets")]
+    assert without_effect(name, [*pairs, ("router.red.min_th", "3")], [*sets, "router.red.min_th=3"]) == ""
+    assert without_effect(name, [*pairs, ("router.red.min_th", "5")], [*sets, "router.red.min_th=5"]) == ""
+    real = _core.resolve
+    monkeypatch.setattr(_core, "resolve", lambda text, sets=(): real(text, [x for x in sets if "min_th" not in x]))
+    assert without_effect(name, [*pairs, ("router.red.min_th", "3")], [*sets, "router.red.min_th=3"]) == \
+        "router.red.min_th=3 accepted without effect"
+    assert without_effect(name, [*pairs, ("router.red.min_th", "5.0")], [*sets, "router.red.min_th=5.0"]) == ""

@@ -133,26 +133,6 @@ def test_a_bad_out_path_is_refused_before_the_run(cli, tmp_path, kind):
     assert os.path.lexists(out) and not (tmp_path / "nowhere").exists()
 
 
-@pytest.fixture
-def mount(tmp_path):
-    """mount(name, options): a small tmpfs at tmp_path/name, another device than tmp_path (skipped where
-    mounting is not allowed); unmounted after the test."""
-    made = []
-
-    def make(name, options="size=8m"):
-        d = tmp_path / name
-        d.mkdir()
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "atmsim-test", str(d)], capture_output=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here ({r.stderr.decode().strip()})")
-        made.append(d)
-        return d
-
-    yield make
-    for d in made:
-        subprocess.run(["umount", str(d)], capture_output=True)
-
-
 def test_out_naming_a_mount_point(cli, tmp_path, mount):
     # Staged beside the target, on the parent's device: "Invalid cross-device link" moving files into place.
     mnt = mount("mnt")

@@ -68,3 +68,37 @@ def test_a_flows_finish_is_a_time_or_a_word(capsys, done, aborted, word):
     print_summary(s)
     row = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith(s["flows"][0]["name"] + " ")]
     assert len(row) == 1 and row[0].rstrip().endswith(word), row
+
+
+def test_red_ecn_and_efci_runs_say_what_their_signals_did(capsys):
+    # The terminal summary of an ECN or EFCI run said nothing of marks, window reductions or CI, and RED's
+    # early, forced and tail drops were one number (issue 38).
+    red = ["duration=3s", "router.policy=red", "switch.buffer=100packets"]
+    s, out = printed(capsys, "aron97-topo2-packet", *red, "router.red.ecn=true", "tcp.ecn=true")
+    flat = " ".join(out.split())
+    q = next(q for q in s["ports"] if q["name"] == "R2->R3")
+    forced, early = q["red_forced_drops"], q["drops_by_reason"].get("red", 0) - q["red_forced_drops"]
+    assert forced > 0 and q["units_marked"] > 0
+    assert (f"RED at R2->R3: {early:,} early drops (average queue between min_th and max_th), {forced:,} forced "
+            f"(average at or above max_th), {q['drops_by_reason'].get('tail', 0):,} tail (buffer full); "
+            f"{q['units_marked']:,} packets marked CE") in flat
+    ce, echoes, cuts, cwr = (sum(f[k] for f in s["flows"]) for k in
+                             ("ecn_ce_received", "ecn_echoes", "ecn_reductions", "ecn_cwr_sent"))
+    assert cuts > 0
+    assert (f"ECN: the receivers got {ce:,} CE-marked packets and sent {echoes:,} ACKs with ECE; the senders cut "
+            f"their window {cuts:,} times") in flat and f"sent {cwr:,} CWR" in flat
+    # Without ECN the summary does not tell early from forced drops: it says so.
+    s, out = printed(capsys, "aron97-topo2-packet", *red)
+    q = next(q for q in s["ports"] if q["name"] == "R2->R3")
+    assert f"RED at R2->R3: {q['drops_by_reason']['red']:,} RED drops (early and forced" in " ".join(out.split())
+    assert "ECN:" not in out
+    # Binary ABR feedback: the cells marked and the backward RM cells with CI.
+    s, out = printed(capsys, "jain96-2src", "duration=1s", "abr.switch=efci", "abr.rif=0.0625", "abr.rdf=0.0625")
+    marked = sum(q.get("units_marked") or 0 for q in s["ports"])
+    src = s["abr"]["sources"]
+    ci, brm = sum(x["brm_with_ci"] for x in src), sum(x["brm_received"] for x in src)
+    assert marked > 0 and 0 < ci < brm
+    assert (f"EFCI: the switches marked {marked:,} cells (congestion experienced); {ci:,} of {brm:,} backward RM "
+            "cells the sources received carried CI") in " ".join(out.split())
+    _, out = printed(capsys, "jain96-2src", "duration=0.3s")
+    assert "EFCI" not in out and "RED at" not in out

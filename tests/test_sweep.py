@@ -2,6 +2,7 @@
 import pandas as pd
 import pytest
 
+import atmsim
 from atmsim import sweep
 
 
@@ -153,3 +154,20 @@ def test_scheduler_without_dask_names_the_extra(monkeypatch):
     with pytest.raises(InputError) as e:
         _dask_client("local:2")
     assert str(e.value) == "--scheduler: needs dask.distributed: pip install 'atmsim[dask]'"
+
+
+def test_the_runs_table_names_losses_in_the_units_of_the_sweeps_networks():
+    # A packet run's loss ratio and drops were headed cell_loss_ratio and cells_dropped (issue 38).
+    cases = {("packet",): ("packet_loss_ratio", "packets_dropped"), ("atm",): ("cell_loss_ratio", "cells_dropped"),
+             ("atm", "packet"): ("loss_ratio", "units_dropped")}
+    for networks, (ratio, dropped) in cases.items():
+        runs, _, failed = sweep.run("aron97-topo1-packet", {"network": list(networks)}, ["duration=1s", "switch.buffer=24KB"], [1],
+                                    workers=1)
+        assert failed.empty and runs["network"].tolist() == list(networks)
+        other = {"cell_loss_ratio", "cells_dropped", "packet_loss_ratio", "packets_dropped", "loss_ratio",
+                 "units_dropped"} - {ratio, dropped}
+        assert {ratio, dropped} <= set(runs.columns) and not other & set(runs.columns), networks
+        for (_, row), network in zip(runs.iterrows(), networks):
+            s = atmsim.run("aron97-topo1-packet", set=["duration=1s", "switch.buffer=24KB", f"network={network}"], seed=1).summary
+            assert (row[ratio], row[dropped]) == (s["cell_loss_ratio"], s["accounting"]["cells_dropped"])
+            assert row[dropped] > 0

@@ -168,7 +168,7 @@ class Result:
 
     summary: dict
     traces: dict = field(default_factory=dict)
-    #: pcap files by name (runs with capture=True): bytes, as written by `write_captures`.
+    #: pcap files by name: bytes (capture=True), or the files written (capture=DIR).
     captures: dict = field(default_factory=dict)
 
     @property
@@ -202,14 +202,10 @@ class Result:
         return self.traces[table][column].to_numpy()
 
     def write_captures(self, directory) -> list:
-        """Writes the pcap files of a run with capture=True into `directory`; returns their paths."""
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for name, data in self.captures.items():
-            (d / name).write_bytes(data)
-            paths.append(d / name)
-        return paths
+        """Writes the pcap files of a run with captures into `directory`; returns their paths."""
+        from .captures import write
+
+        return write(self.captures, directory)
 
     def to_arrow(self):
         import pyarrow as pa
@@ -235,12 +231,15 @@ def trace_frames(raw: dict) -> dict:
 
 
 def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trace: bool = False,
-        capture: bool = False, progress=None) -> Result:
+        capture=False, progress=None) -> Result:
     """Run a built-in scenario name, a TOML file or TOML text; raises ScenarioError on bad input.
 
     capture=True records the ports and hosts of the scenario's [capture] (by
     default every host of a flow and the bottleneck port) as pcap files in
-    `Result.captures` (docs/captures.md); the summary gains a `capture` block.
+    `Result.captures`, as bytes (docs/captures.md); capture=DIR (a path)
+    writes them into DIR as the run goes, in bounded memory, and
+    `Result.captures` holds their paths; either way the files together hold
+    at most `capture.max_bytes`. The summary gains a `capture` block.
     `progress(simulated_s, duration_s)`, if given, is called every 2^20
     events (about a tenth of a second) while the run lasts; its exception
     stops the run, as Ctrl-C and SIGTERM do, captured or not."""
@@ -248,8 +247,14 @@ def run(scenario: str, set: Iterable[str] = (), seed: Optional[int] = None, trac
 
     check_seed(seed)
     text = load_scenario(scenario)
-    if capture:
-        summary_json, traces, files = _core.run_capture(text, _sets(set), seed, trace, progress)
+    if capture is True:
+        from .captures import run_in_memory
+
+        summary_json, traces, files = run_in_memory(text, _sets(set), seed, trace, progress)
+    elif capture is not False and capture is not None:
+        from .captures import run_into
+
+        summary_json, traces, files = run_into(capture, text, _sets(set), seed, trace, progress)
     else:
-        (summary_json, traces), files = _core.run(text, _sets(set), seed, trace, progress), []
-    return Result(json.loads(summary_json), trace_frames(traces) if trace else {}, dict(files))
+        (summary_json, traces), files = _core.run(text, _sets(set), seed, trace, progress), {}
+    return Result(json.loads(summary_json), trace_frames(traces) if trace else {}, files)

@@ -137,22 +137,22 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     with contextlib.ExitStack() as stack:
         for o in dirs.values():  # checked and locked before the run
             stack.enter_context(o)
+        # The pcap files are written as the run goes (bounded memory), into the staging folder, which
+        # moves into place only when everything is written: a failed or interrupted run leaves nothing.
+        captures = stack.enter_context(dirs["out" if same else "pcap"].stage()) if pcap is not None else False
         # Silent unless the run lasts more than a few seconds.
         progress = RunProgress(scenario)
         try:
-            result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=pcap is not None,
+            result = atmsim.run(scenario, sets, seed=seed, trace=trace or out is not None, capture=captures,
                                 progress=progress)
         finally:
             progress.close()
         s = result.summary
-        if out is not None:
+        if same:
+            n_traces = _write_run(captures, s, result.traces, trace_format)
+        elif out is not None:
             with dirs["out"].stage() as d:
                 n_traces = _write_run(d, s, result.traces, trace_format)
-                if same:
-                    result.write_captures(d)
-        if "pcap" in dirs:
-            with dirs["pcap"].stage() as d:
-                result.write_captures(d)
     if as_json:
         click.echo(json.dumps(s))
     else:

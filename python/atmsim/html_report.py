@@ -17,7 +17,7 @@ from pathlib import Path
 
 from atmsim import provenance
 from atmsim.claim_order import figure_order, in_paper_order
-from atmsim.report import compact
+from atmsim.report import ours_text
 
 PAGE = "index.html"
 
@@ -78,12 +78,22 @@ def _head(title: str) -> str:
             f"<style>{STYLE}</style><script>{SCRIPT}</script></head><body>")
 
 
-def _made_by(meta: dict) -> str:
+def _made_by(meta: dict, figures=()) -> str:
+    """Which run made the page's figures: one line when one run made them all, else a note that each
+    figure says which (a quick and a full run, or two commits, into one folder)."""
     if not meta:
         return "<p class=meta>made by: unknown (no reproduction.json)</p>"
-    quick = " (--quick grid)" if meta.get("quick") else ""
-    return (f"<p class=meta>atmsim {e(meta.get('atmsim_version', '?'))}, commit <code>{e(meta.get('commit', '?'))}</code>, "
-            f"core <code>{e(meta.get('atmsim_core', '?'))}</code>{quick}</p>")
+    runs = {tuple(provenance.made_by(meta, f).items()) for f in figures} or {tuple(provenance.made_by(meta, "").items())}
+    if len(runs) > 1:
+        return (f"<p class=meta>made by {len(runs)} different runs (a quick and a full grid, or several commits): "
+                "each figure says which</p>")
+    return f"<p class=meta>{_run_label(dict(next(iter(runs))))}</p>"
+
+
+def _run_label(made: dict) -> str:
+    grid = "--quick grid" if made.get("quick") else "full grid"
+    return (f"atmsim {e(str(made.get('atmsim_version') or '?'))}, commit <code>{e(str(made.get('commit') or '?'))}</code>, "
+            f"core <code>{e(str(made.get('atmsim_core') or '?'))}</code>, {grid}")
 
 
 VALIDATION = "docs/validation.md"
@@ -109,7 +119,7 @@ def _claim_row(r: dict) -> str:
     statement = r["claim"].split(" ", 1)[-1]
     return (f"<tr class=claim id='claim-{e(r['id'])}' data-holds='{str(bool(r['holds'])).lower()}'>"
             f"<td data-label=claim><b>{e(r['id'])}</b> {e(statement)}</td>"
-            f"<td data-label=paper>{e(str(r['paper_value']))}</td><td data-label=ours>{e(compact(r['ours'], 200))}</td>"
+            f"<td data-label=paper>{e(str(r['paper_value']))}</td><td data-label=ours>{e(ours_text(r, 200))}</td>"
             f"<td data-label=verdict>{verdict}</td><td data-label=explanation>{'<br>'.join(why)}</td></tr>")
 
 
@@ -134,13 +144,15 @@ def render_paper(d: Path, up: bool) -> str:
     pngs = {p.stem: p for p in d.glob("*.png")}
     figs = figure_order(rows, pngs)
     parts = [_head(f"atmsim: {name}"), "<nav><a href='../index.html'>all papers</a></nav>" if up else "",
-             f"<h1>{e(name)}: reproduced figures and claims</h1>", _made_by(meta), _validation(),
+             f"<h1>{e(name)}: reproduced figures and claims</h1>", _made_by(meta, figs), _validation(),
              f"<p>{held} of {len(rows)} claims hold; {len(rows) - held} deviate, each with its explanation.</p>",
              "<nav>" + " ".join(f"<a href='#{e(f)}'>{e(f)}</a>" for f in figs) + " <a href='#scenarios'>scenarios</a></nav>"]
     for fig in figs:
         parts.append(f"<section id='{e(fig)}'><h2>{e(fig)}</h2>")
         if fig in pngs:
             parts.append(f"<img src='{e(pngs[fig].name)}' alt='{e(name)} {e(fig)}'>")
+        if meta:
+            parts.append(f"<p class='meta made-by'>made by: {_run_label(provenance.made_by(meta, fig))}</p>")
         parts.append(_runs(meta.get("figures", {}).get(fig, {})))
         fr = in_paper_order([r for r in rows if r["figure"] == fig])
         if fr:
@@ -161,9 +173,10 @@ def render_paper(d: Path, up: bool) -> str:
 def render_index(root: Path, dirs: list[Path]) -> str:
     """DIR/index.html of `reproduce all`: one line per paper, linking its page."""
     parts = [_head("atmsim reproductions"), "<h1>atmsim: reproduced papers</h1>"]
-    commits = {(m.get("atmsim_version"), m.get("commit"), m.get("atmsim_core")) for m in map(provenance.load, dirs)}
-    if len(commits) == 1:
-        parts.append(_made_by(provenance.load(dirs[0])))
+    metas = [provenance.load(d) for d in dirs]
+    runs = {tuple(provenance.made_by(m, f).items()) for m in metas for f in (m.get("figures") or {"": None})}
+    if len(runs) == 1:
+        parts.append(f"<p class=meta>{_run_label(dict(next(iter(runs))))}</p>")
     parts.append(_validation())
     parts.append("<table><thead><tr><th>paper</th><th>claims</th><th>hold</th><th>deviate</th><th>made by</th></tr></thead>"
                  "<tbody>")
@@ -171,8 +184,10 @@ def render_index(root: Path, dirs: list[Path]) -> str:
         rows = load_claims(d / "claims.json")
         held, meta = sum(r["holds"] for r in rows), provenance.load(d)
         name = rows[0]["paper"] if rows else d.name
+        made = {(m["commit"] or "?") + (" (--quick)" if m["quick"] else "")
+                for m in (provenance.made_by(meta, f) for f in (meta.get("figures") or {"": None}))}
         parts.append(f"<tr><td><a href='{e(d.name)}/{PAGE}'>{e(name)}</a></td><td>{len(rows)}</td><td>{held}</td>"
-                     f"<td>{len(rows) - held}</td><td class=meta>{e(meta.get('commit', '?'))}</td></tr>")
+                     f"<td>{len(rows) - held}</td><td class=meta>{e(', '.join(sorted(made)))}</td></tr>")
     parts.append("</tbody></table></body></html>")
     return "\n".join(parts) + "\n"
 

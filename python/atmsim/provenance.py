@@ -91,13 +91,25 @@ def record(out: Path, paper: str, quick: bool, figures: dict) -> None:
     path = Path(out) / FILE
     old = load(out)  # a damaged one is replaced
     scenarios, figs = dict(old.get("scenarios", {})), dict(old.get("figures", {}))
+    made = {"atmsim_version": version(), "atmsim_core": core_fingerprint(), "commit": commit(), "quick": bool(quick)}
     for fig, specs in figures.items():
         texts, variants = figure_runs(specs)
         scenarios.update(texts)
-        figs[fig] = {"runs": len(list(specs)), "scenarios": variants}
-    data = {"paper": paper, "atmsim_version": version(), "atmsim_core": core_fingerprint(), "commit": commit(),
-            "quick": bool(quick), "figures": dict(sorted(figs.items())), "scenarios": dict(sorted(scenarios.items()))}
+        # Each figure keeps the run that made it: a folder may hold figures of a quick and a full run, or of
+        # two commits (the paper-level fields say only which run came last).
+        figs[fig] = {"runs": len(list(specs)), "scenarios": variants, **made}
+    data = {"paper": paper, **made, "figures": dict(sorted(figs.items())), "scenarios": dict(sorted(scenarios.items()))}
     path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+#: What says which run made a figure (per figure since issue 38; a file written before holds them per paper only).
+MADE_BY = ("atmsim_version", "commit", "atmsim_core", "quick")
+
+
+def made_by(meta: dict, figure: str) -> dict:
+    """Which run made `figure`: its own entry's MADE_BY fields, else the paper's (an older file)."""
+    fig = meta.get("figures", {}).get(figure, {})
+    return {k: fig.get(k, meta.get(k)) for k in MADE_BY}
 
 
 def load(directory: Path, strict: bool = False) -> dict:

@@ -54,6 +54,47 @@ def flow_extra_lines(s: dict) -> list[str]:
     return lines
 
 
+def _n(x: int, one: str, many: str) -> str:
+    return f"{x:,} {one if x == 1 else many}"
+
+
+def mechanism_lines(s: dict) -> list[str]:
+    """What the run's congestion signals did, in words: RED's drops split by cause, ECN's marks and the
+    senders' window reductions, EFCI's marks and the congestion indications (CI) its sources received
+    (docs/metrics.md). Nothing for a run without them."""
+    lines = []
+    for q in s["ports"]:
+        by = q.get("drops_by_reason", {})
+        if "red" not in by and "red_forced_drops" not in q:
+            continue
+        forced = q.get("red_forced_drops")
+        red, tail = by.get("red", 0), by.get("tail", 0)
+        if not (red or tail or q.get("units_marked") or q["name"] == s["bottleneck"]):
+            continue  # as the ports table: the bottleneck and the ports that dropped
+        split = (f"{_n(red - forced, 'early drop', 'early drops')} (average queue between min_th and max_th), "
+                 f"{forced:,} forced (average at or above max_th)" if forced is not None else
+                 f"{_n(red, 'RED drop', 'RED drops')} (early and forced: told apart only with router.red.ecn)")
+        lines.append(f"RED at {q['name']}: {split}, {tail:,} tail (buffer full)"
+                     + (f"; {_n(q['units_marked'], 'packet', 'packets')} marked CE instead of an early drop"
+                        if q.get("units_marked") is not None else ""))
+    flows = [f for f in s["flows"] if "ecn_reductions" in f]
+    if flows:
+        total = {k: sum(f[k] for f in flows) for k in ("ecn_ce_received", "ecn_echoes", "ecn_reductions", "ecn_cwr_sent")}
+        lines.append(f"ECN: the receivers got {_n(total['ecn_ce_received'], 'CE-marked packet', 'CE-marked packets')} "
+                     f"and sent {_n(total['ecn_echoes'], 'ACK', 'ACKs')} with ECE; the senders cut their window "
+                     f"{_n(total['ecn_reductions'], 'time', 'times')} (at most once a window) and sent "
+                     f"{_n(total['ecn_cwr_sent'], 'CWR', 'CWRs')}")
+    abr = s.get("abr") or {}
+    if abr.get("switch") == "efci":
+        marked = sum(q.get("units_marked") or 0 for q in s["ports"])
+        src = abr.get("sources", [])
+        brm, ci = sum(x["brm_received"] for x in src), sum(x.get("brm_with_ci", 0) for x in src)
+        lines.append(f"EFCI: the switches marked {_n(marked, 'cell', 'cells')} (congestion experienced); "
+                     f"{ci:,} of {_n(brm, 'backward RM cell', 'backward RM cells')} the sources received carried "
+                     f"CI (a rate cut each)")
+    return lines
+
+
 def accounting_lines(s: dict) -> list[str]:
     """The accounting identity in words, with its terms (docs/metrics.md)."""
     a = s["accounting"]
@@ -108,23 +149,70 @@ def print_summary(s: dict) -> None:
                       f"{q['units_dropped']:,}", f"{q['peak_occupancy']:,}", f"{q['mean_occupancy']:,.1f}",
                       f"{q['busy_fraction']:.1%}")
     c.print(p)
-    for line in accounting_lines(s):
+    for line in mechanism_lines(s) + accounting_lines(s):
         c.print(line, highlight=False)
 
 
-def compact(v, width: int = 60) -> str:
-    """A claim's `ours` on one short line: numbers to 3 significant digits, nested dicts as a.b=v."""
-    def flat(x, prefix=""):
+#: A number's unit by the end of its name in a claim's `ours` (the reproductions' naming: `total_mbps`,
+#: `rtt_ms`, `clr_pct`, ...), longest first; "bytes" are written in KB/MB/GB (K = 1000, as the papers).
+_KEY_UNITS = (("_KB_per_s", "KB/s"), ("_cells_per_s", "cells/s"), ("_MBps", "MB/s"), ("_Mbps", "Mb/s"), ("_mbps", "Mb/s"),
+              ("_percent", "%"), ("_pct", "%"), ("_bytes", "bytes"), ("_packets", "packets"),
+              ("_ms", "ms"), ("_us", "µs"), ("_MB", "MB"), ("_KB", "KB"), ("_kB", "kB"), ("_s", "s"))
+
+#: A single number's unit by what the claim's rule says it measured (its test's name).
+_NAME_UNITS = ((r"\bbytes$", "bytes"), (r"\(MB/s\)", "MB/s"), (r"\(Mb/s\)", "Mb/s"), (r"\(cells\)", "cells"),
+               (r"\(packets\b", "packets"), (r"\(KiB\b", "KiB"), (r"\(s\)|, s$", "s"), (r"\(%\)", "%"))
+
+
+def _unit_of_key(key: str):
+    return next((u for end, u in _KEY_UNITS if key.endswith(end)), None)
+
+
+def _unit_of_rule(rule: str):
+    """The unit of a claim's single tested number, from the name its rule gives it (`claims.check` writes
+    "NAME BAND"); None for several tests or a name without one."""
+    import re
+
+    tested = (rule or "").rsplit(": ", 1)[-1]
+    if " and " in tested:
+        return None
+    name = re.sub(r" (<=|>=|<|>|in [\[(]).*$", "", tested)
+    return next((u for pattern, u in _NAME_UNITS if re.search(pattern, name)), None)
+
+
+def _with_unit(x: float, unit, digits: int) -> str:
+    if unit == "bytes":
+        for scale, prefix in ((1e9, "GB"), (1e6, "MB"), (1e3, "KB")):
+            if abs(x) >= scale:
+                return f"{x / scale:.3g} {prefix}"
+        return f"{x:.3g} B"
+    text = f"{x:.{digits}g}" if isinstance(x, float) else str(x)
+    return f"{text} {unit}" if unit else text
+
+
+def compact(v, width: int = 60, unit=None) -> str:
+    """A claim's `ours` on one short line: numbers to 3 significant digits (4 in a dict), nested dicts as
+    a.b=v, each number with its unit where its name gives one (`_KEY_UNITS`; `unit` for a bare number)."""
+    def flat(x, prefix="", key=""):
         if isinstance(x, dict):
             for k, y in x.items():
-                yield from flat(y, f"{prefix}{k}.")
-        elif isinstance(x, float):
-            yield f"{prefix[:-1]}={x:.4g}" if prefix else f"{x:.3g}"
+                yield from flat(y, f"{prefix}{k}.", str(k))
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            if prefix:
+                yield f"{prefix[:-1]}=" + _with_unit(x, _unit_of_key(key), 4)
+            else:
+                yield _with_unit(x, unit, 3)
         else:
             yield f"{prefix[:-1]}={x}" if prefix else str(x)
 
     text = ", ".join(flat(v))
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ours_text(row: dict, width: int = 60) -> str:
+    """A claims row's `ours` as the report and the console show it: with units (`compact`), a bare
+    number's from its rule ("484 KB" against "<= 560 KB", not 4.84e+05)."""
+    return compact(row["ours"], width, _unit_of_rule(row.get("rule", "")))
 
 
 def print_claims(rows: list[dict]) -> None:
@@ -140,7 +228,7 @@ def print_claims(rows: list[dict]) -> None:
         col.overflow = "fold"  # a long name or number is folded onto the next line, never cut with "…"
     for r in in_paper_order(rows):
         verdict = "[green]held[/]" if r["holds"] else "[yellow]deviates[/]"
-        ours = compact(r["ours"], 10_000)
+        ours = ours_text(r, 10_000)
         if not r["holds"] and r.get("note"):
             ours += f"\n[dim]{r['note']}[/]"
         t.add_row(r["id"], str(r["paper_value"]), ours, verdict)

@@ -18,9 +18,22 @@ import atmsim
 from atmsim.reproduce.harness import Run, medians, product, run_all
 from atmsim.runner import RunFailed
 
-__all__ = ["RUN_COLUMNS", "medians", "parse_vary", "plan", "points", "run"]
+__all__ = ["LOSS_COLUMNS", "RUN_COLUMNS", "loss_columns", "medians", "parse_vary", "plan", "points", "run"]
 
 RUN_COLUMNS = ["effective_throughput", "effective_throughput_common", "fairness", "cell_loss_ratio", "dead_cell_share"]
+
+#: The runs table's names for the loss ratio and the units dropped, by the networks a sweep ran: the summary's
+#: keys (a contract: docs/metrics.md) say cells, which a packet network's are not.
+LOSS_COLUMNS = {
+    frozenset({"atm"}): ("cell_loss_ratio", "cells_dropped"),
+    frozenset({"packet"}): ("packet_loss_ratio", "packets_dropped"),
+    frozenset({"atm", "packet"}): ("loss_ratio", "units_dropped"),  # each row in its network's unit
+}
+
+
+def loss_columns(networks) -> tuple[str, str]:
+    """(loss ratio, units dropped): the runs table's names for a sweep over `networks` ("atm", "packet")."""
+    return LOSS_COLUMNS.get(frozenset(networks), LOSS_COLUMNS[frozenset({"atm"})])
 
 
 #: Most runs (grid points x seeds) one sweep may have: the runs are expanded in memory before the first one
@@ -108,7 +121,16 @@ def run(scenario: str, grid: dict[str, list[str]], fixed: Sequence[str] = (), se
         acc = s["accounting"]
         runs.append({**point, "seed": seed, **{c: s[c] for c in RUN_COLUMNS},
                      "bytes_delivered": acc["bytes_delivered"], "cells_dropped": acc["cells_dropped"],
-                     "timeouts": sum(f["timeouts"] for f in s["flows"]), "balanced": acc["balanced"]})
+                     "timeouts": sum(f["timeouts"] for f in s["flows"]), "balanced": acc["balanced"],
+                     "_network": s["network"]})
         for f in s["flows"]:
             flows.append({**point, "seed": seed, **{k: v for k, v in f.items() if not isinstance(v, (list, dict))}})
-    return pd.DataFrame(runs), pd.DataFrame(flows), pd.DataFrame(failures, columns=[*grid, "seed", "reason"])
+    return _in_units(pd.DataFrame(runs)), pd.DataFrame(flows), pd.DataFrame(failures, columns=[*grid, "seed", "reason"])
+
+
+def _in_units(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs table with its loss columns named in the sweep's units (`loss_columns`)."""
+    if runs.empty:
+        return runs
+    ratio, dropped = loss_columns(set(runs.pop("_network")))
+    return runs.rename(columns={"cell_loss_ratio": ratio, "cells_dropped": dropped})

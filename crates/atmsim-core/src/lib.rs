@@ -100,11 +100,12 @@ pub fn run_text_observed(
     Ok(whole.then(|| world.finish()))
 }
 
-/// Runs `world` observed; a port log that reached its cap (`trace.port_rows`)
-/// is an error naming the key, never a log silently cut short.
+/// Runs `world` observed; a port log or pcap files that reached their cap
+/// (`trace.port_rows`, `capture.max_bytes`) is an error naming the key,
+/// never output silently cut short.
 fn run_capped(world: &mut World, observe: &mut dyn FnMut(time::Time, time::Time) -> bool) -> Result<bool, ScenarioError> {
     let whole = world.run_observed(observe);
-    match world.port_log_overflow() {
+    match world.port_log_overflow().or_else(|| world.capture_overflow()) {
         Some(e) => Err(e),
         None => Ok(whole),
     }
@@ -127,11 +128,42 @@ pub fn run_text_capture_observed(
     overrides: &[String],
     seed: Option<u64>,
     trace: bool,
-    mut observe: impl FnMut(time::Time, time::Time) -> bool,
+    observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<CapturedRun>, ScenarioError> {
+    run_text_capture_to(text, overrides, seed, trace, None, observe).map_err(|e| match e {
+        capture::CaptureError::Scenario(e) => e,
+        capture::CaptureError::Write(f) => unreachable!("files in memory are written without failure: {f:?}"),
+    })
+}
+
+/// [`run_text_capture_observed`] with the pcap files written into `dir` as
+/// the run goes (a fixed buffer each, so memory stays bounded however long
+/// the run), or kept in memory without `dir`. A file that cannot be written
+/// stops the run (`CaptureError::Write`); `Ok(None)` if `observe` stopped
+/// it. Files left in `dir` by a run that did not end are the caller's to
+/// remove.
+pub fn run_text_capture_to(
+    text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    trace: bool,
+    dir: Option<&std::path::Path>,
+    mut observe: impl FnMut(time::Time, time::Time) -> bool,
+) -> Result<Option<CapturedRun>, capture::CaptureError> {
     let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
-    world.enable_capture()?;
-    let whole = run_capped(&mut world, &mut observe)?;
-    Ok(whole.then(|| world.finish_with_captures()))
+    world.enable_capture_to(dir)?;
+    let whole = run_capped(&mut world, &mut observe);
+    if let Some(f) = world.take_capture_failure() {
+        return Err(f.into());
+    }
+    if !whole? {
+        return Ok(None);
+    }
+    // The rows written at the end may reach the cap too.
+    world.close_captures()?;
+    if let Some(e) = world.capture_overflow() {
+        return Err(e.into());
+    }
+    Ok(Some(world.finish_with_captures()))
 }

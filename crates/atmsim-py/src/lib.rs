@@ -3,13 +3,15 @@
 //! and the traces as plain columns (the Python side makes numpy arrays).
 
 use atmsim_core::atm::aal5::{Encapsulation, CELL_BYTES, CELL_PAYLOAD};
+use atmsim_core::capture::CaptureError;
 use atmsim_core::time::{secs, Time};
 use atmsim_core::trace::{EventKind, PortChange, Traces};
 use atmsim_core::{scenario, ScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use std::path::PathBuf;
 
 mod ida;
 
@@ -189,32 +191,47 @@ fn observer<'a>(progress: &'a Option<PyObject>, stopped: &'a mut Option<PyErr>) 
     }
 }
 
-/// Runs one simulation with packet captures on: (summary JSON, traces dict,
-/// [(file name, pcap bytes)]). The GIL is released while it runs, taken
-/// back as [`run`] does (signals, `progress`).
+/// Runs one simulation with packet captures on, the pcap files written into
+/// `directory` as the run goes (bounded memory however long the run):
+/// (summary JSON, traces dict, [file names]). The GIL is released while it
+/// runs, taken back as [`run`] does (signals, `progress`). A file that
+/// cannot be written raises OSError naming it; the files of a run that did
+/// not end are left for the caller to remove.
 #[pyfunction]
-#[pyo3(signature = (text, overrides=Vec::new(), seed=None, trace=false, progress=None))]
+#[pyo3(signature = (text, directory, overrides=Vec::new(), seed=None, trace=false, progress=None))]
 fn run_capture<'py>(
     py: Python<'py>,
     text: &str,
+    directory: PathBuf,
     overrides: Vec<String>,
     seed: Option<u64>,
     trace: bool,
     progress: Option<PyObject>,
-) -> PyResult<(String, Bound<'py, PyDict>, Vec<(String, Bound<'py, PyBytes>)>)> {
+) -> PyResult<(String, Bound<'py, PyDict>, Vec<String>)> {
     let text = text.to_owned();
     let mut stopped: Option<PyErr> = None;
-    let result =
-        py.allow_threads(|| atmsim_core::run_text_capture_observed(&text, &overrides, seed, trace, observer(&progress, &mut stopped)));
-    let Some((summary, traces, files)) = result.map_err(to_py)? else {
+    let result = py.allow_threads(|| {
+        atmsim_core::run_text_capture_to(&text, &overrides, seed, trace, Some(&directory), observer(&progress, &mut stopped))
+    });
+    let result = result.map_err(|e| match e {
+        CaptureError::Scenario(e) => to_py(e),
+        CaptureError::Write(f) => {
+            // As Python's own OSError: errno, the system's words (without
+            // Rust's " (os error N)"), the file.
+            let errno = f.error.raw_os_error().unwrap_or(0);
+            let text = f.error.to_string();
+            let why = text.split(" (os error").next().unwrap_or(&text).to_owned();
+            PyOSError::new_err((errno, why, f.path))
+        }
+    })?;
+    let Some((summary, traces, files)) = result else {
         return Err(stopped.expect("a run stops only on an exception"));
     };
     let tr = match traces {
         Some(t) => traces_to_py(py, t)?,
         None => PyDict::new_bound(py),
     };
-    let files = files.into_iter().map(|f| (f.name, PyBytes::new_bound(py, &f.bytes))).collect();
-    Ok((summary.to_json(), tr, files))
+    Ok((summary.to_json(), tr, files.into_iter().map(|f| f.name).collect()))
 }
 
 const ENCAPSULATIONS: [Encapsulation; 3] = [Encapsulation::Raw48, Encapsulation::Aal5VcMux, Encapsulation::Aal5Llc];

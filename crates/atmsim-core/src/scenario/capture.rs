@@ -5,12 +5,15 @@
 pub use super::model::CaptureModel;
 use super::model::{App, Model, Network};
 use super::schema::Scenario;
-pub use super::schema_capture::DEFAULT_SNAPLEN;
+pub use super::schema_capture::{DEFAULT_MAX_BYTES, DEFAULT_SNAPLEN};
+use super::units::parse_bytes;
 use super::{err, ScenarioError};
 use crate::net::{HostId, PortId};
 
 const MIN_SNAPLEN: u32 = 64;
 const MAX_SNAPLEN: u32 = 262_144;
+/// Room for the files' headers and a few packets.
+const MIN_MAX_BYTES: u64 = 4096;
 
 /// Resolves `[capture]` (None when the section is absent).
 pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) -> Result<Option<CaptureModel>, ScenarioError> {
@@ -23,7 +26,14 @@ pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) ->
     if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen) {
         return err("capture.snaplen", format!("{} is outside {MIN_SNAPLEN}..={MAX_SNAPLEN} bytes", c.snaplen));
     }
-    Ok(Some(CaptureModel { ports, hosts, snaplen: c.snaplen }))
+    let max_bytes = match parse_bytes(&c.max_bytes) {
+        Ok(n) if n >= MIN_MAX_BYTES => n,
+        Ok(_) => {
+            return err("capture.max_bytes", format!("'{}' is less than {MIN_MAX_BYTES} bytes (the pcap files of a run)", c.max_bytes))
+        }
+        Err(e) => return err("capture.max_bytes", e),
+    };
+    Ok(Some(CaptureModel { ports, hosts, snaplen: c.snaplen, max_bytes }))
 }
 
 /// The position of each of `names` in `known`, each named once.
@@ -52,7 +62,8 @@ impl CaptureModel {
         let mut hosts: Vec<HostId> = m.flows.iter().flat_map(|f| [f.src, f.dst]).filter_map(|node| host_of[node.ix()]).collect();
         hosts.sort();
         hosts.dedup();
-        CaptureModel { ports: vec![m.bottleneck], hosts, snaplen: DEFAULT_SNAPLEN }
+        let max_bytes = parse_bytes(DEFAULT_MAX_BYTES).expect("a valid default");
+        CaptureModel { ports: vec![m.bottleneck], hosts, snaplen: DEFAULT_SNAPLEN, max_bytes }
     }
 }
 
@@ -91,6 +102,9 @@ mod tests {
         assert_eq!(key_of(&["capture.snaplen=10", "capture.hosts=[\"A\"]"]), "capture.snaplen");
         assert_eq!(key_of(&["capture.snaplen=96"]), "capture");
         assert_eq!(key_of(&["capture.colour=1"]), "capture.colour");
+        assert_eq!(key_of(&["capture.max_bytes=100B", "capture.hosts=[\"A\"]"]), "capture.max_bytes");
+        assert_eq!(key_of(&["capture.max_bytes=lots", "capture.hosts=[\"A\"]"]), "capture.max_bytes");
+        assert_eq!(check(&["capture.max_bytes=10MB", "capture.hosts=[\"A\"]"]).unwrap().capture.unwrap().max_bytes, 10_000_000);
         let m = check(&["capture.ports=[\"X->B\"]", "capture.hosts=[\"B\"]"]).unwrap();
         let c = m.capture.unwrap();
         assert_eq!((c.ports.len(), c.hosts.len(), c.snaplen), (1, 1, super::DEFAULT_SNAPLEN));

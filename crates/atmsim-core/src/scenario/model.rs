@@ -19,6 +19,8 @@ pub struct CaptureModel {
     pub ports: Vec<PortId>,
     pub hosts: Vec<HostId>,
     pub snaplen: u32,
+    /// Most bytes of all its pcap files (`capture.max_bytes`).
+    pub max_bytes: u64,
 }
 
 /// IP + UDP header bytes.

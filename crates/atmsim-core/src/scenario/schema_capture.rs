@@ -15,11 +15,29 @@ pub struct CaptureSection {
     /// Bytes kept of each packet (headers first; the payload is zeros).
     #[serde(default = "default_snaplen")]
     pub snaplen: u32,
+    /// Most bytes the pcap files of a run may hold together: a run whose
+    /// files reach it stops, naming the key (they are written as the run
+    /// goes, or held in memory by `atmsim.run(capture=True)`).
+    #[serde(default = "default_max_bytes", skip_serializing_if = "is_default_max_bytes")]
+    pub max_bytes: String,
 }
 
 fn default_snaplen() -> u32 {
     DEFAULT_SNAPLEN
 }
+
+fn default_max_bytes() -> String {
+    DEFAULT_MAX_BYTES.into()
+}
+
+/// `atmsim show` writes the cap only where it is not the default.
+fn is_default_max_bytes(s: &str) -> bool {
+    s == DEFAULT_MAX_BYTES
+}
+
+/// The pcap files' cap unless `capture.max_bytes` says otherwise: a 60 s
+/// run of jain96-5src writes 741 MB (its 11 default files).
+pub const DEFAULT_MAX_BYTES: &str = "2GB";
 
 /// Bytes kept of each packet unless `capture.snaplen` says otherwise.
 pub const DEFAULT_SNAPLEN: u32 = 96;

@@ -5,8 +5,8 @@
 use super::service::{ServiceKind, Takes};
 use super::{Endpoints, World};
 use crate::base::mechanism::{Golden, Mechanism, Networks};
-use crate::capture::write::{files, CaptureFile};
-use crate::capture::Capture;
+use crate::capture::write::{file_name, CaptureFile, Encoder};
+use crate::capture::{Capture, CaptureError, WriteFailure};
 use crate::net::port::Offer;
 use crate::net::{FrameHeader, PortId, Unit, VcId, VcTable};
 use crate::scenario::capture::{check, CaptureModel};
@@ -59,14 +59,66 @@ impl ServiceKind for Watch {
 }
 
 impl World {
-    /// Turns captures on: what `[capture]` names, or by default every host
-    /// of a flow and the bottleneck port. Call before `run`.
+    /// Turns captures on, the files kept in memory: what `[capture]` names,
+    /// or by default every host of a flow and the bottleneck port. Call
+    /// before `run`.
     pub fn enable_capture(&mut self) -> Result<(), ScenarioError> {
+        self.enable_capture_to(None).map_err(|e| match e {
+            CaptureError::Scenario(e) => e,
+            CaptureError::Write(f) => unreachable!("a file in memory opens: {f:?}"),
+        })
+    }
+
+    /// Turns captures on, the files written into `dir` as the run goes (in
+    /// memory without one).
+    pub fn enable_capture_to(&mut self, dir: Option<&std::path::Path>) -> Result<(), CaptureError> {
         check(&self.model)?;
         let c = self.model.capture.clone().unwrap_or_else(|| CaptureModel::default_for(&self.model));
-        let cap = Capture::new(&c.ports, &c.hosts, self.ports.len(), self.hosts.len(), self.vcs.len(), self.atm);
+        let mut cap = Capture::new(&c.ports, &c.hosts, self.ports.len(), self.hosts.len(), self.vcs.len(), self.atm);
+        let names = cap.recordings.iter().map(|r| file_name(&self.model, r.point)).collect();
+        cap.write_to(Encoder::new(&self.model, &self.vcs, c.snaplen), names, dir, c.max_bytes)?;
         self.services.capture(cap, !c.ports.is_empty());
         Ok(())
+    }
+
+    fn capture(&self) -> Option<&Capture> {
+        self.services.watch().and_then(|w| w.capture.as_deref())
+    }
+
+    /// Must the run stop before its end? The port log or the pcap files
+    /// reached their cap, or a capture file could not be written.
+    pub(super) fn cap_reached(&self) -> bool {
+        self.port_log_overflow().is_some() || self.capture().is_some_and(|c| c.full_at.is_some() || c.failed.is_some())
+    }
+
+    /// The error of a run whose pcap files reached `capture.max_bytes`, or None.
+    pub fn capture_overflow(&self) -> Option<ScenarioError> {
+        let c = self.capture()?;
+        let t = c.full_at?;
+        let cap = self
+            .model
+            .capture
+            .as_ref()
+            .map_or_else(|| crate::scenario::capture::DEFAULT_MAX_BYTES.to_string(), |m| format!("{} bytes", m.max_bytes));
+        Some(ScenarioError {
+            key: "capture.max_bytes".into(),
+            problem: format!(
+                "the pcap files reached their cap ({cap}) at {:.6} s of {} s; shorten the duration, capture fewer ports and hosts (capture.ports, capture.hosts) or fewer bytes of each packet (capture.snaplen), or raise capture.max_bytes",
+                crate::time::secs(t),
+                crate::time::secs(self.model.duration)
+            ),
+        })
+    }
+
+    /// The write that failed during the run, if one did.
+    pub fn take_capture_failure(&mut self) -> Option<WriteFailure> {
+        self.services.capture_mut()?.failed.take()
+    }
+
+    /// Closes the pcap files after the run: what left by its end written.
+    pub fn close_captures(&mut self) -> Result<(), WriteFailure> {
+        let now = self.now;
+        self.services.capture_mut().map_or(Ok(()), |c| c.finish(now))
     }
 
     /// What `offer` did with a unit at a logged or captured port.
@@ -86,12 +138,13 @@ impl World {
                 seg = seg.map(FrameHeader::congestion_experienced);
             }
         }
+        let now = self.now;
         let Some(c) = self.services.capture_mut() else { return };
         match offer {
-            Offer::Accepted { arrive_at, .. } => c.departs(p, arrive_at - delay, unit, seg),
+            Offer::Accepted { arrive_at, .. } => c.departs(p, now, arrive_at - delay, unit, seg),
             Offer::PushedOut { arrive_at, victim, shift } => {
                 c.evicted(p, &victim, shift);
-                c.departs(p, arrive_at - delay, unit, seg);
+                c.departs(p, now, arrive_at - delay, unit, seg);
             }
             // Per-VC and priority ports: recorded when the unit leaves.
             Offer::Queued(_) | Offer::Dropped(_) | Offer::Trimmed { .. } | Offer::Placed { .. } => {}
@@ -110,7 +163,7 @@ impl World {
             seg = seg.map(FrameHeader::congestion_experienced);
         }
         if let Some(c) = self.services.capture_mut() {
-            c.departs(p, t, unit, seg);
+            c.departs(p, t, t, unit, seg);
         }
     }
 
@@ -123,10 +176,12 @@ impl World {
         self.ledgers[unit.vc.ix()].header(unit.frame)
     }
 
-    pub(super) fn capture_files(&self) -> Vec<CaptureFile> {
-        let Some(c) = self.services.watch().and_then(|w| w.capture.as_deref()) else { return Vec::new() };
-        let snaplen = self.model.capture.as_ref().map_or(crate::scenario::capture::DEFAULT_SNAPLEN, |m| m.snaplen);
-        files(c, &self.model, &self.vcs, snaplen, self.now)
+    /// The pcap files, closed (by `close_captures`, or here when they are in memory).
+    pub(super) fn capture_files(&mut self) -> Vec<CaptureFile> {
+        let now = self.now;
+        let Some(c) = self.services.capture_mut() else { return Vec::new() };
+        c.finish(now).expect("files in memory are written without failure; files on disk were closed by close_captures");
+        c.take_files()
     }
 
     pub(super) fn capture_summary(&self, files: &[CaptureFile]) -> Option<CaptureSummary> {
@@ -165,8 +220,67 @@ mod tests {
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
         let mut w = World::new(validate(&parse(text, &set).unwrap(), None).unwrap(), trace);
         w.enable_capture().unwrap();
+        w.services.capture_mut().unwrap().keep_rows();
         w.run();
         w
+    }
+
+    /// The files written as the run goes, whenever a recording flushes (here
+    /// at every row, the most often), are byte for byte those written from
+    /// every row at the end: push-outs (random drop, drop front), ATM FIFO
+    /// and per-VC ports, hosts.
+    #[test]
+    fn files_written_as_the_run_goes_are_those_written_at_the_end() {
+        let atm = atm_routers();
+        let drop_front = ROUTERS.replace("policy = \"random-drop\"\ninclude_arrival = false", "policy = \"drop-front\"");
+        let cases: [(&str, &[&str]); 4] =
+            [(ROUTERS, &[]), (&drop_front, &[]), (&atm, &["switch.policy=epd"]), (&atm, &["switch.queueing=per-vc"])];
+        for (text, set) in cases {
+            let files = |every: Option<usize>| {
+                let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+                let mut w = World::new(validate(&parse(text, &set).unwrap(), None).unwrap(), false);
+                w.enable_capture().unwrap();
+                let c = w.services.capture_mut().unwrap();
+                c.flush_every(every.unwrap_or(usize::MAX));
+                w.run();
+                let written_during_the_run = w.services.capture_mut().unwrap().bytes();
+                w.close_captures().unwrap();
+                (written_during_the_run, w.capture_files())
+            };
+            let ((during, streamed), (_, at_end)) = (files(Some(1)), files(None));
+            let total: usize = at_end.iter().map(|f| f.bytes.len()).sum();
+            assert!(during as usize > total / 2, "{set:?}: the files were written as the run went ({during} of {total} bytes)");
+            assert_eq!(streamed.len(), at_end.len());
+            assert!(at_end[0].packets > 100, "{set:?}: the port's file");
+            for (a, b) in streamed.iter().zip(&at_end) {
+                assert_eq!((&a.name, a.packets), (&b.name, b.packets), "{set:?}");
+                assert!(a.bytes == b.bytes, "{set:?}: {} differs", a.name);
+            }
+        }
+    }
+
+    /// Files that reach `capture.max_bytes` stop the run with the key named;
+    /// nothing past the cap is written.
+    #[test]
+    fn the_pcap_files_stop_at_their_cap() {
+        // Long enough for the run to be observed (every 2^20 events) well before its end.
+        let set = vec!["capture.max_bytes=200KB".to_string(), "duration=1000s".to_string()];
+        let mut w = World::new(validate(&parse(ROUTERS, &set).unwrap(), None).unwrap(), false);
+        w.enable_capture().unwrap();
+        w.services.capture_mut().unwrap().flush_every(64);
+        assert!(!w.run_observed(&mut |_, _| true), "the run stops at the cap");
+        let e = w.capture_overflow().expect("the cap is named");
+        assert_eq!(e.key, "capture.max_bytes", "{e}");
+        assert!(w.now < 500 * crate::time::PS_PER_S, "{e}");
+        assert!(w.services.capture_mut().unwrap().bytes() <= 200_000);
+    }
+
+    /// `ROUTERS` as an ATM network of tail-drop switches.
+    fn atm_routers() -> String {
+        ROUTERS
+            .replace("\"packet\"", "\"atm\"")
+            .replace("4packets", "200cells")
+            .replace("[router]\npolicy = \"random-drop\"\ninclude_arrival = false\n", "")
     }
 
     const ROUTERS: &str = r#"
@@ -244,10 +358,7 @@ dst = "D"
     /// they happen).
     #[test]
     fn atm_pdus_are_the_eom_departures_of_the_port_log() {
-        let text = ROUTERS
-            .replace("\"packet\"", "\"atm\"")
-            .replace("4packets", "200cells")
-            .replace("[router]\npolicy = \"random-drop\"\ninclude_arrival = false\n", "");
+        let text = atm_routers();
         for queueing in ["fifo", "per-vc"] {
             let q = format!("switch.queueing={queueing}");
             let w = world(&text, &[&q, "switch.policy=epd", "trace.port=R1->R2"], true);

@@ -160,9 +160,11 @@ impl World {
             countdown -= 1;
             if countdown == 0 {
                 countdown = OBSERVE_EVERY;
-                // A port log at its cap stops the run here (its rows beyond
-                // were not kept): `port_log_overflow` says why.
-                if !observe(self.now, self.model.duration) || self.port_log_overflow().is_some() {
+                // A port log or pcap files at their cap, or a capture file
+                // that could not be written, stop the run here (nothing
+                // beyond was kept): `port_log_overflow`, `capture_overflow`
+                // and `take_capture_failure` say why.
+                if !observe(self.now, self.model.duration) || self.cap_reached() {
                     whole = false;
                     break;
                 }
