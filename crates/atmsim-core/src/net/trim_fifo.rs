@@ -32,11 +32,14 @@ pub struct TrimFifo {
     oldest_bytes: u16,
     /// A packet of at most this many bytes is a header (NDP N1: 64).
     pub trim_to: u16,
+    /// The data queue's limit in bytes (the policy's, kept here for the
+    /// common arrival, which then reads nothing else, `offer_trim_plain`).
+    pub limit_bytes: u64,
     pub peak_header_bytes: u64,
 }
 
 impl TrimFifo {
-    pub fn new(trim_to: u16) -> TrimFifo {
+    pub fn new(trim_to: u16, limit_bytes: u64) -> TrimFifo {
         TrimFifo {
             queued: 0,
             waiting_headers: 0,
@@ -45,6 +48,7 @@ impl TrimFifo {
             oldest_leaves: Time::MAX,
             oldest_bytes: 0,
             trim_to,
+            limit_bytes,
             peak_header_bytes: 0,
         }
     }

@@ -140,7 +140,10 @@ fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
         } else if let DropSpec::Trim(service) = m.drop {
             p.discipline = match service {
                 TrimService::Exact => Discipline::Trim(Box::new(TrimQueues::new(header as u16))),
-                TrimService::Strict => Discipline::TrimFifo(Box::new(TrimFifo::new(header as u16))),
+                TrimService::Strict => {
+                    let crate::net::Limit::Bytes(limit) = m.limit else { unreachable!("a trimming port's buffer is in bytes") };
+                    Discipline::TrimFifo(Box::new(TrimFifo::new(header as u16, limit)))
+                }
             };
         }
     }

@@ -64,6 +64,12 @@ impl World {
     /// port). Out of line, so that the common case's function stays small.
     #[inline(never)]
     fn enter_general(&mut self, p: PortId, unit: Unit) {
+        // A trimming port's common arrivals (NDP): a data packet that fits, a header with no data waiting.
+        if !self.services.takes.at_port && !self.services.takes.watching {
+            if let Some((arrive_at, pipe_was_empty)) = self.ports[p.ix()].offer_trim_plain(self.now, &unit) {
+                return self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
+            }
+        }
         if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
