@@ -71,7 +71,16 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                 };
                 data_paths = router.all_paths(src, dst, most).map_err(many)?;
                 ack_paths = router.all_paths(dst, src, most).map_err(many)?;
-                (App::Ndp(crate::transport::ndp::NdpConfig::from_params(&s.params)), Vec::new())
+                let cfg = crate::transport::ndp::NdpConfig::from_params(&s.params);
+                let full = cfg.mss as u64 + cfg.header as u64;
+                if full > sizes.mtu {
+                    let key = if s.params.get("ndp.mss").is_some() { "ndp.mss" } else { "ndp.header_bytes" };
+                    return err(
+                        key,
+                        format!("a full NDP packet (ndp.mss + ndp.header_bytes = {full} bytes) must fit ip.mtu ({} bytes)", sizes.mtu),
+                    );
+                }
+                (App::Ndp(cfg), Vec::new())
             }
             FlowKind::Arb => {
                 if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() {
@@ -192,6 +201,20 @@ mod tests {
         let e = validate(&parse(&text, &[]).unwrap(), None).unwrap_err();
         assert_eq!(e.key, "flow[f1].dst");
         assert!(e.problem.contains("unreachable"), "{e}");
+    }
+
+    #[test]
+    fn an_ndp_packet_must_fit_the_mtu_rather_than_wrap() {
+        let text = include_str!("../../../../../python/atmsim/scenarios/ndp-in-out.toml");
+        let bad = |o: &[&str]| {
+            let o: Vec<String> = o.iter().map(|x| x.to_string()).collect();
+            validate(&parse(text, &o).unwrap(), None).unwrap_err()
+        };
+        let e = bad(&["ndp.mss=70000"]);
+        assert_eq!(e.key, "ndp.mss", "{e}");
+        assert!(e.problem.contains("70064 bytes") && e.problem.contains("ip.mtu (9180 bytes)"), "{e}");
+        assert_eq!(bad(&["ndp.header_bytes=200"]).key, "ndp.header_bytes");
+        assert!(validate(&parse(text, &["ndp.mss=9116".into()]).unwrap(), None).is_ok(), "9,116 + 64 = 9,180 fits");
     }
 
     #[test]
