@@ -55,6 +55,19 @@ pub struct FlowSummary {
     /// its length, in bits/s (when the scenario has a `[measure]` window).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goodput_bps: Option<f64>,
+    /// A completed NDP flow's FCT over its unloaded ideal (`world/fct.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_slowdown: Option<f64>,
+}
+
+/// FCT slowdown percentiles (nearest rank) of one flow-size class.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctClass {
+    pub class: &'static str,
+    pub flows: u64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
 }
 
 /// An NDP flow's counts (docs/fabrics.md, A7).
@@ -173,6 +186,9 @@ pub struct Summary {
     /// Per TCP flow, TCP Boston's measurements (scenarios with `[boston]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub boston: Vec<BostonFlowSummary>,
+    /// FCT slowdown by flow-size class, over the completed NDP flows (`world/fct.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fct_slowdown: Vec<FctClass>,
     /// Only in runs with captures on (`--pcap`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture: Option<CaptureSummary>,

@@ -92,6 +92,7 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         ecn_cwr_sent: None,
         ndp: None,
         goodput_bps: None,
+        fct_slowdown: None,
     };
     if let Endpoints::Ndp { source, sink } = &flow.endpoints {
         let st = &source.stats;
@@ -317,6 +318,7 @@ impl World {
             && port_drops == acc.cells_dropped
             && acc.queues_within_limits
             && physically_possible(&lines, horizon);
+        let fct_slowdown = self.fct_slowdowns(&mut flows);
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
         let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / crate::net::CELL_BYTES as f64) } else { 0.0 };
@@ -343,6 +345,7 @@ impl World {
             accounting: acc,
             abr: None,
             boston,
+            fct_slowdown,
             capture: None,
             services: Default::default(),
         };

@@ -26,6 +26,7 @@ mod boston;
 mod build;
 mod capture;
 mod credit;
+mod fct;
 mod finish;
 mod forward;
 mod hosts;
