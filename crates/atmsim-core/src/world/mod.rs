@@ -26,6 +26,8 @@ mod boston;
 mod build;
 mod capture;
 mod credit;
+mod eqds;
+mod eqds_build;
 mod finish;
 mod forward;
 mod hosts;
@@ -61,6 +63,7 @@ enum Endpoints {
     Datagram(DatagramSource),
     Arb { sender: ArbSender, receiver: ArbReceiver },
     Ndp { source: Box<NdpSource>, sink: Box<NdpSink> },
+    Eqds { source: Box<crate::transport::eqds::EqdsSource>, sink: Box<crate::transport::eqds::EqdsSink> },
 }
 
 struct Flow {
@@ -82,6 +85,7 @@ impl Flow {
             Endpoints::Datagram(d) => d.bytes_delivered,
             Endpoints::Arb { receiver, .. } => receiver.stats.bytes_delivered,
             Endpoints::Ndp { sink, .. } => sink.bytes_delivered(),
+            Endpoints::Eqds { sink, .. } => sink.bytes_delivered(),
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct World {
     ndp_buf: Vec<crate::net::NdpHeader>,
     /// Per host, the pull pacer of its NDP receivers (`ndp.rs`).
     pacers: Vec<Option<PullPacer>>,
+    /// The NICs, pull pacers and timers of a run with EQDS flows (`eqds.rs`).
+    eqds_hosts: Option<Box<eqds::EqdsHosts>>,
     traces: Option<Traces>,
     /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
     /// so the run lasts its full duration).
@@ -210,6 +216,9 @@ impl World {
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
             Event::Transport(TransportEvent::ArbWake(f)) => self.arb_wake(f),
             Event::Transport(TransportEvent::PullTick(h)) => self.pull_tick(h),
+            Event::Transport(TransportEvent::EqdsNic(h)) => self.eqds_nic_event(h),
+            Event::Transport(TransportEvent::EqdsPull(h)) => self.eqds_pull_tick(h),
+            Event::Transport(TransportEvent::EqdsRto(f)) => self.eqds_rto(f),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
             Event::Abr(AbrEvent::Vbr) => self.vbr_send(),
