@@ -11,7 +11,9 @@
 //!
 //! The sender cycles through the entropy indices 0..n as index XOR a random
 //! mask, redrawn at each wrap; an index with a penalty is skipped once (its
-//! penalty falls by 1). Penalties come from NACKs, capped at 1.
+//! penalty falls by 1). Penalties come from NACKs, capped at 1. htsim needs n
+//! to be a power of two (it masks with n - 1); any other n cycles the same
+//! way over the next power of two, passing over the indices from n up.
 
 use crate::base::PortId;
 use rand::Rng;
@@ -67,8 +69,9 @@ pub fn entropy_paths(paths: &[Vec<PortId>], salt_of: impl Fn(PortId) -> u64, flo
 /// A sender's entropy cycle (E10).
 #[derive(Clone, Debug)]
 pub struct Entropy {
-    /// Entropy indices, a power of two.
+    /// Entropy indices, and the power of two the cycle runs over.
     n: u16,
+    span: u32,
     index: u16,
     xor: u16,
     /// The upper bits of every entropy value, drawn once.
@@ -79,14 +82,15 @@ pub struct Entropy {
 
 impl Entropy {
     pub fn new(n: u32, mut rng: ChaCha8Rng) -> Entropy {
-        assert!(n.is_power_of_two() && n <= 1 << 15, "a power of two up to 32768 entropies");
+        assert!((1..=1 << 15).contains(&n), "1 to 32768 entropies");
+        let span = n.next_power_of_two();
         let upper = rng.gen_range(0..0xffff_u32) as u16;
-        let xor = rng.gen_range(0..n) as u16;
-        Entropy { n: n as u16, index: 0, xor, upper, penalty: vec![0; n as usize], rng }
+        let xor = rng.gen_range(0..span) as u16;
+        Entropy { n: n as u16, span, index: 0, xor, upper, penalty: vec![0; n as usize], rng }
     }
 
     fn mask(&self) -> u16 {
-        self.n - 1
+        (self.span - 1) as u16
     }
 
     /// The full entropy value of index `i` (the upper bits as drawn).
@@ -105,22 +109,26 @@ impl Entropy {
 
     fn advance(&mut self) {
         self.index += 1;
-        if self.index == self.n {
+        if self.index as u32 == self.span {
             self.index = 0;
-            self.xor = self.rng.gen_range(0..self.n as u32) as u16;
+            self.xor = self.rng.gen_range(0..self.span) as u16;
         }
     }
 
     /// The next entropy index to send with, skipping penalised ones once.
     pub fn next_index(&mut self) -> u16 {
-        let mut e = (self.index ^ self.xor) & self.mask();
-        while self.penalty[e as usize] > 0 {
-            self.penalty[e as usize] -= 1;
+        loop {
+            let e = (self.index ^ self.xor) & self.mask();
             self.advance();
-            e = (self.index ^ self.xor) & self.mask();
+            if e >= self.n {
+                continue; // beyond n (not a power of two): not an entropy
+            }
+            if self.penalty[e as usize] > 0 {
+                self.penalty[e as usize] -= 1;
+                continue;
+            }
+            return e;
         }
-        self.advance();
-        e
     }
 
     /// A NACK (or ECN echo) for entropy value `e`.
@@ -147,6 +155,10 @@ mod tests {
         let next16: Vec<u16> = (0..15).map(|_| e.next_index()).collect();
         assert_eq!(next16.iter().filter(|&&i| i == 5).count(), 1, "skipped once in two cycles: {next16:?}");
         assert_eq!(Entropy::new(1, ChaCha8Rng::seed_from_u64(3)).next_index(), 0, "-paths 1: one entropy");
+        let mut seven = Entropy::new(7, ChaCha8Rng::seed_from_u64(4));
+        let mut cycle: Vec<u16> = (0..14).map(|_| seven.next_index()).collect();
+        cycle.sort();
+        assert_eq!(cycle, (0..7).flat_map(|i| [i, i]).collect::<Vec<_>>(), "7 entropies: each once a cycle");
     }
 
     #[test]

@@ -41,7 +41,8 @@ pub fn quanta_ceil(bytes: i64) -> i64 {
 /// defaults, docs/fabrics.md §2.2).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EqdsConfig {
-    /// Bytes on the wire of a full packet, header included (E1: 4,150).
+    /// Bytes on the wire of a full packet, header included (E1: 4,150 =
+    /// `eqds.mss` + `eqds.header_bytes`).
     pub mtu: u32,
     /// Header bytes; control packets and trimmed data are this size (E1: 64).
     pub header: u32,
@@ -64,7 +65,7 @@ pub struct EqdsConfig {
 impl EqdsConfig {
     pub fn from_params(p: &Params) -> EqdsConfig {
         EqdsConfig {
-            mtu: p.count("eqds.mtu").unwrap_or(4150) as u32,
+            mtu: (p.count("eqds.mss").unwrap_or(4086) + p.count("eqds.header_bytes").unwrap_or(64)).min(u32::MAX as u64) as u32,
             header: p.count("eqds.header_bytes").unwrap_or(64) as u32,
             cwnd: p.count("eqds.cwnd").unwrap_or(50) as u32,
             paths: p.count("eqds.paths").unwrap_or(64) as u32,
@@ -106,10 +107,10 @@ pub const MECHANISM: Mechanism = Mechanism {
     docs: "fabrics.md",
     keys: &[
         Key {
-            name: "eqds.mtu",
-            kind: KeyKind::Count { unit: "bytes", min: 65 },
-            default: KeyDefault::Value("4150"),
-            about: "bytes on the wire of a full packet, header included (E1)",
+            name: "eqds.mss",
+            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            default: KeyDefault::Value("4086"),
+            about: "payload bytes of a full packet: htsim's -mtu 4150 less the header (E1)",
         },
         Key {
             name: "eqds.header_bytes",
@@ -127,7 +128,7 @@ pub const MECHANISM: Mechanism = Mechanism {
             name: "eqds.paths",
             kind: KeyKind::Count { unit: "entropies", min: 1 },
             default: KeyDefault::Value("64"),
-            about: "entropy values each sender cycles through, a power of two up to 32768 (E10; htsim's -paths)",
+            about: "entropy values each sender cycles through, up to 32768 (E10; htsim's -paths, a power of two there)",
         },
         Key {
             name: "eqds.pull_interval",

@@ -68,7 +68,8 @@ pub struct EqdsSink {
 
 impl EqdsSink {
     pub fn new(cfg: &EqdsConfig, size: u64, reply_paths: Vec<u16>, pull_path: u16) -> EqdsSink {
-        let mask = (reply_paths.len().max(1) - 1) as u16;
+        // The sender's entropy indices are its values' low bits (entropy.rs).
+        let mask = (reply_paths.len().max(1).next_power_of_two() - 1) as u16;
         EqdsSink {
             header: cfg.header,
             mtu: cfg.mtu,
