@@ -38,7 +38,7 @@ impl World {
             _ => None,
         });
         if let Some(cfg) = ndp {
-            ndp_ports(&model, &vcs, cfg.header, &mut ports);
+            ndp_ports(&model, &vcs, cfg.header, true, &mut ports);
         }
         let pacers = ndp.map_or_else(Vec::new, |cfg| pacers(&model, cfg, hosts.len()));
         let eqds = model.flows.iter().find_map(|f| match f.app {
@@ -46,7 +46,9 @@ impl World {
             _ => None,
         });
         if let Some(cfg) = eqds {
-            ndp_ports(&model, &vcs, cfg.header, &mut ports);
+            // EQDS's own NIC (E3) paces each host's packets at line rate, so
+            // its port stays a plain FIFO at most a packet deep.
+            ndp_ports(&model, &vcs, cfg.header, false, &mut ports);
         }
         let eqds_hosts = eqds.map(|cfg| Box::new(super::eqds::EqdsHosts::new(&model, cfg, hosts.len())));
         // Each port's opposite direction, found through a map of (from, to)
@@ -133,10 +135,10 @@ fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
     Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
 }
 
-/// The ports of a run with NDP or EQDS flows: every host's port is its NIC (control
-/// first, round robin across the VCs that start there: N6), and every
-/// trimming port trims to the transport's header (N2, E7).
-fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
+/// The ports of a run with NDP or EQDS flows: with `host_nic`, every host's
+/// port is its NIC (control first, round robin across the VCs that start
+/// there: N6), and every trimming port trims to the transport's header (N2, E7).
+fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, host_nic: bool, ports: &mut [Port]) {
     // A VC's class at its host's NIC: ACKs and PULLs high, data and NACKs low.
     let mut nack = vec![false; vcs.len()];
     for v in (0..model.flows.len()).filter_map(|f| vcs.nack_of(FlowId(f as u32))) {
@@ -149,6 +151,9 @@ fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
     }
     for (i, (p, m)) in ports.iter_mut().zip(&model.ports).enumerate() {
         if model.is_host[m.from.ix()] {
+            if !host_nic {
+                continue;
+            }
             p.discipline = Discipline::HostNic(Box::new(HostNic::new(vcs.len(), &starting[i])));
         } else if let DropSpec::Trim(service) = m.drop {
             p.discipline = match service {
