@@ -283,3 +283,36 @@ impl EqdsSink {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::mechanism::Params;
+
+    fn data(psn: u32, pull: u32, ar: bool) -> EqdsHeader {
+        EqdsHeader { kind: EqdsKind::Data, psn, cum_ack: 0, sack: 0, len: 4086, pull, path: 0, ev: 5, ar, last: false }
+    }
+
+    #[test]
+    fn acks_on_the_first_packet_on_request_and_past_16384_bytes_with_a_sack_bitmap() {
+        let cfg = EqdsConfig::from_params(&Params::default());
+        let mut k = EqdsSink::new(&cfg, 10 * 4086, vec![0, 1, 2, 3, 4, 5, 6, 7], 0);
+        let (a, req) = k.on_data(&data(0, 90, false));
+        assert!(a.is_some() && req.pull, "the first packet is ACKed; its target puts the flow on the active list");
+        // Packets 2..=4 beyond the gap at 1: no ACK until 16,384 B are accepted (4 x 4,150).
+        for psn in 2..=4 {
+            assert_eq!(k.on_data(&data(psn, 90, false)).0, None);
+        }
+        let a = k.on_data(&data(5, 90, false)).0.unwrap().header;
+        assert_eq!((a.cum_ack, a.psn, a.sack, a.path), (1, 2, 0b1111, 5));
+        // A trimmed packet: a NACK and 9 quanta of retransmit backlog.
+        let (n, req) = k.on_trimmed(&EqdsHeader { kind: EqdsKind::Trimmed, ..data(1, 90, false) });
+        assert!(n.via_nic && n.header.kind == EqdsKind::Nack && req.retransmit && k.rtx_backlog() == 9);
+        // The retransmission (AR) fills the gap: ACKed at once, cumulative 6.
+        let a = k.on_data(&data(1, 90, true)).0.unwrap().header;
+        assert_eq!((a.cum_ack, k.bytes_delivered()), (6, 6 * 4086));
+        // Pulls pay the retransmit backlog first, 8 quanta each.
+        assert_eq!((k.pull().pull, k.rtx_backlog(), k.pull().pull, k.rtx_backlog()), (8, 1, 16, 0));
+        assert_eq!(k.backlog(), 90 - 16);
+    }
+}

@@ -297,3 +297,55 @@ impl EqdsSource {
         Some(h)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::mechanism::Params;
+    use rand::SeedableRng;
+
+    fn source(size: u64) -> EqdsSource {
+        let cfg = EqdsConfig { cwnd: 2, ..EqdsConfig::from_params(&Params::default()) };
+        let entropy = Entropy::new(4, rand_chacha::ChaCha8Rng::seed_from_u64(1));
+        EqdsSource::new(&cfg, size, 1000, entropy, vec![0, 1, 2, 3])
+    }
+
+    fn reply(kind: EqdsKind, psn: u32, cum_ack: u32, pull: u32) -> EqdsHeader {
+        EqdsHeader { kind, psn, cum_ack, sack: 0, len: 0, pull, path: 0, ev: 0, ar: false, last: false }
+    }
+
+    #[test]
+    fn speculates_its_window_then_sends_only_on_pull_credit() {
+        let mut s = source(10 * 4086);
+        // Two MTUs of speculative credit: two packets, then none.
+        let first = s.send_packet(0).unwrap();
+        assert_eq!((first.psn, first.len, first.ar), (0, 4086, false));
+        // E5: min(backlog, cwnd + MTU, maxwnd) = 8,300 less 4,150 of credit left: 9 quanta.
+        assert_eq!(first.pull, 9);
+        assert!(s.send_packet(1).is_some() && !s.wants_nic());
+        // A PULL ends speculation: 8 quanta pay for one packet (4,096 < 4,150), sent with AR.
+        s.on_pull(&reply(EqdsKind::Pull, 0, 0, 8));
+        let p = s.send_packet(2).unwrap();
+        assert!(p.ar && !s.wants_nic(), "pull credit below zero asks for an ACK");
+        // A NACK queues packet 1 again; the next pull resends it first.
+        s.on_nack(&reply(EqdsKind::Nack, 1, 0, 0), 3);
+        s.on_pull(&reply(EqdsKind::Pull, 0, 0, 24));
+        let r = s.send_packet(4).unwrap();
+        assert_eq!((r.psn, r.ar, s.stats.packets_retransmitted), (1, true, 1));
+        assert!(!s.on_ack(&reply(EqdsKind::Ack, 3, 3, 0), 5) && !s.is_done());
+    }
+
+    #[test]
+    fn a_timeout_with_no_credit_sends_an_rts_once_per_rto() {
+        let mut s = source(10 * 4086);
+        s.send_packet(0);
+        s.send_packet(0);
+        s.on_pull(&reply(EqdsKind::Pull, 0, 0, 0)); // speculation over, no credit
+        assert_eq!(s.timer(), Some(1000));
+        let Timeout::Rts(rts) = s.on_timeout(1000) else { panic!("an RTS") };
+        assert_eq!((rts.kind, rts.psn, rts.cum_ack, rts.len), (EqdsKind::Rts, 2, 9, 0));
+        assert_eq!(s.on_timeout(1000), Timeout::Nothing, "at most one RTS per RTO");
+        // Completion counts packet numbers less the RTSs: 10 packets + 1 RTS.
+        assert!(s.on_ack(&reply(EqdsKind::Ack, 11, 11, 0), 2000) && s.is_done());
+    }
+}
