@@ -24,10 +24,15 @@ fn fcts_us(s: &Summary) -> Vec<f64> {
 }
 
 /// E1, E6: n flows of 2,031,360 B on the wire at the receiver's pull rate,
-/// 4,096 B per 0.99 x 8 x 4,188 B / 100 Gb/s.
-fn incast_closed_form_us(n: f64) -> f64 {
-    let pull_rate = 4096.0 * 8.0 / (0.99 * 8.0 * 4188.0 / 100e9);
+/// 4,096 B per 0.99 x 8 x (pacer MTU + 38 B) / 100 Gb/s. The spec's closed
+/// form counts a 4,150-B MTU; htsim's pacers count 4,160 B (`eqds.pacer_mtu`).
+fn incast_closed_form_us(n: f64, pacer_mtu: f64) -> f64 {
+    let pull_rate = 4096.0 * 8.0 / (0.99 * 8.0 * (pacer_mtu + 38.0) / 100e9);
     n * 2_031_360.0 * 8.0 / pull_rate * 1e6
+}
+
+fn spread(v: &[f64]) -> f64 {
+    v.iter().cloned().fold(0.0, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
 }
 
 #[test]
@@ -43,17 +48,28 @@ fn one_flow_takes_its_bytes_time_plus_the_path_as_in_htsim() {
 fn incast_15_to_1_ends_at_the_pull_rate() {
     let s = run("eqds-incast");
     let tail = fcts_us(&s).into_iter().fold(0.0, f64::max);
-    let want = incast_closed_form_us(15.0);
+    let want = incast_closed_form_us(15.0, 4150.0);
     assert!((want - 2467.5).abs() < 0.5, "{want}");
     assert!((tail / want - 1.0).abs() <= 0.005, "tail {tail} µs against {want} µs");
+    let exact = incast_closed_form_us(15.0, 4160.0);
+    assert!((tail / exact - 1.0).abs() <= 0.002, "tail {tail} µs against {exact} µs at htsim's pacer interval");
+    // htsim's fresh run: 616 retransmissions (spec §3.3: ±15 %).
+    let rtx: u64 = s.flows.iter().map(|f| f.segments_retransmitted).sum();
+    assert!((rtx as f64 / 616.0 - 1.0).abs() <= 0.15, "{rtx} retransmissions");
     assert!(s.accounting.balanced);
 }
 
 #[test]
 fn incast_127_to_1_ends_at_the_pull_rate() {
     let s = run("eqds-incast-128");
-    let tail = fcts_us(&s).into_iter().fold(0.0, f64::max);
-    let want = incast_closed_form_us(127.0);
+    let fcts = fcts_us(&s);
+    let tail = fcts.iter().cloned().fold(0.0, f64::max);
+    let want = incast_closed_form_us(127.0, 4150.0);
     assert!((want / 20_891.0 - 1.0).abs() < 1e-4, "{want}");
     assert!((tail / want - 1.0).abs() <= 0.005, "tail {tail} µs against {want} µs");
+    let exact = incast_closed_form_us(127.0, 4160.0);
+    assert!((tail / exact - 1.0).abs() <= 0.002, "tail {tail} µs against {exact} µs at htsim's pacer interval");
+    // htsim's fresh run: FCTs from 20,785.0 to 20,963.4 µs (spec §3.3: spread ±20 %).
+    let htsim_spread = 20_963.4 - 20_785.0;
+    assert!((spread(&fcts) / htsim_spread - 1.0).abs() <= 0.2, "spread {} µs", spread(&fcts));
 }

@@ -52,6 +52,8 @@ pub struct EqdsConfig {
     pub paths: u32,
     /// The pull pacer's interval multiplier (E6: 0.99).
     pub pull_interval: f64,
+    /// The MTU the pacer's interval counts (E6: 4,160, see [`MECHANISM`]).
+    pub pacer_mtu: u32,
     /// Quanta per pull (E2: 8).
     pub credit_per_pull: u32,
     /// Bytes accepted since the last ACK above which an ACK goes (E9: 16,384).
@@ -70,6 +72,7 @@ impl EqdsConfig {
             cwnd: p.count("eqds.cwnd").unwrap_or(50) as u32,
             paths: p.count("eqds.paths").unwrap_or(64) as u32,
             pull_interval: p.real("eqds.pull_interval", 0.99),
+            pacer_mtu: p.count("eqds.pacer_mtu").unwrap_or(4160) as u32,
             credit_per_pull: p.count("eqds.credit_per_pull").unwrap_or(8) as u32,
             ack_threshold: p.count("eqds.ack_threshold").unwrap_or(16384),
             rto_base_us: p.real("eqds.rto_base_us", 150.0),
@@ -82,11 +85,11 @@ impl EqdsConfig {
         self.mtu - self.header
     }
 
-    /// The pull pacer's interval on a line of rate `line`: the MTU plus
-    /// Ethernet's 38 bytes of framing, times the multiplier (E6: 331.69 ns
-    /// at 100 Gb/s; htsim truncates to whole picoseconds).
+    /// The pull pacer's interval on a line of rate `line`: the pacer's MTU
+    /// plus Ethernet's 38 bytes of framing, times the multiplier (E6:
+    /// 332.48 ns at 100 Gb/s; htsim truncates to whole picoseconds).
     pub fn pull_spacing(&self, line: Rate) -> Time {
-        let bits = 8.0 * (self.mtu.max(46) + 38) as f64;
+        let bits = 8.0 * (self.pacer_mtu.max(46) + 38) as f64;
         (self.pull_interval * bits * line.ps as f64 / line.bits as f64) as Time
     }
 
@@ -137,6 +140,12 @@ pub const MECHANISM: Mechanism = Mechanism {
             about: "the pull pacer's interval as a multiple of one MTU frame's time, 38 B of framing included (E6)",
         },
         Key {
+            name: "eqds.pacer_mtu",
+            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            default: KeyDefault::Value("4160"),
+            about: "the MTU the pull pacer's interval counts: htsim's main_eqds builds the pacers before any sender sets the MTU to 4,150, so they count the library's 4,096 + 64 (E6)",
+        },
+        Key {
             name: "eqds.credit_per_pull",
             kind: KeyKind::Count { unit: "quanta", min: 1 },
             default: KeyDefault::Value("8"),
@@ -174,7 +183,8 @@ mod tests {
         let c = EqdsConfig::from_params(&Params::default());
         let line = Rate::new(100_000_000_000, 1_000_000_000_000).unwrap();
         assert_eq!(c.mss(), 4086);
-        assert_eq!(c.pull_spacing(line), 331_689, "0.99 x 8 x 4,188 B / 100 Gb/s, truncated");
+        assert_eq!(c.pull_spacing(line), 332_481, "0.99 x 8 x 4,198 B / 100 Gb/s, truncated");
+        assert_eq!(EqdsConfig { pacer_mtu: 4150, ..c }.pull_spacing(line), 331_689, "0.99 x 8 x 4,188 B");
         assert_eq!(c.rto(35 * 4150, line), 219_720_000, "150 us + 6 x 145,250 B drains");
         assert_eq!((quanta_ceil(4150), quanta_ceil(-100), quanta_ceil(-1100)), (9, 0, -1));
     }
