@@ -45,6 +45,12 @@ EXTERNAL = {
     # htsim at commit 841d9e7 (docs/fabrics.md names the file and function of each NDP rule).
     r"FatTreeTopology|CompositeQueue|FairPriorityQueue|FairPullQueue|NdpSrc|NdpSink|NdpPullPacer|NdpPacket|Packet|"
     r"NdpSinkLoggerSampling|SCATTER_PERMUTE|PULL_BASED|RESEND_ON_TIMEOUT": "htsim's NDP classes, functions and macros (sim/ndp.cpp, compositequeue.cpp, ...)",
+    # htsim's EQDS at the same commit (docs/fabrics.md names the file and function of each EQDS rule).
+    r"Eqds(Src|Sink|NIC|PullPacer|BasePacket|DataPacket)|FatTreeSwitch|freeBSDHash|PULL_QUANTUM|DEFAULT_CWND|"
+    r"DEFAULT_QUEUE_SIZE|path_entropy_size|startFlow|stopSpeculating|spendCredit|computePullTarget|handlePullTarget|"
+    r"doNextEvent|requestPull|requestRetransmit|requestSending|startSending|cantSend|process(Trimmed|Nack|Data|Ack|Rts)|"
+    r"penalizePath|sackBitmapBase|buildSackBitmap|sendNewPacket|nextEntropy|startRTO|recalculateRTO|rtxTimerExpired|"
+    r"sendRTS|checkFinished|getNextHop": "htsim's EQDS classes, functions and constants (sim/eqds.cpp, eqdspacket.h, main_eqds.cpp)",
     # RFC 6675's pseudo-functions, which recovery/sack.rs and scoreboard.rs implement.
     r"IsLost|SetPipe|Update|NextSeg": "RFC 6675's functions",
     # Rust, its standard library and crates: what the code is written in, not what it defines.

@@ -39,7 +39,7 @@ def summary_lines(s: dict) -> list[str]:
 
 
 def flow_extra_lines(s: dict) -> list[str]:
-    """What only some flows report: goodput over the [measure] window, and NDP's trims, NACKs and pulls."""
+    """What only some flows report: goodput over the [measure] window, and NDP's and EQDS's trims, NACKs and pulls."""
     lines = []
     for f in s["flows"]:
         parts = []
@@ -49,6 +49,10 @@ def flow_extra_lines(s: dict) -> list[str]:
             n = f["ndp"]
             parts.append(f"NDP: {n['trimmed']:,} trimmed headers NACKed, {n['acks']:,} ACKs, {n['nacks']:,} NACKs and "
                          f"{n['pulls']:,} PULLs back at the sender")
+        if f.get("eqds"):
+            e = f["eqds"]
+            parts.append(f"EQDS: {e['trimmed']:,} trimmed headers NACKed, {e['acks']:,} ACKs, {e['nacks']:,} NACKs and "
+                         f"{e['pulls']:,} PULLs back at the sender, {e['rts']:,} RTSs sent")
         if parts:
             lines.append(f"{f['name']}: " + "; ".join(parts))
     return lines

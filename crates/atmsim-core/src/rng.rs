@@ -24,6 +24,8 @@ pub enum Stream {
     Flow(FlowId),
     /// A flow's receiving end (NDP's sink spraying its ACKs).
     FlowReceiver(FlowId),
+    /// Every switch's hash salt, drawn in node order (EQDS's ECMP, E10).
+    SwitchSalts,
 }
 
 impl Stream {
@@ -34,6 +36,7 @@ impl Stream {
             Stream::Host(h) => 2 << 32 | h.0 as u64,
             Stream::Flow(f) => 3 << 32 | f.0 as u64,
             Stream::FlowReceiver(f) => 4 << 32 | f.0 as u64,
+            Stream::SwitchSalts => 5 << 32,
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct FlowSummary {
     /// ACKs, NACKs and PULLs received.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ndp: Option<NdpCounts>,
+    /// EQDS flows: the receiver's trimmed headers, the sender's ACKs,
+    /// NACKs and PULLs received, its RTSs sent and timeouts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eqds: Option<EqdsCounts>,
     /// Payload bytes delivered in order within `[measure]`'s window, over
     /// its length, in bits/s (when the scenario has a `[measure]` window).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,6 +81,17 @@ pub struct NdpCounts {
     pub acks: u64,
     pub nacks: u64,
     pub pulls: u64,
+}
+
+/// An EQDS flow's counts (docs/fabrics.md, EQDS).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct EqdsCounts {
+    pub trimmed: u64,
+    pub acks: u64,
+    pub nacks: u64,
+    pub pulls: u64,
+    pub rts: u64,
+    pub timeouts: u64,
 }
 
 impl FlowSummary {

@@ -131,6 +131,51 @@ pub struct NdpHeader {
     pub flag: bool,
 }
 
+/// What an EQDS packet is (Olteanu et al., NSDI 2022; htsim `eqdspacket.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EqdsKind {
+    /// A data packet: `len` payload bytes, packet number `psn`.
+    Data,
+    /// A data packet trimmed to its header on the way (E8).
+    Trimmed,
+    /// A request to send: the sender's retransmit backlog, on a timeout (E11).
+    Rts,
+    /// A selective ACK: cumulative ACK and a 64-packet bitmap (E9).
+    Ack,
+    /// The receiver's answer to a trimmed packet (E8).
+    Nack,
+    /// Credit: the receiver's cumulative pull number, in 512-B quanta (E2).
+    Pull,
+}
+
+/// An EQDS packet's header. Packet numbers count from 0 (htsim's epsn);
+/// an RTS takes a packet number as data does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EqdsHeader {
+    pub kind: EqdsKind,
+    /// Data, trimmed and RTS: the packet number; ACK: the bitmap's first
+    /// packet number; NACK: the packet number it answers.
+    pub psn: u32,
+    /// ACK: the next packet number expected in order; RTS: the retransmit
+    /// backlog it asks credit for, in quanta.
+    pub cum_ack: u32,
+    /// ACK: bit i set if packet `psn + i` is held beyond a gap.
+    pub sack: u64,
+    /// Data: payload bytes.
+    pub len: u32,
+    /// Data and RTS: the pull target (E5); PULL: the pull number; both in quanta.
+    pub pull: u32,
+    /// Which of its VC's routes the packet takes (the path its entropy hashes to, E10).
+    pub path: u16,
+    /// Data: the entropy index it was sent with; ACK and NACK: the answered
+    /// packet's (the sender penalises it, E8).
+    pub ev: u16,
+    /// Data: ACK requested (AR, E9); ACK: ECN echo (never set: no switch marks).
+    pub ar: bool,
+    /// Data: the flow's last packet.
+    pub last: bool,
+}
+
 /// What a frame carries ahead of its payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameHeader {
@@ -139,6 +184,7 @@ pub enum FrameHeader {
     ArbReply(ArbReply),
     Datagram(Datagram),
     Ndp(NdpHeader),
+    Eqds(EqdsHeader),
 }
 
 impl FrameHeader {
@@ -152,6 +198,7 @@ impl FrameHeader {
             FrameHeader::ArbReply(r) => r.expected,
             FrameHeader::Datagram(d) => d.seq,
             FrameHeader::Ndp(n) => n.seq,
+            FrameHeader::Eqds(e) => e.psn as u64,
         }
     }
 
@@ -164,6 +211,7 @@ impl FrameHeader {
             FrameHeader::ArbReply(_) => 0,
             FrameHeader::Datagram(d) => d.len,
             FrameHeader::Ndp(n) => n.len,
+            FrameHeader::Eqds(e) => e.len,
         }
     }
 
@@ -200,6 +248,7 @@ impl FrameHeader {
     pub fn path(&self) -> u16 {
         match self {
             FrameHeader::Ndp(n) => n.path,
+            FrameHeader::Eqds(e) => e.path,
             _ => 0,
         }
     }

@@ -8,6 +8,6 @@ pub mod ids;
 pub mod mechanism;
 pub mod unit;
 
-pub use header::{flags, ArbData, ArbReply, Datagram, FrameHeader, NdpHeader, NdpKind, Segment};
+pub use header::{flags, ArbData, ArbReply, Datagram, EqdsHeader, EqdsKind, FrameHeader, NdpHeader, NdpKind, Segment};
 pub use ids::{FlowId, HostId, NodeId, PortId, VcId};
 pub use unit::{CellKind, InFlight, Unit, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX};

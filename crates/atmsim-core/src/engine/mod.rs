@@ -79,6 +79,12 @@ pub enum TransportEvent {
     ArbWake(FlowId),
     /// A receiving host's NDP pull pacer may send its next PULL (N9).
     PullTick(HostId),
+    /// A host's EQDS NIC finished sending: its next packet may go (E3).
+    EqdsNic(HostId),
+    /// A receiving host's EQDS pull pacer may send its next PULL (E6).
+    EqdsPull(HostId),
+    /// An EQDS flow's retransmission timer may be due (E11).
+    EqdsRto(FlowId),
 }
 
 /// Events of traffic sources that are not transports.

@@ -21,8 +21,8 @@ pub mod trim_fifo;
 pub mod vc;
 
 pub use crate::base::{
-    flags, ArbData, ArbReply, CellKind, Datagram, FlowId, FrameHeader, HostId, InFlight, NdpHeader, NdpKind, NodeId, PortId, Segment, Unit,
-    VcId, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX,
+    flags, ArbData, ArbReply, CellKind, Datagram, EqdsHeader, EqdsKind, FlowId, FrameHeader, HostId, InFlight, NdpHeader, NdpKind, NodeId,
+    PortId, Segment, Unit, VcId, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX,
 };
 pub use port::{Discipline, Limit, Port, PortStats};
 pub use vc::{Vc, VcRole, VcTable};

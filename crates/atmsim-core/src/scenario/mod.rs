@@ -118,6 +118,9 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
     if s.flows.iter().any(|f| f.kind == FlowKind::Ndp) {
         selected.push(registry::find("flow.kind", "ndp")?);
     }
+    if s.flows.iter().any(|f| f.kind == FlowKind::Eqds) {
+        selected.push(registry::find("flow.kind", "eqds")?);
+    }
     Ok(selected)
 }
 

@@ -42,6 +42,8 @@ pub enum App {
     Arb(crate::transport::arb::ArbConfig),
     /// An NDP connection, unbounded or of `FlowModel::bytes`.
     Ndp(crate::transport::ndp::NdpConfig),
+    /// An EQDS connection of `FlowModel::bytes`.
+    Eqds(crate::transport::eqds::EqdsConfig),
 }
 
 /// One output port of the built network.

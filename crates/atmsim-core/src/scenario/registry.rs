@@ -13,6 +13,7 @@ pub fn mechanisms() -> impl Iterator<Item = &'static Mechanism> {
     crate::net::drop::policies()
         .chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
         .chain(std::iter::once(&crate::transport::ndp::MECHANISM))
+        .chain(std::iter::once(&crate::transport::eqds::MECHANISM))
 }
 
 /// The mechanisms selected by the key `selected_by` (`switch.policy`).

@@ -316,6 +316,9 @@ pub enum FlowKind {
     /// An NDP connection (Handley et al. 2017, as htsim runs it), sprayed
     /// over every shortest path; parameters in `[ndp]`.
     Ndp,
+    /// An EQDS connection (Olteanu et al. 2022, as htsim runs it), sprayed
+    /// by entropy over every shortest path; parameters in `[eqds]`.
+    Eqds,
 }
 
 fn zero_time() -> String {

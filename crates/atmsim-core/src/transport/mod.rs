@@ -2,5 +2,6 @@
 //! narrow part apart from reliable delivery (`tcp::cc`).
 pub mod arb;
 pub mod boston;
+pub mod eqds;
 pub mod ndp;
 pub mod tcp;

@@ -38,9 +38,19 @@ impl World {
             _ => None,
         });
         if let Some(cfg) = ndp {
-            ndp_ports(&model, &vcs, cfg.header, &mut ports);
+            ndp_ports(&model, &vcs, cfg.header, true, &mut ports);
         }
         let pacers = ndp.map_or_else(Vec::new, |cfg| pacers(&model, cfg, hosts.len()));
+        let eqds = model.flows.iter().find_map(|f| match f.app {
+            App::Eqds(cfg) => Some(cfg),
+            _ => None,
+        });
+        if let Some(cfg) = eqds {
+            // EQDS's own NIC (E3) paces each host's packets at line rate, so
+            // its port stays a plain FIFO at most a packet deep.
+            ndp_ports(&model, &vcs, cfg.header, false, &mut ports);
+        }
+        let eqds_hosts = eqds.map(|cfg| Box::new(super::eqds::EqdsHosts::new(&model, cfg, hosts.len())));
         // Each port's opposite direction, found through a map of (from, to)
         // so that 10^5 links are not searched pairwise.
         let by_ends: std::collections::HashMap<_, _> = model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
@@ -51,6 +61,10 @@ impl World {
         // The pull pacers tick a fixed spacing apart: a gap lane of their own.
         if let Some(spacing) = pacers.iter().flatten().map(|p| p.spacing()).next() {
             sched.add_lane(spacing);
+        }
+        // EQDS's NIC turns and pacer ticks recur at fixed gaps too.
+        if let (Some(cfg), Some(e)) = (eqds, &eqds_hosts) {
+            e.gaps(&cfg).into_iter().for_each(|g| sched.add_lane(g));
         }
         if let Some((from, to)) = model.measure {
             sched.schedule(from, Event::Measure);
@@ -79,6 +93,7 @@ impl World {
             seg_buf: Vec::with_capacity(64),
             ndp_buf: Vec::with_capacity(64),
             pacers,
+            eqds_hosts,
             traces: trace.then(|| {
                 let mut t = Traces::default();
                 t.port.cap = Some(usize::try_from(model.trace_port_rows).unwrap_or(usize::MAX));
@@ -120,10 +135,10 @@ fn port(model: &Model, p: PortId, num_vcs: usize, vbr_port: bool) -> Port {
     Port::new(m.name.clone(), m.from, m.to, m.rate, m.delay, m.limit, policy, discipline)
 }
 
-/// The ports of a run with NDP flows: every host's port is its NIC (control
-/// first, round robin across the VCs that start there: N6), and every
-/// trimming port trims to NDP's header (N2).
-fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
+/// The ports of a run with NDP or EQDS flows: with `host_nic`, every host's
+/// port is its NIC (control first, round robin across the VCs that start
+/// there: N6), and every trimming port trims to the transport's header (N2, E7).
+fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, host_nic: bool, ports: &mut [Port]) {
     // A VC's class at its host's NIC: ACKs and PULLs high, data and NACKs low.
     let mut nack = vec![false; vcs.len()];
     for v in (0..model.flows.len()).filter_map(|f| vcs.nack_of(FlowId(f as u32))) {
@@ -136,6 +151,9 @@ fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, ports: &mut [Port]) {
     }
     for (i, (p, m)) in ports.iter_mut().zip(&model.ports).enumerate() {
         if model.is_host[m.from.ix()] {
+            if !host_nic {
+                continue;
+            }
             p.discipline = Discipline::HostNic(Box::new(HostNic::new(vcs.len(), &starting[i])));
         } else if let DropSpec::Trim(service) = m.drop {
             p.discipline = match service {
@@ -196,6 +214,7 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
         .collect();
     let mut vcs = VcTable::default();
     let mut flows = Vec::with_capacity(model.flows.len());
+    let salts = if model.flows.iter().any(|f| matches!(f.app, App::Eqds(_))) { super::eqds_build::switch_salts(model) } else { Vec::new() };
     for (i, f) in model.flows.iter().enumerate() {
         let fid = FlowId(i as u32);
         let src = host_of[f.src.ix()].expect("validated: src is a host");
@@ -237,6 +256,7 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                 let back = PathChoice::new(f.ack_paths.len(), Strategy::Perm, stream(model.seed, Stream::FlowReceiver(fid)));
                 Endpoints::Ndp { source: Box::new(NdpSource::new(&cfg, f.bytes, out)), sink: Box::new(NdpSink::new(back)) }
             }
+            App::Eqds(cfg) => super::eqds_build::endpoints(model, &cfg, fid, f, (src, dst), &salts, &mut vcs),
         };
         flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new(), measured: Vec::new() });
     }
@@ -282,7 +302,9 @@ fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, 
     for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
         let fid = FlowId(i as u32);
         match &mut flow.endpoints {
-            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } => sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid))),
+            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds { .. } => {
+                sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid)))
+            }
             Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
             Endpoints::Arb { sender, .. } => {
                 if let Some(at) = sender.wake_needed(0) {

@@ -11,7 +11,7 @@ use crate::net::drop::DropReason;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
-use crate::summary::{Accounting, FlowSummary, HostSummary, NdpCounts, PortSummary, Summary};
+use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts, PortSummary, Summary};
 use crate::time::{secs, Time};
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
@@ -59,6 +59,16 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             };
             (idle, bytes, "ndp", 0)
         }
+        Endpoints::Eqds { source, sink } => {
+            let bytes = FlowBytes {
+                sent: source.stats.bytes_sent,
+                delivered: sink.bytes_delivered(),
+                held_out_of_order: sink.held_out_of_order(),
+                duplicate: sink.stats.bytes_duplicate,
+                received: sink.stats.bytes_received,
+            };
+            (idle, bytes, "eqds", 0)
+        }
     };
     let afr = s.cc.afr();
     let mut fs = FlowSummary {
@@ -91,6 +101,7 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         ecn_reductions: None,
         ecn_cwr_sent: None,
         ndp: None,
+        eqds: None,
         goodput_bps: None,
         fct_slowdown: None,
     };
@@ -100,6 +111,15 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         fs.segments_retransmitted = st.packets_retransmitted;
         fs.bytes_retransmitted = st.bytes_retransmitted;
         fs.ndp = Some(NdpCounts { trimmed: sink.stats.trimmed, acks: st.acks, nacks: st.nacks, pulls: st.pulls });
+    }
+    if let Endpoints::Eqds { source, sink } = &flow.endpoints {
+        let st = &source.stats;
+        fs.segments_sent = st.packets_sent;
+        fs.segments_retransmitted = st.packets_retransmitted;
+        fs.bytes_retransmitted = st.bytes_retransmitted;
+        fs.timeouts = st.timeouts;
+        let (acks, nacks, pulls, rts, timeouts) = (st.acks, st.nacks, st.pulls, st.rts_sent, st.timeouts);
+        fs.eqds = Some(EqdsCounts { trimmed: sink.stats.trimmed, acks, nacks, pulls, rts, timeouts });
     }
     if let Endpoints::Tcp { sender: s, receiver: r } = &flow.endpoints {
         if let (Some(e), Some(re)) = (&s.ecn, &r.ecn) {

@@ -9,7 +9,7 @@ use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
 use crate::net::port::Offer;
-use crate::net::{FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
+use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -275,6 +275,13 @@ impl World {
             // A data packet trimmed on the way arrives as its header alone (NDP N2).
             if n.kind == NdpKind::Data && unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes {
                 n.kind = NdpKind::Trimmed;
+                fate = Fate::Trimmed;
+            }
+        }
+        if let FrameHeader::Eqds(e) = &mut seg {
+            // Likewise an EQDS data packet (E8); an RTS is a header already.
+            if e.kind == EqdsKind::Data && unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes {
+                e.kind = EqdsKind::Trimmed;
                 fate = Fate::Trimmed;
             }
         }

@@ -26,6 +26,8 @@ mod boston;
 mod build;
 mod capture;
 mod credit;
+mod eqds;
+mod eqds_build;
 mod fct;
 mod finish;
 mod forward;
@@ -62,6 +64,7 @@ enum Endpoints {
     Datagram(DatagramSource),
     Arb { sender: ArbSender, receiver: ArbReceiver },
     Ndp { source: Box<NdpSource>, sink: Box<NdpSink> },
+    Eqds { source: Box<crate::transport::eqds::EqdsSource>, sink: Box<crate::transport::eqds::EqdsSink> },
 }
 
 struct Flow {
@@ -83,6 +86,7 @@ impl Flow {
             Endpoints::Datagram(d) => d.bytes_delivered,
             Endpoints::Arb { receiver, .. } => receiver.stats.bytes_delivered,
             Endpoints::Ndp { sink, .. } => sink.bytes_delivered(),
+            Endpoints::Eqds { sink, .. } => sink.bytes_delivered(),
         }
     }
 }
@@ -120,6 +124,8 @@ pub struct World {
     ndp_buf: Vec<crate::net::NdpHeader>,
     /// Per host, the pull pacer of its NDP receivers (`ndp.rs`).
     pacers: Vec<Option<PullPacer>>,
+    /// The NICs, pull pacers and timers of a run with EQDS flows (`eqds.rs`).
+    eqds_hosts: Option<Box<eqds::EqdsHosts>>,
     traces: Option<Traces>,
     /// Bounded flows not yet complete (`usize::MAX`: some flow is unbounded,
     /// so the run lasts its full duration).
@@ -213,6 +219,9 @@ impl World {
             Event::Transport(TransportEvent::Open(f)) => self.open(f),
             Event::Transport(TransportEvent::ArbWake(f)) => self.arb_wake(f),
             Event::Transport(TransportEvent::PullTick(h)) => self.pull_tick(h),
+            Event::Transport(TransportEvent::EqdsNic(h)) => self.eqds_nic_event(h),
+            Event::Transport(TransportEvent::EqdsPull(h)) => self.eqds_pull_tick(h),
+            Event::Transport(TransportEvent::EqdsRto(f)) => self.eqds_rto(f),
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
             Event::Abr(AbrEvent::Vbr) => self.vbr_send(),

@@ -30,6 +30,9 @@ impl World {
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Ndp { .. }) {
             return self.ndp_open(f);
         }
+        if matches!(self.flows[f.ix()].endpoints, Endpoints::Eqds { .. }) {
+            return self.eqds_open(f);
+        }
         let mut out = std::mem::take(&mut self.seg_buf);
         let now = self.now;
         self.sender_mut(f).open(now, &mut out);
@@ -42,6 +45,9 @@ impl World {
         let (f, role) = (v.flow, v.role);
         if let FrameHeader::Ndp(h) = header {
             return self.ndp_deliver(f, role, h);
+        }
+        if let FrameHeader::Eqds(h) = header {
+            return self.eqds_deliver(f, role, h);
         }
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Arb { .. }) {
             return self.arb_deliver(f, role, header);
@@ -76,6 +82,7 @@ impl World {
             }
             (Endpoints::Arb { .. }, _) => unreachable!("handled by arb_deliver"),
             (Endpoints::Ndp { .. }, _) => unreachable!("handled by ndp_deliver"),
+            (Endpoints::Eqds { .. }, _) => unreachable!("handled by eqds_deliver"),
         }
     }
 

@@ -1,6 +1,7 @@
 //! `[[flow]]`: what each flow sends, from where to where, and its routes.
 
 use super::arb::arb_config;
+use super::eqds::eqds_config;
 use super::tcp::Sizes;
 use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
@@ -57,12 +58,20 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
         let (mut data_paths, mut ack_paths) = (Vec::new(), Vec::new());
         let (app, send_at) = match f.kind {
-            FlowKind::Ndp => {
+            FlowKind::Ndp | FlowKind::Eqds => {
+                let name = if f.kind == FlowKind::Ndp { "NDP" } else { "EQDS" };
                 if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() || f.window.is_some() || !f.drop_segments.is_empty() {
-                    return err(format!("{fkey}.kind"), "an NDP flow takes src, dst, start and bytes (its other keys are in [ndp])");
+                    let keys = if f.kind == FlowKind::Ndp { "[ndp]" } else { "[eqds]" };
+                    return err(
+                        format!("{fkey}.kind"),
+                        format!("an {name} flow takes src, dst, start and bytes (its other keys are in {keys})"),
+                    );
                 }
                 if s.network != Network::Packet {
-                    return err(format!("{fkey}.kind"), "NDP flows need network = \"packet\"");
+                    return err(format!("{fkey}.kind"), format!("{name} flows need network = \"packet\""));
+                }
+                if s.flows.iter().any(|g| g.kind == FlowKind::Ndp) && s.flows.iter().any(|g| g.kind == FlowKind::Eqds) {
+                    return err(format!("{fkey}.kind"), "NDP and EQDS flows cannot share a run (their hosts' NICs differ)");
                 }
                 let most = u16::MAX as usize + 1;
                 let many = |n: usize| ScenarioError {
@@ -71,16 +80,20 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                 };
                 data_paths = router.all_paths(src, dst, most).map_err(many)?;
                 ack_paths = router.all_paths(dst, src, most).map_err(many)?;
-                let cfg = crate::transport::ndp::NdpConfig::from_params(&s.params);
-                let full = cfg.mss as u64 + cfg.header as u64;
-                if full > sizes.mtu {
-                    let key = if s.params.get("ndp.mss").is_some() { "ndp.mss" } else { "ndp.header_bytes" };
-                    return err(
-                        key,
-                        format!("a full NDP packet (ndp.mss + ndp.header_bytes = {full} bytes) must fit ip.mtu ({} bytes)", sizes.mtu),
-                    );
+                if f.kind == FlowKind::Ndp {
+                    let cfg = crate::transport::ndp::NdpConfig::from_params(&s.params);
+                    let full = cfg.mss as u64 + cfg.header as u64;
+                    if full > sizes.mtu {
+                        let key = if s.params.get("ndp.mss").is_some() { "ndp.mss" } else { "ndp.header_bytes" };
+                        return err(
+                            key,
+                            format!("a full NDP packet (ndp.mss + ndp.header_bytes = {full} bytes) must fit ip.mtu ({} bytes)", sizes.mtu),
+                        );
+                    }
+                    (App::Ndp(cfg), Vec::new())
+                } else {
+                    (App::Eqds(eqds_config(s, &fkey, bytes)?), Vec::new())
                 }
-                (App::Ndp(cfg), Vec::new())
             }
             FlowKind::Arb => {
                 if f.rate.is_some() || f.datagram.is_some() || !f.send_at.is_empty() {
@@ -168,7 +181,7 @@ fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), Scen
             }
             App::Cbr { payload: payload as u32, rate }
         }
-        FlowKind::Arb | FlowKind::Ndp => unreachable!("resolved by flows()"),
+        FlowKind::Arb | FlowKind::Ndp | FlowKind::Eqds => unreachable!("resolved by flows()"),
     };
     Ok((app, send_at))
 }

@@ -7,6 +7,7 @@
 
 mod abr;
 mod arb;
+mod eqds;
 mod flows;
 mod ports;
 mod tcp;

@@ -1,0 +1,178 @@
+//! Entropy and paths (rule E10 of docs/fabrics.md; htsim
+//! `EqdsSrc::nextEntropy`, `penalizePath`; `FatTreeSwitch::getNextHop`).
+//!
+//! A packet carries an entropy value; each switch picks its next hop among
+//! its equal-cost up-links by a salted hash of (flow, entropy), one random
+//! salt per switch. Routes stay plain data here: for each entropy value the
+//! sender may use, [`entropy_paths`] replays those hash choices once over
+//! the flow's shortest paths and keeps the index of the path they select,
+//! so a packet costs one table read. The hash is a 64-bit mix rather than
+//! htsim's FreeBSD hash (its draws differ anyway, docs/fabrics.md §2.3).
+//!
+//! The sender cycles through the entropy indices 0..n as index XOR a random
+//! mask, redrawn at each wrap; an index with a penalty is skipped once (its
+//! penalty falls by 1). Penalties come from NACKs, capped at 1. htsim needs n
+//! to be a power of two (it masks with n - 1); any other n cycles the same
+//! way over the next power of two, passing over the indices from n up.
+
+use crate::base::PortId;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// htsim caps a path's penalty at 1 (`_max_penalty`).
+const MAX_PENALTY: u8 = 1;
+
+/// The next hop a switch with salt `salt` picks among `choices` for packets
+/// of flow `flow` with entropy `entropy`.
+pub fn hash_choice(salt: u64, flow: u64, entropy: u16, choices: usize) -> usize {
+    let mut x = salt ^ flow.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (entropy as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x % choices as u64) as usize
+}
+
+/// For each entropy value in `entropies`, the index into `paths` of the
+/// path the switches' hashes select: at each hop where the paths that
+/// share the route so far part, the switch there (`salt_of` its port)
+/// picks one of their next ports in order of first appearance.
+pub fn entropy_paths(paths: &[Vec<PortId>], salt_of: impl Fn(PortId) -> u64, flow: u64, entropies: &[u16]) -> Vec<u16> {
+    let mut cands: Vec<usize> = Vec::with_capacity(paths.len());
+    let mut next: Vec<PortId> = Vec::new();
+    entropies
+        .iter()
+        .map(|&e| {
+            cands.clear();
+            cands.extend(0..paths.len());
+            let mut hop = 0;
+            while cands.len() > 1 {
+                next.clear();
+                for &c in &cands {
+                    let p = paths[c][hop];
+                    if !next.contains(&p) {
+                        next.push(p);
+                    }
+                }
+                if next.len() > 1 {
+                    let pick = next[hash_choice(salt_of(next[0]), flow, e, next.len())];
+                    cands.retain(|&c| paths[c][hop] == pick);
+                }
+                hop += 1;
+            }
+            cands.first().map_or(0, |&c| c as u16)
+        })
+        .collect()
+}
+
+/// A sender's entropy cycle (E10).
+#[derive(Clone, Debug)]
+pub struct Entropy {
+    /// Entropy indices, and the power of two the cycle runs over.
+    n: u16,
+    span: u32,
+    index: u16,
+    xor: u16,
+    /// The upper bits of every entropy value, drawn once.
+    upper: u16,
+    penalty: Vec<u8>,
+    rng: ChaCha8Rng,
+}
+
+impl Entropy {
+    pub fn new(n: u32, mut rng: ChaCha8Rng) -> Entropy {
+        assert!((1..=1 << 15).contains(&n), "1 to 32768 entropies");
+        let span = n.next_power_of_two();
+        let upper = rng.gen_range(0..0xffff_u32) as u16;
+        let xor = rng.gen_range(0..span) as u16;
+        Entropy { n: n as u16, span, index: 0, xor, upper, penalty: vec![0; n as usize], rng }
+    }
+
+    fn mask(&self) -> u16 {
+        (self.span - 1) as u16
+    }
+
+    /// The full entropy value of index `i` (the upper bits as drawn).
+    pub fn value(&self, i: u16) -> u16 {
+        i | (self.upper & !self.mask())
+    }
+
+    /// The index of entropy value `e`.
+    pub fn index_of(&self, e: u16) -> u16 {
+        e & self.mask()
+    }
+
+    pub fn count(&self) -> u16 {
+        self.n
+    }
+
+    fn advance(&mut self) {
+        self.index += 1;
+        if self.index as u32 == self.span {
+            self.index = 0;
+            self.xor = self.rng.gen_range(0..self.span) as u16;
+        }
+    }
+
+    /// The next entropy index to send with, skipping penalised ones once.
+    pub fn next_index(&mut self) -> u16 {
+        loop {
+            let e = (self.index ^ self.xor) & self.mask();
+            self.advance();
+            if e >= self.n {
+                continue; // beyond n (not a power of two): not an entropy
+            }
+            if self.penalty[e as usize] > 0 {
+                self.penalty[e as usize] -= 1;
+                continue;
+            }
+            return e;
+        }
+    }
+
+    /// A NACK (or ECN echo) for entropy value `e`.
+    pub fn penalize(&mut self, e: u16) {
+        let i = (e & self.mask()) as usize;
+        let p = &mut self.penalty[i];
+        *p = (*p + 1).min(MAX_PENALTY);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn each_cycle_uses_every_index_once_and_a_penalty_skips_once() {
+        let mut e = Entropy::new(8, ChaCha8Rng::seed_from_u64(3));
+        let mut cycle: Vec<u16> = (0..8).map(|_| e.next_index()).collect();
+        cycle.sort();
+        assert_eq!(cycle, (0..8).collect::<Vec<_>>());
+        e.penalize(e.value(5));
+        e.penalize(e.value(5)); // capped at 1
+        let next16: Vec<u16> = (0..15).map(|_| e.next_index()).collect();
+        assert_eq!(next16.iter().filter(|&&i| i == 5).count(), 1, "skipped once in two cycles: {next16:?}");
+        assert_eq!(Entropy::new(1, ChaCha8Rng::seed_from_u64(3)).next_index(), 0, "-paths 1: one entropy");
+        let mut seven = Entropy::new(7, ChaCha8Rng::seed_from_u64(4));
+        let mut cycle: Vec<u16> = (0..14).map(|_| seven.next_index()).collect();
+        cycle.sort();
+        assert_eq!(cycle, (0..7).flat_map(|i| [i, i]).collect::<Vec<_>>(), "7 entropies: each once a cycle");
+    }
+
+    #[test]
+    fn hashes_select_a_path_per_entropy_and_spread_over_all() {
+        // Two up-links at the first switch (ports 1, 2), two at the next (3, 4 and 5, 6).
+        let p = |v: &[u32]| v.iter().map(|&x| PortId(x)).collect::<Vec<_>>();
+        let paths = vec![p(&[0, 1, 3, 9]), p(&[0, 1, 4, 9]), p(&[0, 2, 5, 9]), p(&[0, 2, 6, 9])];
+        let entropies: Vec<u16> = (0..64).collect();
+        let chosen = entropy_paths(&paths, |port| port.0 as u64 * 77, 5, &entropies);
+        for i in 0..4 {
+            assert!(chosen.contains(&i), "path {i} never chosen: {chosen:?}");
+        }
+        // The same entropy always selects the same path.
+        assert_eq!(chosen, entropy_paths(&paths, |port| port.0 as u64 * 77, 5, &entropies));
+        assert_eq!(entropy_paths(&paths[..1], |_| 0, 5, &[7]), [0]);
+    }
+}

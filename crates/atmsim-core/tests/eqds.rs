@@ -1,0 +1,75 @@
+//! EQDS against the closed forms of htsim's validate.txt runs
+//! (docs/fabrics.md, EQDS; the built-ins eqds-one, eqds-incast, eqds-incast-128).
+
+use atmsim_core::run_text;
+use atmsim_core::summary::Summary;
+
+fn run(name: &str) -> Summary {
+    let path = format!("{}/../../python/atmsim/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    run_text(&std::fs::read_to_string(path).unwrap(), &[], None, false).unwrap().0
+}
+
+/// Every flow's completion time in µs; every flow must complete. Prints
+/// the spread and retransmissions (`--nocapture`) for docs/fabrics.md.
+fn fcts_us(s: &Summary) -> Vec<f64> {
+    let v: Vec<f64> = s.flows.iter().map(|f| f.completion_time_s.unwrap_or_else(|| panic!("{} did not complete", f.name)) * 1e6).collect();
+    let (min, max) = (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(0.0, f64::max));
+    let rtx: u64 = s.flows.iter().map(|f| f.segments_retransmitted).sum();
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    eprintln!(
+        "{}: FCT mean {mean:.1} min {min:.1} max {max:.1} µs; {rtx} retransmissions; {} events, {} packet-hops, loop {:.3} s",
+        s.scenario, s.events, s.unit_hops, s.wall_s
+    );
+    v
+}
+
+/// E1, E6: n flows of 2,031,360 B on the wire at the receiver's pull rate,
+/// 4,096 B per 0.99 x 8 x (pacer MTU + 38 B) / 100 Gb/s. The spec's closed
+/// form counts a 4,150-B MTU; htsim's pacers count 4,160 B (`eqds.pacer_mtu`).
+fn incast_closed_form_us(n: f64, pacer_mtu: f64) -> f64 {
+    let pull_rate = 4096.0 * 8.0 / (0.99 * 8.0 * (pacer_mtu + 38.0) / 100e9);
+    n * 2_031_360.0 * 8.0 / pull_rate * 1e6
+}
+
+fn spread(v: &[f64]) -> f64 {
+    v.iter().cloned().fold(0.0, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
+}
+
+#[test]
+fn one_flow_takes_its_bytes_time_plus_the_path_as_in_htsim() {
+    let s = run("eqds-one");
+    let fct = fcts_us(&s)[0];
+    assert!(fct >= 162.5, "{fct} µs: below 2,031,360 B at 100 Gb/s");
+    assert!((fct / 177.8 - 1.0).abs() <= 0.01, "{fct} µs against htsim's 177.8 µs");
+    assert!(s.accounting.balanced);
+}
+
+#[test]
+fn incast_15_to_1_ends_at_the_pull_rate() {
+    let s = run("eqds-incast");
+    let tail = fcts_us(&s).into_iter().fold(0.0, f64::max);
+    let want = incast_closed_form_us(15.0, 4150.0);
+    assert!((want - 2467.5).abs() < 0.5, "{want}");
+    assert!((tail / want - 1.0).abs() <= 0.005, "tail {tail} µs against {want} µs");
+    let exact = incast_closed_form_us(15.0, 4160.0);
+    assert!((tail / exact - 1.0).abs() <= 0.002, "tail {tail} µs against {exact} µs at htsim's pacer interval");
+    // htsim's fresh run: 616 retransmissions (spec §3.3: ±15 %).
+    let rtx: u64 = s.flows.iter().map(|f| f.segments_retransmitted).sum();
+    assert!((rtx as f64 / 616.0 - 1.0).abs() <= 0.15, "{rtx} retransmissions");
+    assert!(s.accounting.balanced);
+}
+
+#[test]
+fn incast_127_to_1_ends_at_the_pull_rate() {
+    let s = run("eqds-incast-128");
+    let fcts = fcts_us(&s);
+    let tail = fcts.iter().cloned().fold(0.0, f64::max);
+    let want = incast_closed_form_us(127.0, 4150.0);
+    assert!((want / 20_891.0 - 1.0).abs() < 1e-4, "{want}");
+    assert!((tail / want - 1.0).abs() <= 0.005, "tail {tail} µs against {want} µs");
+    let exact = incast_closed_form_us(127.0, 4160.0);
+    assert!((tail / exact - 1.0).abs() <= 0.002, "tail {tail} µs against {exact} µs at htsim's pacer interval");
+    // htsim's fresh run: FCTs from 20,785.0 to 20,963.4 µs (spec §3.3: spread ±20 %).
+    let htsim_spread = 20_963.4 - 20_785.0;
+    assert!((spread(&fcts) / htsim_spread - 1.0).abs() <= 0.2, "spread {} µs", spread(&fcts));
+}
