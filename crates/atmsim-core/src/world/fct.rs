@@ -1,5 +1,5 @@
 //! Flow completion times against the unloaded ideal (docs/fabrics.md,
-//! "Outputs"): per flow of a fabric transport (NDP) that completed, its FCT
+//! "Outputs"): per flow of a fabric transport (NDP, EQDS) that completed, its FCT
 //! slowdown, and per run the slowdown's 50th, 99th and 99.9th percentiles by
 //! flow-size class, as datacenter studies report them.
 //!
@@ -30,12 +30,17 @@ impl World {
         through + slowest.tx_time(wire - first) + back
     }
 
-    /// Each completed NDP flow's slowdown into its row, and the run's percentiles by size class.
+    /// Each completed NDP or EQDS flow's slowdown into its row, and the run's percentiles by size class.
     pub(super) fn fct_slowdowns(&self, rows: &mut [FlowSummary]) -> Vec<FctClass> {
         let mut by_class: Vec<Vec<f64>> = vec![Vec::new(); CLASSES.len()];
         for ((f, flow), row) in self.model.flows.iter().zip(&self.flows).zip(rows.iter_mut()) {
-            let (App::Ndp(cfg), Some(bytes), Some(done)) = (f.app, f.bytes, flow.completed_at) else { continue };
-            let slowdown = secs(done - f.start) / secs(self.ideal_fct(f, bytes, cfg.mss as u64, cfg.header as u64));
+            let (mss, header) = match f.app {
+                App::Ndp(cfg) => (cfg.mss as u64, cfg.header as u64),
+                App::Eqds(cfg) => ((cfg.mtu - cfg.header) as u64, cfg.header as u64),
+                _ => continue,
+            };
+            let (Some(bytes), Some(done)) = (f.bytes, flow.completed_at) else { continue };
+            let slowdown = secs(done - f.start) / secs(self.ideal_fct(f, bytes, mss, header));
             row.fct_slowdown = Some(slowdown);
             let class = CLASSES.iter().position(|&(hi, _)| bytes < hi).expect("the last class is open");
             by_class[class].push(slowdown);
