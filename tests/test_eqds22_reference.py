@@ -1,0 +1,21 @@
+"""The htsim numbers the eqds22 reproduction ships (python/atmsim/reproduce/eqds22/htsim_841d9e7.json) are
+the stored fresh htsim runs (validation/htsim/htsim_reference.json), not typed."""
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "validation/htsim"))
+
+import reference  # noqa: E402
+
+
+def test_the_shipped_htsim_numbers_are_the_stored_runs():
+    shipped = json.loads((ROOT / "python/atmsim/reproduce/eqds22/htsim_841d9e7.json").read_text())
+    assert shipped["htsim_commit"] == reference.load()["htsim"]["commit"]
+    for name, run in shipped["runs"].items():
+        d = reference.eqds(name)
+        fcts = [f["fct_us"] for f in d["flows"]]
+        assert (run["tail_us"], run["min_us"], run["retransmissions"]) == (d["tail_fct_us"], d["min_fct_us"], d["totals"]["rtx"])
+        assert abs(run["mean_us"] - sum(fcts) / len(fcts)) < 1e-9
+        assert (run["finished"], run["connections"]) == (d["finished"], d["connections"])
