@@ -36,7 +36,7 @@ MATRICES = os.path.join(HERE, "matrices")
 NDP_RUNS = {
     "ndp_in_out": ("htsim_ndp_in_out", "logfile",
                    ["-o", "logfile", "-conns", "4", "-nodes", "128", "-cwnd", "23", "-strat", "perm", "-q", "8"]),
-    # the same test built as committed, host links at 100 Gb/s (spec §3.1's second row)
+    # the same test built as committed, host links at 100 Gb/s (htsim's committed HOST_NIC)
     "ndp_in_out_100g": ("htsim_ndp_in_out_100g", "logfile",
                         ["-o", "logfile", "-conns", "4", "-nodes", "128", "-cwnd", "23", "-strat", "perm", "-q", "8"]),
     "ndp_failure_perm": ("htsim_ndp_permutation_fail", "ndp_perm",

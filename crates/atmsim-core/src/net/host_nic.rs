@@ -52,10 +52,11 @@ impl Class {
 pub struct HostNic {
     high: Class,
     low: Class,
-    /// Per VC of the run, its slot at this NIC (the VCs that start at this
-    /// host are numbered 0, 1, ...) and whether its class is the high one;
-    /// `u32::MAX` for the others.
-    slot_of: Vec<(u32, bool)>,
+    /// The VCs that start at this host, ascending, each with whether its
+    /// class is the high one; a VC's slot is its position here (found by
+    /// binary search: a few VCs per host, and no table the size of the run's
+    /// VCs at every host, which would grow with hosts × flows).
+    vcs: Vec<(u32, bool)>,
     /// The packet being sent, when its last bit leaves.
     pub in_tx: Option<(Unit, Time)>,
 }
@@ -63,19 +64,16 @@ pub struct HostNic {
 impl HostNic {
     /// A NIC for the VCs `vcs` (the VCs of the run that start at its host,
     /// each with its class: true for the high one).
-    pub fn new(num_vcs: usize, vcs: &[(u32, bool)]) -> HostNic {
-        let mut slot_of = vec![(u32::MAX, false); num_vcs];
-        for (slot, &(vc, high)) in vcs.iter().enumerate() {
-            slot_of[vc as usize] = (slot as u32, high);
-        }
+    pub fn new(vcs: &[(u32, bool)]) -> HostNic {
+        let mut vcs = vcs.to_vec();
+        vcs.sort_unstable();
         let class = || Class { queues: vec![VecDeque::new(); vcs.len()], ..Class::default() };
-        HostNic { high: class(), low: class(), slot_of, in_tx: None }
+        HostNic { high: class(), low: class(), vcs, in_tx: None }
     }
 
     pub fn enqueue(&mut self, now: Time, unit: Unit) {
-        let (slot, high) = self.slot_of[unit.vc.ix()];
-        debug_assert!(slot != u32::MAX, "a VC that starts at this host");
-        if high {
+        let slot = self.vcs.binary_search_by_key(&unit.vc.0, |&(vc, _)| vc).expect("a VC that starts at this host") as u32;
+        if self.vcs[slot as usize].1 {
             self.high.push(slot, now, unit);
         } else {
             self.low.push(slot, now, unit);
@@ -110,7 +108,7 @@ mod tests {
     #[test]
     fn control_first_then_round_robin_across_flows_within_a_class() {
         // VCs 1 and 3 carry data, 4 NACKs (low class), 5 ACKs (high class).
-        let mut nic = HostNic::new(6, &[(1, false), (3, false), (4, false), (5, true)]);
+        let mut nic = HostNic::new(&[(1, false), (3, false), (4, false), (5, true)]);
         for f in 0..3 {
             nic.enqueue(0, pkt(1, f));
         }

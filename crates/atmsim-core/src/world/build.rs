@@ -154,7 +154,7 @@ fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, host_nic: bool, ports: &
             if !host_nic {
                 continue;
             }
-            p.discipline = Discipline::HostNic(Box::new(HostNic::new(vcs.len(), &starting[i])));
+            p.discipline = Discipline::HostNic(Box::new(HostNic::new(&starting[i])));
         } else if let DropSpec::Trim(service) = m.drop {
             p.discipline = match service {
                 TrimService::Exact => Discipline::Trim(Box::new(TrimQueues::new(header as u16))),

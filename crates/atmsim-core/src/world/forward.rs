@@ -270,23 +270,28 @@ impl World {
             // the IP header's mark. (On ATM the mark is a cell's EFCI.)
             seg = seg.congestion_experienced();
         }
-        let mut fate = Fate::Delivered;
-        if let FrameHeader::Ndp(n) = &mut seg {
-            // A data packet trimmed on the way arrives as its header alone (NDP N2).
-            if n.kind == NdpKind::Data && unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes {
-                n.kind = NdpKind::Trimmed;
-                fate = Fate::Trimmed;
-            }
-        }
-        if let FrameHeader::Eqds(e) = &mut seg {
-            // Likewise an EQDS data packet (E8); an RTS is a header already.
-            if e.kind == EqdsKind::Data && unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes {
-                e.kind = EqdsKind::Trimmed;
-                fate = Fate::Trimmed;
-            }
-        }
+        let fate = if matches!(seg, FrameHeader::Ndp(_) | FrameHeader::Eqds(_)) {
+            self.trimmed_on_the_way(&unit, &mut seg)
+        } else {
+            Fate::Delivered
+        };
         self.ledgers[vc].resolve(unit.frame, fate);
         self.deliver(unit.vc, seg);
+    }
+
+    /// A data packet of NDP or EQDS trimmed on the way arrives as its header
+    /// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
+    /// Out of line: the cells of every other frame do not carry this code.
+    #[inline(never)]
+    fn trimmed_on_the_way(&self, unit: &Unit, seg: &mut FrameHeader) -> Fate {
+        let header_only = unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes;
+        match seg {
+            FrameHeader::Ndp(n) if n.kind == NdpKind::Data && header_only => n.kind = NdpKind::Trimmed,
+            // An EQDS RTS is a header already.
+            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data && header_only => e.kind = EqdsKind::Trimmed,
+            _ => return Fate::Delivered,
+        }
+        Fate::Trimmed
     }
 
     /// Logs what `offer` did with a unit at the logged port.

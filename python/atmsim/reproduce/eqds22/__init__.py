@@ -7,8 +7,8 @@ htsim_841d9e7.json, made from validation/htsim/htsim_reference.json). Claim IDs 
 Three of validate.txt's nine runs are built (`eqds-one`, `eqds-incast`, `eqds-incast-128`); bidir,
 outcast-incast and the two permutations at 128 and 1 paths are not yet (docs/fabrics.md). All flows
 are 2,000,000 B from 0 on 100 Gb/s fat trees; W = 2,031,360 B is one flow on the wire. An n -> 1 incast
-ends at about n·W·8 / R_pull, R_pull the receiver's credit rate: the spec's 98.79 Gb/s gives 2,467.5 µs
-(15 -> 1) and 20,891 µs (127 -> 1); htsim's pacers run at 98.55 Gb/s (their MTU is 4,160, E6).
+ends at about n·W·8 / R_pull, R_pull the receiver's credit rate: pacing 4,150-B MTUs gives 98.79 Gb/s,
+2,467.5 µs (15 -> 1) and 20,891 µs (127 -> 1); htsim's pacers count 4,160 B and run at 98.55 Gb/s (E6).
 """
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _incast(c, runs, name: str, ref_name: str, n: int, target_us: float, spread_
             paper_value=f"tail <= {target_us:,.0f} µs (validate.txt)", ours=tail,
             holds=check(("tail FCT (µs)", tail, at_most(target_us))), rule="")
     c.claim("c2", statement="the tail is the receiver's credit rate's", kind="value",
-            paper_value=f"{closed:,.1f} µs ±0.5 % (n·W·8 / 98.79 Gb/s, the spec's closed form)", ours=tail,
+            paper_value=f"{closed:,.1f} µs ±0.5 % (n·W·8 / 98.79 Gb/s, the closed form with 4,150-B MTUs)", ours=tail,
             holds=check(("tail / closed form", tail / closed, within(0.995, 1.005))), rule="")
     _every_flow_completes(c, "c3", row)
     spread, ref_spread = tail - row["min_us"], ref["tail_us"] - ref["min_us"]
