@@ -88,7 +88,7 @@ def measure(binary, path, repeat):
     by GNU time: the child alone, not the Python that started it)."""
     walls, summary, rss = [], None, 0
     for _ in range(repeat):
-        with tempfile.NamedTemporaryFile("r") as t:
+        with tempfile.NamedTemporaryFile("r", encoding='utf-8') as t:
             proc = subprocess.run(["/usr/bin/time", "-o", t.name, "-f", "%M", binary, path], capture_output=True)
             if proc.returncode != 0:
                 sys.exit(f"{binary} {path}: exit {proc.returncode}: {proc.stderr.decode().strip()}")
@@ -123,7 +123,7 @@ def main():
                 continue
             for x, text in points:
                 path = os.path.join(tmp, f"{family}-{x}.toml")
-                with open(path, "w") as f:
+                with open(path, "w", encoding='utf-8') as f:
                     f.write(text)
                 row = {"family": family, "point": str(x)}
                 for name, binary in builds:

@@ -38,7 +38,7 @@ class Rust:
             for path in sorted((ROOT / root).rglob("*.rs")):
                 rel = str(path.relative_to(ROOT))
                 self.files.append(rel)
-                text = path.read_text()
+                text = path.read_text(encoding="utf-8")
                 self.strings.update(re.findall(r'"(\w+)"', text))
                 self.modules.update(p for p in Path(rel).with_suffix("").parts if p != "mod")
                 clean = _NOISE.sub(lambda m: " " if m.group().startswith("/") else '""', text)
@@ -169,7 +169,7 @@ class Python:
         for root in PY_ROOTS:
             for path in sorted((ROOT / root).rglob("*.py")):
                 rel = str(path.relative_to(ROOT))
-                tree = ast.parse(path.read_text())
+                tree = ast.parse(path.read_text(encoding="utf-8"))
                 for node in ast.walk(tree):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"\w+", node.value):
                         self.strings.add(node.value)

@@ -54,7 +54,7 @@ LOG = Path(".")
 def note(case: dict) -> None:
     """The case about to run, in CURRENT and LOG/current.json (a hang the core does not interrupt shows there)."""
     CURRENT.update(case)
-    (LOG / "current.json").write_text(json.dumps(CURRENT))
+    (LOG / "current.json").write_text(json.dumps(CURRENT), encoding="utf-8")
 
 
 class Hang(BaseException):
@@ -140,9 +140,9 @@ class Folders:
         if kind == "rerun" and self.used:
             return kind, r.choice(self.used)
         if kind == "file":
-            p.write_text("x")
+            p.write_text("x", encoding="utf-8")
         elif kind == "under-file":
-            p.write_text("x")
+            p.write_text("x", encoding="utf-8")
             p = p / "sub"
         elif kind == "dangling":
             p.symlink_to(self.root / "nowhere")
@@ -158,13 +158,13 @@ class Folders:
                 self.held = (fd, p)
             elif kind == "stale-staging":
                 (p / ".atmsim-staging-99999").mkdir()
-                (p / ".atmsim-staging-99999" / "summary.json").write_text("{")
+                (p / ".atmsim-staging-99999" / "summary.json").write_text("{", encoding="utf-8")
             elif kind == "bad-manifest":
                 (p / ".atmsim-manifest.json").write_text(r.choice(['{"files": ["../../etc/passwd", "/x"]}', "{", "[]",
                                                                    '{"files": 3}', '{"complete": false, "files": []}']))
             else:  # some at names a command writes (issue 38: overwritten, then deleted by the next)
                 for n in ["mine.txt", *r.sample(["summary.json", "trace_window.csv", "runs.csv", "points.csv"], r.randint(0, 2))]:
-                    (p / n).write_text(f"keep {n}\n")
+                    (p / n).write_text(f"keep {n}\n", encoding="utf-8")
                     self.user[p / n] = f"keep {n}\n"
                 self.used = (self.used + [p])[-8:]  # and commands into it again later
         elif kind == "empty":
@@ -246,11 +246,11 @@ def out_checks(folders: Folders, p: Path, code: int, outcome: str, files: tuple[
     left = folders.leftovers(p) if str(p) else []
     if left:
         return f"left behind: {', '.join(left)}"
-    touched = [f.name for f, text in folders.user.items() if f.parent == p and (not f.is_file() or f.read_text() != text)]
+    touched = [f.name for f, text in folders.user.items() if f.parent == p and (not f.is_file() or f.read_text(encoding="utf-8") != text)]
     if touched:
         return f"user file changed or removed: {', '.join(touched)}"
     if code == 0 and str(p):
-        m = json.loads((p / ".atmsim-manifest.json").read_text())
+        m = json.loads((p / ".atmsim-manifest.json").read_text(encoding="utf-8"))
         if not m.get("complete") or not all((p / f).exists() for f in files):
             return "folder incomplete after exit 0"
     return outcome
@@ -362,7 +362,7 @@ def main():
     counts, by_kind = Counter(), Counter()
     signal.signal(signal.SIGALRM, _alarm)
     t0 = time.time()
-    anomalies = open(a.log / "anomalies.jsonl", "a")
+    anomalies = open(a.log / "anomalies.jsonl", "a", encoding="utf-8")
     for i in range(a.cases):
         x = r.random()
         kind = "api" if x < 0.7 else "run" if x < 0.85 else "sweep" if x < 0.95 else "file"
@@ -410,9 +410,9 @@ def main():
                       "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
                       "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       "command": " ".join(sys.argv)}
-            (a.log / "counts.json").write_text(json.dumps(report, indent=1) + "\n")
+            (a.log / "counts.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(json.loads((a.log / "counts.json").read_text()), indent=1))
+    print(json.dumps(json.loads((a.log / "counts.json").read_text(encoding="utf-8")), indent=1))
 
 
 if __name__ == "__main__":

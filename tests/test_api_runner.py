@@ -88,7 +88,7 @@ def test_output_folder_leaves_nothing_on_failure(tmp_path):
     target = tmp_path / "out"
     with pytest.raises(RuntimeError):
         with OutDir(target) as o, o.stage() as d:
-            (d / "half.csv").write_text("x")
+            (d / "half.csv").write_text("x", encoding="utf-8")
             raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
 

@@ -26,7 +26,7 @@ CLAIMS = (
 def test_every_claim_is_a_row_and_failures_are_explained(cli, tmp_path):
     out = tmp_path / "arb"
     cli("reproduce", "arb", "--quick", "--out", str(out), check=True)
-    rows = {r["id"]: r for r in json.loads((out / "claims.json").read_text())}
+    rows = {r["id"]: r for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
     assert len(CLAIMS) == 52
     assert sorted(rows) == sorted(CLAIMS)
     for r in rows.values():

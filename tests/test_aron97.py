@@ -34,7 +34,7 @@ def test_every_claim_id_is_written_with_the_contract_keys(tiny):
         assert {"paper", "figure", "claim", "paper_value", "ours", "holds"} <= set(r)
         assert isinstance(r["holds"], bool)
         assert r["claim"].startswith(r["id"])
-    assert json.loads((out / "claims.json").read_text()) == rows
+    assert json.loads((out / "claims.json").read_text(encoding="utf-8")) == rows
 
 
 def test_every_failing_row_has_a_note(tiny):

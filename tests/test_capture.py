@@ -84,7 +84,7 @@ def test_tshark_counts_equal_atmsim_counters_on_a_lossy_packet_run(cli, tmp_path
     totals = check_sender_hosts(summary, pcap, flows=8)
     assert totals["retransmissions"] > 50 and totals["dup_acks"] > 50, "the run must lose packets"
     # ... and tshark finds the retransmissions where atmsim's event trace puts them (ns, raw seq).
-    with open(out / "trace_events.csv") as f:
+    with open(out / "trace_events.csv", encoding="utf-8") as f:
         events = [r for r in csv.DictReader(f) if r["flow"] == "f1" and r["kind"] == "retransmit"]
     ours = sorted((round(float(r["t"]) * 1e9), int(r["seq"])) for r in events)
     rows = tshark_rows(pcap / "host-S1.pcap")
@@ -109,7 +109,7 @@ def test_tshark_decodes_the_atm_capture(cli, tmp_path):
     # number; the port log names a VC by its flow and direction, the core's trace names list them by number).
     raw = atmsim._core.run(atmsim.load_scenario("aron97-topo1-atm"), ["duration=0.01s"], None, True)[1]["names"]
     vci = {(flow, d): 32 + i for i, (flow, d) in enumerate(zip(raw["vc_flow"], raw["vc_direction"]))}
-    with open(out / "trace_port.csv") as f:
+    with open(out / "trace_port.csv", encoding="utf-8") as f:
         eoms = collections.Counter(vci[r["flow"], r["direction"]] for r in csv.DictReader(f)
                                    if r["change"] == "depart" and r["eom"] == "True" and float(r["t"]) <= 1.0)
     rows = tshark_rows(pcap / "port-R1-R2.pcap", ["atm.vpi", "atm.vci", "atm.aal", "llc.type", "ip.len", "tcp.srcport"])

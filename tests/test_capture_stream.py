@@ -72,7 +72,7 @@ def test_the_api_holds_the_cap_in_memory_and_on_disk(tmp_path):
 
 def test_a_full_disk_during_the_run_is_one_line_naming_the_file(cli, tmp_path, mount):
     full = mount("full", "size=64k")
-    (full / "mine.txt").write_text("kept")
+    (full / "mine.txt").write_text("kept", encoding="utf-8")
     r = cli("run", "aron97-topo1-packet", "--set", "duration=5s", "--set", 'capture.hosts=["S1"]', "--pcap", str(full))
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert f"--pcap: cannot write {full}/host-S1.pcap: No space left on device" in r.stderr, r.stderr

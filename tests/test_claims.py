@@ -68,7 +68,7 @@ def test_every_claim_of_every_paper_is_written_with_bands():
     import json
 
     golden = Path(__file__).resolve().parent / "golden" / "reproduce-all-quick"
-    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text())]
+    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text(encoding="utf-8"))]
     from atmsim.reproduce import names
 
     assert {r["paper"] for r in rows} == set(names())
@@ -90,7 +90,7 @@ def test_every_claim_names_a_registered_figure_and_its_parts_by_keyword():
     from atmsim.reproduce.harness import Ctx
 
     golden = Path(__file__).resolve().parent / "golden" / "reproduce-all-quick"
-    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text())]
+    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text(encoding="utf-8"))]
     stray = [r["id"] for r in rows if r["figure"] not in figures_of(r["paper"])]
     assert stray == []
     params = inspect.signature(Ctx.claim).parameters
@@ -111,7 +111,7 @@ def test_every_paper_binds_its_claims_to_the_figure_the_same_way():
     for path in sorted(root.rglob("*.py")):
         if path.name == "harness.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "claim":
                 if len(node.args) != 1:

@@ -65,7 +65,7 @@ def test_show_round_trips_and_list(cli, tmp_path):
     assert {"aron97-topo1-atm", "aron97-topo1-packet", "aron97-topo2-atm", "aron97-topo2-packet"} <= set(names)
     text = cli("show", "aron97-topo2-atm", "--set", "tcp.variant=vegas-afr", check=True).stdout
     f = tmp_path / "mine.toml"
-    f.write_text(text)
+    f.write_text(text, encoding="utf-8")
     assert "vegas-afr" in text
     assert cli("validate", str(f), check=True).stdout.strip() == "ok"
 
@@ -84,7 +84,7 @@ def test_run_out_parquet_and_no_stray_temp_dirs(cli, tmp_path):
     cli("run", "aron97-topo1-packet", "--set", "duration=300ms", "--out", str(out), "--trace-format", "parquet",
         "--json", check=True)
     assert set(pd.read_parquet(out / "trace_window.parquet").columns) >= {"t", "flow", "cwnd", "ssthresh"}
-    assert json.loads((out / "summary.json").read_text())["accounting"]["balanced"]
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["accounting"]["balanced"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
@@ -95,25 +95,25 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, check=True)
     # In short: one line per figure and where the full table is (a ~950-line table wrapped mid-number before).
     verdict = next(line for line in p.stdout.splitlines() if line.startswith("aron97 fig3 "))
-    rows = json.loads((out / "claims.json").read_text())
+    rows = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     off = [r["id"] for r in rows if not r["holds"]]
     assert verdict == f"aron97 fig3  {len(rows) - len(off)}/{len(rows)} held" + (f"; deviates: {', '.join(off)}" if off else "")
     assert f"each claim with its values and reasons: {out}/index.html (or --claims-table)" in p.stdout
     assert len(p.stdout.splitlines()) == 3 and "│" not in p.stdout, "no table"
     for f in ["fig3.csv", "fig3_runs.csv", "fig3.png", "claims.json"]:
         assert (out / f).stat().st_size > 0
-    rows = json.loads((out / "claims.json").read_text())
+    rows = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     assert [r["id"] for r in rows] == sorted([f"aron97.fig3.c{i}" for i in range(1, 10)] + ["aron97.fig3.fair"])
     cached = sorted((out / "runs").glob("*.json"))
     assert len(cached) == 2 * 2 * 2  # topologies x networks x buffers, one seed
     # A second figure into the same DIR merges its rows by id; fig3's stay.
     cli("reproduce", "aron97", "--figure", "segregation", *tiny, check=True)
-    ids = {r["id"] for r in json.loads((out / "claims.json").read_text())}
+    ids = {r["id"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
     assert "aron97.segregation.c1" in ids and "aron97.fig3.c1" in ids and len(ids) == 11
     # Reproducing fig3 again reuses the cache and gives the same csv.
-    before = (out / "fig3.csv").read_text()
+    before = (out / "fig3.csv").read_text(encoding="utf-8")
     p = cli("reproduce", "aron97", "--figure", "fig3", *tiny, "--workers", "1", "--claims-table", check=True)
-    assert (out / "fig3.csv").read_text() == before
+    assert (out / "fig3.csv").read_text(encoding="utf-8") == before
     assert "│" in p.stdout and all(r["id"] in p.stdout for r in rows), "the full table on request"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"], "staging directories are cleaned up"
 
@@ -121,14 +121,14 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
 def test_reproduce_writes_an_html_report_and_report_rebuilds_it(cli, tmp_path):
     out = tmp_path / "mk"
     cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
-    page = (out / "index.html").read_text()
+    page = (out / "index.html").read_text(encoding="utf-8")
     assert "morris-kung95.fig6.c1" in page and "fig6.png" in page
     # the validation page, linked as a file of this source tree (the report loads nothing from the network)
     link = re.search(r"<a href='(file://[^']+)'>docs/validation.md</a>", page)
     assert link and link.group(1) == (ROOT / "docs" / "validation.md").as_uri()
     (out / "index.html").unlink()
     cli("report", str(out), check=True)
-    assert (out / "index.html").read_text() == page
+    assert (out / "index.html").read_text(encoding="utf-8") == page
     p = cli("report", str(tmp_path / "nothing"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1
 
@@ -151,15 +151,15 @@ def test_plot_draws_a_run_with_its_port_log(cli, tmp_path):
 ])
 def test_unwritable_out_is_one_line_before_any_simulation(cli, tmp_path, args):
     f = tmp_path / "plain"
-    f.write_text("")
+    f.write_text("", encoding="utf-8")
     r = cli(*[a.replace("{file}", str(f)) for a in args])
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("atmsim: error: --out:"), r.stderr
 
 
 def test_corrupt_summary_and_claims_are_one_line(cli, tmp_path):
-    (tmp_path / "summary.json").write_text("{oops")
-    (tmp_path / "claims.json").write_text('[{"a": 1}]')
+    (tmp_path / "summary.json").write_text("{oops", encoding="utf-8")
+    (tmp_path / "claims.json").write_text('[{"a": 1}]', encoding="utf-8")
     for cmd in ("plot", "report"):
         r = cli(cmd, str(tmp_path))
         assert r.returncode == 2, r.stderr
@@ -190,7 +190,7 @@ def test_a_damaged_run_folder_is_one_line_naming_the_file(cli, tmp_path, file, c
 def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(cli, tmp_path, provenance, says):
     out = tmp_path / "mk"
     cli("reproduce", "morris-kung95", "--figure", "fig6", "--out", str(out), check=True)
-    (out / "reproduction.json").write_text(provenance)
+    (out / "reproduction.json").write_text(provenance, encoding="utf-8")
     r = cli("report", str(out))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith(f"atmsim: error: {out}") and says in r.stderr, r.stderr
@@ -231,7 +231,7 @@ def test_repeated_figure_reproduces_each_figure(cli, tmp_path):
     out = tmp_path / "mk"
     cli("reproduce", "morris-kung95", "--quick", "--figure", "fig6", "--figure", "fig9", "--duration", "2s",
         "--out", str(out), check=True)
-    figures = {r["figure"] for r in json.loads((out / "claims.json").read_text())}
+    figures = {r["figure"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
     assert figures == {"fig6", "fig9"}
 
 
@@ -346,7 +346,7 @@ def test_run_says_where_it_wrote_and_writes_no_empty_port_log(cli, tmp_path):
 def test_a_toml_syntax_error_is_one_line_with_line_and_column(cli, tmp_path, text, where):
     # The core's message had neither line nor column, and a literal \n.
     f = tmp_path / "bad.toml"
-    f.write_text(text)
+    f.write_text(text, encoding="utf-8")
     r = cli("validate", str(f))
     assert r.returncode == 2
     assert r.stderr == f"atmsim: error: scenario: '{f}' is not valid TOML {where}\n"

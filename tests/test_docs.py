@@ -27,7 +27,7 @@ KEYLIKE = re.compile(rf"(?:{'|'.join(SECTIONS)})(\.[a-z][a-z0-9_]*)+")
 
 
 def ticked(doc: Path):
-    for n, line in enumerate(doc.read_text().splitlines(), 1):
+    for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
         for t in TICKED.findall(line):
             yield n, t.rstrip(".,;:")
 
@@ -70,7 +70,7 @@ def _unknown_key(key: str) -> bool:
 @lru_cache(maxsize=None)
 def summary_fields() -> frozenset:
     """Fields of a run's summary (`summary.rs`), which the docs name as `abr.erica_variant` and the like."""
-    return frozenset(re.findall(r"pub (\w+):", (ROOT / "crates/atmsim-core/src/summary.rs").read_text()))
+    return frozenset(re.findall(r"pub (\w+):", (ROOT / "crates/atmsim-core/src/summary.rs").read_text(encoding="utf-8")))
 
 
 def test_every_scenario_key_the_docs_name_exists():
@@ -85,8 +85,8 @@ def test_every_scenario_key_the_docs_name_exists():
 
 
 def test_every_built_in_scenario_paper_and_section_is_documented():
-    scenarios_md = (ROOT / "docs/scenarios.md").read_text()
-    reproductions_md = (ROOT / "docs/reproductions.md").read_text()
+    scenarios_md = (ROOT / "docs/scenarios.md").read_text(encoding="utf-8")
+    reproductions_md = (ROOT / "docs/reproductions.md").read_text(encoding="utf-8")
     undocumented = [n for n in atmsim.list_scenarios() if f"`{n}`" not in scenarios_md]
     assert not undocumented, f"built-in scenarios missing from docs/scenarios.md: {undocumented}"
     papers = [p for p in reproduce.names() if f"`{p}`" not in reproductions_md]
@@ -117,7 +117,7 @@ def test_every_option_has_help_and_every_command_names_its_docs():
 def test_the_readmes_python_example_runs_as_a_script_without_rerunning_in_its_workers(tmp_path):
     # Spawned workers re-import the main script (as __mp_main__): the example ran its traced
     # simulation again in every worker, outside its `if __name__ == "__main__":` guard.
-    block = re.search(r"From Python:\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    block = re.search(r"From Python:\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S).group(1)
     log = tmp_path / "log"
     # Records each import of the script and each atmsim.run call, by process; two workers for the three jobs.
     prologue = (f"import os\nos.cpu_count = lambda: 2\nopen({str(log)!r}, 'a').write(f'import {{__name__}} {{os.getpid()}}\\n')\n"
@@ -125,11 +125,11 @@ def test_the_readmes_python_example_runs_as_a_script_without_rerunning_in_its_wo
                 f"def _logged(*a, **k):\n    open({str(log)!r}, 'a').write(f'run {{os.getpid()}}\\n')\n    return _run(*a, **k)\n"
                 "_a.run = _logged\n")
     script = tmp_path / "example.py"
-    script.write_text(prologue + block.replace("duration=2s", "duration=200ms"))
+    script.write_text(prologue + block.replace("duration=2s", "duration=200ms"), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert p.returncode == 0, p.stderr
-    lines = log.read_text().split()
+    lines = log.read_text(encoding="utf-8").split()
     main_pid = lines[lines.index("__main__") + 1]
     workers = {lines[i + 1] for i, w in enumerate(lines) if w == "__mp_main__"}
     assert workers and main_pid not in workers, "the example's jobs ran in spawned workers"

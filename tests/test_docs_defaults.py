@@ -55,7 +55,7 @@ COMPUTED = {
 def tables():
     """(keys, default cell, line number) of every `| key | default | meaning |` row."""
     heads, in_table = [], False
-    for n, line in enumerate(SCENARIOS_MD.read_text().splitlines(), 1):
+    for n, line in enumerate(SCENARIOS_MD.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("#"):
             heads = re.findall(r"`\[+([a-z_.]+)\]+`", line)
             in_table = False

@@ -15,7 +15,7 @@ CORE = ROOT / "crates/atmsim-core"
 
 def asserted_size(rust_type: str) -> int:
     """The size of `rust_type` a Rust test asserts: `assert_eq!(size_of::<T>(), N)` or `<= N`."""
-    text = "\n".join(p.read_text() for p in (CORE / "src").rglob("*.rs"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (CORE / "src").rglob("*.rs"))
     found = re.findall(rf"size_of::<(?:super::)?{rust_type}>\(\)(?:, | <= )(\d+)", text)
     assert len(set(found)) == 1, f"no single size asserted for {rust_type}: {found}"
     return int(found[0])
@@ -24,7 +24,7 @@ def asserted_size(rust_type: str) -> int:
 def rust_const(name: str) -> int:
     """The value of an integer `const` of the core, its expression evaluated (`1 << 20`,
     `u64::MAX >> CODE_BITS`)."""
-    text = "\n".join(p.read_text() for p in (CORE / "src").rglob("*.rs"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (CORE / "src").rglob("*.rs"))
     consts = dict(re.findall(r"\bconst (\w+): \w+ = ([^;]+);", text))
     expr = consts[name]
     for other in sorted(set(re.findall(r"\b[A-Z][A-Z0-9_]+\b", expr)) - {"MAX"}, key=len, reverse=True):
@@ -36,14 +36,14 @@ def rust_const(name: str) -> int:
 
 def core_line_limit() -> int:
     """500, the limit ARCHITECTURE.md states, if every source file of the core is under it."""
-    long = {str(p.relative_to(CORE)): n for p in (CORE / "src").rglob("*.rs") if (n := len(p.read_text().splitlines())) >= 500}
+    long = {str(p.relative_to(CORE)): n for p in (CORE / "src").rglob("*.rs") if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 500}
     assert not long, f"source files of 500 lines or more: {long}"
     return 500
 
 
 def port_hot_lines() -> int:
     """The cache lines the test of `Port`'s layout keeps the unit-hop's fields in."""
-    test = (CORE / "src/net/port.rs").read_text()
+    test = (CORE / "src/net/port.rs").read_text(encoding="utf-8")
     return int(re.search(r"end <= (\d+) \* 64", test).group(1))
 
 
@@ -78,8 +78,8 @@ FACTS = [
     ("ARCHITECTURE.md", r"each a\s+(\d+)-byte `Copy` struct", lambda: asserted_size("Unit")),
     ("ARCHITECTURE.md", r"so cells keep a (\d+)-byte header", lambda: asserted_size("Segment")),
     ("ARCHITECTURE.md", r"in its first (\w+) cache lines \(tested\)", port_hot_lines),
-    ("ARCHITECTURE.md", r"`rustfmt.toml`: (\d+) columns", lambda: tomllib.loads((ROOT / "rustfmt.toml").read_text())["max_width"]),
-    ("ARCHITECTURE.md", r"every built-in scenario \((\d+) seeds\)", lambda: int(re.search(r"const SEEDS: \[u64; (\d+)\]", (CORE / "tests/golden.rs").read_text()).group(1))),
+    ("ARCHITECTURE.md", r"`rustfmt.toml`: (\d+) columns", lambda: tomllib.loads((ROOT / "rustfmt.toml").read_text(encoding="utf-8"))["max_width"]),
+    ("ARCHITECTURE.md", r"every built-in scenario \((\d+) seeds\)", lambda: int(re.search(r"const SEEDS: \[u64; (\d+)\]", (CORE / "tests/golden.rs").read_text(encoding="utf-8")).group(1))),
     # The catalogue covers the seed papers; ndp17's and eqds22's claims are issue 34's bands.
     ("docs/reproductions.md", r"every claim of the (\w+) seed papers", lambda: len([p for p in reproduce.names() if p not in ("ndp17", "eqds22")])),
     ("docs/README.md", r'A "cell" is (\d+) bytes on the wire', lambda: rust_const("CELL_BYTES")),
@@ -94,7 +94,7 @@ FACTS = [
 
 @pytest.mark.parametrize("doc, statement, value", FACTS, ids=[f"{d}:{s[:40]}" for d, s, _ in FACTS])
 def test_every_number_the_docs_state_about_the_code_is_the_codes(doc, statement, value):
-    found = re.findall(statement, (ROOT / doc).read_text())
+    found = re.findall(statement, (ROOT / doc).read_text(encoding="utf-8"))
     assert found, f"{doc} no longer says /{statement}/: update this fact with the doc"
     code = value()
     for stated in found:
@@ -117,7 +117,7 @@ LISTS = [
 
 @pytest.mark.parametrize("doc, statement, enum", LISTS, ids=[f"{d}:{e}" for d, _, e in LISTS])
 def test_every_list_the_docs_give_as_complete_names_every_variant(doc, statement, enum):
-    found = re.search(statement, (ROOT / doc).read_text())
+    found = re.search(statement, (ROOT / doc).read_text(encoding="utf-8"))
     assert found, f"{doc} no longer says /{statement}/: update this list with the doc"
     listed = {re.sub(r"^\w+::", "", n) for n in re.findall(r"`([\w:]+)", found.group(1))}
     assert listed == variants(enum), f"{doc} lists {sorted(listed)}; {enum} has {sorted(variants(enum))}"
@@ -126,7 +126,7 @@ def test_every_list_the_docs_give_as_complete_names_every_variant(doc, statement
 def test_architectures_list_of_commands_is_the_clis():
     from atmsim.cli import main
 
-    row = re.search(r"^\| `atmsim/cli.py` \| click CLI \(.*?\): (.*?); one-line errors", (ROOT / "ARCHITECTURE.md").read_text(), re.M)
+    row = re.search(r"^\| `atmsim/cli.py` \| click CLI \(.*?\): (.*?); one-line errors", (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M)
     assert row, "ARCHITECTURE.md's row of atmsim/cli.py no longer lists the commands: update this test with it"
     listed = re.findall(r"(?:^|, )`(\w+)`", re.sub(r"\([^)]*\)", "", row.group(1)))
     assert sorted(listed) == sorted(main.commands), (listed, sorted(main.commands))

@@ -69,7 +69,7 @@ HISTORY = {
 def spans(doc: Path):
     """(line number, line, span, its start) of every inline code span outside fenced blocks."""
     fenced = False
-    for n, line in enumerate(doc.read_text().splitlines(), 1):
+    for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
@@ -138,7 +138,7 @@ def resolve_qualified(name: str):
 def claim_ids() -> frozenset:
     """Every claim of the papers, as `reproduce all --quick` pins them (tests/golden/)."""
     return frozenset(c["id"] for f in (ROOT / "tests/golden/reproduce-all-quick").glob("*.claims.json")
-                     for c in json.loads(f.read_text()))
+                     for c in json.loads(f.read_text(encoding="utf-8")))
 
 
 CLAIM = re.compile(r"([\w-]+\.)?[\w-]+\.(c\d+|fair)")

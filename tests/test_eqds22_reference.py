@@ -11,7 +11,7 @@ import reference  # noqa: E402
 
 
 def test_the_shipped_htsim_numbers_are_the_stored_runs():
-    shipped = json.loads((ROOT / "python/atmsim/reproduce/eqds22/htsim_841d9e7.json").read_text())
+    shipped = json.loads((ROOT / "python/atmsim/reproduce/eqds22/htsim_841d9e7.json").read_text(encoding="utf-8"))
     assert shipped["htsim_commit"] == reference.load()["htsim"]["commit"]
     for name, run in shipped["runs"].items():
         d = reference.eqds(name)

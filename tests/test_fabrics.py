@@ -58,7 +58,7 @@ def test_show_of_a_fabric_scenario_runs_as_the_scenario(cli, tmp_path):
     shown = cli("show", "ndp-in-out", check=True).stdout
     assert 'kind = "fattree"' in shown and 'policy = "trim"' in shown
     path = tmp_path / "again.toml"
-    path.write_text(shown)
+    path.write_text(shown, encoding="utf-8")
     sets = ["--set", "duration=5ms", "--set", "measure.from=1ms", "--set", "measure.to=5ms"]
     a = json.loads(cli("run", "ndp-in-out", *sets, "--json", check=True).stdout)
     b = json.loads(cli("run", str(path), *sets, "--json", check=True).stdout)

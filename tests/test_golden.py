@@ -28,7 +28,7 @@ def test_run_json_matches_core_golden(cli, scenario, seed):
     r = cli("run", scenario, "--seed", str(seed), "--json", check=True)
     got = json.loads(r.stdout)
     got.pop("wall_s")
-    want = json.loads((CORE_GOLDEN / f"{scenario}.s{seed}.json").read_text())
+    want = json.loads((CORE_GOLDEN / f"{scenario}.s{seed}.json").read_text(encoding="utf-8"))
     want.pop("wall_s")
     assert got == want
 
@@ -55,8 +55,8 @@ def test_reproduce_all_quick_matches_golden(cli, tmp_path):
     if os.environ.get("ATMSIM_BLESS"):
         for paper in papers:
             shutil.copy(out / paper / "claims.json", REPRO_GOLDEN / f"{paper}.claims.json")
-        (REPRO_GOLDEN / "tables.sha256").write_text(digests)
+        (REPRO_GOLDEN / "tables.sha256").write_text(digests, encoding="utf-8")
     assert golden_gaps(papers) == []
     for paper in papers:
-        assert (out / paper / "claims.json").read_text() == (REPRO_GOLDEN / f"{paper}.claims.json").read_text(), paper
-    assert digests == (REPRO_GOLDEN / "tables.sha256").read_text()
+        assert (out / paper / "claims.json").read_text(encoding="utf-8") == (REPRO_GOLDEN / f"{paper}.claims.json").read_text(encoding="utf-8"), paper
+    assert digests == (REPRO_GOLDEN / "tables.sha256").read_text(encoding="utf-8")

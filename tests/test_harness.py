@@ -71,7 +71,7 @@ def test_union_of_runs_is_computed_once_and_each_figure_gets_its_own(fake_runner
     two = calls[("made", "two")]
     assert {k: [(s.name, r["name"]) for s, r in v] for k, v in two.items()} == {"x": [("b", "b")], "y": [("c", "c"), ("a", "a")]}
     assert [r["id"] for r in rows] == ["fake.one.c1", "fake.two.c1"]
-    assert json.loads((tmp_path / "claims.json").read_text()) == rows
+    assert json.loads((tmp_path / "claims.json").read_text(encoding="utf-8")) == rows
 
 
 def test_selected_figures_only_and_bad_input_before_any_run(fake_runner, tmp_path):

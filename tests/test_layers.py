@@ -68,7 +68,7 @@ def without_tests(text: str) -> str:
 
 
 def imports(f: Path) -> set[Path]:
-    text = without_tests(f.read_text())
+    text = without_tests(f.read_text(encoding="utf-8"))
     me = module_of(f)
     paths = [(m[1], m[2].split("::")[1:]) for m in PATH.finditer(text)]
     for m in USE_GROUP.finditer(text):
@@ -166,7 +166,7 @@ def test_the_checker_sees_a_circle_and_an_upward_import():
 
 def python_imports(f: Path) -> set[str]:
     """The package's modules a file imports (any level, lazy imports too)."""
-    tree = ast.parse(f.read_text())
+    tree = ast.parse(f.read_text(encoding="utf-8"))
     me = f.relative_to(PY.parent).with_suffix("").parts
     package = me[:-1] if f.name != "__init__.py" else me[:-1]
     out = set()

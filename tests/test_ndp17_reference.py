@@ -12,7 +12,7 @@ import reference  # noqa: E402
 
 
 def test_the_shipped_htsim_numbers_are_the_stored_runs():
-    shipped = json.loads((ROOT / "python/atmsim/reproduce/ndp17/htsim_841d9e7.json").read_text())
+    shipped = json.loads((ROOT / "python/atmsim/reproduce/ndp17/htsim_841d9e7.json").read_text(encoding="utf-8"))
     assert shipped["htsim_commit"] == reference.load()["htsim"]["commit"]
     names = ["A-B", "A-C", "A-D", "A-E", "F-E"]
     assert shipped["fig21_gbps"] == {n: f["rate_at_0_2_gbps"] for n, f in zip(names, reference.ndp_in_out_flows())}
@@ -24,6 +24,6 @@ def test_the_shipped_htsim_numbers_are_the_stored_runs():
 def test_the_failure_scenario_runs_htsims_own_permutation():
     from atmsim.toml import tomllib
 
-    text = (ROOT / "python/atmsim/scenarios/ndp-failure.toml").read_text()
+    text = (ROOT / "python/atmsim/scenarios/ndp-failure.toml").read_text(encoding="utf-8")
     flows = [(int(f["src"][1:]), int(f["dst"][1:])) for f in tomllib.loads(text)["flow"]]
     assert flows == [tuple(p) for p in reference.ndp_permutation("perm")]

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "validation", "ns2"))
 import arb
 import twin
 
-with open(os.path.join(ROOT, "validation", "ns2", "arb_reference.json")) as _f:
+with open(os.path.join(ROOT, "validation", "ns2", "arb_reference.json"), encoding="utf-8") as _f:
     REF = json.load(_f)
 
 

@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "validation", "ns2"))
 import forced_drops as fd  # noqa: E402
 
-with open(os.path.join(ROOT, "validation", "ns2", "ns2_reference.json")) as f:
+with open(os.path.join(ROOT, "validation", "ns2", "ns2_reference.json"), encoding="utf-8") as f:
     REFERENCE = json.load(f)["cases"]
 
 
@@ -29,7 +29,7 @@ def _run_atmsim(variant, ndrops):
     v = fd.VARIANTS[variant]
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "scenario.toml")
-        with open(path, "w") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write(fd.atmsim_toml(v, fd.DROPS[ndrops]))
         r = atmsim.run(path, trace=True)
     tr = fd.parse_atmsim_rows(r.traces["events"].to_dict("records"), r.traces["window"].to_dict("records"))

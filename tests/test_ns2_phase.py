@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "validation", "ns2"))
 import phase
 
-with open(os.path.join(ROOT, "validation", "ns2", "phase_reference.json")) as _f:
+with open(os.path.join(ROOT, "validation", "ns2", "phase_reference.json"), encoding="utf-8") as _f:
     REF = json.load(_f)
 
 

@@ -106,7 +106,7 @@ def test_metrics_from_a_made_up_trace(tmp_path):
     pkt(2, 2, 1.0 - 0.03 - tx - after / 2, 1.0 - 0.03 - tx - after / 2)   # reaches D2 after the end
     rows.sort(key=lambda r: r[1])
     path = tmp_path / "b.tr"
-    path.write_text("".join(f"{e} {t!r} 16 17 tcp 9168 ------- {f} 0.0 8.0 {s} {u}\n" for e, t, f, s, u in rows))
+    path.write_text("".join(f"{e} {t!r} 16 17 tcp 9168 ------- {f} 0.0 8.0 {s} {u}\n" for e, t, f, s, u in rows), encoding="utf-8")
     stdout = "".join(f"flow {i} 5 1 {i % 2} 2\n" for i in range(1, 9))
     m = twin.ns2_metrics(tw, str(path), stdout)
     assert m["delivered"][:2] == [3 * 9128, 9128] and sum(m["delivered"][2:]) == 0
@@ -142,7 +142,7 @@ def test_atmsim_agrees_with_stored_ns2_with_ties_broken():
     import json
     import statistics
 
-    with open(os.path.join(ROOT, "validation", "ns2", "twin_points_offsets.json")) as f:
+    with open(os.path.join(ROOT, "validation", "ns2", "twin_points_offsets.json"), encoding="utf-8") as f:
         data = json.load(f)
     pt = next(p for p in data["points"] if p["variant"] == "lite" and p["k"] == 21)
     rows = [twin.run_case(twin.SCENARIO, twin.point_sets("lite", 21), d, ns2=False, offset_ps=data["offset_ps"])

@@ -50,9 +50,9 @@ def test_no_rename_ever_leaves_the_target_folder(tmp_path, monkeypatch, exists):
     monkeypatch.setattr(os, "rename", replace)
     with OutDir(target) as o, o.stage() as d:
         assert d.parent == target
-        (d / "summary.json").write_text("{}")
+        (d / "summary.json").write_text("{}", encoding="utf-8")
         (d / "sub").mkdir()
-        (d / "sub" / "a.csv").write_text("x\n1\n")
+        (d / "sub" / "a.csv").write_text("x\n1\n", encoding="utf-8")
     assert sorted(p.name for p in target.iterdir()) == [MANIFEST, "sub", "summary.json"]
     assert no_staging(target)
 
@@ -66,10 +66,10 @@ def test_an_existing_folder_is_not_copied_and_a_fifo_in_it_is_left_alone(tmp_pat
     ino = (target / "big.bin").stat().st_ino
     with OutDir(target) as o, o.stage() as d:
         assert list(d.iterdir()) == [], "nothing of the user's is copied into the staging folder"
-        (d / "summary.json").write_text("{}")
+        (d / "summary.json").write_text("{}", encoding="utf-8")
     assert (target / "big.bin").stat().st_ino == ino
     assert stat.S_ISFIFO((target / "pipe").lstat().st_mode)
-    assert json.loads((target / MANIFEST).read_text())["commands"] == {"run": ["summary.json"]}
+    assert json.loads((target / MANIFEST).read_text(encoding="utf-8"))["commands"] == {"run": ["summary.json"]}
 
 
 def test_cli_run_into_a_folder_holding_a_fifo(cli, tmp_path):
@@ -85,38 +85,38 @@ def test_a_rerun_replaces_the_earlier_runs_files_and_keeps_the_users(cli, tmp_pa
 
     out = tmp_path / "r"
     cli(*TINY, "--out", str(out), "--trace-format", "parquet", "--json", check=True)
-    (out / "mine.csv").write_text("a\n1\n")
-    (out / "notes.txt").write_text("mine")
+    (out / "mine.csv").write_text("a\n1\n", encoding="utf-8")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
     assert (out / "trace_window.parquet").exists()
     cli(*TINY, "--out", str(out), "--json", check=True)
     assert not list(out.glob("*.parquet")), "the earlier run's Parquet files are gone"
-    assert (out / "mine.csv").read_text() == "a\n1\n" and (out / "notes.txt").read_text() == "mine"
+    assert (out / "mine.csv").read_text(encoding="utf-8") == "a\n1\n" and (out / "notes.txt").read_text(encoding="utf-8") == "mine"
     tables = atmsim.read(out)
     assert set(tables) == {"mine", "trace_events", "trace_queue", "trace_window"}
-    files = json.loads((out / MANIFEST).read_text())["commands"]["run"]
+    files = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["commands"]["run"]
     assert "mine.csv" not in files and "summary.json" in files
 
 
 def test_a_sweep_rerun_drops_the_earlier_failures_table(tmp_path):
     with OutDir(tmp_path, command="sweep") as o, o.stage() as d:
         for n in ("runs.csv", "failures.csv"):
-            (d / n).write_text("x\n")
+            (d / n).write_text("x\n", encoding="utf-8")
     with OutDir(tmp_path, command="sweep") as o, o.stage() as d:
-        (d / "runs.csv").write_text("y\n")
+        (d / "runs.csv").write_text("y\n", encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["runs.csv"]
 
 
 def test_a_reproduction_merges_with_the_earlier_one(tmp_path):
     with OutDir(tmp_path, command="reproduce", merge=True) as o, o.stage() as d:
-        (d / "fig3.csv").write_text("x\n")
-        (d / "claims.json").write_text("[1]")
+        (d / "fig3.csv").write_text("x\n", encoding="utf-8")
+        (d / "claims.json").write_text("[1]", encoding="utf-8")
     with OutDir(tmp_path, command="reproduce", merge=True) as o, o.stage() as d:
         o.seed("claims.json")
-        assert (d / "claims.json").read_text() == "[1]"
-        (d / "claims.json").write_text("[1, 2]")
-        (d / "fig4.csv").write_text("y\n")
-    assert json.loads((tmp_path / MANIFEST).read_text())["commands"]["reproduce"] == ["claims.json", "fig3.csv", "fig4.csv"]
-    assert (tmp_path / "claims.json").read_text() == "[1, 2]"
+        assert (d / "claims.json").read_text(encoding="utf-8") == "[1]"
+        (d / "claims.json").write_text("[1, 2]", encoding="utf-8")
+        (d / "fig4.csv").write_text("y\n", encoding="utf-8")
+    assert json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))["commands"]["reproduce"] == ["claims.json", "fig3.csv", "fig4.csv"]
+    assert (tmp_path / "claims.json").read_text(encoding="utf-8") == "[1, 2]"
 
 
 @pytest.mark.parametrize("kind", ["loop", "dangling", "file"])
@@ -127,7 +127,7 @@ def test_a_bad_out_path_is_refused_before_the_run(cli, tmp_path, kind):
     elif kind == "dangling":
         os.symlink(tmp_path / "nowhere", out)
     else:
-        out.write_text("")
+        out.write_text("", encoding="utf-8")
     line = one_error_line(cli(*TINY, "--out", str(out), "--json"))
     assert line.startswith("atmsim: error: --out: ") and str(out) in line, line
     assert os.path.lexists(out) and not (tmp_path / "nowhere").exists()
@@ -162,7 +162,7 @@ def test_a_read_only_folder_is_refused_before_the_run(cli, tmp_path, mount, comm
 
 def test_a_full_disk_in_the_cli_is_one_line_naming_the_file(cli, tmp_path, mount):
     full = mount("full", "size=12k")  # summary.json alone is ~15 KB: ENOSPC while writing
-    (full / "mine.txt").write_text("kept")
+    (full / "mine.txt").write_text("kept", encoding="utf-8")
     r = cli(*TINY, "--out", str(full), "--json")
     line = one_error_line(r, code=1)
     assert f"--out: cannot write {full}/summary.json: No space left on device" in line, line
@@ -173,17 +173,17 @@ def test_a_full_disk_is_one_line_naming_the_file_and_leaves_no_staging(tmp_path)
     out = tmp_path / "new"
     with pytest.raises(OutputError, match=r"--out: cannot write .*new/trace_window.csv: No space left on device"):
         with OutDir(out) as o, o.stage() as d:
-            (d / "summary.json").write_text("{}")
+            (d / "summary.json").write_text("{}", encoding="utf-8")
             raise OSError(errno.ENOSPC, "No space left on device", str(d / "trace_window.csv"))
     assert not out.exists(), "a folder this command made is removed again"
     (tmp_path / "old").mkdir()
-    (tmp_path / "old" / "summary.json").write_text("old")
+    (tmp_path / "old" / "summary.json").write_text("old", encoding="utf-8")
     with pytest.raises(OutputError):
         with OutDir(tmp_path / "old") as o, o.stage() as d:
-            (d / "summary.json").write_text("new")
+            (d / "summary.json").write_text("new", encoding="utf-8")
             raise OSError(errno.ENOSPC, "No space left on device")
     assert sorted(p.name for p in (tmp_path / "old").iterdir()) == ["summary.json"]
-    assert (tmp_path / "old" / "summary.json").read_text() == "old"
+    assert (tmp_path / "old" / "summary.json").read_text(encoding="utf-8") == "old"
 
 
 def test_a_write_that_fails_in_the_cli_is_one_line_exit_1(tmp_path):
@@ -204,7 +204,7 @@ def test_a_second_command_into_a_locked_folder_is_refused(cli, tmp_path):
     # Two sweeps into one folder overwrote each other silently.
     out = tmp_path / "s"
     with OutDir(out, command="sweep"):
-        assert (out / LOCK).read_text().strip() == str(os.getpid())
+        assert (out / LOCK).read_text(encoding="utf-8").strip() == str(os.getpid())
         r = cli("sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB", "--set", "duration=0.1s",
                 "--out", str(out))
         line = one_error_line(r)
@@ -213,7 +213,7 @@ def test_a_second_command_into_a_locked_folder_is_refused(cli, tmp_path):
             OutDir(out).__enter__()
     assert not (out / LOCK).exists(), "the lock file goes with the command"
     with OutDir(out) as o, o.stage() as d:  # free again
-        (d / "x").write_text("")
+        (d / "x").write_text("", encoding="utf-8")
 
 
 def test_a_lock_whose_holder_has_not_written_its_pid_yet_is_refused_in_one_line(tmp_path):
@@ -273,17 +273,17 @@ def test_run_out_and_pcap_may_name_one_folder(cli, tmp_path):
 
 def test_stale_staging_of_a_killed_command_is_removed(tmp_path):
     (tmp_path / f"{STAGING}999999").mkdir()
-    (tmp_path / f"{STAGING}999999" / "half.csv").write_text("x")
+    (tmp_path / f"{STAGING}999999" / "half.csv").write_text("x", encoding="utf-8")
     with OutDir(tmp_path) as o, o.stage() as d:
-        (d / "summary.json").write_text("{}")
+        (d / "summary.json").write_text("{}", encoding="utf-8")
     assert no_staging(tmp_path)
 
 
 def test_read_refuses_a_folder_left_mid_commit(tmp_path):
     import atmsim
 
-    (tmp_path / "runs.csv").write_text("a\n1\n")
-    (tmp_path / MANIFEST).write_text(json.dumps({"command": "sweep", "complete": False, "files": ["runs.csv"]}))
+    (tmp_path / "runs.csv").write_text("a\n1\n", encoding="utf-8")
+    (tmp_path / MANIFEST).write_text(json.dumps({"command": "sweep", "complete": False, "files": ["runs.csv"]}), encoding="utf-8")
     with pytest.raises(InputError, match="stopped while moving its results"):
         atmsim.read(tmp_path)
 
@@ -294,7 +294,7 @@ def test_report_takes_no_staging_folder_for_a_paper(tmp_path):
 
     for d in ("aron97", f"{STAGING}4242"):
         (tmp_path / d).mkdir()
-        (tmp_path / d / "claims.json").write_text("[]")
+        (tmp_path / d / "claims.json").write_text("[]", encoding="utf-8")
     assert paper_dirs(tmp_path) == [tmp_path / "aron97"]
 
 
@@ -307,7 +307,7 @@ def test_an_unwritable_run_cache_is_one_line_naming_it_before_any_run(cli, tmp_p
     out = tmp_path / "o"
     out.mkdir()
     if cache == "file":
-        (out / "runs").write_text("mine\n")
+        (out / "runs").write_text("mine\n", encoding="utf-8")
     else:
         mount("o/runs", "ro,size=1m")
     r = cli(*command, "--out", str(out))
@@ -323,7 +323,7 @@ def test_run_jobs_checks_its_cache_before_the_first_job(tmp_path, monkeypatch):
 
     ran = []
     monkeypatch.setattr(runner, "_run_one", lambda job: ran.append(job))
-    (tmp_path / "runs").write_text("")
+    (tmp_path / "runs").write_text("", encoding="utf-8")
     job = runner.Job(load_scenario("aron97-topo1-packet"), ("duration=10ms",))
     with pytest.raises(InputError, match=f"^run cache: {tmp_path}/runs: cannot be written \\(exists and is not a directory\\)"):
         runner.run_jobs([job], workers=1, cache_dir=tmp_path / "runs")

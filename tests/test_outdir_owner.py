@@ -65,29 +65,29 @@ def folder_for(command, tmp_path, made):
 
 
 def _mine(path):
-    path.write_text("mine\n")
+    path.write_text("mine\n", encoding="utf-8")
 
 
 def _link(path):
     target = path.parent.parent / f"{path.name}.target"
-    target.write_text("mine\n")
+    target.write_text("mine\n", encoding="utf-8")
     path.symlink_to(target)
 
 
 def _other_command(path):
     _mine(path)
-    (path.parent / MANIFEST).write_text(json.dumps({"complete": True, "commands": {"other": [path.name]}}))
+    (path.parent / MANIFEST).write_text(json.dumps({"complete": True, "commands": {"other": [path.name]}}), encoding="utf-8")
 
 
 def _older_manifest(path):
     # A manifest of an earlier atmsim (one command per folder) naming another command.
     _mine(path)
-    (path.parent / MANIFEST).write_text(json.dumps({"command": "other", "complete": True, "files": [path.name]}))
+    (path.parent / MANIFEST).write_text(json.dumps({"command": "other", "complete": True, "files": [path.name]}), encoding="utf-8")
 
 
 def _damaged_manifest(path):
     _mine(path)
-    (path.parent / MANIFEST).write_text("{")
+    (path.parent / MANIFEST).write_text("{", encoding="utf-8")
 
 
 # Every kind of thing a command may find at a name it writes, none of which it wrote.
@@ -95,7 +95,7 @@ FOREIGN = {
     "the user's file": _mine,
     "the user's link": _link,
     "a FIFO": lambda path: os.mkfifo(path),
-    "a folder": lambda path: (path.mkdir(), (path / "inside.txt").write_text("mine\n")),
+    "a folder": lambda path: (path.mkdir(), (path / "inside.txt").write_text("mine\n", encoding="utf-8")),
     "another command's file": _other_command,
     "another command's file (older manifest)": _older_manifest,
     "the user's file, manifest damaged": _damaged_manifest,
@@ -112,7 +112,7 @@ def snapshot(d):
             continue
         m = p.lstat().st_mode
         if stat.S_ISLNK(m):
-            out[rel] = ("link", os.readlink(p), p.read_text() if p.exists() else None)
+            out[rel] = ("link", os.readlink(p), p.read_text(encoding="utf-8") if p.exists() else None)
         elif stat.S_ISREG(m):
             out[rel] = ("file", p.read_bytes())
         else:
@@ -150,17 +150,17 @@ def test_a_command_never_deletes_a_file_it_did_not_write(tmp_path, made, command
     for rel, owner in BESIDE.items():
         if (out / rel).exists() or (owner and command.split()[0] == owner):
             continue  # a name this command writes (or its folder holds): the test above
-        (out / rel).write_text(f"{owner or 'user'}\n")
+        (out / rel).write_text(f"{owner or 'user'}\n", encoding="utf-8")
         if owner:
             theirs.setdefault(owner, []).append(rel)
-    (out / MANIFEST).write_text(json.dumps({"complete": True, "commands": theirs}))
-    kept = {rel: (out / rel).read_text() for rel in BESIDE if (out / rel).exists()}
+    (out / MANIFEST).write_text(json.dumps({"complete": True, "commands": theirs}), encoding="utf-8")
+    kept = {rel: (out / rel).read_text(encoding="utf-8") for rel in BESIDE if (out / rel).exists()}
     for _ in range(2):  # the second time replaces (or merges with) its own first results
         r = cli(*args(out))
         assert r.returncode == 0, r.stderr
-        assert {rel: (out / rel).read_text() for rel in kept} == kept
+        assert {rel: (out / rel).read_text(encoding="utf-8") for rel in kept} == kept
     assert (out / name).exists()
-    owners = json.loads((out / MANIFEST).read_text())["commands"]
+    owners = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["commands"]
     for owner, files in theirs.items():
         assert set(files) <= set(owners[owner]), "the other commands' files stay theirs"
 
@@ -182,11 +182,11 @@ def test_a_users_summary_is_neither_overwritten_nor_deleted_later(tmp_path):
     # It was overwritten by `run --out`, listed as the run's, and removed by the next `run --pcap`.
     out = tmp_path / "o"
     out.mkdir()
-    (out / "summary.json").write_text("my notes\n")
+    (out / "summary.json").write_text("my notes\n", encoding="utf-8")
     r = cli(*RUN, "--out", out)
     assert r.returncode == 2 and f"{out}/summary.json exists, not written by atmsim" in r.stderr, r.stderr
     assert cli(*RUN, "--pcap", out).returncode == 0
-    assert (out / "summary.json").read_text() == "my notes\n"
+    assert (out / "summary.json").read_text(encoding="utf-8") == "my notes\n"
 
 
 def test_a_foreign_file_found_only_when_results_move_into_place_stops_them_all(tmp_path):
@@ -194,10 +194,10 @@ def test_a_foreign_file_found_only_when_results_move_into_place_stops_them_all(t
     from atmsim.errors import InputError
     from atmsim.outdir import OutDir
 
-    (tmp_path / "extra.csv").write_text("mine\n")
+    (tmp_path / "extra.csv").write_text("mine\n", encoding="utf-8")
     with pytest.raises(InputError, match=f"{tmp_path}/extra.csv exists, not written by atmsim"):
         with OutDir(tmp_path, command="reproduce", merge=True) as o, o.stage() as d:
-            (d / "claims.json").write_text("[]")
-            (d / "extra.csv").write_text("theirs\n")
+            (d / "claims.json").write_text("[]", encoding="utf-8")
+            (d / "extra.csv").write_text("theirs\n", encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["extra.csv"]
-    assert (tmp_path / "extra.csv").read_text() == "mine\n"
+    assert (tmp_path / "extra.csv").read_text(encoding="utf-8") == "mine\n"

@@ -24,9 +24,9 @@ def from_template(folder: Path, paper_id: str) -> Path:
     package = folder / paper_id.replace("-", "_")
     shutil.copytree(TEMPLATE, package, ignore=shutil.ignore_patterns("__pycache__"))
     init = package / "__init__.py"
-    text = init.read_text()
+    text = init.read_text(encoding="utf-8")
     assert text.count('ID = "template"') == 1
-    init.write_text(text.replace('ID = "template"', f'ID = "{paper_id}"'))
+    init.write_text(text.replace('ID = "template"', f'ID = "{paper_id}"'), encoding="utf-8")
     return package
 
 
@@ -59,15 +59,15 @@ def test_a_paper_from_the_template_is_listed_reproduced_reported_and_unpinned(pa
     root = tmp_path / "out"
     r = cli("reproduce", "toy", "--quick", "--workers", "1", "--out", str(root / "toy"), check=True)
     assert "1/1 claims hold" in r.stdout
-    rows = json.loads((root / "toy" / "claims.json").read_text())
+    rows = json.loads((root / "toy" / "claims.json").read_text(encoding="utf-8"))
     assert [(x["paper"], x["figure"], x["id"]) for x in rows] == [("toy", "example", "toy.example.c1")]
     assert rows[0]["holds"] and rows[0]["ours"] > 0
     for name in ("example.csv", "example_runs.csv", "example.png"):
         assert (root / "toy" / name).stat().st_size > 0, name
     # Reported: its page shows the claim, the index links the page.
-    assert "toy.example.c1" in (root / "toy" / "index.html").read_text()
+    assert "toy.example.c1" in (root / "toy" / "index.html").read_text(encoding="utf-8")
     cli("report", str(root), check=True)
-    assert "href='toy/index.html'" in (root / "index.html").read_text()
+    assert "href='toy/index.html'" in (root / "index.html").read_text(encoding="utf-8")
     # Pinned: the golden test's papers come from the registry, so the new paper is a gap until recorded.
     gaps = golden_gaps(registry.names())
     assert len(gaps) == 1 and gaps[0].startswith("toy: no toy.claims.json")

@@ -47,7 +47,7 @@ def installed_copy(tmp_path, info=None):
     shutil.copytree(ROOT / "python" / "atmsim", site / "atmsim",
                     ignore=shutil.ignore_patterns("__pycache__", "_build_info.json"))
     if info is not None:
-        (site / "atmsim" / "_build_info.json").write_text(info)
+        (site / "atmsim" / "_build_info.json").write_text(info, encoding="utf-8")
     return site
 
 

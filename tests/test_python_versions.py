@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_no_file_imports_tomllib_but_the_one_reader():
     direct = re.compile(r"^\s*(import tomllib|from tomllib import)", re.M)
     offenders = [p.relative_to(ROOT).as_posix() for d in ("python", "tests", "validation", "bench")
-                 for p in (ROOT / d).rglob("*.py") if direct.search(p.read_text())]
+                 for p in (ROOT / d).rglob("*.py") if direct.search(p.read_text(encoding="utf-8"))]
     assert offenders == ["python/atmsim/toml.py"]
 
 
@@ -35,6 +35,6 @@ def test_without_tomllib_the_reader_is_tomli(monkeypatch):
 
 
 def test_pyproject_installs_tomli_where_tomllib_is_missing():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["requires-python"] == ">=3.9"
     assert "tomli>=1.1; python_version < '3.11'" in project["dependencies"]

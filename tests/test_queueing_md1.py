@@ -67,7 +67,7 @@ def md1_run(tmp_path, rho: float, seed: int) -> tuple:
             break
         times.append(f'"{round(t * 1e12)}ps"')
     path = tmp_path / f"md1-{rho}-{seed}.toml"
-    path.write_text(SCENARIO.format(T=T, times=", ".join(times)))
+    path.write_text(SCENARIO.format(T=T, times=", ".join(times)), encoding="utf-8")
     s = atmsim.run(str(path)).summary
     assert s["accounting"]["balanced"] and s["accounting"]["bytes_dropped_in_queues"] == 0
     port = next(p for p in s["ports"] if p["name"] == "S->B")

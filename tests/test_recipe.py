@@ -191,9 +191,9 @@ fn the_toys_are_registered() {
 
 
 def _register(path: Path, after: str, line: str):
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert text.count(after) == 1, f"{path}: the registry line {after!r} moved; update the recipe test"
-    path.write_text(text.replace(after, after + "\n" + line))
+    path.write_text(text.replace(after, after + "\n" + line), encoding="utf-8")
 
 
 def _cargo(copy: Path, *args, env=None):
@@ -217,13 +217,13 @@ def test_a_toy_drop_policy_service_and_tcp_variant_are_one_file_and_one_line_eac
     src = copy / CORE / "src"
 
     # The recipe: one new file and one registration line each.
-    (src / "net/drop/toy.rs").write_text(TOY_POLICY)
+    (src / "net/drop/toy.rs").write_text(TOY_POLICY, encoding="utf-8")
     _register(src / "net/drop/mod.rs", "    fair_share { FairShare: Box<FairShare> },", "    toy { Toy: Toy },")
-    (src / "transport/tcp/congestion/growth/toy.rs").write_text(TOY_GROWTH)
+    (src / "transport/tcp/congestion/growth/toy.rs").write_text(TOY_GROWTH, encoding="utf-8")
     _register(src / "transport/tcp/congestion/growth/mod.rs", "    vegas { Vegas: vegas::Vegas },", "    toy { Toy: toy::Toy },")
-    (src / "world/services/toy.rs").write_text(TOY_SERVICE)
+    (src / "world/services/toy.rs").write_text(TOY_SERVICE, encoding="utf-8")
     _register(src / "world/services.rs", "    input_rr { InputRoundRobin: InputRoundRobin },", "    toy { Toy: toy::Toy },")
-    (copy / CORE / "tests/toy.rs").write_text(TOY_TEST)
+    (copy / CORE / "tests/toy.rs").write_text(TOY_TEST, encoding="utf-8")
 
     registry = tmp_path / "registry.json"
     r = _cargo(copy, "--test", "toy", env={"TOY_REGISTRY": str(registry)})
@@ -238,7 +238,7 @@ def test_a_toy_drop_policy_service_and_tcp_variant_are_one_file_and_one_line_eac
 
     # The docs block rendered from the copy's registry has the toys' rows, which docs/scenarios.md
     # lacks: tests/test_registry.py would fail until `python -m atmsim.registry_doc` is run.
-    mechanisms = json.loads(registry.read_text())
+    mechanisms = json.loads(registry.read_text(encoding="utf-8"))
     block = registry_doc.render(mechanisms)
     assert '`"toy"`' in block and "`switch.toy.share`" in block and '`"toy-growth"`' in block and '`"toy-frames"`' in block
     docs = (ROOT / "docs/scenarios.md").read_text(encoding="utf-8")

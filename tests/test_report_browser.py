@@ -55,10 +55,10 @@ def test_index_links_every_paper_and_each_page_shows_every_figure_and_claim(repr
         dom = chromium(tmp_path, (d / "index.html").as_uri(), "--dump-dom")
         pngs = list(d.glob("*.png"))
         assert pngs and body_images(dom) == f"loaded {len(pngs)}", paper
-        rows = json.loads((d / "claims.json").read_text())
+        rows = json.loads((d / "claims.json").read_text(encoding="utf-8"))
         shown = re.findall(r"<tr class=\"claim\" id=\"claim-([^\"]+)\" data-holds=\"(true|false)\"", dom)
         assert sorted(shown) == sorted((r["id"], str(r["holds"]).lower()) for r in rows), paper
-        meta = json.loads((d / "reproduction.json").read_text())
+        meta = json.loads((d / "reproduction.json").read_text(encoding="utf-8"))
         assert meta["commit"] in dom and meta["atmsim_version"] in dom and "name = " in dom  # scenario text
         assert "name=\"viewport\"" in dom and not re.search(r"(src|href)=\"(https?:)?//", dom), "offline"
 

@@ -5,7 +5,7 @@ import json
 from atmsim.report import ours_text
 
 ROWS = {r["id"]: r for p in ("aron97", "arb", "morris-kung95")
-        for r in json.load(open(f"tests/golden/reproduce-all-quick/{p}.claims.json"))}
+        for r in json.load(open(f"tests/golden/reproduce-all-quick/{p}.claims.json", encoding="utf-8"))}
 
 
 def test_ours_carries_its_unit():
@@ -38,7 +38,7 @@ def test_each_figure_is_labelled_by_the_run_that_made_it(tmp_path, monkeypatch):
 
     d = tmp_path / "toy"
     d.mkdir()
-    (d / "claims.json").write_text(json.dumps([_row("toy", "fig-a", "c1"), _row("toy", "fig-b", "c1")]))
+    (d / "claims.json").write_text(json.dumps([_row("toy", "fig-a", "c1"), _row("toy", "fig-b", "c1")]), encoding="utf-8")
     run = Run("aron97-topo1-atm", ("duration=1s",), 1)
     monkeypatch.setattr(provenance, "commit", lambda: "aaaaaaaaaaaa")
     provenance.record(d, "toy", True, {"fig-a": [run]})  # reproduce toy --figure fig-a --quick
@@ -65,7 +65,7 @@ def test_a_report_of_a_file_without_per_figure_labels_uses_the_papers(tmp_path):
 
     d = tmp_path / "old"
     d.mkdir()
-    (d / "claims.json").write_text(json.dumps([_row("old", "fig-a", "c1")]))
+    (d / "claims.json").write_text(json.dumps([_row("old", "fig-a", "c1")]), encoding="utf-8")
     (d / "reproduction.json").write_text(json.dumps({
         "paper": "old", "atmsim_version": "0.1.0", "atmsim_core": "c0ffee", "commit": "cccccccccccc", "quick": True,
         "figures": {"fig-a": {"runs": 1, "scenarios": {}}}, "scenarios": {}}))

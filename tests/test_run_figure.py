@@ -64,11 +64,11 @@ def test_ports_of_two_units_are_drawn_in_two_panels(tmp_path):
     import json
 
     written(tmp_path, "aron97-topo2-packet", "duration=1s")
-    s = json.loads((tmp_path / "summary.json").read_text())
+    s = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     for p in s["ports"]:
         if p["name"] == "R1->R2":
             p["unit"] = "packets"
-    (tmp_path / "summary.json").write_text(json.dumps(s))
+    (tmp_path / "summary.json").write_text(json.dumps(s), encoding="utf-8")
     fig = run_figure(tmp_path)
     try:
         # A panel per unit, the unit of the highest queue first (here R1->R2's, in "packets").

@@ -131,16 +131,16 @@ def test_a_damaged_cache_entry_is_run_again(cli, tmp_path, damage):
     args = ["sweep", "aron97-topo1-packet", "--vary", "switch.buffer=48KB,96KB", "--set", "duration=0.2s",
             "--workers", "1", "--out", str(out)]
     cli(*args, check=True)
-    before = (out / "runs.csv").read_text()
+    before = (out / "runs.csv").read_text(encoding="utf-8")
     cached = sorted((out / "runs").glob("*.json"))
     assert len(cached) == 2
-    cached[0].write_text(damage)
+    cached[0].write_text(damage, encoding="utf-8")
     r = cli(*args)
     assert r.returncode == 0, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"atmsim: cache: {cached[0]}: damaged entry (")
     assert lines[0].endswith("; running that point again"), lines[0]
-    assert (out / "runs.csv").read_text() == before
+    assert (out / "runs.csv").read_text(encoding="utf-8") == before
     assert cli(*args, check=True).stderr == "", "the rerun repaired the entry"
 
 

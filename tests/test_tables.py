@@ -14,7 +14,7 @@ def test_sweep_tables_round_trip_with_metadata(cli, tmp_path):
     assert {"runs", "flows", "points"} <= set(got)
     for name in ("runs", "flows", "points"):
         # Same values: the Parquet table written out as csv is the csv file.
-        assert got[name].to_csv(index=False) == (out / f"{name}.csv").read_text()
+        assert got[name].to_csv(index=False) == (out / f"{name}.csv").read_text(encoding="utf-8")
         assert tables.metadata(out / f"{name}.parquet") == {"atmsim_version": atmsim.version(),
                                                              "atmsim_core": core_fingerprint()}
     assert list(got["points"]["switch.buffer"]) == ["48KB", "96KB"], "the varied key is a column"

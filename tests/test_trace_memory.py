@@ -98,7 +98,7 @@ def test_a_table_written_in_chunks_is_the_table_written_at_once(tmp_path):
     assert n == len(whole["port"]) > 3000
     parts = list(chunked.chunks("port", size=1000))
     assert len(parts) == -(-n // 1000) and "port" not in chunked._frames  # nothing kept
-    with open(tmp_path / "chunked.csv", "w") as f:
+    with open(tmp_path / "chunked.csv", "w", encoding="utf-8") as f:
         for i, part in enumerate(parts):
             part.to_csv(f, index=False, header=i == 0)
     whole["port"].to_csv(tmp_path / "whole.csv", index=False)

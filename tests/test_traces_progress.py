@@ -36,7 +36,7 @@ def test_run_out_writes_named_traces(cli, tmp_path):
 
     cli("run", "morris-kung95-a", "--set", "duration=1s", "--set", "trace.port=S->B", "--out", str(tmp_path / "r"), check=True)
     log = pd.read_csv(tmp_path / "r" / "trace_port.csv")
-    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
     assert set(log.flow) <= {f["name"] for f in summary["flows"]} and "vc" not in log
     queue = pd.read_csv(tmp_path / "r" / "trace_queue.csv")
     assert set(queue.port) <= {p["name"] for p in summary["ports"]} and "S->B" in set(queue.port)

@@ -122,7 +122,7 @@ def main(argv=None) -> None:
         sources, buffers, args.seeds, args.duration = [5], [12000], 1, 3.0
     args.out.mkdir(parents=True, exist_ok=True)
     for n in sources:
-        (args.out / f"ubr-{n}src.toml").write_text(scenario(n))
+        (args.out / f"ubr-{n}src.toml").write_text(scenario(n), encoding="utf-8")
     results = {}
     print("| sources | buffer (cells) | policy | efficiency | fairness | CLR | timeouts/flow |")
     print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")

@@ -64,7 +64,7 @@ def load_scenario(name_or_path: str) -> str:
     if builtin is not None:
         if path.exists():
             _note_shadowed(str(name_or_path))
-        return builtin.read_text()
+        return builtin.read_text(encoding="utf-8")
     if path.is_file() or path.suffix == ".toml" or os.sep in str(name_or_path) or "/" in str(name_or_path):
         try:
             # At most one byte more than a scenario may have: a device such as /dev/zero or

@@ -174,12 +174,12 @@ def merge_write(path: Path, claims: list[Claim]) -> list[dict]:
     """Writes claims.json, replacing rows with the same id and keeping others."""
     rows: dict[str, dict] = {}
     if path.exists():
-        for r in json.loads(path.read_text()):
+        for r in json.loads(path.read_text(encoding="utf-8")):
             rows[r.get("id") or r["claim"].split()[0]] = r
     for c in claims:
         rows[c.id] = c.row()
     out = sorted(rows.values(), key=lambda r: r["id"])
-    path.write_text(json.dumps(out, indent=1) + "\n")
+    path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return out
 
 

@@ -87,10 +87,11 @@ TRACE_TABLES = ("window", "queue", "events", "port", "rate", "abr")
 def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
     """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
     returns the number of traces written."""
-    (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     names = [k for k in traces if k != "port" or traces.rows(k)]
     for name in names:  # a table at a time, in chunks of rows: a port log may hold millions
         pq = None
+        parquet_file = None
         try:
             for i, frame in enumerate(traces.chunks(name)):
                 if fmt in ("csv", "both"):
@@ -100,11 +101,15 @@ def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
                     import pyarrow.parquet as parquet
 
                     table = pa.Table.from_pandas(frame, preserve_index=False)
-                    pq = pq or parquet.ParquetWriter(d / f"trace_{name}.parquet", table.schema)
+                    if pq is None:  # through a Python file: see atmsim.tables.write
+                        parquet_file = open(d / f"trace_{name}.parquet", "wb")
+                        pq = parquet.ParquetWriter(parquet_file, table.schema)
                     pq.write_table(table)
         finally:
             if pq is not None:
                 pq.close()
+            if parquet_file is not None:
+                parquet_file.close()
     return len(names)
 
 
@@ -238,7 +243,7 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
     rels = ["." if paper != "all" else p.paper.id for p in plans]
     writes = [f"{rel}/{f}.{ext}" for rel, p in zip(rels, plans) for f in p.figures for ext in ("csv", "parquet", "png")]
     writes += [f"{rel}/{n}" for rel in rels for n in ("claims.json", "reproduction.json", PAGE)]
-    if Path(out).is_dir():
+    if os.path.isdir(out):  # False for a name the system refuses: OutDir then says why, naming --out
         writes += [(p / PAGE).relative_to(out) for p in paper_dirs(Path(out))]
     with OutDir(out, "--out", "reproduce", merge=True, writes=[os.path.normpath(w) for w in [PAGE, *writes]]) as o:
         with o.stage() as d:
@@ -336,7 +341,7 @@ def plot(directory):
     if not path.exists():
         raise InputError(f"directory: {directory} holds no summary.json (write one with `atmsim run SCENARIO --out DIR`)")
     try:
-        summary = json.loads(path.read_text())
+        summary = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(summary, dict) or not {"flows", "ports", "accounting"} <= summary.keys():
             raise ValueError("it lacks flows, ports or accounting")
     except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors

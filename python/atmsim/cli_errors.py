@@ -89,6 +89,10 @@ class Group(click.Group):
         kwargs["standalone_mode"] = False
         import signal
 
+        from atmsim.console import plain_where_needed
+
+        plain_where_needed()
+
         # SIGTERM ends a run like Ctrl-C: staging folders removed, exit 130.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         if sys.stdout is None:

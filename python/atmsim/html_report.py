@@ -57,7 +57,7 @@ def load_claims(path: Path) -> list[dict]:
     from atmsim.errors import InputError
 
     try:
-        rows = json.loads(Path(path).read_text())
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise ValueError("expected a list of claim objects")
         for i, r in enumerate(rows):

@@ -67,7 +67,7 @@ def manifest(directory) -> dict:
     ({} if none or unreadable; entries that leave the folder, ../x or /x, are dropped). A manifest
     of an earlier atmsim ({"command": c, "files": [...]}) reads as c owning those files."""
     try:
-        m = json.loads((Path(directory) / MANIFEST).read_text())
+        m = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(m, dict):
@@ -91,7 +91,7 @@ def owner(m: dict, rel: str):
 def _write_manifest(target: Path, commands: dict, complete: bool) -> None:
     tmp = target / f".{MANIFEST}.{os.getpid()}.tmp"
     owned = {c: sorted(set(files)) for c, files in sorted(commands.items()) if files}
-    tmp.write_text(json.dumps({"complete": complete, "commands": owned}, indent=1) + "\n")
+    tmp.write_text(json.dumps({"complete": complete, "commands": owned}, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, target / MANIFEST)
 
 
@@ -204,7 +204,7 @@ class OutDir:
                 os.close(fd)
                 holder = ""  # the holder may not have written its pid yet (an empty file)
                 with contextlib.suppress(OSError, ValueError, IndexError):
-                    holder = f" (pid {int(path.read_text().split()[0])})"
+                    holder = f" (pid {int(path.read_text(encoding='utf-8').split()[0])})"
                 self._discard_created()
                 self._refuse(f"is in use by another atmsim command{holder}; wait for it or choose another folder")
             # The file may have been removed by the holder that just let go: lock the one on disk.
@@ -361,7 +361,7 @@ def write_owned(directory, command: str, option: str, pages: dict) -> None:
     for rel, text in zip(rels, pages.values()):
         tmp = d / Path(rel).with_name(f".{Path(rel).name}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(text)
+            tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, d / rel)
         except OSError as e:
             with contextlib.suppress(OSError):

@@ -130,7 +130,7 @@ def run_figure(d):
     from matplotlib.lines import Line2D
 
     d = Path(d)
-    s = json.loads((d / "summary.json").read_text())
+    s = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     bad = [k for k, t in (("scenario", str), ("seed", int), ("effective_throughput", (int, float)),
                           ("fairness", (int, float))) if not isinstance(s.get(k), t)]
     if bad:

@@ -23,7 +23,7 @@ def tree_commit(root: Path) -> Optional[str]:
     Standard library only: the build backend (buildtools/atmsim_backend.py) loads this file by its
     path, before any atmsim is built."""
     def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=30)
 
     try:
         top = git("rev-parse", "--show-toplevel")
@@ -57,7 +57,7 @@ def commit() -> str:
             if isinstance(built(), str) and built().strip():
                 return built().strip()
     with contextlib.suppress(OSError, ValueError, AttributeError):
-        found = json.loads((src / BUILD_INFO).read_text()).get("commit")
+        found = json.loads((src / BUILD_INFO).read_text(encoding="utf-8")).get("commit")
     return found if isinstance(found, str) and found.strip() else "unknown"
 
 
@@ -99,7 +99,7 @@ def record(out: Path, paper: str, quick: bool, figures: dict) -> None:
         # two commits (the paper-level fields say only which run came last).
         figs[fig] = {"runs": len(list(specs)), "scenarios": variants, **made}
     data = {"paper": paper, **made, "figures": dict(sorted(figs.items())), "scenarios": dict(sorted(scenarios.items()))}
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 #: What says which run made a figure (per figure since issue 38; a file written before holds them per paper only).
@@ -120,7 +120,7 @@ def load(directory: Path, strict: bool = False) -> dict:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError(f"a JSON {type(data).__name__}, expected an object")
         for k in ("figures", "scenarios"):

@@ -153,7 +153,7 @@ class _Cache:
         if p is None or not p.exists():
             return None
         try:
-            hit = json.loads(p.read_text())
+            hit = json.loads(p.read_text(encoding="utf-8"))
             problem = summary_problem(hit)
         except (OSError, ValueError) as e:  # a torn or unreadable file
             problem = " ".join(str(e).split()) or type(e).__name__
@@ -191,7 +191,7 @@ class _Cache:
         tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(result))
+            tmp.write_text(json.dumps(result), encoding="utf-8")
             os.replace(tmp, p)
         except OSError as e:  # changed under the running command (a full disk): named by the cache folder
             with contextlib.suppress(OSError):

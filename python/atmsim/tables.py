@@ -28,14 +28,18 @@ def write(df, path: Path) -> None:
         table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta.update({b"atmsim_version": version().encode(), b"atmsim_core": core_fingerprint().encode()})
-    pq.write_table(table.replace_schema_metadata(meta), path.with_suffix(".parquet"))
+    # Through a Python file: pyarrow encodes a path as UTF-8 and refuses a name the system accepts
+    # but UTF-8 does not spell (issue 38, rule 5).
+    with open(path.with_suffix(".parquet"), "wb") as f:
+        pq.write_table(table.replace_schema_metadata(meta), f)
 
 
 def metadata(path: Path) -> dict:
     """The atmsim metadata of a Parquet table written by `write`."""
     import pyarrow.parquet as pq
 
-    meta = pq.read_schema(path).metadata or {}
+    with open(path, "rb") as f:
+        meta = pq.read_schema(f).metadata or {}
     return {k: meta[k.encode()].decode() for k in PARQUET_META if k.encode() in meta}
 
 
@@ -75,7 +79,8 @@ def _read_one(reader, path: Path):
     from atmsim.errors import InputError
 
     try:
-        return reader(path)
+        with open(path, "rb") as f:  # a file, not a name: see `write`
+            return reader(f)
     except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError) as e:
         why = " ".join(str(e).split()) or type(e).__name__
         raise InputError(f"{path}: cannot read this table ({type(e).__name__}: {why})") from None

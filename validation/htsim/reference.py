@@ -26,7 +26,7 @@ _cache = {}
 def load(path=REFERENCE):
     """The whole stored file."""
     if path not in _cache:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             _cache[path] = json.load(f)
     return _cache[path]
 
@@ -91,7 +91,7 @@ def read_matrix(name_or_path):
     path = name_or_path if os.sep in name_or_path else os.path.join(MATRICES, name_or_path)
     nodes = connections = None
     flows = []
-    with open(path) as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             words = line.split()
             if not words:

@@ -110,9 +110,9 @@ def run_one(name, bindir, cpu, repeat):
             fail(f"{name} exited {rc}; its outputs are kept in {scratch}")
         timings.append({"user_cpu_s": round(user, 3), "sys_cpu_s": round(sys_s, 3), "wall_s": round(wall, 3),
                         "max_rss_kb": rss, "loadavg_1min_before": round(load, 2)})
-        with open(stdout_path, errors="replace") as f:
+        with open(stdout_path, encoding="utf-8", errors="replace") as f:
             stdout = f.read()
-        with open(stderr_path, errors="replace") as f:
+        with open(stderr_path, encoding="utf-8", errors="replace") as f:
             counted = htsim_outputs.counts(f.read())
         if name in NDP_RUNS:
             parsed = htsim_outputs.ndp_outputs(name, stdout, os.path.join(scratch, logname),
@@ -175,7 +175,7 @@ def cpu_table(ref):
 def machine():
     model = ""
     try:
-        with open("/proc/cpuinfo") as f:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
             model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
     except OSError:
         pass
@@ -206,13 +206,13 @@ def main(argv=None):
         if not a.table and not os.access(exe, os.X_OK):
             fail(f"{exe} is missing: build it with validation/htsim/" + ("build_counted.sh" if a.count else "build.sh CHECKOUT"))
     if a.table:
-        with open(a.out) as f:
+        with open(a.out, encoding="utf-8") as f:
             return print(cpu_table(json.load(f)))
     if a.count:
         return add_counts(a)
     ref = {}
     if os.path.exists(a.out):
-        with open(a.out) as f:
+        with open(a.out, encoding="utf-8") as f:
             ref = json.load(f)
     ref.update({
         "htsim": {"repository": "https://github.com/Broadcom/csg-htsim", "commit": HTSIM_COMMIT},
@@ -235,14 +235,14 @@ def main(argv=None):
 
 def write(ref, path):
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with open(tmp, "w", encoding="utf-8") as f:
         f.write(to_json(ref) + "\n")
     os.replace(tmp, path)
     print(f"wrote {path}")
 
 
 def add_counts(a):
-    with open(a.out) as f:
+    with open(a.out, encoding="utf-8") as f:
         ref = json.load(f)
     for name in a.count:
         if name not in ref.get("runs", {}):

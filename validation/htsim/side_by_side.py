@@ -96,7 +96,7 @@ def main(argv=None) -> int:
               flush=True)
     result = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_at_start": os.getloadavg(),
               "core": a.core, "repeats": a.repeat, "runs": rows}
-    (HERE / "side_by_side.json").write_text(json.dumps(result, indent=1) + "\n")
+    (HERE / "side_by_side.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

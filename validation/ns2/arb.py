@@ -88,7 +88,7 @@ def ns2_measure(tw: twin.Twin, ports, files: dict, stdout: str, window) -> dict:
     arrivals = {i: [] for i in range(1, nflow + 1)}
     for port in ports:
         rate, _ = twin._link(tw, *port.split("->"))
-        with open(files[port]) as fh:
+        with open(files[port], encoding="utf-8") as fh:
             for line in fh:
                 w = line.split()
                 if len(w) < 12:
@@ -123,7 +123,7 @@ def run_ns2(tw: twin.Twin, ports, window, seed: int) -> dict:
     wd = tempfile.mkdtemp(prefix="arb-")
     try:
         files = {p: os.path.join(wd, p.replace("->", "_") + ".tr") for p in ports}
-        with open(os.path.join(wd, "arb.tcl"), "w") as f:
+        with open(os.path.join(wd, "arb.tcl"), "w", encoding="utf-8") as f:
             f.write(twin.ns2_tcl(tw, "bottleneck.tr", seed=seed, traces={p: files[p] for p in ports if p != tw.bottleneck}))
         files[tw.bottleneck] = os.path.join(wd, "bottleneck.tr")
         p = subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=False)
@@ -164,7 +164,7 @@ def fairness_partings(d23_ms: float, gateway: str = "tail", until: float = 20.0)
     tw = dataclasses.replace(twin.load(scenario, sets), duration=until)
     rate, _ = twin._link(tw, *FAIR_PORT.split("->"))
     with tempfile.TemporaryDirectory() as wd:
-        with open(os.path.join(wd, "arb.tcl"), "w") as f:
+        with open(os.path.join(wd, "arb.tcl"), "w", encoding="utf-8") as f:
             f.write(twin.ns2_tcl(tw, seed=1))
         subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=True)
         ns = ns2_port_packets(os.path.join(wd, "bottleneck.tr"))
@@ -199,18 +199,18 @@ def oneway_losses(syn_reset: bool = False, window=(100.0, 1000.0)) -> dict:
             tcl = tcl.replace("proc finish", "\n".join(
                 f'$ns at {f.start_ps / 1e12 + tw.rto_init + 0.01!r} "$tcp({i}) set ssthresh_ {tw.window_packets}"'
                 for i, f in enumerate(tw.flows, 1)) + "\nproc finish")
-        with open(os.path.join(wd, "arb.tcl"), "w") as f:
+        with open(os.path.join(wd, "arb.tcl"), "w", encoding="utf-8") as f:
             f.write(tcl)
         p = subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=True)
         files = {ports[0]: os.path.join(wd, "bottleneck.tr")}
         util = ns2_measure(tw, ports, files, p.stdout, window)["util"][ports[0]]
         sends = {}
-        with open(os.path.join(wd, "src.tr")) as fh:
+        with open(os.path.join(wd, "src.tr"), encoding="utf-8") as fh:
             for line in fh:
                 w = line.split()
                 if w[0] == "+" and w[4] == "tcp":
                     sends.setdefault(int(w[7]), []).append((float(w[1]), int(w[10])))
-        with open(files[ports[0]]) as fh:
+        with open(files[ports[0]], encoding="utf-8") as fh:
             for line in fh:
                 w = line.split()
                 if w[0] == "d" and w[4] == "tcp" and window[0] <= float(w[1]) < window[1]:
@@ -380,7 +380,7 @@ def main(argv=None):
         rows = list(ex.map(_job, todo))
     pts = points(rows)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"arb-{args.what}.json"), "w") as f:
+    with open(os.path.join(args.out, f"arb-{args.what}.json"), "w", encoding="utf-8") as f:
         json.dump({"ns": twin.ns2_version(), "rows": rows}, f)
     if args.what != "fairness":
         print(efficiency_table(pts))
@@ -388,7 +388,7 @@ def main(argv=None):
         print(fairness_table(pts))
         plot_fairness(pts, os.path.join(args.out, "arb-fairness.png"))
     if args.write_reference:
-        with open(args.write_reference, "w") as f:
+        with open(args.write_reference, "w", encoding="utf-8") as f:
             head = {"ns": twin.ns2_version(), "draws": args.draws, "command": "python validation/ns2/arb.py " + " ".join(argv or sys.argv[1:])}
             f.write(json.dumps(head)[:-1] + ', "points": [\n')
             f.write(",\n".join(json.dumps(p, separators=(",", ":")) for p in pts) + "\n]}\n")

@@ -237,7 +237,7 @@ class Trace:
 
 def run_ns2(v: Variant, drops: list, workdir: str, profile: Profile = PROFILES["suite"]) -> Trace:
     os.makedirs(workdir, exist_ok=True)
-    with open(os.path.join(workdir, "test.tcl"), "w") as f:
+    with open(os.path.join(workdir, "test.tcl"), "w", encoding="utf-8") as f:
         f.write(ns2_tcl(v, drops, profile))
     p = subprocess.run([ns2_binary(), "test.tcl"], cwd=workdir, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
@@ -248,7 +248,7 @@ def run_ns2(v: Variant, drops: list, workdir: str, profile: Profile = PROFILES["
 def parse_ns2(workdir: str, first_data: int = 1) -> Trace:
     tr = Trace()
     top = -1
-    with open(os.path.join(workdir, "all.tr")) as f:
+    with open(os.path.join(workdir, "all.tr"), encoding="utf-8") as f:
         for line in f:
             w = line.split()
             if len(w) < 12:
@@ -262,7 +262,7 @@ def parse_ns2(workdir: str, first_data: int = 1) -> Trace:
                 tr.drops.append((t, seq))
             elif ev == "r" and (a, b) == ("2", "0") and kind == "ack":
                 tr.acks.append((t, seq))
-    with open(os.path.join(workdir, "events.tr")) as f:
+    with open(os.path.join(workdir, "events.tr"), encoding="utf-8") as f:
         for line in f:
             w = line.split()
             if len(w) >= 6 and w[0] == "E":
@@ -270,7 +270,7 @@ def parse_ns2(workdir: str, first_data: int = 1) -> Trace:
                     tr.fast_retransmits.append(float(w[1]) - START)
                 elif w[5] == "TIMEOUT":
                     tr.timeouts.append(float(w[1]) - START)
-    with open(os.path.join(workdir, "cwnd.tr")) as f:
+    with open(os.path.join(workdir, "cwnd.tr"), encoding="utf-8") as f:
         for line in f:
             w = line.split()
             if len(w) >= 7 and w[5] == "cwnd_":
@@ -343,7 +343,7 @@ def run_atmsim(v: Variant, drops: list, workdir: str, profile: Profile = PROFILE
                python: str = sys.executable) -> Trace:
     os.makedirs(workdir, exist_ok=True)
     toml = os.path.join(workdir, "scenario.toml")
-    with open(toml, "w") as f:
+    with open(toml, "w", encoding="utf-8") as f:
         f.write(atmsim_toml(v, drops, profile))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
@@ -394,9 +394,9 @@ def parse_atmsim_rows(events, window, first_data: int = 1) -> Trace:
 
 
 def parse_atmsim(outdir: str, first_data: int = 1) -> Trace:
-    with open(os.path.join(outdir, "trace_events.csv")) as f:
+    with open(os.path.join(outdir, "trace_events.csv"), encoding="utf-8") as f:
         events = list(csv.DictReader(f))
-    with open(os.path.join(outdir, "trace_window.csv")) as f:
+    with open(os.path.join(outdir, "trace_window.csv"), encoding="utf-8") as f:
         window = list(csv.DictReader(f))
     return parse_atmsim_rows(events, window, first_data)
 
@@ -615,10 +615,10 @@ def main(argv=None):
             suite = args.profile == "suite"
             plot_variant(v, cases, os.path.join(args.out, f"ff96-{'' if suite else args.profile + '-'}{name}.png"),
                          note="" if suite else " (ns-2 without SYN, initial window 1; aligned at the first data packet)")
-    with open(os.path.join(args.out, f"results-{args.profile}.json"), "w") as f:
+    with open(os.path.join(args.out, f"results-{args.profile}.json"), "w", encoding="utf-8") as f:
         json.dump(rows, f, indent=1)
     if args.write_reference and args.profile == "suite":
-        with open(args.write_reference, "w") as f:
+        with open(args.write_reference, "w", encoding="utf-8") as f:
             f.write('{"ns": %s, "cases": {\n' % json.dumps(ns2_version()))
             f.write(",\n".join("%s: %s" % (json.dumps(k), json.dumps(v, separators=(",", ":")))
                                for k, v in refs.items()))

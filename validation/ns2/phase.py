@@ -133,7 +133,7 @@ def parse_ns2(trace: str, stdout: str, t0: float = T0, t1: float = T1) -> dict:
     nxt, got = [1, 1], [set(), set()]
     at0, drops = [0, 0], [0, 0]
     done0 = False
-    with open(trace) as fh:
+    with open(trace, encoding="utf-8") as fh:
         for line in fh:
             w = line.split()
             if len(w) < 12 or w[4] != "tcp":
@@ -169,7 +169,7 @@ def run_ns2(d2_ms, overhead0=0.0, overhead1=0.0, seed=0, keep: str | None = None
     wd = keep or tempfile.mkdtemp(prefix="phase-")
     os.makedirs(wd, exist_ok=True)
     try:
-        with open(os.path.join(wd, "phase.tcl"), "w") as f:
+        with open(os.path.join(wd, "phase.tcl"), "w", encoding="utf-8") as f:
             f.write(ns2_tcl(d2_ms, overhead0, overhead1, seed))
         p = subprocess.run(["ns", "phase.tcl"], cwd=wd, capture_output=True, text=True, timeout=300, check=False)
         if p.returncode != 0:
@@ -315,7 +315,7 @@ def traces(test: str, workdir: str) -> dict:
 def ns2_port_packets(trace: str, t1: float = float("inf")) -> dict:
     """TCP packets of an ns-2 queue trace: `-` (start of transmission) and `d` as (t, fid, packet)."""
     out = {"depart": [], "drop": []}
-    with open(trace) as fh:
+    with open(trace, encoding="utf-8") as fh:
         for line in fh:
             w = line.split()
             if len(w) >= 12 and w[4] == "tcp" and w[0] in "-d" and float(w[1]) <= t1:
@@ -420,7 +420,7 @@ def main(argv=None):
     pts = median_rows(rows)
     print(table(pts))
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"phase-{args.what}.json"), "w") as f:
+    with open(os.path.join(args.out, f"phase-{args.what}.json"), "w", encoding="utf-8") as f:
         json.dump({"ns": ns2_version() if ns2 else None, "rows": rows}, f)
     if args.what != "sweep" and ns2:
         with tempfile.TemporaryDirectory() as wd:
@@ -431,7 +431,7 @@ def main(argv=None):
     if args.what != "suite" and ns2:
         plot(pts, os.path.join(args.out, "phase-sweep.png"))
     if args.write_reference:
-        with open(args.write_reference, "w") as f:
+        with open(args.write_reference, "w", encoding="utf-8") as f:
             f.write(json.dumps({"ns": ns2_version(), "what": args.what, "window_s": [T0, T1],
                                 "command": "python validation/ns2/phase.py " + " ".join(argv or sys.argv[1:])})[:-1] + ', "points": [\n')
             f.write(",\n".join(json.dumps(p, separators=(",", ":")) for p in pts) + "\n]}\n")

@@ -144,7 +144,7 @@ def run_ns2(tw: Twin, workdir: str | None = None, keep: bool = False) -> dict:
         tmp = workdir = tempfile.mkdtemp(prefix="twin-")
     os.makedirs(workdir, exist_ok=True)
     try:
-        with open(os.path.join(workdir, "twin.tcl"), "w") as f:
+        with open(os.path.join(workdir, "twin.tcl"), "w", encoding="utf-8") as f:
             f.write(ns2_tcl(tw, events=tmp is None, cwnd=tmp is None))
         p = subprocess.run([ns2_binary(), "twin.tcl"], cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
         if p.returncode != 0:
@@ -179,7 +179,7 @@ def ns2_metrics(tw: Twin, trace_path: str, stdout: str) -> dict:
     occ_bytes_s = 0.0
     recv = {i: set() for i in range(1, nflow + 1)}
     nxt = {i: 1 for i in range(1, nflow + 1)}
-    with open(trace_path) as fh:
+    with open(trace_path, encoding="utf-8") as fh:
         for line in fh:
             w = line.split()
             if len(w) < 12:
@@ -300,7 +300,7 @@ def grid(ks, variants, draws, jobs=1, duration="", atmsim_seed=None, out=None, o
             rows.append(_grid_job(t))
     if out:
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "results.json"), "w") as f:
+        with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as f:
             json.dump({"ns": ns2_version(), "scenario": SCENARIO, "draws": draws, "duration": duration or "10s",
                        "atmsim_seed": atmsim_seed, "offset_ps": offset_ps, "rows": rows}, f)
     return rows
@@ -413,12 +413,12 @@ def main(argv=None):
         pts = points(rows)
         print(markdown(pts))
     elif args.cmd == "table":
-        with open(args.results) as f:
+        with open(args.results, encoding="utf-8") as f:
             data = json.load(f)
         rows = data["rows"]
         pts = points(rows)
         if args.write_points:
-            with open(args.write_points, "w") as f:
+            with open(args.write_points, "w", encoding="utf-8") as f:
                 head = {k: v for k, v in data.items() if k != "rows"}
                 f.write(json.dumps(head)[:-1] + ', "points": [\n')
                 f.write(",\n".join(json.dumps(p, separators=(",", ":")) for p in pts) + "\n]}\n")

@@ -81,7 +81,7 @@ def _ns(path: str, cwd: str) -> tuple:
 def measure(name: str, repeat: int) -> dict:
     tcl, run_atmsim = case_inputs(name)
     wd = tempfile.mkdtemp(prefix="walltime-")
-    with open(os.path.join(wd, "case.tcl"), "w") as f:
+    with open(os.path.join(wd, "case.tcl"), "w", encoding="utf-8") as f:
         f.write(_timed(tcl))
     _ns("case.tcl", wd)   # warm-up of both (page cache, the core's first call)
     run_atmsim()

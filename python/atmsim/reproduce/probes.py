@@ -11,6 +11,7 @@ import warnings
 
 import atmsim
 from atmsim.errors import InputError
+from atmsim.console import plain_where_needed
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -43,6 +44,7 @@ def bind(probes, prog: str):
         or unknown WHAT or an invalid override is one line and exit 2, a probe whose measure fails
         on the run the overrides made one line and exit 1, Ctrl-C one line and exit 130; never a
         traceback."""
+        plain_where_needed()
         parser = _OneLineParser(prog=prog)
         parser.add_argument("what", help="the figure whose probes to run")
         parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",

@@ -20,7 +20,7 @@ from atmsim.claims import at_least, at_most, check, within
 from atmsim.reproduce.harness import Paper, Run, figure, summary_of
 
 ID = "eqds22"
-HTSIM = json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text())["runs"]
+HTSIM = json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text(encoding="utf-8"))["runs"]
 WIRE_BYTES = 2_031_360
 
 

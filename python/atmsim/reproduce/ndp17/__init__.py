@@ -24,7 +24,7 @@ from atmsim.claims import at_least, at_most, check, within
 from atmsim.reproduce.harness import Paper, Run, figure, summary_of
 
 ID = "ndp17"
-HTSIM = json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text())
+HTSIM = json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text(encoding="utf-8"))
 
 LINE_GBPS = 10.0
 MSS, HEADER = 9000, 64
