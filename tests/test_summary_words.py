@@ -102,3 +102,27 @@ def test_red_ecn_and_efci_runs_say_what_their_signals_did(capsys):
             "cells the sources received carried CI") in " ".join(out.split())
     _, out = printed(capsys, "jain96-2src", "duration=0.3s")
     assert "EFCI" not in out and "RED at" not in out
+
+
+def test_a_fabric_run_shows_fcts_in_us_slowdowns_and_trims_not_tcps_columns(capsys):
+    s, out = printed(capsys, "eqds-incast")
+    flat = " ".join(out.split())
+    assert all(f["kind"] == "eqds" for f in s["flows"])
+    assert "fast re-" not in out and "loss episodes" not in out, "TCP's columns say nothing of an EQDS flow"
+    assert f"{s['end_time_s'] * 1e6:,.1f} µs simulated" in flat, "a 2.5-ms run in µs, not as 0.002 s"
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip().startswith("Eqds_")}
+    assert len(rows) == len(s["flows"])
+    for f in s["flows"]:
+        row = rows[f["name"]]
+        assert row[2] == f"{f['completion_time_s'] * 1e6:,.1f}" and row[3] == f"{f['fct_slowdown']:.3f}"
+        assert row[4:9] == [f"{f['segments_sent']:,}", f"{f['segments_retransmitted']:,}", f"{f['eqds']['trimmed']:,}",
+                            f"{f['eqds']['nacks']:,}", f"{f['eqds']['pulls']:,}"]
+    (c,) = s["fct_slowdown"]
+    assert f"{c['class']}: {c['flows']:,} flows, p50 {c['p50']:.3f}, p99 {c['p99']:.3f}" in flat
+
+
+def test_an_ndp_run_with_a_measure_window_shows_goodput_per_flow(capsys):
+    s, out = printed(capsys, "ndp-in-out", "duration=0.2s")
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if re.match(r"\s*[AF]-[B-E]\s", line)}
+    assert {f["name"]: rows[f["name"]][-1] for f in s["flows"]} == {f["name"]: f"{f['goodput_bps'] / 1e9:.4f}" for f in s["flows"]}
+    assert "not yet" in out and "FCT slowdown" not in out, "unbounded flows never complete: no slowdown line"

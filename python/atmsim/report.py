@@ -10,6 +10,20 @@ E_ABOVE_1 = ("(above 1 is possible: the maximum counts full TCP segments in one 
              "flows may load both directions, or send datagrams larger than a segment; docs/metrics.md)")
 
 
+#: The transports whose flows the fabric table shows (receiver-driven, trimmed rather than dropped).
+FABRIC_KINDS = ("ndp", "eqds")
+
+
+def span(seconds: float) -> str:
+    """A span of simulated time in the unit that shows it: a 2.5-ms EQDS incast as "2,471.4 µs",
+    not "0.002 s"."""
+    if seconds >= 1:
+        return f"{seconds:,.3f} s"
+    if seconds >= 0.01:
+        return f"{seconds * 1e3:,.3f} ms"
+    return f"{seconds * 1e6:,.1f} µs"
+
+
 def _ratio(x, fmt: str) -> str:
     return "n/a (nothing to divide by)" if x is None else format(x, fmt)
 
@@ -21,9 +35,9 @@ def summary_lines(s: dict) -> list[str]:
     end = s.get("end_time_s", s["duration_s"])
     e = s["effective_throughput"]
     lines = [f"{s['scenario']}, seed {s['seed']}, {'ATM' if s['network'] == 'atm' else 'packet'} network: "
-             f"{end:.3f} s simulated ({s['events']:,} events in {s['wall_s']:.3f} s of wall time)",
+             f"{span(end)} simulated ({s['events']:,} events in {s['wall_s']:.3f} s of wall time)",
              f"effective throughput {_ratio(e, '.4f')}: useful data delivered / the most the bottleneck "
-             f"{s['bottleneck']} could carry in full TCP segments in {s['duration_s']:g} s"]
+             f"{s['bottleneck']} could carry in full TCP segments in {span(s['duration_s'])}"]
     if s["network"] == "atm" and s.get("effective_throughput_common") is not None:
         lines.append(f"  {s['effective_throughput_common']:.4f} against the packet network's maximum "
                      "(the same line without the cell tax)")
@@ -39,23 +53,47 @@ def summary_lines(s: dict) -> list[str]:
 
 
 def flow_extra_lines(s: dict) -> list[str]:
-    """What only some flows report: goodput over the [measure] window, and NDP's and EQDS's trims, NACKs and pulls."""
-    lines = []
-    for f in s["flows"]:
-        parts = []
-        if f.get("goodput_bps") is not None:
-            parts.append(f"goodput {f['goodput_bps'] / 1e9:.5f} Gb/s over the measure window")
-        if f.get("ndp"):
-            n = f["ndp"]
-            parts.append(f"NDP: {n['trimmed']:,} trimmed headers NACKed, {n['acks']:,} ACKs, {n['nacks']:,} NACKs and "
-                         f"{n['pulls']:,} PULLs back at the sender")
-        if f.get("eqds"):
-            e = f["eqds"]
-            parts.append(f"EQDS: {e['trimmed']:,} trimmed headers NACKed, {e['acks']:,} ACKs, {e['nacks']:,} NACKs and "
-                         f"{e['pulls']:,} PULLs back at the sender, {e['rts']:,} RTSs sent")
-        if parts:
-            lines.append(f"{f['name']}: " + "; ".join(parts))
-    return lines
+    """What only some TCP-family flows report: goodput over the [measure] window (NDP and EQDS flows show
+    it in their own table)."""
+    return [f"{f['name']}: goodput {f['goodput_bps'] / 1e9:.5f} Gb/s over the measure window"
+            for f in s["flows"] if f.get("kind") not in FABRIC_KINDS and f.get("goodput_bps") is not None]
+
+
+def slowdown_lines(s: dict) -> list[str]:
+    """The run's FCT slowdown percentiles by flow size (completed NDP and EQDS flows; docs/metrics.md)."""
+    classes = s.get("fct_slowdown") or []
+    if not classes:
+        return []
+    return ["FCT slowdown (FCT / the unloaded ideal; nearest rank) by flow size: "
+            + "; ".join(f"{c['class']}: {c['flows']:,} flows, p50 {c['p50']:.3f}, p99 {c['p99']:.3f}, "
+                        f"p99.9 {c['p999']:.3f}" for c in classes)]
+
+
+def fabric_table(flows: list[dict]):
+    """NDP's and EQDS's flows: what a fabric study reads (FCT in µs, slowdown, trims, NACKs, PULLs)
+    rather than TCP's windows and loss episodes."""
+    from rich import box
+
+    goodput = any(f.get("goodput_bps") is not None for f in flows)
+    kinds = len({f["kind"] for f in flows}) > 1
+    cols = ["flow", *(["kind"] if kinds else []), "deli-\nvered\n(MB)", "FCT\n(µs)", "slow-\ndown", "sent", "re-\nsent",
+            "trims", "NACKs", "PULLs", *(["good-\nput\n(Gb/s)"] if goodput else [])]
+    t = Table(*cols, title="flows", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, caption_justify="left",
+              caption="sent, resent: data packets; FCT: from the flow's start to its last byte acknowledged; slowdown: "
+                      "FCT over the unloaded ideal; trims: its packets cut to headers by switches (each NACKed)"
+                      + ("; goodput over the measure window" if goodput else ""))
+    t.columns[0].no_wrap = True
+    for col in t.columns[1:]:
+        col.justify, col.no_wrap = "right", True
+    for f in flows:
+        x = f.get(f["kind"]) or {}
+        done, slow = f["completion_time_s"], f.get("fct_slowdown")
+        t.add_row(f["name"], *([f["kind"]] if kinds else []), f"{f['bytes_delivered'] / 1e6:.3f}",
+                  ("aborted" if f.get("aborted") else "not yet") if done is None else f"{done * 1e6:,.1f}",
+                  "-" if slow is None else f"{slow:.3f}", f"{f['segments_sent']:,}", f"{f['segments_retransmitted']:,}",
+                  f"{x.get('trimmed', 0):,}", f"{x.get('nacks', 0):,}", f"{x.get('pulls', 0):,}",
+                  *([f"{f['goodput_bps'] / 1e9:.4f}" if f.get("goodput_bps") is not None else "-"] if goodput else []))
+    return t
 
 
 def _n(x: int, one: str, many: str) -> str:
@@ -124,6 +162,10 @@ def print_summary(s: dict) -> None:
     for line in summary_lines(s):
         c.print(line, highlight=False)
     unit = "cells" if s["network"] == "atm" else "packets"
+    fabric = [f for f in s["flows"] if f.get("kind") in FABRIC_KINDS]
+    if fabric:
+        c.print(fabric_table(fabric))
+    tcp = [f for f in s["flows"] if f.get("kind") not in FABRIC_KINDS]
     t = Table("flow", "delivered\n(MB)", "segments\nsent", "retrans-\nmitted", "time-\nouts", "fast re-\ntransmits",
               "loss\nepisodes", "finished", title="flows", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, caption_justify="left",
               caption="delivered: useful bytes, MB = 10^6 B; segments: TCP's (a UDP flow's: datagrams); loss episodes: "
@@ -131,14 +173,15 @@ def print_summary(s: dict) -> None:
     t.columns[0].no_wrap = True
     for col in t.columns[1:]:
         col.justify, col.no_wrap = "right", True
-    for f in s["flows"]:
+    for f in tcp:
         done = f["completion_time_s"]
         t.add_row(f["name"], f"{f['bytes_delivered'] / 1e6:.3f}", f"{f['segments_sent']:,}",
                   f"{f['segments_retransmitted']:,}", f"{f['timeouts']:,}", f"{f['fast_retransmits']:,}",
                   f"{f['loss_episodes']} ({f['single_loss_episodes']}/{f['multiple_loss_episodes']}/{f['consecutive_loss_episodes']})",
                   ("aborted" if f.get("aborted") else "not yet") if done is None else f"{done:.3f} s")
-    c.print(t)
-    for line in flow_extra_lines(s):
+    if tcp:
+        c.print(t)
+    for line in flow_extra_lines(s) + slowdown_lines(s):
         c.print(line, highlight=False)
     p = Table("port", "limit", f"arrived\n({unit})", f"dropped\n({unit})", "peak\nqueue", "mean\nqueue", "busy",
               title="ports (the bottleneck and those that dropped)", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, caption_justify="left",
