@@ -33,6 +33,7 @@ EXTERNAL = {
     # routine by routine.
     r"tcp_(output|slowtimo|fasttimo|newtcpcb|mss|xmit_timer|timers|reass)|TCP_REASS": "4.4BSD-Lite's TCP routines and macros",
     r"TCPTV_\w+|TCPT_\w+|TCP_MAXRXTSHIFT|t_(srtt|rxtcur)|snd_(cwnd|scale)|tcps_rcvdupack": "4.4BSD-Lite's TCP constants, tcpcb fields and statistics",
+    r"bictcp_update": "Linux's CUBIC (net/ipv4/tcp_cubic.c), which docs/tcp.md names for a choice CUBIC's RFC leaves open",
     # ns-2 2.35 (docs/validation.md, docs/packet.md compare with it line by line).
     r"REDQueue|DTYPE_(FORCED|UNFORCED)|drop_early|calculate_p_new|th_max": "ns-2's RED (queue/red.cc)",
     r"TcpAgent|reset_rtx_timer|rtt_update|rtt_timeout|send_much|TCPSink": "ns-2's TCP agents (tcp/tcp.cc, tcp-sink.cc)",

@@ -161,6 +161,18 @@ pub fn variant(name: &str) -> Option<Variant> {
     variants().find(|v| v.name() == name)
 }
 
+/// What reduced the window, as a growth hears of it
+/// ([`WindowGrowth::on_congestion`]), after the reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// A loss recovery began (fast retransmit; RFC 6675 step 4).
+    Loss,
+    /// An ECN echo (RFC 3168 §6.1.2).
+    Echo,
+    /// A retransmission timeout.
+    Timeout,
+}
+
 /// The controller's answer to a duplicate ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DupAckAction {
@@ -203,6 +215,11 @@ pub struct Window {
     pub max_cwnd: u64,
     /// Consecutive duplicate ACKs (`t_dupacks`).
     pub dupacks: u32,
+    /// The multiplicative decrease on a congestion event, as a fraction
+    /// (numerator, denominator): ½ for the BSD family (RFC 5681), 7/10 for
+    /// CUBIC (RFC 9438 §4.6, β_cubic). Set from the growth
+    /// ([`WindowGrowth::decrease`]); every recovery applies it.
+    pub decrease: (u64, u64),
 }
 
 impl Window {
@@ -215,14 +232,25 @@ impl Window {
             mss,
             max_cwnd,
             dupacks: 0,
+            decrease: (1, 2),
         }
     }
 
     /// BSD's halving on a loss (`tcp_timers`, `tcp_input.c`): max(2,
     /// min(wnd, cwnd) / 2 / MSS) segments, in whole segments — RFC 5681
-    /// eq. 4 with min(wnd, cwnd) standing for the flight size.
+    /// eq. 4 with min(wnd, cwnd) standing for the flight size; with the
+    /// growth's decrease in place of ½ (CUBIC: 7/10 of it).
     pub fn half(&self, snd_wnd: u64) -> u64 {
-        (snd_wnd.min(self.cwnd) / 2 / self.mss).max(2) * self.mss
+        let (num, den) = self.decrease;
+        (snd_wnd.min(self.cwnd) * num / den / self.mss).max(2) * self.mss
+    }
+
+    /// ssthresh after a loss from the flight size (RFC 5681 eq. 4; RFC
+    /// 6582, RFC 6675 §5 step 4.2): the growth's decrease of it (½, or
+    /// CUBIC's β_cubic), at least 2 segments.
+    pub fn reduced_flight(&self, flight: u64) -> u64 {
+        let (num, den) = self.decrease;
+        (flight * num / den).max(2 * self.mss)
     }
 
     /// One more MSS during fast recovery, for a segment that left the
@@ -251,7 +279,8 @@ impl CongestionControl {
     }
 
     /// Any growth with any recovery (combinations no [`Variant`] names).
-    pub fn with_parts(window: Window, growth: Growth, recovery: Recovery, afr: Option<Afr>) -> Self {
+    pub fn with_parts(mut window: Window, growth: Growth, recovery: Recovery, afr: Option<Afr>) -> Self {
+        window.decrease = growth.decrease();
         CongestionControl { w: window, growth, recovery, afr, echo: false }
     }
 
@@ -318,9 +347,11 @@ impl CongestionControl {
     /// window by the growth's rule; during recovery cwnd stays at ssthresh.
     pub fn on_sack_ack(&mut self, c: &AckCtx, blocks: &[(u64, u64)]) -> SackStep {
         let Recovery::Sack(s) = &mut self.recovery else { panic!("on_sack_ack: not a SACK controller") };
+        let before = self.w.cwnd;
         let step = s.on_ack(&mut self.w, c, blocks);
         match step {
             SackStep::Normal if c.acked > 0 && !self.echo => self.growth.on_ack(&mut self.w, c),
+            SackStep::Enter => self.growth.on_congestion(&mut self.w, before, Congestion::Loss),
             SackStep::Exit => self.growth.on_recovery_exit(&mut self.w),
             _ => {}
         }
@@ -336,6 +367,7 @@ impl CongestionControl {
     /// A duplicate ACK arrived.
     pub fn on_dup_ack(&mut self, c: &AckCtx) -> DupAckAction {
         self.w.dupacks += 1;
+        let before = self.w.cwnd;
         match self.recovery.on_dup_ack(&mut self.w, c) {
             recovery::DupOutcome::Nothing => DupAckAction::Nothing,
             recovery::DupOutcome::Send => DupAckAction::Send,
@@ -343,6 +375,7 @@ impl CongestionControl {
                 if let Some(newcwnd) = cut_to {
                     self.growth.on_window_cut(&mut self.w, newcwnd);
                 }
+                self.growth.on_congestion(&mut self.w, before, Congestion::Loss);
                 let segments = match &mut self.afr {
                     Some(afr) => afr.fast_retransmit(c.snd_una, c.snd_max, self.w.mss),
                     None => 1,
@@ -385,16 +418,20 @@ impl CongestionControl {
     /// define no response to ECN. The sender calls it at most once per
     /// window of data (`ecn.rs`).
     pub fn on_ecn_echo(&mut self, c: &AckCtx) {
+        let before = self.w.cwnd;
         self.w.ssthresh = self.w.half(c.snd_wnd);
         self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+        self.growth.on_congestion(&mut self.w, before, Congestion::Echo);
     }
 
     /// Retransmission timeout (4.4BSD-Lite `tcp_timers`; Jacobson 1988;
     /// RFC 5681 §3.1 eq. 4): remember half the window, restart slow start
     /// from the growth's restart window.
     pub fn on_timeout(&mut self, c: &AckCtx) {
+        let before = self.w.cwnd;
         self.w.ssthresh = self.w.half(c.snd_wnd);
         self.w.cwnd = self.growth.restart_window(self.w.mss);
+        self.growth.on_congestion(&mut self.w, before, Congestion::Timeout);
         self.w.dupacks = 0;
         if let Some(afr) = &mut self.afr {
             afr.on_timeout();

@@ -2,7 +2,7 @@
 //! congestion avoidance), and where it restarts after a loss — ns-3's
 //! `TcpCongestionOps`, Aron & Druschel's "SS" and "CA" (§5).
 
-use super::{AckCtx, TcpVariant, Window};
+use super::{AckCtx, Congestion, TcpVariant, Window};
 
 /// What a window growth provides. Implemented by each variant's struct and
 /// by [`Growth`], which dispatches to them statically.
@@ -19,6 +19,17 @@ pub trait WindowGrowth {
 
     /// A fast recovery ended by deflating the window.
     fn on_recovery_exit(&mut self, w: &mut Window);
+
+    /// The multiplicative decrease every loss response applies
+    /// ([`Window::decrease`]): ½ unless the growth says otherwise.
+    fn decrease(&self) -> (u64, u64) {
+        (1, 2)
+    }
+
+    /// The window was just reduced by `why`, from `cwnd_before` (bytes):
+    /// a growth that keeps state across congestion events (CUBIC's W_max)
+    /// records it here. Nothing by default.
+    fn on_congestion(&mut self, _w: &mut Window, _cwnd_before: u64, _why: Congestion) {}
 
     /// The TCP variants named after this growth (`tcp.variant`).
     const VARIANTS: &'static [TcpVariant] = &[];
@@ -58,6 +69,16 @@ macro_rules! registry {
             fn on_recovery_exit(&mut self, w: &mut Window) {
                 match self { $($(Growth::$variant(g) => g.on_recovery_exit(w),)*)* }
             }
+
+            #[inline]
+            fn decrease(&self) -> (u64, u64) {
+                match self { $($(Growth::$variant(g) => g.decrease(),)*)* }
+            }
+
+            #[inline]
+            fn on_congestion(&mut self, w: &mut Window, cwnd_before: u64, why: Congestion) {
+                match self { $($(Growth::$variant(g) => g.on_congestion(w, cwnd_before, why),)*)* }
+            }
         }
     };
 }
@@ -66,4 +87,5 @@ macro_rules! registry {
 registry! {
     lite { Lite: lite::Lite },
     vegas { Vegas: vegas::Vegas },
+    cubic { Cubic: cubic::Cubic },
 }

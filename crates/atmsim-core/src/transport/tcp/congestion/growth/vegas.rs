@@ -210,7 +210,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn window(cwnd: u64, ssthresh: u64) -> Window {
-        Window { cwnd, ssthresh, mss: MSS, max_cwnd: 1 << 30, dupacks: 0 }
+        Window { cwnd, ssthresh, mss: MSS, max_cwnd: 1 << 30, dupacks: 0, decrease: (1, 2) }
     }
 
     #[test]

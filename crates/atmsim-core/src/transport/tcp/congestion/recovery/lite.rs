@@ -121,7 +121,7 @@ mod tests {
     }
 
     fn window(cwnd: u64, dupacks: u32) -> Window {
-        Window { cwnd, ssthresh: 1 << 30, mss: MSS, max_cwnd: 1 << 30, dupacks }
+        Window { cwnd, ssthresh: 1 << 30, mss: MSS, max_cwnd: 1 << 30, dupacks, decrease: (1, 2) }
     }
 
     #[test]

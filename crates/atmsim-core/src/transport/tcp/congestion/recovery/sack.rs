@@ -104,7 +104,7 @@ impl Sack {
         // FlightSize / 2, at least 2 SMSS (RFC 5681 §3.1 eq. 4). No limited
         // transmit (the BSD sender has none), so FlightSize is all sent.
         self.recovery_point = c.snd_max;
-        w.ssthresh = ((c.snd_max - c.snd_una) / 2).max(2 * w.mss);
+        w.ssthresh = w.reduced_flight(c.snd_max - c.snd_una);
         w.cwnd = w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = c.snd_una;
