@@ -41,7 +41,7 @@ EXTERNAL = {
     r"ListErrorModel|DropTail|Random|ScoreBoardRQ": "ns-2 classes (queue/errmodel.cc, drop-tail.cc, tools/random.h, tcp/scoreboard-rq.cc)",
     # ns-3 (docs/tcp.md, docs/packet.md compare with it).
     r"RedQueueDisc|UseHardDrop|Gentle|DropEarly|UseEcn|UNFORCED_MARK": "ns-3's RedQueueDisc and its attributes",
-    r"TcpNewReno|TcpClassicRecovery|TcpPrrRecovery|TcpTxBuffer|TcpCongestionOps|TcpRecoveryOps": "ns-3's TCP classes",
+    r"TcpNewReno|TcpCubic|CubicDelta|m_delayMin|TcpDctcp|TcpClassicRecovery|TcpPrrRecovery|TcpTxBuffer|TcpCongestionOps|TcpRecoveryOps": "ns-3's TCP classes",
     r"BytesInFlight|ReTxTimeout|CA_RECOVERY|SlowStartThreshold|HighestSequence|HighestRxAck": "ns-3's TCP socket methods, states and traces",
     # htsim at commit 841d9e7 (docs/fabrics.md names the file and function of each NDP rule).
     r"FatTreeTopology|CompositeQueue|FairPriorityQueue|FairPullQueue|NdpSrc|NdpSink|NdpPullPacer|NdpPacket|Packet|"

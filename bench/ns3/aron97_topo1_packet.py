@@ -41,7 +41,9 @@ docs/reproductions.md):
 * Host NIC queues: 100000 packets (never a bottleneck; the window is 57 segments).
 * TCP: ns3::TcpNewReno + ns3::TcpClassicRecovery (not PRR), Sack=false, Timestamp=false,
   (`--sack`: Sack=true, ns-3's RFC 6675 scoreboard, pipe and NextSeg; `--recovery prr`:
-  ns3::TcpPrrRecovery, RFC 6937, instead of the classic recovery),
+  ns3::TcpPrrRecovery, RFC 6937, instead of the classic recovery; `--cc cubic`:
+  ns3::TcpCubic, RFC 9438, instead of TcpNewReno, with `--initial-cwnd` and ns-3's HyStart
+  off unless `--hystart`),
   WindowScaling=true, SndBufSize = RcvBufSize = 524288 (512 KiB window), SegmentSize
   9128, InitialCwnd 1, DelAckCount 1 (no delayed ACK), MinRto 1 s (BSD rttmin = 2
   ticks of 500 ms), ClockGranularity 1 ms (default), LimitedTransmit=false (RFC 3042 is
@@ -100,6 +102,11 @@ def main(argv=None):
     ap.add_argument("--sack", action="store_true", help="TcpSocketBase::Sack = true")
     ap.add_argument("--recovery", choices=("classic", "prr"), default="classic",
                     help="TcpL4Protocol::RecoveryType: TcpClassicRecovery or TcpPrrRecovery")
+    ap.add_argument("--cc", choices=("newreno", "cubic"), default="newreno",
+                    help="TcpL4Protocol::SocketType: TcpNewReno or TcpCubic")
+    ap.add_argument("--initial-cwnd", type=int, default=1, help="TcpSocket::InitialCwnd, segments (1)")
+    ap.add_argument("--hystart", action="store_true",
+                    help="TcpCubic::HyStart on (ns-3's default; atmsim models no HyStart, so off here)")
     args = ap.parse_args(argv)
 
     t_import = time.perf_counter()
@@ -162,11 +169,14 @@ def main(argv=None):
 
     # ---- TCP defaults -------------------------------------------------------------------
     C = ns.Config.SetDefault
-    C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
+    cc = ns.TcpCubic if args.cc == "cubic" else ns.TcpNewReno
+    C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc.GetTypeId()))
+    if args.cc == "cubic":
+        C("ns3::TcpCubic::HyStart", ns.BooleanValue(args.hystart))
     recovery = ns.TcpPrrRecovery if args.recovery == "prr" else ns.TcpClassicRecovery
     C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery.GetTypeId()))
     C("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
-    C("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(1))
+    C("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(args.initial_cwnd))
     C("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
     C("ns3::TcpSocket::SndBufSize", ns.UintegerValue(WINDOW))
     C("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(WINDOW))
@@ -274,7 +284,7 @@ def main(argv=None):
         "simulator": "ns-3",
         "version": ver,
         "scenario": "aron97-topo1-packet",
-        "tcp": "TcpNewReno+%s%s" % (recovery.__name__, "+SACK" if args.sack else ""),
+        "tcp": "%s+%s%s" % (cc.__name__, recovery.__name__, "+SACK" if args.sack else ""),
         "wall_s": wall,
         "setup_s": t0 - t_setup,
         "import_s": t_setup - t_import,

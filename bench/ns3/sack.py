@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SACK cross-check: ns-3 and atmsim, NewReno and SACK, on aron97-topo1-packet.
 
-    python bench/ns3/sack.py [--buffers 192528] [--ns3-python PY] [--atmsim CMD] [--json]
+    python bench/ns3/sack.py [--buffers 192528] [--cubic] [--ns3-python PY] [--atmsim CMD] [--json]
 
 For each router buffer (bytes, rounded down to whole 9168-byte packets, see below) runs
 
@@ -11,6 +11,10 @@ For each router buffer (bytes, rounded down to whole 9168-byte packets, see belo
   TcpPrrRecovery ("sack-prr": RFC 6937 proportional rate reduction, ns-3's default);
 * atmsim (`atmsim run aron97-topo1-packet --set tcp.variant=... --set switch.buffer=...B
   --json`): `newreno` (RFC 6582) and `sack` (RFC 2018 + RFC 6675, docs/tcp.md),
+
+or with `--cubic` CUBIC (RFC 9438) on both, 10 segments initially: ns-3's TcpCubic with SACK
+and its classic recovery ("cubic-sack") or PRR ("cubic-sack-prr"), HyStart off (atmsim models
+none), against atmsim's `cubic-sack` and `cubic` (NewReno recovery underneath);
 
 and prints one table: effective throughput E, Jain's fairness index over the 8 flows,
 retransmitted segments, coarse timeouts (RTO expiries) and fast recoveries entered.
@@ -36,6 +40,11 @@ PACKET = 9168
 NS3_MODELS = [("ns-3 newreno", []), ("ns-3 sack-classic", ["--sack"]),
               ("ns-3 sack-prr", ["--sack", "--recovery", "prr"])]
 ATMSIM_MODELS = [("atmsim newreno", "newreno"), ("atmsim sack", "sack")]
+#: `--cubic`: CUBIC (RFC 9438) on both, SACK underneath, 10 segments initially; ns-3's HyStart off
+#: (atmsim has none), its classic recovery (atmsim's RFC 6675 recovery has no PRR).
+CUBIC_NS3 = [("ns-3 cubic-sack", ["--cc", "cubic", "--sack", "--initial-cwnd", "10"]),
+             ("ns-3 cubic-sack-prr", ["--cc", "cubic", "--sack", "--initial-cwnd", "10", "--recovery", "prr"])]
+CUBIC_ATMSIM = [("atmsim cubic-sack", "cubic-sack"), ("atmsim cubic", "cubic")]
 
 
 def atmsim_row(summary):
@@ -58,18 +67,20 @@ def main():
     ap.add_argument("--ns3-python", default=sys.executable)
     ap.add_argument("--atmsim", default="atmsim", help="atmsim command (default: atmsim)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
+    ap.add_argument("--cubic", action="store_true", help="CUBIC on both instead of NewReno and SACK")
     args = ap.parse_args()
+    ns3_models, atmsim_models = (CUBIC_NS3, CUBIC_ATMSIM) if args.cubic else (NS3_MODELS, ATMSIM_MODELS)
 
     rows = []
     for b in [int(x) for x in args.buffers.split(",")]:
         buf = b // PACKET * PACKET
-        for name, extra in NS3_MODELS:
+        for name, extra in ns3_models:
             print("%s, buffer %d B ..." % (name, buf), file=sys.stderr, flush=True)
             r = run([args.ns3_python, NS3_SCRIPT, "--queue-bytes", str(buf)] + extra, 1800)
             rows.append(dict(model=name, buffer=buf, **{k: r[k] for k in (
                 "effective_throughput", "fairness", "retransmissions", "timeouts",
                 "recoveries", "bottleneck_drops")}))
-        for name, variant in ATMSIM_MODELS:
+        for name, variant in atmsim_models:
             print("%s, buffer %d B ..." % (name, buf), file=sys.stderr, flush=True)
             cmd = shlex.split(args.atmsim) + [
                 "run", "aron97-topo1-packet", "--set", "tcp.variant=" + variant,
@@ -79,9 +90,9 @@ def main():
     print()
     print("aron97-topo1-packet, 8 flows, 10 s simulated, MSS 9128, window 512 KiB, no delayed ACK")
     head = ("model", "buffer B", "E", "Jain", "rexmit", "timeouts", "recoveries", "drops")
-    print("%-18s %9s %7s %6s %7s %9s %10s %6s" % head)
+    print("%-20s %9s %7s %6s %7s %9s %10s %6s" % head)
     for r in rows:
-        print("%-18s %9d %7.4f %6.3f %7d %9d %10d %6d" % (
+        print("%-20s %9d %7.4f %6.3f %7d %9d %10d %6d" % (
             r["model"], r["buffer"], r["effective_throughput"], r["fairness"],
             r["retransmissions"], r["timeouts"], r["recoveries"], r["bottleneck_drops"]))
     if args.json:
