@@ -1,0 +1,24 @@
+//! `[workload]`: a scenario's flows from a connection matrix
+//! (`matrix`, htsim's `.cm` format) or a generated pattern (`pattern`, with
+//! the pattern's own keys, `scenario/generators.rs`), instead of its
+//! `[[flow]]`s (docs/fabrics.md, "Traffic matrices").
+
+use super::schema::FlowKind;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    /// A connection-matrix file; relative to the scenario file's folder
+    /// (the Python layer makes it absolute), or to the working folder when
+    /// given by `--set` or in TOML text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<String>,
+    /// A generated matrix: "incast", "permutation", "shift_all_to_all" or "ring_allreduce".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The transport of every flow of the matrix (default: the kind all the
+    /// scenario's own flows share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FlowKind>,
+}
