@@ -12,7 +12,7 @@ pub struct WorkloadSection {
     /// A connection-matrix file; relative to the scenario file's folder
     /// (the Python layer makes it absolute), or to the working folder when
     /// given by `--set` or in TOML text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "path")]
     pub matrix: Option<String>,
     /// A generated matrix: "incast", "permutation", "shift_all_to_all" or "ring_allreduce".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -21,4 +21,15 @@ pub struct WorkloadSection {
     /// scenario's own flows share).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FlowKind>,
+}
+
+/// A file name that reads as a number (`--set workload.matrix=9`, a bare
+/// value being TOML when it parses as TOML) is still that file's name.
+fn path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<toml::Value>::deserialize(d)? {
+        None => Ok(None),
+        Some(toml::Value::String(t)) => Ok(Some(t)),
+        Some(toml::Value::Integer(n)) => Ok(Some(n.to_string())),
+        Some(_) => Err(serde::de::Error::custom("must be the path of a connection matrix file (htsim's .cm format)")),
+    }
 }

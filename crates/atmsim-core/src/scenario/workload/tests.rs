@@ -84,3 +84,12 @@ fn a_matrix_needs_a_fat_tree_and_a_kind() {
     assert_eq!(validate(&s, None).unwrap().flows.len(), 1);
     assert_eq!(crate::scenario::workload::kind(&s).unwrap().unwrap(), FlowKind::Tcp);
 }
+
+#[test]
+fn a_file_named_like_a_number_is_a_file_and_other_values_are_refused_in_words() {
+    let e = with(&["workload.matrix=9"]).unwrap_err();
+    assert_eq!((e.key.as_str(), e.problem.as_str()), ("workload.matrix", "'9': no such file"));
+    let e = with(&["workload.matrix=true"]).unwrap_err();
+    assert_eq!(e.key, "workload.matrix");
+    assert!(e.problem.contains("must be the path of a connection matrix file"), "{e}");
+}
