@@ -30,8 +30,16 @@ pub struct Expanded {
 /// `kind`, else the one kind the scenario's own flows share.
 pub fn kind(s: &Scenario) -> Option<Result<FlowKind, ScenarioError>> {
     let w = s.workload.as_ref()?;
-    let kind = match (w.kind, s.flows.first()) {
-        (Some(k), _) => k,
+    let kind = match (w.kind.as_deref(), s.flows.first()) {
+        (Some("eqds"), _) => FlowKind::Eqds,
+        (Some("ndp"), _) => FlowKind::Ndp,
+        (Some("tcp"), _) => FlowKind::Tcp,
+        (Some(k), _) => {
+            return Some(err(
+                "workload.kind",
+                format!("\"{k}\": a matrix's flows are \"eqds\", \"ndp\" or \"tcp\" (flows that start and finish)"),
+            ))
+        }
         (None, None) => {
             return Some(err(
                 "workload.kind",
