@@ -22,7 +22,8 @@ PATHLIKE = re.compile(r"[\w./-]+\.(rs|py|md|toml|tcl|sh|c|cc)|[\w.-]+(/[\w.-]+)+
 EXTERNAL = re.compile(r"(sys/netinet/)?tcp_(input|output|timer|subr)\.c|(tcp/)?tcp-vegas\.cc|DIR/.*|out/.*")
 # Dotted names that are not scenario keys: Wireshark's fields (docs/captures.md) and claim IDs.
 NOT_KEYS = re.compile(r"tcp\.(analysis|flags)\..*|ip\.dsfield\..*|atm\.(aal|vci|vpi)|\w+\.fig[\w-]*\..*")
-SECTIONS = ("atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston", "capture")
+SECTIONS = ("atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston", "capture",
+            "workload")
 KEYLIKE = re.compile(rf"(?:{'|'.join(SECTIONS)})(\.[a-z][a-z0-9_]*)+")
 
 

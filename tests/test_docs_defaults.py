@@ -49,6 +49,7 @@ COMPUTED = {
     "abr.crm": "ceil(TBE/Nrm): from two other keys",
     "report.bottleneck": "the switch port most data routes cross: from the topology",
     "flow.datagram": "MSS + 12 bytes: from tcp.mss",
+    "workload.kind": "the kind the scenario's own flows share: from its [[flow]]s (scenario/workload.rs)",
 }
 
 

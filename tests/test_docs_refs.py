@@ -52,6 +52,9 @@ EXTERNAL = {
     r"doNextEvent|requestPull|requestRetransmit|requestSending|startSending|cantSend|process(Trimmed|Nack|Data|Ack|Rts)|"
     r"penalizePath|sackBitmapBase|buildSackBitmap|sendNewPacket|nextEntropy|startRTO|recalculateRTO|rtxTimerExpired|"
     r"sendRTS|checkFinished|getNextHop": "htsim's EQDS classes, functions and constants (sim/eqds.cpp, eqdspacket.h, main_eqds.cpp)",
+    # htsim's connection matrices and triggers (docs/fabrics.md, "Traffic matrices").
+    r"ConnectionMatrix|add_failed_link|EventList|Trigger|SingleShotTrigger|MultiShotTrigger|BarrierTrigger":
+        "htsim's connection-matrix loader and triggers (sim/datacenter/connection_matrix.cpp, sim/trigger.cpp)",
     # RFC 6675's pseudo-functions, which recovery/sack.rs and scoreboard.rs implement.
     r"IsLost|SetPipe|Update|NextSeg": "RFC 6675's functions",
     # Rust, its standard library and crates: what the code is written in, not what it defines.
@@ -145,7 +148,8 @@ def claim_ids() -> frozenset:
 CLAIM = re.compile(r"([\w-]+\.)?[\w-]+\.(c\d+|fair)")
 # Dotted names that are scenario keys, not Python (`report.bottleneck` is a key; report.py a module).
 KEY_HEADS = {"atm", "ip", "tcp", "switch", "router", "credit", "host", "report", "trace", "arb", "abr", "boston",
-             "capture", "flow", "link", "topology", "accounting", "erica", "efci", "vbr", "red", "loss", "fair_share"}
+             "capture", "flow", "link", "topology", "accounting", "erica", "efci", "vbr", "red", "loss", "fair_share",
+             "workload"}
 
 
 def claim_problem(doc: Path, t: str):

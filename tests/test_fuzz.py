@@ -64,7 +64,8 @@ def registry_keys() -> tuple[dict, dict, dict, dict]:
 REGISTRY_KEYS, REGISTRY_DEFAULTS, SELECTS, REGISTRY_WORDS = registry_keys()
 #: Keys no scenario writes unless it uses them, drawn in every scenario too (a port name for trace.port).
 EXTRA_KEYS = {**REGISTRY_KEYS, "trace.port": "S->B", "trace.port_rows": 1000, "capture.snaplen": 96,
-              "capture.max_bytes": "2GB"}
+              "capture.max_bytes": "2GB", "workload.matrix": "validation/htsim/matrices/one.cm",
+              "workload.pattern": "incast", "workload.kind": "eqds"}
 
 
 def fields(name: str) -> dict:

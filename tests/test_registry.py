@@ -20,6 +20,7 @@ ELSEWHERE = {
     "router.policy": ("aron97-topo1-packet", ["router.policy=tail", "switch.buffer=60packets"]),
     "tcp.variant": ("aron97-topo1-atm", ["tcp.variant=lite"]),
     "flow.kind": ("aron97-topo1-packet", []),
+    "workload.pattern": ("eqds-one", []),
 }
 # Keys that select one mechanism for the whole scenario (a flow's kind is chosen per flow, by the
 # schema's own list of kinds).

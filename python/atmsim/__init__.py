@@ -81,7 +81,10 @@ def load_scenario(name_or_path: str) -> str:
             why = getattr(e, "strerror", None) or str(e)
             raise ScenarioError(f"scenario: cannot read '{name_or_path}': {why}") from None
         _check_toml(text, name_or_path)
-        return text
+        from .workload import rebase
+
+        # A matrix named relative to the scenario file is found beside it, wherever atmsim runs.
+        return rebase(text, str(name_or_path))
     raise ScenarioError(
         f"scenario: unknown scenario '{name_or_path}' (not a file; built-ins: {', '.join(list_scenarios())})"
     )

@@ -15,7 +15,9 @@ Why it looks like this:
   `<cache_dir>/<sha256(resolved scenario + seed)>.json`; a sweep that is
   interrupted (Ctrl-C, crash, machine reboot) resumes where it stopped, and
   the key is the *resolved* text, so two spellings of the same scenario share
-  a result while any change to a default invalidates it.
+  a result while any change to a default invalidates it; a scenario with a
+  connection matrix adds the hash of the matrix file's contents
+  (`workload.matrix_digest`), so an edited matrix is run again.
 """
 from __future__ import annotations
 
@@ -51,8 +53,12 @@ class Job:
         object.__setattr__(self, "overrides", (ov,) if isinstance(ov, str) else tuple(ov))
 
     def key(self) -> str:
-        """Cache key: sha256 of the resolved scenario text and the seed."""
-        return cache_key(_core.resolve(self.scenario, list(self.overrides)), self.seed)
+        """Cache key: sha256 of the resolved scenario text and the seed (and of the contents of the
+        connection matrix it names: the text names the file, an edit must not reuse a stale run)."""
+        from .workload import matrix_digest
+
+        resolved = _core.resolve(self.scenario, list(self.overrides))
+        return cache_key(resolved, self.seed, matrix_digest(resolved))
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,8 +67,9 @@ def core_fingerprint() -> str:
     return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
 
 
-def cache_key(resolved: str, seed: Optional[int]) -> str:
-    return hashlib.sha256(f"{resolved}\n#seed={seed}\n#core={core_fingerprint()}\n".encode()).hexdigest()
+def cache_key(resolved: str, seed: Optional[int], matrix: Optional[str] = None) -> str:
+    tail = f"#matrix={matrix}\n" if matrix else ""
+    return hashlib.sha256(f"{resolved}\n#seed={seed}\n#core={core_fingerprint()}\n{tail}".encode()).hexdigest()
 
 
 def check_seed(seed: Optional[int]) -> None:

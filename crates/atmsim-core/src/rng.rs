@@ -26,6 +26,8 @@ pub enum Stream {
     FlowReceiver(FlowId),
     /// Every switch's hash salt, drawn in node order (EQDS's ECMP, E10).
     SwitchSalts,
+    /// A generated traffic matrix (`[workload]`'s permutation).
+    Workload,
 }
 
 impl Stream {
@@ -37,6 +39,7 @@ impl Stream {
             Stream::Flow(f) => 3 << 32 | f.0 as u64,
             Stream::FlowReceiver(f) => 4 << 32 | f.0 as u64,
             Stream::SwitchSalts => 5 << 32,
+            Stream::Workload => 6 << 32,
         }
     }
 }

@@ -17,6 +17,9 @@ pub mod abr_schema;
 pub mod boston;
 pub mod capture;
 pub mod fattree;
+pub mod generators;
+pub mod matrix;
+pub mod matrix_check;
 pub mod model;
 mod overrides;
 mod params;
@@ -29,7 +32,9 @@ pub mod schema_hosts;
 pub mod schema_packet;
 pub mod schema_switch;
 pub mod schema_trace;
+pub mod schema_workload;
 pub mod units;
+pub mod workload;
 
 pub use model::*;
 pub use resolve::{check_trace_rows, validate};
@@ -115,11 +120,19 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
         Network::Packet => registry::find("router.policy", &s.router.policy)?,
     };
     let mut selected = vec![policy, registry::find("tcp.variant", &s.tcp.variant)?];
-    if s.flows.iter().any(|f| f.kind == FlowKind::Ndp) {
+    // A workload's flows replace the scenario's: their kind is the workload's.
+    let kinds: Vec<FlowKind> = match workload::kind(s) {
+        Some(Ok(kind)) => vec![kind],
+        Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),
+    };
+    if kinds.contains(&FlowKind::Ndp) {
         selected.push(registry::find("flow.kind", "ndp")?);
     }
-    if s.flows.iter().any(|f| f.kind == FlowKind::Eqds) {
+    if kinds.contains(&FlowKind::Eqds) {
         selected.push(registry::find("flow.kind", "eqds")?);
+    }
+    if let Some(pattern) = s.workload.as_ref().and_then(|w| w.pattern.as_deref()) {
+        selected.push(registry::find("workload.pattern", pattern)?);
     }
     Ok(selected)
 }

@@ -127,6 +127,40 @@ pub struct Model {
     /// The keys registered mechanisms declare, as the scenario sets them
     /// (checked; a service reads its own in `from_model`).
     pub params: crate::base::mechanism::Params,
+    /// Flows started by other flows' completions (a matrix's triggers), if any.
+    pub triggers: Option<TriggerPlan>,
+    /// Collectives reported as one job each (`[workload]`'s ring all-reduce).
+    pub jobs: Vec<JobModel>,
+}
+
+/// Which flows start when others finish (a connection matrix's triggers,
+/// `scenario/matrix_check.rs`; run by `world/triggers.rs`): per flow, the
+/// trigger it waits for (its `start` is then unused) and the triggers its
+/// sender's and its receiver's completion activate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TriggerPlan {
+    pub waits_on: Vec<Option<u32>>,
+    pub on_sent: Vec<Option<u32>>,
+    pub on_received: Vec<Option<u32>>,
+    /// By index (the numbers above).
+    pub triggers: Vec<TriggerModel>,
+}
+
+/// One trigger: how it fires and the flows it starts, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TriggerModel {
+    pub kind: super::matrix::TriggerKind,
+    pub targets: Vec<crate::net::FlowId>,
+}
+
+/// A collective: its flows, the bytes each rank reduces and the ranks, for
+/// nccl-tests' algbw and busbw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobModel {
+    pub name: String,
+    pub flows: Vec<crate::net::FlowId>,
+    pub bytes: u64,
+    pub ranks: u32,
 }
 
 impl Model {

@@ -14,6 +14,7 @@ pub fn mechanisms() -> impl Iterator<Item = &'static Mechanism> {
         .chain(crate::transport::tcp::congestion::variants().map(|v| &v.mechanism))
         .chain(std::iter::once(&crate::transport::ndp::MECHANISM))
         .chain(std::iter::once(&crate::transport::eqds::MECHANISM))
+        .chain(super::generators::PATTERNS.iter())
 }
 
 /// The mechanisms selected by the key `selected_by` (`switch.policy`).

@@ -381,8 +381,12 @@ pub struct Scenario {
     pub topology: Topology,
     #[serde(rename = "link", default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
-    #[serde(rename = "flow")]
+    /// The flows; a `[workload]` replaces them.
+    #[serde(rename = "flow", default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSpec>,
+    /// Flows from a connection matrix or a generated pattern (`scenario/workload.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<super::schema_workload::WorkloadSection>,
     /// The keys the mechanisms declare (`base::mechanism::Key`), read and
     /// written by `scenario/params.rs` rather than as fields.
     #[serde(skip)]

@@ -102,6 +102,7 @@ impl World {
             unit_hops: 0,
             wall_s: 0.0,
             services,
+            triggers: model.triggers.as_ref().map(super::triggers::TriggerState::new),
             model,
         }
     }
@@ -301,6 +302,9 @@ fn declare_lanes(model: &Model, sched: &mut Scheduler) {
 fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, sched: &mut Scheduler) {
     for (i, (f, flow)) in model.flows.iter().zip(flows.iter_mut()).enumerate() {
         let fid = FlowId(i as u32);
+        if super::triggers::waits(model.triggers.as_ref(), i) {
+            continue; // opened when its trigger fires (`triggers.rs`)
+        }
         match &mut flow.endpoints {
             Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds { .. } => {
                 sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid)))

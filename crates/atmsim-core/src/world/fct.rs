@@ -33,14 +33,14 @@ impl World {
     /// Each completed NDP or EQDS flow's slowdown into its row, and the run's percentiles by size class.
     pub(super) fn fct_slowdowns(&self, rows: &mut [FlowSummary]) -> Vec<FctClass> {
         let mut by_class: Vec<Vec<f64>> = vec![Vec::new(); CLASSES.len()];
-        for ((f, flow), row) in self.model.flows.iter().zip(&self.flows).zip(rows.iter_mut()) {
+        for (i, ((f, flow), row)) in self.model.flows.iter().zip(&self.flows).zip(rows.iter_mut()).enumerate() {
             let (mss, header) = match f.app {
                 App::Ndp(cfg) => (cfg.mss as u64, cfg.header as u64),
                 App::Eqds(cfg) => ((cfg.mtu - cfg.header) as u64, cfg.header as u64),
                 _ => continue,
             };
             let (Some(bytes), Some(done)) = (f.bytes, flow.completed_at) else { continue };
-            let slowdown = secs(done - f.start) / secs(self.ideal_fct(f, bytes, mss, header));
+            let slowdown = secs(done - self.started_at(i, f)) / secs(self.ideal_fct(f, bytes, mss, header));
             row.fct_slowdown = Some(slowdown);
             let class = CLASSES.iter().position(|&(hi, _)| bytes < hi).expect("the last class is open");
             by_class[class].push(slowdown);

@@ -371,6 +371,9 @@ impl World {
         };
         let files = self.capture_files();
         self.service_summaries(&mut summary, &files);
+        if !self.model.jobs.is_empty() {
+            summary.services.insert("jobs", self.job_summaries());
+        }
         let mut traces = self.traces.take();
         if let Some(tr) = traces.as_mut() {
             tr.names = self.trace_names();

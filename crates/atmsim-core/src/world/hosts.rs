@@ -75,7 +75,7 @@ impl World {
             c.at_host(h, self.now, vc, &seg, false);
         }
         match self.hosts[h.ix()].pipe.as_mut() {
-            None => self.deliver_to_transport(vc, seg),
+            None => self.hand_to_transport(vc, seg),
             Some(pipe) => {
                 let (at, head) = pipe.receive(self.now, vc, seg, ip_len);
                 if head {
@@ -91,6 +91,6 @@ impl World {
         if let Some(at) = next {
             self.sched.schedule(at, Event::Host(HostEvent::Deliver(h)));
         }
-        self.deliver_to_transport(vc, seg);
+        self.hand_to_transport(vc, seg);
     }
 }

@@ -14,6 +14,7 @@
 //! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
 //! | `service.rs` | what a service declares and does (`ServiceKind`), the hooks it takes (`Takes`) |
 //! | `services.rs` | the registry of the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops in `services/`), and the hooks through which they take part |
+//! | `triggers.rs` | flows started by other flows' completions (a connection matrix's triggers) |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
 //! Components (ports, TCP senders and receivers, credit counters, host
@@ -36,6 +37,7 @@ mod ndp;
 mod service;
 mod services;
 mod transport;
+mod triggers;
 
 pub use services::SERVICES;
 
@@ -134,6 +136,8 @@ pub struct World {
     wall_s: f64,
     /// The run's optional mechanisms (`services.rs`).
     services: services::Services,
+    /// Flows started by others' completions, if the run has any (`triggers.rs`).
+    triggers: Option<Box<triggers::TriggerState>>,
 }
 
 impl World {
@@ -248,6 +252,9 @@ impl World {
         self.flows[f.ix()].completed_at = Some(self.now);
         if self.unfinished != usize::MAX {
             self.unfinished -= 1;
+        }
+        if self.triggers.is_some() {
+            self.sender_done(f);
         }
     }
 }

@@ -26,7 +26,11 @@ use crate::time::Time;
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
     // A generated topology validates as if written out.
     let generated = super::fattree::expand(s)?;
+    let tree_hosts = generated.as_ref().map(|g| g.topology.hosts.len() as u32);
     let s = generated.as_ref().unwrap_or(s);
+    // So does a workload's matrix, as if its flows were written out.
+    let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed))?;
+    let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let duration = positive_time("duration", &s.duration)?;
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
@@ -80,6 +84,8 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         input_round_robin: ports::input_round_robin(s)?,
         measure: measure(s, duration)?,
         params: s.params.clone(),
+        triggers: workload.as_ref().and_then(|w| w.triggers.clone()),
+        jobs: workload.map(|w| w.jobs).unwrap_or_default(),
     };
     if model.capture.is_some() {
         super::capture::check(&model)?;

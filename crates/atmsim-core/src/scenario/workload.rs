@@ -1,0 +1,185 @@
+//! `[workload]`: the scenario's flows replaced by a connection matrix's
+//! (`workload.matrix`, read by `matrix.rs`, checked by `matrix_check.rs`) or
+//! a generated pattern's (`workload.pattern`, `generators.rs`), written out
+//! as `[[flow]]`s that then validate as if written by hand: matrix node N is
+//! host hN (as htsim numbers hosts and `fattree.rs` names them), and each
+//! flow is named as htsim's mains name them, `Eqds_SRC_DST` (`Ndp_`, `Tcp_`
+//! by kind), a pair's k-th repeat with `_k` after it.
+
+use super::generators::generate;
+use super::matrix::{parse, LineError, Matrix, Start};
+use super::matrix_check::check;
+use super::model::{JobModel, TriggerPlan};
+use super::schema::{FlowKind, FlowSpec, Scenario};
+use super::{err, ScenarioError};
+use crate::net::FlowId;
+use std::collections::HashMap;
+
+/// The largest matrix file read (about a million connection lines).
+pub const MAX_MATRIX_BYTES: u64 = 64 << 20;
+
+/// A scenario with its workload written out as flows, and what the flows
+/// alone cannot say: their triggers and the collectives they form.
+pub struct Expanded {
+    pub scenario: Scenario,
+    pub triggers: Option<TriggerPlan>,
+    pub jobs: Vec<JobModel>,
+}
+
+/// The transport of a workload's flows (None without a workload): its
+/// `kind`, else the one kind the scenario's own flows share.
+pub fn kind(s: &Scenario) -> Option<Result<FlowKind, ScenarioError>> {
+    let w = s.workload.as_ref()?;
+    let kind = match (w.kind.as_deref(), s.flows.first()) {
+        (Some("eqds"), _) => FlowKind::Eqds,
+        (Some("ndp"), _) => FlowKind::Ndp,
+        (Some("tcp"), _) => FlowKind::Tcp,
+        (Some(k), _) => {
+            return Some(err(
+                "workload.kind",
+                format!("\"{k}\": a matrix's flows are \"eqds\", \"ndp\" or \"tcp\" (flows that start and finish)"),
+            ))
+        }
+        (None, None) => {
+            return Some(err(
+                "workload.kind",
+                "the scenario has no [[flow]] to take the matrix's transport from: set workload.kind (\"eqds\", \"ndp\" or \"tcp\")",
+            ))
+        }
+        (None, Some(f)) => match s.flows.iter().find(|g| g.kind != f.kind) {
+            None => f.kind,
+            Some(g) => {
+                return Some(err(
+                    "workload.kind",
+                    format!(
+                        "the scenario's flows are of more than one kind ({} and {}): set which the matrix's flows are",
+                        name(f.kind),
+                        name(g.kind)
+                    ),
+                ))
+            }
+        },
+    };
+    Some(match kind {
+        FlowKind::Tcp | FlowKind::Ndp | FlowKind::Eqds => Ok(kind),
+        k => err(
+            "workload.kind",
+            format!("\"{}\": a matrix's flows are \"eqds\", \"ndp\" or \"tcp\" (flows that start and finish)", name(k)),
+        ),
+    })
+}
+
+fn name(k: FlowKind) -> &'static str {
+    match k {
+        FlowKind::Tcp => "tcp",
+        FlowKind::Udp => "udp",
+        FlowKind::Arb => "arb",
+        FlowKind::Ndp => "ndp",
+        FlowKind::Eqds => "eqds",
+    }
+}
+
+/// `s` with its workload's flows (None: no workload, the flows as written).
+/// `tree_hosts`: the hosts of its generated fat tree, if it has one.
+pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option<Expanded>, ScenarioError> {
+    let Some(w) = &s.workload else {
+        if s.flows.is_empty() {
+            return err("flow", "a scenario needs at least one [[flow]], or a [workload]");
+        }
+        return Ok(None);
+    };
+    let key = match (&w.matrix, &w.pattern) {
+        (Some(_), Some(_)) => return err("workload.pattern", "workload.matrix and workload.pattern both give the flows: set one"),
+        (None, None) => return err("workload", "gives no flows: set workload.matrix (a connection matrix file) or workload.pattern"),
+        (Some(_), None) => "workload.matrix",
+        (None, Some(_)) => "workload.pattern",
+    };
+    let Some(hosts) = tree_hosts else {
+        return err(key, "needs a fat tree (topology.kind = \"fattree\"): a matrix's node N is the tree's host hN");
+    };
+    let kind = kind(s).expect("a workload")?;
+    let (matrix, triggers, jobs) = match (&w.matrix, &w.pattern) {
+        (Some(path), _) => {
+            let in_file = |e: LineError| {
+                let at = if e.line == 0 { String::new() } else { format!(" line {}", e.line) };
+                ScenarioError { key: key.into(), problem: format!("'{path}'{at}: {}", e.problem) }
+            };
+            let text = read(path).map_err(|why| ScenarioError { key: key.into(), problem: format!("'{path}': {why}") })?;
+            let m = parse(&text).map_err(in_file)?;
+            let triggers = check(&m, hosts).map_err(in_file)?;
+            (m, triggers, Vec::new())
+        }
+        (None, Some(pattern)) => {
+            let (m, jobs) = generate(pattern, &s.params, hosts, seed)?;
+            let triggers = check(&m, hosts).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
+            (m, triggers, jobs)
+        }
+        (None, None) => unreachable!("checked above"),
+    };
+    let jobs = jobs
+        .into_iter()
+        .map(|(name, flows, bytes, ranks)| JobModel { name, flows: flows.into_iter().map(|f| FlowId(f as u32)).collect(), bytes, ranks })
+        .collect();
+    let mut scenario = s.clone();
+    scenario.flows = flows(&matrix, kind);
+    Ok(Some(Expanded { scenario, triggers, jobs }))
+}
+
+/// The matrix's connections as `[[flow]]`s, in file order.
+fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
+    let prefix = match kind {
+        FlowKind::Eqds => "Eqds",
+        FlowKind::Ndp => "Ndp",
+        _ => "Tcp",
+    };
+    let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
+    m.conns
+        .iter()
+        .map(|c| {
+            let n = seen.entry((c.src, c.dst)).or_insert(0);
+            *n += 1;
+            let repeat = if *n > 1 { format!("_{n}") } else { String::new() };
+            let start = match c.start {
+                Start::At(ps) => ps,
+                // Started by its trigger (`world/triggers.rs`); 0 until then.
+                Start::Trigger(_) => 0,
+            };
+            FlowSpec {
+                name: format!("{prefix}_{}_{}{repeat}", c.src, c.dst),
+                src: format!("h{}", c.src),
+                dst: format!("h{}", c.dst),
+                start: format!("{start}ps"),
+                bytes: format!("{}B", c.size),
+                drop_segments: Vec::new(),
+                kind,
+                rate: None,
+                datagram: None,
+                window: None,
+                send_at: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// The text of a matrix file, or why not, in words.
+fn read(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let why = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "cannot be read (permission denied)".to_string(),
+        _ => format!("cannot be read ({})", e.to_string().split(" (os error").next().unwrap_or_default()),
+    };
+    let file = std::fs::File::open(path).map_err(why)?;
+    if file.metadata().map_err(why)?.is_dir() {
+        return Err("is a folder, not a connection matrix file".into());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_MATRIX_BYTES + 1).read_to_end(&mut bytes).map_err(why)?;
+    if bytes.len() as u64 > MAX_MATRIX_BYTES {
+        return Err(format!("is larger than {} MiB (a connection matrix is text of a few bytes a flow)", MAX_MATRIX_BYTES >> 20));
+    }
+    String::from_utf8(bytes).map_err(|_| "is not text (a connection matrix is UTF-8 text, htsim's .cm format)".to_string())
+}
+
+#[cfg(test)]
+mod tests;

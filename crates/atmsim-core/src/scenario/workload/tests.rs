@@ -1,0 +1,95 @@
+//! A workload's flows written out, and every way its input can be wrong.
+
+use crate::scenario::{validate, FlowKind, ScenarioError};
+
+const EQDS_ONE: &str = include_str!("../../../../../python/atmsim/scenarios/eqds-one.toml");
+
+fn with(sets: &[&str]) -> Result<crate::scenario::Model, ScenarioError> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    validate(&crate::parse(EQDS_ONE, &sets)?, None)
+}
+
+fn matrix_file(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("atmsim-workload-{}-{name}.cm", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_matrix_replaces_the_flows_named_as_htsim_names_them() {
+    let path =
+        matrix_file("names", "Nodes 16\nConnections 3\n0->13 start 0 size 2000000\n3->1 start 1000000 size 5\n0->13 start 0 size 7\n");
+    let m = with(&[&format!("workload.matrix={path}")]).unwrap();
+    let names: Vec<&str> = m.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["Eqds_0_13", "Eqds_3_1", "Eqds_0_13_2"]);
+    assert_eq!((m.flows[1].start, m.flows[1].bytes), (1_000_000, Some(5)), "start in picoseconds");
+    assert_eq!(m.node_names[m.flows[1].src.ix()], "h3");
+    assert!(m.triggers.is_none());
+    let ndp = with(&[&format!("workload.matrix={path}"), "workload.kind=ndp"]).unwrap();
+    assert!(ndp.flows[0].name == "Ndp_0_13" && matches!(ndp.flows[0].app, crate::scenario::App::Ndp(_)));
+}
+
+#[test]
+fn a_pattern_generates_flows_and_refuses_keys_it_does_not_read() {
+    let m = with(&["workload.pattern=incast", "workload.senders=3", "workload.receiver=9"]).unwrap();
+    assert_eq!(m.flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["Eqds_0_9", "Eqds_1_9", "Eqds_2_9"]);
+    let ring = with(&["workload.pattern=ring_allreduce", "workload.group=4"]).unwrap();
+    assert_eq!((ring.flows.len(), ring.jobs.len(), ring.jobs[0].ranks), (4 * 4 * 6, 4, 4));
+    for (set, key) in [
+        (vec!["workload.pattern=incast", "workload.bucket=5"], "workload.bucket"),
+        (vec!["workload.pattern=permutation", "workload.group=4"], "workload.group"),
+        (vec!["workload.pattern=ring_allreduce", "workload.senders=2"], "workload.senders"),
+        (vec!["workload.senders=2"], "workload.senders"),
+        (vec!["workload.pattern=alltoall"], "workload.pattern"),
+        (vec!["workload.pattern=incast", "workload.matrix=x.cm"], "workload.pattern"),
+        (vec!["workload.kind=eqds"], "workload"),
+        (vec!["workload.pattern=incast", "workload.kind=udp"], "workload.kind"),
+        (vec!["workload.pattern=shift_all_to_all", "workload.group=17"], "workload.group"),
+    ] {
+        assert_eq!(with(&set).unwrap_err().key, key, "{set:?}");
+    }
+}
+
+#[test]
+fn a_bad_matrix_file_is_one_line_naming_file_and_line() {
+    let missing = std::env::temp_dir().join("atmsim-no-such-matrix.cm").display().to_string();
+    let e = with(&[&format!("workload.matrix={missing}")]).unwrap_err();
+    assert_eq!((e.key.as_str(), e.problem.clone()), ("workload.matrix", format!("'{missing}': no such file")));
+    let beyond = matrix_file("beyond", "Nodes 16\nConnections 1\n0->16 start 0 size 5\n");
+    let e = with(&[&format!("workload.matrix={beyond}")]).unwrap_err();
+    assert_eq!(e.problem, format!("'{beyond}' line 3: node 16 is beyond Nodes 16 (nodes 0 to 15)"));
+    let big = matrix_file("big", "Nodes 128\nConnections 1\n0->1 start 0 size 5\n");
+    assert!(with(&[&format!("workload.matrix={big}")])
+        .unwrap_err()
+        .problem
+        .contains("line 1: Nodes 128: the scenario's fat tree has 16 hosts"));
+    let binary = matrix_file("binary", "Nodes 16\n\u{0}\u{ff}");
+    std::fs::write(&binary, [b'N', 0xff, 0xfe]).unwrap();
+    assert!(with(&[&format!("workload.matrix={binary}")]).unwrap_err().problem.contains("is not text"));
+    let dir = std::env::temp_dir().display().to_string();
+    assert!(with(&[&format!("workload.matrix={dir}")]).unwrap_err().problem.contains("is a folder"));
+}
+
+#[test]
+fn a_matrix_needs_a_fat_tree_and_a_kind() {
+    let path = matrix_file("kinds", "Nodes 2\nConnections 1\n0->1 start 0 size 5\n");
+    let base = crate::scenario::test_support::BASE;
+    let e = validate(&crate::parse(base, &[format!("workload.matrix={path}")]).unwrap(), None).unwrap_err();
+    assert!(e.key == "workload.matrix" && e.problem.contains("needs a fat tree"), "{e}");
+    // Mixed kinds: which one the matrix's flows are is not guessed.
+    let mixed = format!("{EQDS_ONE}\n[[flow]]\nname = \"t\"\nkind = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\n");
+    let e = crate::parse(&mixed, &[format!("workload.matrix={path}")]).and_then(|s| validate(&s, None)).unwrap_err();
+    assert!(e.key == "workload.kind" && e.problem.contains("more than one kind"), "{e}");
+    let s = crate::parse(&mixed, &[format!("workload.matrix={path}"), "workload.kind=tcp".into()]).unwrap();
+    assert_eq!(validate(&s, None).unwrap().flows.len(), 1);
+    assert_eq!(crate::scenario::workload::kind(&s).unwrap().unwrap(), FlowKind::Tcp);
+}
+
+#[test]
+fn a_file_named_like_a_number_is_a_file_and_other_values_are_refused_in_words() {
+    let e = with(&["workload.matrix=9"]).unwrap_err();
+    assert_eq!((e.key.as_str(), e.problem.as_str()), ("workload.matrix", "'9': no such file"));
+    let e = with(&["workload.matrix=true"]).unwrap_err();
+    assert_eq!(e.key, "workload.matrix");
+    assert!(e.problem.contains("must be the path of a connection matrix file"), "{e}");
+}
