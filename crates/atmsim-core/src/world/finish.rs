@@ -8,6 +8,7 @@
 use super::{Endpoints, Flow, World};
 use crate::capture::write::CaptureFile;
 use crate::net::drop::DropReason;
+use crate::net::port::Discipline;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
@@ -182,12 +183,18 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         units_dropped: p.stats.units_dropped,
         drops_by_reason: by,
         peak_occupancy: p.stats.peak_occupancy,
+        peak_header_bytes: match &p.discipline {
+            Discipline::Trim(t) => Some(t.peak_header_bytes),
+            Discipline::TrimFifo(t) => Some(t.peak_header_bytes),
+            _ => None,
+        },
         mean_occupancy: p.mean_occupancy(horizon),
         dead_units: p.stats.dead_units,
         busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
         credit_cells: p.stats.credit_cells,
         units_marked: p.policy.may_mark().then_some(p.stats.units_marked),
         policy_counters: p.policy.counters().into_iter().collect(),
+        occupancy_units: None,
     }
 }
 

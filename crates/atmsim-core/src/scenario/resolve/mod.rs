@@ -38,6 +38,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     port_rates(s, &mut ports)?;
     switch_latency(s, &nodes, &mut ports)?;
     let seed = seed.unwrap_or(s.seed);
+    occupancy_percentiles(s, &nodes, &ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
@@ -237,6 +238,25 @@ fn switch_latency(s: &Scenario, nodes: &Nodes, ports: &mut [PortModel]) -> Resul
     let latency = time("topology.switch_latency", text)?;
     for p in ports.iter_mut().filter(|p| !nodes.is_host(p.to)) {
         p.delay += latency;
+    }
+    Ok(())
+}
+
+/// `occupancy.percentiles` (`world/services/occupancy.rs`) watches switch
+/// ports that keep their units in their pipe: refused where there is none
+/// (every switch port per-VC, or trimming with the exact service).
+fn occupancy_percentiles(s: &Scenario, nodes: &Nodes, ports: &[PortModel]) -> Result<(), ScenarioError> {
+    if !s.params.bool("occupancy.percentiles", false) {
+        return Ok(());
+    }
+    let exact_trim = s.params.choice("router.trim_service", "strict") == "exact";
+    let unwatched =
+        |p: &PortModel| nodes.is_host(p.from) || p.per_vc || (exact_trim && matches!(p.drop, crate::net::drop::DropSpec::Trim(_)));
+    if ports.iter().all(unwatched) {
+        return err(
+            "occupancy.percentiles",
+            "does nothing here: no switch port is a FIFO or a strictly served trimming port (per-VC queues and router.trim_service = \"exact\" keep units outside the pipe it reads)",
+        );
     }
     Ok(())
 }
