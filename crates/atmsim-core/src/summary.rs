@@ -164,6 +164,14 @@ pub struct HostSummary {
     pub mean_tx_backlog_bytes: f64,
 }
 
+/// An NDP receiving host's pull queue (N10): the most PULLs that waited
+/// in its pacer's queues at once.
+#[derive(Clone, Debug, Serialize)]
+pub struct PullQueueSummary {
+    pub host: String,
+    pub peak_pulls_waiting: u64,
+}
+
 /// The terms of the accounting identity (docs/metrics.md):
 /// bytes sent = delivered + held out of order + duplicate + dropped in
 /// queues + discarded at reassembly + in flight; and per VC, cells sent =
@@ -215,6 +223,9 @@ pub struct Summary {
     pub ports: Vec<PortSummary>,
     /// Empty unless hosts are modelled.
     pub hosts: Vec<HostSummary>,
+    /// Each NDP receiving host's pull queue (N10), in host order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pull_queues: Vec<PullQueueSummary>,
     pub accounting: Accounting,
     /// The ABR service (only when the scenario has `[abr]`).
     #[serde(skip_serializing_if = "Option::is_none")]

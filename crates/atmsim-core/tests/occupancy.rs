@@ -104,3 +104,19 @@ fn the_percentiles_are_the_port_logs() {
     );
     assert!(o.occupancy_units_p50 < o.occupancy_units_max, "the queue moves: {o:?}");
 }
+
+#[test]
+fn each_ndp_receiver_reports_its_pull_queues_peak() {
+    // Fig. 21: h124..h127 receive. B, C and D each get a quarter of A's
+    // uplink, so every ACK finds the pacer's spacing (a full packet at line
+    // rate, N9) passed and carries its pull: no PULL ever waits. E = h127
+    // receives at its line rate from A and F: its pulls queue (N10).
+    let sets: Vec<String> = ["duration=20ms", "measure.from=10ms", "measure.to=20ms"].iter().map(|s| s.to_string()).collect();
+    let s = run_text(&builtin("ndp-in-out"), &sets, None, false).unwrap().0;
+    let hosts: Vec<&str> = s.pull_queues.iter().map(|q| q.host.as_str()).collect();
+    assert_eq!(hosts, ["h124", "h125", "h126", "h127"]);
+    let peaks: Vec<u64> = s.pull_queues.iter().map(|q| q.peak_pulls_waiting).collect();
+    eprintln!("peak pulls waiting: {peaks:?}");
+    assert_eq!(peaks[..3], [0, 0, 0]);
+    assert!(peaks[3] > 0, "E's pulls never waited");
+}

@@ -12,7 +12,7 @@ use crate::net::port::Discipline;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
-use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts, PortSummary, Summary};
+use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts, PortSummary, PullQueueSummary, Summary};
 use crate::time::{secs, Time};
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
@@ -319,6 +319,11 @@ impl World {
                 Some(HostSummary { name: name.clone(), mean_tx_backlog_bytes: pipe.mean_tx_backlog(horizon) })
             })
             .collect();
+        let host_names = m.node_names.iter().zip(&m.is_host).filter(|(_, &h)| h).map(|(n, _)| n);
+        let pull_queues: Vec<PullQueueSummary> = host_names
+            .zip(&self.pacers)
+            .filter_map(|(name, p)| Some(PullQueueSummary { host: name.clone(), peak_pulls_waiting: p.as_ref()?.peak_waiting as u64 }))
+            .collect();
         let bytes_sum = acc.bytes_delivered
             + acc.bytes_held_out_of_order
             + acc.bytes_duplicate
@@ -369,6 +374,7 @@ impl World {
             flows,
             ports,
             hosts,
+            pull_queues,
             accounting: acc,
             abr: None,
             boston,
