@@ -92,7 +92,7 @@ def test_a_rerun_replaces_the_earlier_runs_files_and_keeps_the_users(cli, tmp_pa
     assert not list(out.glob("*.parquet")), "the earlier run's Parquet files are gone"
     assert (out / "mine.csv").read_text(encoding="utf-8") == "a\n1\n" and (out / "notes.txt").read_text(encoding="utf-8") == "mine"
     tables = atmsim.read(out)
-    assert set(tables) == {"mine", "trace_events", "trace_queue", "trace_window"}
+    assert set(tables) == {"mine", "ports", "trace_events", "trace_queue", "trace_window"}
     files = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["commands"]["run"]
     assert "mine.csv" not in files and "summary.json" in files
 

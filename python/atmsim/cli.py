@@ -85,9 +85,12 @@ TRACE_TABLES = ("window", "queue", "events", "port", "rate", "abr")
 
 
 def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:
-    """summary.json and a file per trace (the port log only if a port was logged, `trace.port`);
-    returns the number of traces written."""
+    """summary.json, the ports table (`ports.csv`/`.parquet`: `tables.ports_frame`) and a file per
+    trace (the port log only if a port was logged, `trace.port`); returns the number of traces written."""
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    from .tables import ports_frame, write
+
+    write(ports_frame(summary), d / "ports", ("csv", "parquet") if fmt == "both" else (fmt,))
     names = [k for k in traces if k != "port" or traces.rows(k)]
     for name in names:  # a table at a time, in chunks of rows: a port log may hold millions
         pq = None
@@ -133,7 +136,7 @@ def run(scenario, sets, seed, out, as_json, trace, trace_format, pcap):
     dirs = {}
     if out is not None:
         exts = {"csv": ["csv"], "parquet": ["parquet"], "both": ["csv", "parquet"]}[trace_format]
-        writes = ["summary.json", *(f"trace_{t}.{x}" for t in TRACE_TABLES for x in exts)]
+        writes = ["summary.json", *(f"{t}.{x}" for t in ["ports", *(f"trace_{t}" for t in TRACE_TABLES)] for x in exts)]
         dirs["out"] = OutDir(out, "--out", "run", writes=writes)
     if pcap is not None and not same:
         dirs["pcap"] = OutDir(pcap, "--pcap", "run")  # one command: it replaces an earlier run's files

@@ -183,17 +183,23 @@ def print_summary(s: dict) -> None:
         c.print(t)
     for line in flow_extra_lines(s) + slowdown_lines(s):
         c.print(line, highlight=False)
-    p = Table("port", "limit", f"arrived\n({unit})", f"dropped\n({unit})", "peak\nqueue", "mean\nqueue", "busy",
+    # occupancy.percentiles: each watched port's time-weighted percentiles, in units.
+    pct = any("occupancy_units_p50" in q for q in s["ports"])
+    extra = ["percentiles\n50/90/99/99.9"] if pct else []
+    p = Table("port", "limit", f"arrived\n({unit})", f"dropped\n({unit})", "peak\nqueue", "mean\nqueue", *extra, "busy",
               title="ports (the bottleneck and those that dropped)", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, caption_justify="left",
-              caption="queues in the limit's unit, the unit in transmission included; busy: share of the time the line sent")
+              caption="queues in the limit's unit, the unit in transmission included; busy: share of the time the line sent"
+                      + (f"; percentiles: the most {unit} held for 50, 90, 99, 99.9 % of the time" if pct else ""))
     p.columns[0].no_wrap = True
     for col in p.columns[1:]:
         col.justify, col.no_wrap = "right", True
     for q in s["ports"]:
         if q["units_dropped"] > 0 or q["name"] == s["bottleneck"]:
             u = q["unit"]
+            cells = ["/".join(str(q[f"occupancy_units_{k}"]) for k in ("p50", "p90", "p99", "p999"))
+                     if "occupancy_units_p50" in q else "-"] if pct else []
             p.add_row(q["name"], f"none ({u})" if q["limit"] is None else f"{q['limit']:,} {u}", f"{q['units_in']:,}",
-                      f"{q['units_dropped']:,}", f"{q['peak_occupancy']:,}", f"{q['mean_occupancy']:,.1f}",
+                      f"{q['units_dropped']:,}", f"{q['peak_occupancy']:,}", f"{q['mean_occupancy']:,.1f}", *cells,
                       f"{q['busy_fraction']:.1%}")
     c.print(p)
     for line in mechanism_lines(s) + accounting_lines(s):

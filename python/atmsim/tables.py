@@ -1,5 +1,5 @@
 """Result tables on disk: every table atmsim writes (a reproduction's points
-and runs, a sweep's runs/flows/points, a run's traces) goes out as csv and,
+and runs, a sweep's runs/flows/points, a run's ports and traces) goes out as csv and,
 beside it, as Parquet (pyarrow) carrying the atmsim version and the hash of
 the compiled core as file metadata; `read(DIR)` loads them back.
 """
@@ -10,8 +10,9 @@ from pathlib import Path
 PARQUET_META = ("atmsim_version", "atmsim_core")
 
 
-def write(df, path: Path) -> None:
-    """`path`.csv and `path`.parquet of the DataFrame `df` (`path` without suffix)."""
+def write(df, path: Path, formats=("csv", "parquet")) -> None:
+    """`path`.csv and `path`.parquet of the DataFrame `df` (`path` without suffix), or the one of
+    them `formats` names."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -19,7 +20,10 @@ def write(df, path: Path) -> None:
     from atmsim.runner import core_fingerprint
 
     path = Path(path)
-    df.to_csv(path.with_suffix(".csv"), index=False)
+    if "csv" in formats:
+        df.to_csv(path.with_suffix(".csv"), index=False)
+    if "parquet" not in formats:
+        return
     try:
         table = pa.Table.from_pandas(df, preserve_index=False)
     except (pa.ArrowException, TypeError, ValueError):
@@ -32,6 +36,17 @@ def write(df, path: Path) -> None:
     # but UTF-8 does not spell (issue 38, rule 5).
     with open(path.with_suffix(".parquet"), "wb") as f:
         pq.write_table(table.replace_schema_metadata(meta), f)
+
+
+def ports_frame(summary: dict):
+    """A run's ports as a flat table, one row per port: every field of the summary's `ports[]` (the
+    occupancy percentiles too, with `occupancy.percentiles`), `drops_by_reason` as a column
+    `dropped_REASON` per reason (a nested map is no Parquet column)."""
+    import pandas as pd
+
+    rows = [{**{k: v for k, v in p.items() if k != "drops_by_reason"},
+             **{f"dropped_{r}": n for r, n in p["drops_by_reason"].items()}} for p in summary["ports"]]
+    return pd.DataFrame(rows)
 
 
 def metadata(path: Path) -> dict:

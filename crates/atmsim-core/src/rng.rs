@@ -24,7 +24,8 @@ pub enum Stream {
     Flow(FlowId),
     /// A flow's receiving end (NDP's sink spraying its ACKs).
     FlowReceiver(FlowId),
-    /// Every switch's hash salt, drawn in node order (EQDS's ECMP, E10).
+    /// Every switch's hash salt, drawn in node order (EQDS's ECMP, E10, and
+    /// per-flow ECMP).
     SwitchSalts,
     /// A generated traffic matrix (`[workload]`'s permutation).
     Workload,
@@ -49,6 +50,15 @@ pub fn stream(seed: u64, stream: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(stream.number());
     rng
+}
+
+/// One hash salt per node of the run, drawn in node order from
+/// [`Stream::SwitchSalts`] (only switches hash: EQDS's entropies, E10, and
+/// ECMP's choice of one route per flow).
+pub fn switch_salts(seed: u64, nodes: usize) -> Vec<u64> {
+    use rand::Rng;
+    let mut rng = stream(seed, Stream::SwitchSalts);
+    (0..nodes).map(|_| rng.gen()).collect()
 }
 
 #[cfg(test)]

@@ -114,6 +114,10 @@ pub struct PortSummary {
     pub units_dropped: u64,
     pub drops_by_reason: std::collections::BTreeMap<&'static str, u64>,
     pub peak_occupancy: u64,
+    /// At a trimming port, the most bytes its header queue held (N3; its
+    /// `peak_occupancy` is the data queue's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_header_bytes: Option<u64>,
     pub mean_occupancy: f64,
     pub dead_units: u64,
     /// Share of the time the line was sending (data and credit cells).
@@ -132,6 +136,23 @@ pub struct PortSummary {
     /// ECN-capable.
     #[serde(flatten)]
     pub policy_counters: std::collections::BTreeMap<&'static str, u64>,
+    /// `occupancy.percentiles`: the most units held and the time-weighted
+    /// percentiles, at FIFO and strict trimming switch ports.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub occupancy_units: Option<OccupancyUnits>,
+}
+
+/// A port's occupancy in units (packets or cells, even where `unit` says
+/// bytes): the most held at once and the p-th percentiles, the smallest x
+/// such that the port held at most x units for at least a fraction p of the
+/// run (`world/services/occupancy.rs`).
+#[derive(Clone, Debug, Serialize)]
+pub struct OccupancyUnits {
+    pub occupancy_units_max: u64,
+    pub occupancy_units_p50: u64,
+    pub occupancy_units_p90: u64,
+    pub occupancy_units_p99: u64,
+    pub occupancy_units_p999: u64,
 }
 
 /// A host under the Morris–Kung host model (`host.model = "adapter"`).
@@ -141,6 +162,14 @@ pub struct HostSummary {
     /// Time-average IP bytes TCP has sent but the host still holds before
     /// its transmit adapter (socket and CPU queue, bus transfer).
     pub mean_tx_backlog_bytes: f64,
+}
+
+/// An NDP receiving host's pull queue (N10): the most PULLs that waited
+/// in its pacer's queues at once.
+#[derive(Clone, Debug, Serialize)]
+pub struct PullQueueSummary {
+    pub host: String,
+    pub peak_pulls_waiting: u64,
 }
 
 /// The terms of the accounting identity (docs/metrics.md):
@@ -194,6 +223,9 @@ pub struct Summary {
     pub ports: Vec<PortSummary>,
     /// Empty unless hosts are modelled.
     pub hosts: Vec<HostSummary>,
+    /// Each NDP receiving host's pull queue (N10), in host order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pull_queues: Vec<PullQueueSummary>,
     pub accounting: Accounting,
     /// The ABR service (only when the scenario has `[abr]`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -84,6 +84,7 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         host_count: None,
         rate: None,
         delay: None,
+        switch_latency: t.switch_latency.clone(),
     };
     Ok(Some(out))
 }

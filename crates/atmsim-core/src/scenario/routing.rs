@@ -200,11 +200,89 @@ impl<'a> Graph<'a> {
 pub struct Router<'a> {
     graph: Graph<'a>,
     trees: HashMap<NodeId, Vec<Option<usize>>>,
+    /// Hops to each destination an ECMP route went to (`ecmp_route`), and
+    /// the entries they hold, cleared when they pass [`MAX_HOP_ENTRIES`].
+    hops: HashMap<NodeId, Vec<u32>>,
+    hop_entries: usize,
+    /// Whether two shortest paths may join the same ends (None: not yet known).
+    ties: Option<bool>,
 }
+
+/// ECMP's cache of hop counts: 64 MB at most, whatever the flows.
+const MAX_HOP_ENTRIES: usize = 1 << 24;
 
 impl<'a> Router<'a> {
     pub fn new(graph: Graph<'a>) -> Router<'a> {
-        Router { graph, trees: HashMap::new() }
+        Router { graph, trees: HashMap::new(), hops: HashMap::new(), hop_entries: 0, ties: None }
+    }
+
+    /// Can two shortest paths join the same two nodes? Not when the
+    /// switches and their links form a forest and every host has one link
+    /// (the path between two nodes of a tree is unique): then every flow's
+    /// one route is its only shortest path, and ECMP has nothing to choose.
+    fn may_tie(&mut self) -> bool {
+        let g = &self.graph;
+        *self.ties.get_or_insert_with(|| {
+            if (0..g.is_host.len()).any(|n| g.is_host[n] && g.out[n].len() > 1) {
+                return true;
+            }
+            // Union-find over the switch-to-switch links (each link is two
+            // arcs; one of them, from the lower id, stands for it).
+            let mut parent: Vec<usize> = (0..g.is_host.len()).collect();
+            fn root(parent: &mut [usize], mut n: usize) -> usize {
+                while parent[n] != n {
+                    parent[n] = parent[parent[n]];
+                    n = parent[n];
+                }
+                n
+            }
+            for &(a, b) in g.arcs.iter().filter(|(a, b)| a.0 < b.0 && !g.is_host[a.ix()] && !g.is_host[b.ix()]) {
+                let (ra, rb) = (root(&mut parent, a.ix()), root(&mut parent, b.ix()));
+                if ra == rb {
+                    return true;
+                }
+                parent[ra] = rb;
+            }
+            false
+        })
+    }
+
+    /// ECMP: the shortest path from `src` to `dst` that each node on the
+    /// way selects among its arcs one hop nearer `dst` (in arc order, so in
+    /// the order of [`Router::all_paths`]) with `pick(node, choices)`, as a
+    /// switch hashing a flow does; the one shortest path where there is no
+    /// choice anywhere (`Router::route`, without a search per destination).
+    pub fn ecmp_route(&mut self, src: NodeId, dst: NodeId, mut pick: impl FnMut(NodeId, usize) -> usize) -> Option<Vec<PortId>> {
+        if !self.may_tie() {
+            return self.route(src, dst);
+        }
+        if !self.hops.contains_key(&dst) {
+            if self.hop_entries + self.graph.is_host.len() > MAX_HOP_ENTRIES {
+                self.hops.clear();
+                self.hop_entries = 0;
+            }
+            let hops = self.graph.hops_to(dst);
+            self.hop_entries += hops.len();
+            self.hops.insert(dst, hops);
+        }
+        let (g, hops) = (&self.graph, &self.hops[&dst]);
+        if hops[src.ix()] == u32::MAX {
+            return None;
+        }
+        let nearer = |u: NodeId, i: usize| {
+            let v = g.arcs[i].1;
+            hops[v.ix()] + 1 == hops[u.ix()] && (v == dst || !g.is_host[v.ix()])
+        };
+        let mut path = Vec::with_capacity(hops[src.ix()] as usize);
+        let mut u = src;
+        while u != dst {
+            let choices = g.out[u.ix()].iter().filter(|&&i| nearer(u, i)).count();
+            let k = if choices > 1 { pick(u, choices) } else { 0 };
+            let i = g.out[u.ix()].iter().copied().filter(|&i| nearer(u, i)).nth(k).expect("a node off dst has a nearer arc");
+            path.push(PortId(i as u32));
+            u = g.arcs[i].1;
+        }
+        Some(path)
     }
 
     /// Every shortest path from `src` to `dst` ([`Graph::all_shortest_paths`]).
@@ -273,6 +351,52 @@ mod tests {
     fn every_shortest_path_of_a_fat_tree_in_htsims_order() {
         // k = 4: hosts h0 (pod 0) and h15 (pod 3) are joined by (k/2)² = 4
         // paths, by aggregation switch then core; hosts under one ToR by one.
+        let (nodes, arcs, is_host) = k4_tree();
+        let id = |n: &str| NodeId(nodes.iter().position(|x| x == n).unwrap() as u32);
+        let mut g = Graph::new(&arcs, &is_host);
+        let paths = g.all_shortest_paths(id("h0"), id("h15"), 100).unwrap();
+        let via = |p: &Vec<PortId>| [1, 2, 3].map(|k| nodes[arcs[p[k].ix()].0.ix()].clone()).join(",");
+        assert_eq!(paths.iter().map(via).collect::<Vec<_>>(), ["tor0,agg0,core0", "tor0,agg0,core2", "tor0,agg1,core1", "tor0,agg1,core3"]);
+        assert!(paths.iter().all(|p| p.len() == 6 && Some(p.clone()) == Some(p.clone())));
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h1"), 100).unwrap().len(), 1);
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h2"), 100).unwrap().len(), 2);
+        assert_eq!(g.all_shortest_paths(id("h0"), id("h15"), 3), Err(4));
+        assert_eq!(g.shortest_path(id("h0"), id("h15")).as_ref(), Some(&paths[0]));
+    }
+
+    #[test]
+    fn an_ecmp_route_is_the_path_the_switches_hashes_select() {
+        // Hop by hop, each node choosing among its arcs one hop nearer, is
+        // the same choice as EQDS's replay of the hashes over every path
+        // (entropy 0), for every pair of hosts and flow numbers.
+        use crate::transport::eqds::{entropy_paths, hash_choice};
+        let (nodes, arcs, is_host) = k4_tree();
+        let salts: Vec<u64> = (0..nodes.len() as u64).map(|n| n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 77).collect();
+        let mut router = Router::new(Graph::new(&arcs, &is_host));
+        let mut of_h0_h15 = std::collections::HashSet::new();
+        for (src, dst) in (0..16).flat_map(|s| (0..16).map(move |d| (s, d))).filter(|(s, d)| s != d) {
+            let (src, dst) = (NodeId(src), NodeId(dst));
+            let paths = router.all_paths(src, dst, 100).unwrap();
+            for flow in 0..8u64 {
+                let route = router.ecmp_route(src, dst, |n, c| hash_choice(salts[n.ix()], flow, 0, c)).unwrap();
+                let chosen = entropy_paths(&paths, |p| salts[arcs[p.ix()].0.ix()], flow, &[0])[0];
+                assert_eq!(route, paths[chosen as usize]);
+                if (src, dst) == (NodeId(0), NodeId(15)) {
+                    of_h0_h15.insert(route);
+                }
+            }
+        }
+        assert!(of_h0_h15.len() > 1, "flows of one pair of hosts take different paths");
+        // Where the switches form a tree no node chooses: the one shortest path.
+        let (arcs, is_host) = graph();
+        let mut router = Router::new(Graph::new(&arcs, &is_host));
+        let route = router.ecmp_route(NodeId(0), NodeId(1), |_, _| panic!("no choice on a tree"));
+        assert_eq!(route, router.route(NodeId(0), NodeId(1)));
+    }
+
+    /// The k = 4 fat tree as `scenario/fattree.rs` lists it: its node names,
+    /// arcs (both directions of each link) and which nodes are hosts.
+    fn k4_tree() -> (Vec<String>, Vec<(NodeId, NodeId)>, Vec<bool>) {
         let nodes: Vec<String> = (0..16)
             .map(|h| format!("h{h}"))
             .chain((0..8).map(|t| format!("tor{t}")))
@@ -299,15 +423,7 @@ mod tests {
             }
         }
         let is_host: Vec<bool> = (0..nodes.len()).map(|i| i < 16).collect();
-        let mut g = Graph::new(&arcs, &is_host);
-        let paths = g.all_shortest_paths(id("h0"), id("h15"), 100).unwrap();
-        let via = |p: &Vec<PortId>| [1, 2, 3].map(|k| nodes[arcs[p[k].ix()].0.ix()].clone()).join(",");
-        assert_eq!(paths.iter().map(via).collect::<Vec<_>>(), ["tor0,agg0,core0", "tor0,agg0,core2", "tor0,agg1,core1", "tor0,agg1,core3"]);
-        assert!(paths.iter().all(|p| p.len() == 6 && Some(p.clone()) == Some(p.clone())));
-        assert_eq!(g.all_shortest_paths(id("h0"), id("h1"), 100).unwrap().len(), 1);
-        assert_eq!(g.all_shortest_paths(id("h0"), id("h2"), 100).unwrap().len(), 2);
-        assert_eq!(g.all_shortest_paths(id("h0"), id("h15"), 3), Err(4));
-        assert_eq!(g.shortest_path(id("h0"), id("h15")).as_ref(), Some(&paths[0]));
+        (nodes, arcs, is_host)
     }
 
     fn ids(v: &[u32]) -> Vec<PortId> {

@@ -208,6 +208,11 @@ pub struct Topology {
     /// Fat tree: every link's one-way delay (htsim: 1 µs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<String>,
+    /// The time a packet (or cell) spends crossing a switch between its
+    /// arrival and its entry into the output queue, at every switch (htsim's
+    /// `FatTreeSwitch` pipe, `switch_latency`, 0 by default); any topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_latency: Option<String>,
     /// Ports whose rate differs from their link's in this direction only
     /// (NDP Fig. 22: one core-to-aggregation direction at a tenth of the rate).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

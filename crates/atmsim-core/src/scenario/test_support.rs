@@ -72,6 +72,7 @@ pub fn explicit() -> super::schema::Topology {
         host_count: None,
         rate: None,
         delay: None,
+        switch_latency: None,
         port_rate: Vec::new(),
     }
 }

@@ -9,12 +9,10 @@ use crate::rng::{stream, Stream};
 use crate::scenario::{FlowModel, Model};
 use crate::time::Time;
 use crate::transport::eqds::{entropy_paths, Entropy, EqdsConfig, EqdsNic, EqdsPacer, EqdsSink, EqdsSource, QUANTUM};
-use rand::Rng;
 
 /// One random hash salt per node, drawn in node order (only switches hash).
 pub(super) fn switch_salts(model: &Model) -> Vec<u64> {
-    let mut rng = stream(model.seed, Stream::SwitchSalts);
-    (0..model.is_host.len()).map(|_| rng.gen()).collect()
+    crate::rng::switch_salts(model.seed, model.is_host.len())
 }
 
 /// EQDS flow `fid`'s VCs (every shortest path each way) and its ends.

@@ -8,10 +8,11 @@
 use super::{Endpoints, Flow, World};
 use crate::capture::write::CaptureFile;
 use crate::net::drop::DropReason;
+use crate::net::port::Discipline;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
 use crate::stats::{jain_fairness, loss_episodes};
-use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts, PortSummary, Summary};
+use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts, PortSummary, PullQueueSummary, Summary};
 use crate::time::{secs, Time};
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
@@ -182,12 +183,18 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         units_dropped: p.stats.units_dropped,
         drops_by_reason: by,
         peak_occupancy: p.stats.peak_occupancy,
+        peak_header_bytes: match &p.discipline {
+            Discipline::Trim(t) => Some(t.peak_header_bytes),
+            Discipline::TrimFifo(t) => Some(t.peak_header_bytes),
+            _ => None,
+        },
         mean_occupancy: p.mean_occupancy(horizon),
         dead_units: p.stats.dead_units,
         busy_fraction: if horizon > 0 { p.busy_until(horizon) as f64 / horizon as f64 } else { 0.0 },
         credit_cells: p.stats.credit_cells,
         units_marked: p.policy.may_mark().then_some(p.stats.units_marked),
         policy_counters: p.policy.counters().into_iter().collect(),
+        occupancy_units: None,
     }
 }
 
@@ -312,6 +319,11 @@ impl World {
                 Some(HostSummary { name: name.clone(), mean_tx_backlog_bytes: pipe.mean_tx_backlog(horizon) })
             })
             .collect();
+        let host_names = m.node_names.iter().zip(&m.is_host).filter(|(_, &h)| h).map(|(n, _)| n);
+        let pull_queues: Vec<PullQueueSummary> = host_names
+            .zip(&self.pacers)
+            .filter_map(|(name, p)| Some(PullQueueSummary { host: name.clone(), peak_pulls_waiting: p.as_ref()?.peak_waiting as u64 }))
+            .collect();
         let bytes_sum = acc.bytes_delivered
             + acc.bytes_held_out_of_order
             + acc.bytes_duplicate
@@ -362,6 +374,7 @@ impl World {
             flows,
             ports,
             hosts,
+            pull_queues,
             accounting: acc,
             abr: None,
             boston,

@@ -1,7 +1,8 @@
 //! The optional mechanisms of a run, as services: ABR (`abr.rs`), TCP
 //! Boston (`boston.rs`), the round-robin service of switch inputs
 //! (`net/input_rr.rs`), watched ports (packet captures and the port log,
-//! `capture.rs`) and scripted drops (`services/scripted.rs`). Each
+//! `capture.rs`), scripted drops (`services/scripted.rs`) and switch ports'
+//! occupancy percentiles (`services/occupancy.rs`). Each
 //! implements `ServiceKind` (`service.rs`) in its own file and is listed
 //! once in [`registry!`] below, which writes [`Service`] and the dispatch of
 //! its hooks by `match` (no `dyn`):
@@ -10,7 +11,7 @@
 //! | --- | --- | --- |
 //! | [`World::cut_frame`] | a segment is cut into a frame at its source | Watch (the host's packet), Boston (the frame's pieces) |
 //! | [`World::frame_leaves`] | the frame would enter its first port | ScriptedDrops (dropped), Abr (waits for ACR) |
-//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it; EFCI switches' relative rate marking sets CI); Watch |
+//! | [`World::entering_port`], [`World::offered`], [`World::departed`] | a unit enters a port; what the port did; a queued unit left | Abr (ERICA counts it; EFCI switches' relative rate marking sets CI); Watch; PortOccupancy (`offered`) |
 //! | [`World::at_switch`] | a unit reaches a switch's input | InputRoundRobin (parked until its slot ends) |
 //! | [`World::at_destination`] | a data cell reaches its destination | Boston (partial reassembly), Abr with EFCI switches (the destination remembers EFCI) |
 //! | own events | `Event::Abr`, `PortEvent::InputSlot` | Abr, InputRoundRobin |
@@ -142,6 +143,7 @@ registry! {
     scripted { ScriptedDrops: scripted::ScriptedDrops },
     { Abr: AbrState },
     input_rr { InputRoundRobin: InputRoundRobin },
+    occupancy { PortOccupancy: occupancy::PortOccupancy },
 }
 
 /// The services of a run and which hooks any of them takes (what the
@@ -193,7 +195,8 @@ impl Services {
         let log = watch.log_port.is_some();
         self.list.insert(at.unwrap_or(0), Service::Watch(watch));
         self.takes.at_source = true;
-        self.takes.watching = log || watches_ports;
+        // Or'd: another service (occupancy percentiles) may watch offers too.
+        self.takes.watching |= log || watches_ports;
         self.takes.at_port |= self.takes.watching;
     }
 
@@ -264,7 +267,13 @@ impl World {
     #[inline(never)]
     pub(super) fn offered(&mut self, p: PortId, unit: &Unit, offer: Offer) {
         if self.services.takes.watching {
-            self.watch_offer(p, unit, offer);
+            let (ports, now) = (&self.ports, self.now);
+            if let Some(occupancy) = self.services.get_mut::<occupancy::PortOccupancy>() {
+                occupancy.offered(p, &ports[p.ix()], now, &offer);
+            }
+            if self.services.watch().is_some() {
+                self.watch_offer(p, unit, offer);
+            }
         }
     }
 
@@ -313,5 +322,8 @@ impl World {
         }
         summary.capture = self.capture_summary(files);
         summary.services = self.services.list.iter().filter_map(Service::summary_block).collect();
+        if let Some(occupancy) = self.services.get_mut::<occupancy::PortOccupancy>() {
+            occupancy.fill(horizon, &mut summary.ports);
+        }
     }
 }

@@ -9,6 +9,7 @@ use crate::scenario::routing::{Graph, Nodes, Router};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
 use crate::scenario::units::{parse_bytes, parse_rate};
 use crate::scenario::Network;
+use crate::transport::eqds::hash_choice;
 
 /// The largest finite transfer (2^62 bytes): its end, one past the last
 /// sequence number, and every window arithmetic above it stay inside 64 bits.
@@ -16,9 +17,11 @@ const MAX_FLOW_BYTES: u64 = 1 << 62;
 use crate::time::Time;
 
 /// Every flow, in file order; a scenario needs at least one.
-pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes) -> Result<Vec<FlowModel>, ScenarioError> {
+pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes, seed: u64) -> Result<Vec<FlowModel>, ScenarioError> {
     let arcs: Vec<_> = ports.iter().map(|p| (p.from, p.to)).collect();
     let mut router = Router::new(Graph::new(&arcs, &nodes.is_host));
+    // ECMP: the switches' salts, the ones EQDS's entropies hash with (E10).
+    let salts = crate::rng::switch_salts(seed, nodes.names.len());
     let mut flows = Vec::new();
     // Names seen so far: a set, so that 10^5 flows are not compared pairwise.
     let mut names = std::collections::HashSet::new();
@@ -50,11 +53,21 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
             }
             Some(b)
         };
-        let data_route = router
-            .route(src, dst)
+        // A flow of one route takes the shortest path its switches' hashes
+        // pick (ECMP per flow; each direction a flow of its own to the hash,
+        // as EQDS's are, and entropy 0); NDP and EQDS flows own every path.
+        let fix = 2 * flows.len() as u64;
+        let (data_route, ack_route) = if matches!(f.kind, FlowKind::Ndp | FlowKind::Eqds) {
+            (router.route(src, dst), router.route(dst, src))
+        } else {
+            (
+                router.ecmp_route(src, dst, |n, choices| hash_choice(salts[n.ix()], fix, 0, choices)),
+                router.ecmp_route(dst, src, |n, choices| hash_choice(salts[n.ix()], fix + 1, 0, choices)),
+            )
+        };
+        let data_route = data_route
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.dst"), problem: format!("'{}' is unreachable from '{}'", f.dst, f.src) })?;
-        let ack_route = router
-            .route(dst, src)
+        let ack_route = ack_route
             .ok_or_else(|| ScenarioError { key: format!("{fkey}.src"), problem: format!("'{}' is unreachable from '{}'", f.src, f.dst) })?;
         let (mut data_paths, mut ack_paths) = (Vec::new(), Vec::new());
         let (app, send_at) = match f.kind {

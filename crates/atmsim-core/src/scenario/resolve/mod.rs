@@ -40,7 +40,10 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let nodes = Nodes::new(&s.topology)?;
     let mut ports = ports::ports(s, &nodes, &sizes)?;
     port_rates(s, &mut ports)?;
-    let flows = flows::flows(s, &nodes, &ports, &sizes)?;
+    switch_latency(s, &nodes, &mut ports)?;
+    let seed = seed.unwrap_or(s.seed);
+    occupancy_percentiles(s, &nodes, &ports)?;
+    let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
         None => None,
@@ -64,7 +67,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         name: s.name.clone(),
         network: s.network,
         duration,
-        seed: seed.unwrap_or(s.seed),
+        seed,
         seed_use: s.seed_randomizes,
         encap: sizes.encap,
         header_bytes: sizes.header_bytes,
@@ -228,6 +231,40 @@ fn measure(s: &Scenario, duration: Time) -> Result<Option<(Time, Time)>, Scenari
         return err("measure.to", "must be within the run's duration");
     }
     Ok(Some((from, to)))
+}
+
+/// `topology.switch_latency`: a unit reaches a switch's output queue that
+/// long after its arrival (htsim's `FatTreeSwitch` sends every packet
+/// through a pipe of the switch latency before its egress queue). A pure
+/// delay in front of the queue is the same as a longer link into the
+/// switch, so it is added to the delay of every port whose far end is a
+/// switch: exact to the picosecond, no event more.
+fn switch_latency(s: &Scenario, nodes: &Nodes, ports: &mut [PortModel]) -> Result<(), ScenarioError> {
+    let Some(text) = &s.topology.switch_latency else { return Ok(()) };
+    let latency = time("topology.switch_latency", text)?;
+    for p in ports.iter_mut().filter(|p| !nodes.is_host(p.to)) {
+        p.delay += latency;
+    }
+    Ok(())
+}
+
+/// `occupancy.percentiles` (`world/services/occupancy.rs`) watches switch
+/// ports that keep their units in their pipe: refused where there is none
+/// (every switch port per-VC, or trimming with the exact service).
+fn occupancy_percentiles(s: &Scenario, nodes: &Nodes, ports: &[PortModel]) -> Result<(), ScenarioError> {
+    if !s.params.bool("occupancy.percentiles", false) {
+        return Ok(());
+    }
+    let exact_trim = s.params.choice("router.trim_service", "strict") == "exact";
+    let unwatched =
+        |p: &PortModel| nodes.is_host(p.from) || p.per_vc || (exact_trim && matches!(p.drop, crate::net::drop::DropSpec::Trim(_)));
+    if ports.iter().all(unwatched) {
+        return err(
+            "occupancy.percentiles",
+            "does nothing here: no switch port is a FIFO or a strictly served trimming port (per-VC queues and router.trim_service = \"exact\" keep units outside the pipe it reads)",
+        );
+    }
+    Ok(())
 }
 
 /// `[[topology.port_rate]]`: one direction of a link at its own rate.

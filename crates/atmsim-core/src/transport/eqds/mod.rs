@@ -19,7 +19,7 @@ mod sink;
 mod source;
 mod timer;
 
-pub use entropy::{entropy_paths, Entropy};
+pub use entropy::{entropy_paths, hash_choice, Entropy};
 pub use nic::{EqdsNic, NicTurn};
 pub use pacer::{EqdsPacer, List};
 pub use sink::EqdsSink;
