@@ -49,8 +49,10 @@ def test_the_built_in_is_its_matrix_and_parameters(name):
 
 
 def test_htsims_tree_for_each_node_count():
-    # FatTreeTopology: the smallest even k whose k^3/4 hosts hold the nodes (spec: 16 -> 4, 128 -> 8, 1024 -> 16)
-    assert [eqds_scenarios.fat_tree_k(n) for n in (16, 128, 1024, 17)] == [4, 8, 16, 6]
+    # FatTreeTopology::set_params: the k whose k^3/4 hosts are exactly the nodes (16 -> 4, 128 -> 8, 1024 -> 16)
+    assert [eqds_scenarios.fat_tree_k(n) for n in (16, 128, 1024, 54)] == [4, 8, 16, 6]
+    with pytest.raises(ValueError, match="17 hosts"):
+        eqds_scenarios.fat_tree_k(17)
 
 
 def test_the_generated_built_ins_are_what_the_script_writes():

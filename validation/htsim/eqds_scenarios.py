@@ -6,9 +6,9 @@ EQDS built-in's flows are its matrix's and that these six files are what this sc
     python validation/htsim/eqds_scenarios.py           # rewrite the six files
     python validation/htsim/eqds_scenarios.py --check   # exit 1 if any differs
 
-htsim's main_eqds.cpp builds the fat tree from the matrix's node count (FatTreeTopology picks the
-smallest k whose k^3/4 hosts hold them: 16 -> 4, 128 -> 8, 1024 -> 16; our topology.k default picks
-the same, written out here) and `-paths N` sets the number of entropies a sender cycles through
+htsim's main_eqds.cpp builds the fat tree from the matrix's node count (FatTreeTopology::set_params:
+the k whose k^3/4 hosts are exactly them: 16 -> 4, 128 -> 8, 1024 -> 16; our topology.k default, the
+smallest even k that holds them, is the same for these, written out here) and `-paths N` sets the number of entropies a sender cycles through
 (eqds.paths; 1 pins each flow to the one path the switches' hashes give its single entropy).
 """
 import os
@@ -44,10 +44,13 @@ RUNS = {
 
 
 def fat_tree_k(nodes):
-    """htsim's k for a node count: the smallest even k with k^3/4 >= nodes."""
-    k = 2
+    """htsim's k for a node count (FatTreeTopology::set_params, 3 tiers): k = 1, 2, ... until
+    k^3/4 >= nodes, and a count it does not hit exactly is refused."""
+    k = 1
     while k ** 3 // 4 < nodes:
-        k += 2
+        k += 1
+    if k ** 3 // 4 != nodes:
+        raise ValueError(f"htsim builds no 3-tier fat tree of {nodes} hosts")
     return k
 
 
