@@ -2,10 +2,11 @@
 the matrix's order, and its duration, entropies and tree are the run's -end, -paths and the k htsim
 builds for the matrix's node count (validation/htsim/eqds_scenarios.py writes six of them)."""
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+from atmsim.toml import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation/htsim"))

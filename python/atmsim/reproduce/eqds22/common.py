@@ -19,7 +19,8 @@ LINE_BOUND_US = WIRE_BYTES * 8 / 100e9 * 1e6
 class Grid:
     """The runs on 16 and 128 hosts take a fraction of a second each: --quick runs them all as
     well. The two 1,024-host permutations take seconds (128 entropies) and tens of seconds (one):
-    --quick runs the first and not the second, whose claims it writes as not run (quick_skip)."""
+    --quick runs the first, and only builds the second (`duration=1ns`), whose claims it writes as
+    not run."""
 
     quick: bool
 
