@@ -19,3 +19,7 @@ def test_the_shipped_htsim_numbers_are_the_stored_runs():
         assert (run["tail_us"], run["min_us"], run["retransmissions"]) == (d["tail_fct_us"], d["min_fct_us"], d["totals"]["rtx"])
         assert abs(run["mean_us"] - sum(fcts) / len(fcts)) < 1e-9
         assert (run["finished"], run["connections"]) == (d["finished"], d["connections"])
+        assert run["median_us"] == d["median_fct_us"] and run["user_cpu_s"] == reference.user_cpu_s(name)
+        for flow, fct in run.get("flow_fct_us", {}).items():
+            assert fct == next(f["fct_us"] for f in d["flows"] if f["name"] == flow)
+    assert sorted(shipped["runs"]) == sorted(reference.EQDS_SCENARIOS), "every validate.txt run is shipped"

@@ -7,7 +7,7 @@
 
 use super::{Endpoints, Flow, World};
 use crate::capture::write::CaptureFile;
-use crate::net::drop::DropReason;
+use crate::net::drop::{DropPolicy, DropReason};
 use crate::net::port::Discipline;
 use crate::net::VcRole;
 use crate::net::{Limit, Port};
@@ -232,6 +232,11 @@ fn within_limit(p: &Port) -> bool {
     let limit = match p.limit {
         Limit::Unlimited => return true,
         Limit::Units(n) | Limit::Bytes(n) => n,
+    };
+    // A trimming port's data queue may end a replacement over its limit (N2, `TrimPolicy::replaced`).
+    let limit = match &p.policy {
+        DropPolicy::Trim(t) => limit.max(t.over_limit_by_replacement),
+        _ => limit,
     };
     p.per_vc().map_or(p.stats.peak_occupancy, |pv| pv.peak_per_vc) <= limit
 }

@@ -49,7 +49,13 @@ impl Policy for TrimPolicy {
     /// `units`: the data queue's limit in bytes (a trimming port's buffer
     /// is always in bytes, `scenario/resolve/ports.rs`).
     fn build(_: TrimService, units: u64, cx: &PortContext) -> Self {
-        TrimPolicy { limit_bytes: units, rng: stream(cx.seed, Stream::Port(cx.port)), trimmed: 0, header_drops: 0 }
+        TrimPolicy {
+            limit_bytes: units,
+            rng: stream(cx.seed, Stream::Port(cx.port)),
+            trimmed: 0,
+            header_drops: 0,
+            over_limit_by_replacement: 0,
+        }
     }
     #[inline]
     fn admit(&mut self, unit: &Unit, q: u64, _: Time, _: &Serializer) -> Action {
@@ -84,13 +90,26 @@ pub struct TrimPolicy {
     /// Headers (trimmed packets and control packets) dropped because the
     /// header queue was full (N3).
     pub header_drops: u64,
+    /// The most data bytes a replacement left held above the limit (0 if
+    /// none did): N2 cuts the newest waiting packet and queues the arrival
+    /// without testing the limit again (htsim `CompositeQueue::receivePacket`),
+    /// so a short packet (an EQDS flow's last) giving its place to a full
+    /// one leaves the queue over its limit, as htsim's. The accounting's
+    /// check of queue limits allows this much (`world/finish.rs`).
+    pub over_limit_by_replacement: u64,
 }
 
 impl TrimPolicy {
     /// A policy of `limit_bytes` drawing from a stream of `seed` (tests).
     #[cfg(test)]
     pub fn seeded(limit_bytes: u64, seed: u64) -> TrimPolicy {
-        TrimPolicy { limit_bytes, rng: stream(seed, Stream::Port(crate::net::PortId(0))), trimmed: 0, header_drops: 0 }
+        TrimPolicy {
+            limit_bytes,
+            rng: stream(seed, Stream::Port(crate::net::PortId(0))),
+            trimmed: 0,
+            header_drops: 0,
+            over_limit_by_replacement: 0,
+        }
     }
 
     /// The fate of a full data packet arriving to a data queue holding `q`
@@ -103,6 +122,14 @@ impl TrimPolicy {
             return Action::Admit;
         }
         Action::Trim { newest: self.rng.gen_bool(0.5) }
+    }
+
+    /// The newest waiting packet gave its place to the arrival: the data
+    /// queue now holds `q` bytes.
+    pub fn replaced(&mut self, q: u64) {
+        if q > self.limit_bytes {
+            self.over_limit_by_replacement = self.over_limit_by_replacement.max(q);
+        }
     }
 }
 

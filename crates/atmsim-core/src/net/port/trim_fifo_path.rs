@@ -32,6 +32,10 @@ impl Port {
                     if newest && q.waiting_data() > 0 {
                         header = Some(self.take_newest_data(now).trimmed(trim_to));
                         appended = Some(self.append(now, unit));
+                        let (Discipline::TrimFifo(q), DropPolicy::Trim(policy)) = (&self.discipline, &mut self.policy) else {
+                            unreachable!("a trimming port")
+                        };
+                        policy.replaced(q.data_bytes);
                     } else {
                         header = Some(unit.trimmed(trim_to).onward());
                     }
@@ -229,5 +233,28 @@ mod tests {
             }
         }
         assert!((10..=30).contains(&trimmed_newest), "a fair coin: {trimmed_newest} of 40");
+    }
+
+    #[test]
+    fn a_short_newest_packet_replaced_by_a_full_one_leaves_the_queue_over_its_limit_and_says_so() {
+        let mut seen = [false; 2];
+        for seed in 0..40 {
+            let mut p = port();
+            if let DropPolicy::Trim(t) = &mut p.policy {
+                **t = crate::net::drop::TrimPolicy::seeded(30, seed);
+            }
+            // 28 data bytes: 10 on the line, three short packets waiting; a 10-byte arrival does not fit.
+            for (f, bytes) in [(0, 10), (1, 6), (2, 6), (3, 6)] {
+                p.offer(0, &pkt(f, bytes));
+            }
+            p.offer(PS_PER_US, &pkt(4, 10));
+            let DropPolicy::Trim(t) = &p.policy else { unreachable!() };
+            let replaced = ends(&p).iter().any(|&(f, b, _)| f == 4 && b == 10);
+            // Packet 3 (6 bytes) gave its place to 10: 32 bytes held against 30, as htsim's queue would.
+            let want = if replaced { 32 } else { 0 };
+            assert_eq!((t.over_limit_by_replacement, p.stats.peak_occupancy), (want, if replaced { 32 } else { 28 }));
+            seen[replaced as usize] = true;
+        }
+        assert_eq!(seen, [true, true], "both sides of the coin");
     }
 }

@@ -38,6 +38,7 @@ impl Port {
                     match victim {
                         Some((_, v)) => {
                             q.push_data(now, *unit);
+                            policy.replaced(q.data_bytes);
                             Some(v.trimmed(header_bytes))
                         }
                         None => Some(unit.trimmed(header_bytes)),
