@@ -56,6 +56,21 @@ impl World {
             }
             return;
         }
+        self.enter_other(p, unit);
+    }
+
+    /// [`World::enter`] at any port but a plain FIFO: a trimming port's
+    /// common arrivals (NDP: a data packet that fits, a header with no
+    /// data waiting) here, in a function small enough to cost little to
+    /// call, and the rest in [`World::enter_general`]. Out of line, so that
+    /// the FIFO's path keeps its registers.
+    #[inline(never)]
+    fn enter_other(&mut self, p: PortId, unit: Unit) {
+        if !self.services.takes.at_port && !self.services.takes.watching {
+            if let Some((arrive_at, pipe_was_empty)) = self.ports[p.ix()].offer_trim_plain(self.now, &unit) {
+                return self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
+            }
+        }
         self.enter_general(p, unit);
     }
 
@@ -64,12 +79,6 @@ impl World {
     /// port). Out of line, so that the common case's function stays small.
     #[inline(never)]
     fn enter_general(&mut self, p: PortId, unit: Unit) {
-        // A trimming port's common arrivals (NDP): a data packet that fits, a header with no data waiting.
-        if !self.services.takes.at_port && !self.services.takes.watching {
-            if let Some((arrive_at, pipe_was_empty)) = self.ports[p.ix()].offer_trim_plain(self.now, &unit) {
-                return self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
-            }
-        }
         if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
@@ -264,6 +273,15 @@ impl World {
                 }
             }
         }
+        self.frame_arrived(unit);
+    }
+
+    /// The last unit of an intact frame arrived: its segment goes to the
+    /// receiving transport. Once per frame, so out of line: on ATM the
+    /// per-cell path above stays small (every cell's event runs it inline).
+    #[inline(never)]
+    fn frame_arrived(&mut self, unit: Unit) {
+        let vc = unit.vc.ix();
         let mut seg = self.ledgers[vc].record(unit.frame).header;
         if unit.is_congested() && !self.atm {
             // A router marked the packet CE (RFC 3168 §5): its receiver sees
