@@ -234,6 +234,9 @@ pub struct Scheduler {
     /// plus a push's).
     taken: Taken,
     next_seq: u64,
+    /// The insertion number of the event handed out last (with `now`,
+    /// its place in the order: see [`Scheduler::has_passed`]).
+    now_seq: u64,
     executed: u64,
 }
 
@@ -249,6 +252,7 @@ impl Default for Scheduler {
             now: 0,
             taken: Taken::NONE,
             next_seq: 0,
+            now_seq: 0,
             executed: 0,
         }
     }
@@ -299,6 +303,37 @@ impl Scheduler {
         } else {
             place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
         }
+    }
+
+    /// Takes the insertion number the next [`Scheduler::schedule`] would
+    /// give, for an event that may never be needed: scheduled later with
+    /// [`Scheduler::schedule_reserved`], it takes the place in the order it
+    /// would have had if scheduled now, and every other event keeps its own.
+    pub fn reserve(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedules `event` at `at` with the insertion number `seq` taken by
+    /// [`Scheduler::reserve`]; it must not have passed
+    /// ([`Scheduler::has_passed`]). Into a heap, never a lane: a lane's
+    /// events must arrive in order.
+    pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: Event) {
+        debug_assert!(seq < self.next_seq && !self.has_passed(at, seq), "a reserved place still ahead");
+        let s = Scheduled { at, seq, event: Packed::of(event) };
+        if at.wrapping_sub(self.now) >= self.far_from {
+            place(&mut self.far, &mut self.taken, Taken::FAR, s);
+            self.far_key = self.far[0].key();
+        } else {
+            place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
+        }
+    }
+
+    /// Would an event at `at` with insertion number `seq` have been handed
+    /// out already (it comes before the one handed out last, or is it)?
+    #[inline]
+    pub fn has_passed(&self, at: Time, seq: u64) -> bool {
+        (at, seq) <= (self.now, self.now_seq)
     }
 
     /// Hands out the earliest event if it is due no later than `until`.
@@ -362,6 +397,7 @@ impl Scheduler {
         }
         let out = (s.at(), Popped(s.event));
         self.now = s.at();
+        self.now_seq = s.seq;
         self.taken = taken;
         self.executed += 1;
         Some(out)

@@ -82,6 +82,9 @@ impl World {
         if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
+        if self.defer_nic_free {
+            self.nic_arrival(p);
+        }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
         if self.services.takes.watching {
             self.offered(p, &unit, offer);

@@ -134,6 +134,9 @@ pub struct World {
     wall_s: f64,
     /// The run's optional mechanisms (`services.rs`).
     services: services::Services,
+    /// Host NICs schedule the end of a transmission only when a packet
+    /// waits for it (`credit.rs`, `transmitter_free_at`).
+    defer_nic_free: bool,
 }
 
 impl World {
