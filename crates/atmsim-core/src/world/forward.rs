@@ -45,8 +45,12 @@ impl World {
         self.services.input_rr_mut().expect("still there").order = order;
     }
 
-    /// Offers a unit to a port; schedules the pipe if it was idle.
-    #[inline]
+    /// Offers a unit to a port; schedules the pipe if it was idle. Inlined
+    /// into every caller (`pipe_head` above all): the FIFO's arm in the
+    /// caller's frame, every other port one call away (`enter_other`).
+    /// One call less per unit-hop: topology 1 (3 s) 434.3 M -> 419.5 M
+    /// instructions, 3 % less CPU (20 s, pinned, interleaved).
+    #[inline(always)]
     pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
         // The common case: a plain FIFO port, no service at ports.
         if !self.services.takes.at_port && self.ports[p.ix()].is_plain_fifo() {
