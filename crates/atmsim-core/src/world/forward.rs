@@ -86,9 +86,6 @@ impl World {
         if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
-        if self.defer_nic_free {
-            self.nic_arrival(p);
-        }
         let offer = self.ports[p.ix()].offer(self.now, &unit);
         if self.services.takes.watching {
             self.offered(p, &unit, offer);
@@ -221,6 +218,10 @@ impl World {
         let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
+        if self.defer_nic_free {
+            // A host's NIC is the first port of every route from it.
+            self.nic_arrival(first_port);
+        }
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
         let leaves =
