@@ -126,6 +126,59 @@ fn far_events_keep_the_order_of_one_heap() {
 }
 
 #[test]
+fn a_reserved_place_scheduled_later_keeps_the_order_of_one_heap() {
+    // Each popped event schedules successors at once, through the lanes,
+    // the heap and the far heap, or reserves their places: a reserved one
+    // is scheduled when a later event comes before it, or dropped. The
+    // order must be that of (time, insertion) as if each kept event had
+    // been scheduled when its place was taken.
+    const FAR_FROM: Time = 400;
+    let mut s = Scheduler::default();
+    s.add_lane(3);
+    s.set_far_from(FAR_FROM);
+    let mut reference = std::collections::BTreeMap::new();
+    let mut reserved: Vec<(Time, u64)> = Vec::new();
+    let (mut x, mut kept, mut dropped) = (4242u64, 0, 0);
+    for i in 0..(LANES_FROM as u64 + 4) {
+        let seq = s.reserve();
+        s.schedule_reserved(5 + i, seq, open(seq as u32));
+        reference.insert((5 + i, seq), open(seq as u32));
+    }
+    while let Some((t, ev)) = s.pop_until(1_000_000) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        // Places passed by now were never needed; the others may be.
+        reserved.retain(|&(at, seq)| {
+            let passed = s.has_passed(at, seq);
+            dropped += passed as u32;
+            !passed
+        });
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        if let Some(&(at, seq)) = reserved.first().filter(|_| x >> 61 == 0) {
+            reserved.remove(0);
+            s.schedule_reserved(at, seq, open(seq as u32));
+            reference.insert((at, seq), open(seq as u32));
+            kept += 1;
+        }
+        for k in 0..1 + (x >> 62) % 2 {
+            let at = t + [0, 3, 3, 7, FAR_FROM + 1, 2][((x >> (20 + 3 * k)) % 6) as usize];
+            if s.next_seq >= 20_000 {
+                break;
+            }
+            if (x >> (40 + k)) & 3 == 0 {
+                reserved.push((at, s.reserve()));
+            } else {
+                let seq = s.next_seq;
+                s.schedule(at, open(seq as u32));
+                reference.insert((at, seq), open(seq as u32));
+            }
+        }
+    }
+    assert!(reference.is_empty());
+    assert!(kept > 100 && dropped > 100, "both used: {kept} kept, {dropped} dropped");
+}
+
+#[test]
 fn does_not_pop_past_the_horizon() {
     let mut s = Scheduler::default();
     s.schedule(11, Event::TraceSample);

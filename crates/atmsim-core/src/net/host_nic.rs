@@ -59,6 +59,12 @@ pub struct HostNic {
     vcs: Vec<(u32, bool)>,
     /// The packet being sent, when its last bit leaves.
     pub in_tx: Option<(Unit, Time)>,
+    /// The end of that transmission as an event not scheduled (yet): its
+    /// place in the order, reserved (`Scheduler::reserve`). It matters only
+    /// if a packet waits then, so `world/credit.rs` schedules it when one
+    /// arrives before it (most packets of a receiving host find the NIC
+    /// idle: one event less per packet).
+    pub deferred_free: Option<u64>,
 }
 
 impl HostNic {
@@ -68,7 +74,7 @@ impl HostNic {
         let mut vcs = vcs.to_vec();
         vcs.sort_unstable();
         let class = || Class { queues: vec![VecDeque::new(); vcs.len()], ..Class::default() };
-        HostNic { high: class(), low: class(), vcs, in_tx: None }
+        HostNic { high: class(), low: class(), vcs, in_tx: None, deferred_free: None }
     }
 
     pub fn enqueue(&mut self, now: Time, unit: Unit) {

@@ -200,6 +200,13 @@ impl Port {
         }
     }
 
+    pub fn host_nic_mut(&mut self) -> Option<&mut HostNic> {
+        match &mut self.discipline {
+            Discipline::HostNic(nic) => Some(nic),
+            _ => None,
+        }
+    }
+
     pub fn per_vc_mut(&mut self) -> Option<&mut PerVc> {
         match &mut self.discipline {
             Discipline::PerVc(pv) => Some(pv),

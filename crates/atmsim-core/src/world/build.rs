@@ -101,6 +101,7 @@ impl World {
             }),
             unit_hops: 0,
             wall_s: 0.0,
+            defer_nic_free: !services.takes.watching && !trace && model.host.is_none(),
             services,
             triggers: model.triggers.as_ref().map(super::triggers::TriggerState::new),
             model,

@@ -45,8 +45,12 @@ impl World {
         self.services.input_rr_mut().expect("still there").order = order;
     }
 
-    /// Offers a unit to a port; schedules the pipe if it was idle.
-    #[inline]
+    /// Offers a unit to a port; schedules the pipe if it was idle. Inlined
+    /// into every caller (`pipe_head` above all): the FIFO's arm in the
+    /// caller's frame, every other port one call away (`enter_other`).
+    /// One call less per unit-hop: topology 1 (3 s) 434.3 M -> 419.5 M
+    /// instructions, 3 % less CPU (20 s, pinned, interleaved).
+    #[inline(always)]
     pub(super) fn enter(&mut self, p: PortId, unit: Unit) {
         // The common case: a plain FIFO port, no service at ports.
         if !self.services.takes.at_port && self.ports[p.ix()].is_plain_fifo() {
@@ -56,6 +60,21 @@ impl World {
             }
             return;
         }
+        self.enter_other(p, unit);
+    }
+
+    /// [`World::enter`] at any port but a plain FIFO: a trimming port's
+    /// common arrivals (NDP: a data packet that fits, a header with no
+    /// data waiting) here, in a function small enough to cost little to
+    /// call, and the rest in [`World::enter_general`]. Out of line, so that
+    /// the FIFO's path keeps its registers.
+    #[inline(never)]
+    fn enter_other(&mut self, p: PortId, unit: Unit) {
+        if !self.services.takes.at_port && !self.services.takes.watching {
+            if let Some((arrive_at, pipe_was_empty)) = self.ports[p.ix()].offer_trim_plain(self.now, &unit) {
+                return self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
+            }
+        }
         self.enter_general(p, unit);
     }
 
@@ -64,12 +83,6 @@ impl World {
     /// port). Out of line, so that the common case's function stays small.
     #[inline(never)]
     fn enter_general(&mut self, p: PortId, unit: Unit) {
-        // A trimming port's common arrivals (NDP): a data packet that fits, a header with no data waiting.
-        if !self.services.takes.at_port && !self.services.takes.watching {
-            if let Some((arrive_at, pipe_was_empty)) = self.ports[p.ix()].offer_trim_plain(self.now, &unit) {
-                return self.accepted(p, &unit, 1, arrive_at, pipe_was_empty);
-            }
-        }
         if self.services.takes.at_port {
             self.entering_port(p, &unit);
         }
@@ -205,6 +218,10 @@ impl World {
         let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
+        if self.defer_nic_free {
+            // A host's NIC is the first port of every route from it.
+            self.nic_arrival(first_port);
+        }
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
         let leaves =
@@ -264,6 +281,15 @@ impl World {
                 }
             }
         }
+        self.frame_arrived(unit);
+    }
+
+    /// The last unit of an intact frame arrived: its segment goes to the
+    /// receiving transport. Once per frame, so out of line: on ATM the
+    /// per-cell path above stays small (every cell's event runs it inline).
+    #[inline(never)]
+    fn frame_arrived(&mut self, unit: Unit) {
+        let vc = unit.vc.ix();
         let mut seg = self.ledgers[vc].record(unit.frame).header;
         if unit.is_congested() && !self.atm {
             // A router marked the packet CE (RFC 3168 §5): its receiver sees

@@ -138,6 +138,9 @@ pub struct World {
     services: services::Services,
     /// Flows started by others' completions, if the run has any (`triggers.rs`).
     triggers: Option<Box<triggers::TriggerState>>,
+    /// Host NICs schedule the end of a transmission only when a packet
+    /// waits for it (`credit.rs`, `transmitter_free_at`).
+    defer_nic_free: bool,
 }
 
 impl World {

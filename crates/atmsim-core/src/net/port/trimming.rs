@@ -88,6 +88,15 @@ impl Port {
     pub(super) fn offer_nic(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
+        if nic.in_tx.is_none() && nic.queued() == 0 {
+            // An idle NIC with nothing waiting (most packets of a receiving
+            // host: its ACKs and PULLs) sends the packet at once: what
+            // queueing it and taking it back out would do, as the only one.
+            self.stats.peak_occupancy = self.stats.peak_occupancy.max(1);
+            let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, now, *unit);
+            nic.in_tx = Some((*unit, started.free_at()));
+            return Offer::Queued(Some(started));
+        }
         nic.enqueue(now, *unit);
         self.stats.peak_occupancy = self.stats.peak_occupancy.max(nic.occupancy());
         Offer::Queued(self.start_next(now))
