@@ -27,7 +27,7 @@ HEAVY = {"eqds-perm-1024", "eqds-perm-1024-1path"}
 
 
 def shortened_as_golden(got, want):
-    """`got` with each list the core's golden keeps shortened (longer than 256 entries: its count,
+    """`got` with each list the core's golden keeps shortened (longer than 1,000 entries: its count,
     first 8 entries and a digest, crates/atmsim-core/tests/golden.rs) shortened alike, the digest
     taken from `want`: the core's golden test checks the digest of the same run."""
     if isinstance(want, dict) and set(want) == {"entries", "digest", "first"} and isinstance(got, list):
