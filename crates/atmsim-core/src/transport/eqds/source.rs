@@ -141,9 +141,15 @@ impl EqdsSource {
     /// pulls already received.
     fn compute_pull_target(&self) -> u32 {
         let want = self.backlog.min(self.maxwnd + self.mtu as i64).min(self.maxwnd) - self.credit();
-        // htsim adds the (possibly negative) quanta to an unsigned count;
-        // below zero cannot arise for a flow larger than its window.
-        (self.pull as i64 + quanta_ceil(want)).max(0) as u32
+        // htsim adds the (possibly negative) quanta to an unsigned count,
+        // which wraps when credit exceeds what is left to send and the
+        // pulls received do not cover it (a flow smaller than its
+        // speculative credit): the target is then far above any pull, so
+        // the receiver pulls the flow at every pacer tick from then on. A
+        // flow under one ToR, whose first ACK ends speculation before its
+        // window is out, sends the rest on those pulls alone. The count
+        // wraps here at 2^32 quanta (2 TB) instead of 2^64: the same order.
+        (self.pull as i64 + quanta_ceil(want)) as u32
     }
 
     fn data(&mut self, kind: EqdsKind, psn: u32, len: u32, ar: bool) -> EqdsHeader {
