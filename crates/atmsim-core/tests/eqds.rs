@@ -4,9 +4,13 @@
 use atmsim_core::run_text;
 use atmsim_core::summary::Summary;
 
-fn run(name: &str) -> Summary {
+fn scenario_text(name: &str) -> String {
     let path = format!("{}/../../python/atmsim/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    run_text(&std::fs::read_to_string(path).unwrap(), &[], None, false).unwrap().0
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn run(name: &str) -> Summary {
+    run_text(&scenario_text(name), &[], None, false).unwrap().0
 }
 
 /// Every flow's completion time in µs; every flow must complete. Prints
@@ -76,9 +80,7 @@ fn incast_127_to_1_ends_at_the_pull_rate() {
 
 /// eqds-one with its one flow replaced by `bytes` from `src` to `dst`.
 fn one_flow(src: &str, dst: &str, bytes: u64) -> Summary {
-    let path = format!("{}/../../python/atmsim/scenarios/eqds-one.toml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let text = text
+    let text = scenario_text("eqds-one")
         .replace("name = \"Eqds_0_13\"", &format!("name = \"Eqds_{src}_{dst}\""))
         .replace("src = \"h0\"", &format!("src = \"h{src}\""))
         .replace("dst = \"h13\"", &format!("dst = \"h{dst}\""))
@@ -109,8 +111,7 @@ fn a_flow_smaller_than_its_window_is_pulled_to_the_end_as_in_htsim() {
 /// steps: every flow completes, none by a timeout.
 #[test]
 fn a_ring_allreduce_of_flows_smaller_than_the_window_completes() {
-    let path = format!("{}/../../python/atmsim/scenarios/eqds-one.toml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = scenario_text("eqds-one");
     let set = ["workload.pattern=ring_allreduce", "workload.group=4", "workload.bucket=400000", "workload.kind=eqds"];
     let s = run_text(&text, &set.map(String::from), None, false).unwrap().0;
     assert_eq!(s.flows.len(), 96);

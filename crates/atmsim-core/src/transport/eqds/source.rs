@@ -342,6 +342,20 @@ mod tests {
     }
 
     #[test]
+    fn a_target_below_zero_wraps_as_htsims_unsigned_count() {
+        // One 4,150-B packet against 8,300 B of credit: (0 - 4,150 + 511) / 512 = -7
+        // quanta, which the unsigned count wraps far above any pull.
+        let mut s = source(4086);
+        assert_eq!(s.send_packet(0).unwrap().pull, 0u32.wrapping_sub(7));
+        // Once the pulls received cover it, the count comes back below the wrap.
+        let mut s = source(3 * 4086);
+        s.send_packet(0);
+        s.on_pull(&reply(EqdsKind::Pull, 0, 0, 16));
+        // Backlog 4,150 against credit 4,042 + 4,150: 16 + (-4,042 + 511) / 512 = 16 - 6.
+        assert_eq!(s.send_packet(0).unwrap().pull, 10);
+    }
+
+    #[test]
     fn a_timeout_with_no_credit_sends_an_rts_once_per_rto() {
         let mut s = source(10 * 4086);
         s.send_packet(0);
