@@ -4,9 +4,13 @@
 use atmsim_core::run_text;
 use atmsim_core::summary::Summary;
 
-fn run(name: &str) -> Summary {
+fn scenario_text(name: &str) -> String {
     let path = format!("{}/../../python/atmsim/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    run_text(&std::fs::read_to_string(path).unwrap(), &[], None, false).unwrap().0
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn run(name: &str) -> Summary {
+    run_text(&scenario_text(name), &[], None, false).unwrap().0
 }
 
 /// Every flow's completion time in µs; every flow must complete. Prints
@@ -72,4 +76,46 @@ fn incast_127_to_1_ends_at_the_pull_rate() {
     // htsim's fresh run: FCTs from 20,785.0 to 20,963.4 µs (issue 34's band: spread ±20 %).
     let htsim_spread = 20_963.4 - 20_785.0;
     assert!((spread(&fcts) / htsim_spread - 1.0).abs() <= 0.2, "spread {} µs", spread(&fcts));
+}
+
+/// eqds-one with its one flow replaced by `bytes` from `src` to `dst`.
+fn one_flow(src: &str, dst: &str, bytes: u64) -> Summary {
+    let text = scenario_text("eqds-one")
+        .replace("name = \"Eqds_0_13\"", &format!("name = \"Eqds_{src}_{dst}\""))
+        .replace("src = \"h0\"", &format!("src = \"h{src}\""))
+        .replace("dst = \"h13\"", &format!("dst = \"h{dst}\""))
+        .replace("bytes = \"2000000B\"", &format!("bytes = \"{bytes}B\""));
+    run_text(&text, &[], None, false).unwrap().0
+}
+
+/// E5: a flow smaller than its speculative credit asks for a target below
+/// zero, which htsim's unsigned count wraps to a huge one, so its receiver
+/// pulls it at every pacer tick. Under one ToR the first ACK comes back
+/// before the window is out and ends speculation (E4): only those pulls
+/// send the rest. htsim 841d9e7's `htsim_eqds -tm small23.cm -end 1000`
+/// (one line, `2->3 id 1 start 0 size 100000`): finished at 12.4702 µs, 25
+/// packets, no retransmission; through an aggregation switch (`1->3`),
+/// where the whole window is out before the first ACK: 17.1445 µs.
+#[test]
+fn a_flow_smaller_than_its_window_is_pulled_to_the_end_as_in_htsim() {
+    for (src, htsim_us) in [(2, 12.4702), (1, 17.1445)] {
+        let s = one_flow(&src.to_string(), "3", 100_000);
+        let f = &s.flows[0];
+        let fct = fcts_us(&s)[0];
+        assert!((fct - htsim_us).abs() < 1e-3, "h{src} -> h3: {fct} µs against htsim's {htsim_us} µs");
+        assert_eq!((f.segments_sent, f.segments_retransmitted, f.timeouts), (25, 0, 0), "h{src} -> h3");
+    }
+}
+
+/// The ring all-reduce of docs/fabrics.md "Generators" with 100-KB EQDS
+/// steps: every flow completes, none by a timeout.
+#[test]
+fn a_ring_allreduce_of_flows_smaller_than_the_window_completes() {
+    let text = scenario_text("eqds-one");
+    let set = ["workload.pattern=ring_allreduce", "workload.group=4", "workload.bucket=400000", "workload.kind=eqds"];
+    let s = run_text(&text, &set.map(String::from), None, false).unwrap().0;
+    assert_eq!(s.flows.len(), 96);
+    fcts_us(&s);
+    let timeouts: u64 = s.flows.iter().map(|f| f.timeouts).sum();
+    assert_eq!(timeouts, 0);
 }

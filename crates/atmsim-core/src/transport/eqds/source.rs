@@ -141,9 +141,15 @@ impl EqdsSource {
     /// pulls already received.
     fn compute_pull_target(&self) -> u32 {
         let want = self.backlog.min(self.maxwnd + self.mtu as i64).min(self.maxwnd) - self.credit();
-        // htsim adds the (possibly negative) quanta to an unsigned count;
-        // below zero cannot arise for a flow larger than its window.
-        (self.pull as i64 + quanta_ceil(want)).max(0) as u32
+        // htsim adds the (possibly negative) quanta to an unsigned count,
+        // which wraps when credit exceeds what is left to send and the
+        // pulls received do not cover it (a flow smaller than its
+        // speculative credit): the target is then far above any pull, so
+        // the receiver pulls the flow at every pacer tick from then on. A
+        // flow under one ToR, whose first ACK ends speculation before its
+        // window is out, sends the rest on those pulls alone. The count
+        // wraps here at 2^32 quanta (2 TB) instead of 2^64: the same order.
+        (self.pull as i64 + quanta_ceil(want)) as u32
     }
 
     fn data(&mut self, kind: EqdsKind, psn: u32, len: u32, ar: bool) -> EqdsHeader {
@@ -333,6 +339,20 @@ mod tests {
         let r = s.send_packet(4).unwrap();
         assert_eq!((r.psn, r.ar, s.stats.packets_retransmitted), (1, true, 1));
         assert!(!s.on_ack(&reply(EqdsKind::Ack, 3, 3, 0), 5) && !s.is_done());
+    }
+
+    #[test]
+    fn a_target_below_zero_wraps_as_htsims_unsigned_count() {
+        // One 4,150-B packet against 8,300 B of credit: (0 - 4,150 + 511) / 512 = -7
+        // quanta, which the unsigned count wraps far above any pull.
+        let mut s = source(4086);
+        assert_eq!(s.send_packet(0).unwrap().pull, 0u32.wrapping_sub(7));
+        // Once the pulls received cover it, the count comes back below the wrap.
+        let mut s = source(3 * 4086);
+        s.send_packet(0);
+        s.on_pull(&reply(EqdsKind::Pull, 0, 0, 16));
+        // Backlog 4,150 against credit 4,042 + 4,150: 16 + (-4,042 + 511) / 512 = 16 - 6.
+        assert_eq!(s.send_packet(0).unwrap().pull, 10);
     }
 
     #[test]
