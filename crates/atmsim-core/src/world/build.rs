@@ -101,7 +101,10 @@ impl World {
             }),
             unit_hops: 0,
             wall_s: 0.0,
-            defer_nic_free: !services.takes.watching && !trace && model.host.is_none(),
+            // A watched port reports departures at its end-of-transmission events (the port log,
+            // captures); the occupancy percentiles read each unit's departure when it is offered
+            // and watch switch ports only, so they leave the deferral on.
+            defer_nic_free: services.watch().is_none() && !trace && model.host.is_none(),
             services,
             triggers: model.triggers.as_ref().map(super::triggers::TriggerState::new),
             model,
