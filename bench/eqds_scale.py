@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         sys.exit("eqds_scale.py: --repeat: must be at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         dumbbell = os.path.join(tmp, "eqds-dumbbell-8.toml")
-        with open(dumbbell, "w") as f:
+        with open(dumbbell, "w", encoding="utf-8") as f:
             f.write(dumbbell_text())
         runs = [("dumbbell-8", 16, dumbbell)] + [(n, h, os.path.join(SCENARIOS, f"{n}.toml"))
                                                   for n, h in (("eqds-perm-16", 16), ("eqds-incast-128", 128), ("eqds-perm-1024", 1024))]

@@ -105,11 +105,11 @@ def main(argv):
     for name in RUNS:
         text = render(name)
         path = path_of(name)
-        current = open(path).read() if os.path.exists(path) else None
+        current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if current != text:
             stale.append(name)
             if "--check" not in argv:
-                with open(path, "w") as f:
+                with open(path, "w", encoding="utf-8") as f:
                     f.write(text)
     if "--check" in argv and stale:
         print(f"stale: {', '.join(stale)} (run python validation/htsim/eqds_scenarios.py)")
