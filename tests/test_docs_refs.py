@@ -53,6 +53,9 @@ EXTERNAL = {
     r"penalizePath|sackBitmapBase|buildSackBitmap|sendNewPacket|nextEntropy|startRTO|recalculateRTO|rtxTimerExpired|"
     r"sendRTS|checkFinished|getNextHop": "htsim's EQDS classes, functions and constants (sim/eqds.cpp, eqdspacket.h, main_eqds.cpp)",
     # htsim's connection matrices and triggers (docs/fabrics.md, "Traffic matrices").
+    # htsim's DCTCP marking queue (sim/ecnqueue.cpp) and Linux's DCTCP (net/ipv4/tcp_dctcp.c), which docs/packet.md
+    # and docs/tcp.md compare ours with.
+    r"ECNQueue|dctcp_ece_ack_update|GetSsThresh": "htsim's ECNQueue, Linux's and ns-3's DCTCP functions",
     r"ConnectionMatrix|add_failed_link|EventList|Trigger|SingleShotTrigger|MultiShotTrigger|BarrierTrigger":
         "htsim's connection-matrix loader and triggers (sim/datacenter/connection_matrix.cpp, sim/trigger.cpp)",
     # RFC 6675's pseudo-functions, which recovery/sack.rs and scoreboard.rs implement.

@@ -47,6 +47,13 @@ pub struct FlowSummary {
     pub ecn_reductions: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_cwr_sent: Option<u64>,
+    /// DCTCP flows (RFC 8257 §3.3): the sender's α at the end, its estimate
+    /// of the fraction of its bytes marked, and the windows it was updated
+    /// over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha_updates: Option<u64>,
     /// NDP flows: the receiver's trimmed headers (each NACKed), the sender's
     /// ACKs, NACKs and PULLs received.
     #[serde(skip_serializing_if = "Option::is_none")]

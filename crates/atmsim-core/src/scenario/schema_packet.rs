@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 pub struct RouterSection {
     /// What a full router port does with an arriving packet: a drop policy
     /// registered under `router.policy` (`net/drop/mod.rs`: "tail",
-    /// "random-drop", "red", "drop-front"); its keys
-    /// (`router.include_arrival`, `[router.red]`) are declared by the policy.
+    /// "random-drop", "red", "drop-front", "dctcp", "trim"); its keys
+    /// (`router.include_arrival`, `[router.red]`, `[router.dctcp]`) are declared by the policy.
     pub policy: String,
 }
 

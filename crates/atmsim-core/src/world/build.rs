@@ -21,6 +21,8 @@ use crate::source::DatagramSource;
 use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::ndp::{NdpConfig, NdpSink, NdpSource, PathChoice, PullPacer, Strategy};
+use crate::transport::tcp::congestion::EcnUse;
+use crate::transport::tcp::ecn::EcnReceiver;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
@@ -240,7 +242,10 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                     receiver = receiver.with_sack();
                 }
                 if tcp.ecn {
-                    receiver = receiver.with_ecn();
+                    receiver = receiver.with_ecn(match tcp.variant.ecn {
+                        EcnUse::Optional => EcnReceiver::default(),
+                        EcnUse::Dctcp => EcnReceiver::dctcp(),
+                    });
                 }
                 Endpoints::Tcp { sender: TcpSender::new(&tcp, f.bytes), receiver }
             }

@@ -16,6 +16,7 @@ use crate::summary::{Accounting, EqdsCounts, FlowSummary, HostSummary, NdpCounts
 use crate::time::{secs, Time};
 use crate::trace::{TraceNames, Traces};
 use crate::transport::arb::{ArbReceiver, ArbSender};
+use crate::transport::tcp::congestion::Growth;
 use crate::transport::tcp::{SenderState, TcpSender};
 
 /// Bytes a flow contributes to the identity.
@@ -101,6 +102,8 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         ecn_echoes: None,
         ecn_reductions: None,
         ecn_cwr_sent: None,
+        dctcp_alpha: None,
+        dctcp_alpha_updates: None,
         ndp: None,
         eqds: None,
         goodput_bps: None,
@@ -128,6 +131,9 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             fs.ecn_echoes = Some(e.stats.echoes);
             fs.ecn_reductions = Some(e.stats.reductions);
             fs.ecn_cwr_sent = Some(e.stats.cwr_sent);
+        }
+        if let Growth::Dctcp(d) = s.cc.growth() {
+            (fs.dctcp_alpha, fs.dctcp_alpha_updates) = (Some(d.alpha()), Some(d.updates));
         }
     }
     if let Endpoints::Arb { sender, .. } = &flow.endpoints {

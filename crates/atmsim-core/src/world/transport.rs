@@ -65,9 +65,13 @@ impl World {
             (Endpoints::Tcp { receiver, .. }, VcRole::Data | VcRole::Stream) => {
                 let reply = receiver.on_segment(&seg);
                 let done = flow.completed_at.is_none() && flow.bytes.is_some_and(|b| receiver.stats.bytes_delivered >= b);
+                let earlier = receiver.take_state_change_ack();
                 let ack = (reply != Reply::Nothing).then(|| receiver.make_ack(reply));
                 if done {
                     self.completed(f);
+                }
+                if let Some(earlier) = earlier {
+                    self.transmit(self.vcs.reply_of(f), FrameHeader::Tcp(earlier));
                 }
                 if let Some(ack) = ack {
                     self.transmit(self.vcs.reply_of(f), FrameHeader::Tcp(ack));

@@ -347,6 +347,7 @@ registry! {
     red { Red: Box<Red> },
     random_drop { RandomDrop: Box<RandomDrop> },
     drop_front { DropFront: DropFront },
+    dctcp_mark { DctcpMark: DctcpMark },
     fair_share { FairShare: Box<FairShare> },
     trim { Trim: Box<TrimPolicy> },
 }

@@ -8,6 +8,7 @@ use crate::scenario::schema::{Network, Scenario};
 use crate::scenario::units::parse_bytes;
 use crate::time::Time;
 use crate::transport::tcp::afr::Predictor;
+use crate::transport::tcp::congestion::EcnUse;
 use crate::transport::tcp::{congestion, TcpConfig};
 
 /// The sizes every section after `[tcp]` needs.
@@ -82,6 +83,10 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
         return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
     }
+    let dctcp = variant.ecn == EcnUse::Dctcp;
+    if dctcp && s.network != Network::Packet {
+        return err("tcp.variant", format!("\"{}\" needs ECN marks from routers: network = \"packet\"", variant.name()));
+    }
     if s.tcp.ecn && s.network != Network::Packet {
         // On ATM a CE mark would be a cell's EFCI (TM 4.0), not the IP
         // header's: ECN here is the routers' (RFC 3168 §5).
@@ -99,7 +104,8 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         rttmin_ticks: s.tcp.rttmin_ticks,
         rxtmax_ticks: s.tcp.rxtmax_ticks,
         give_up: s.tcp.give_up,
-        ecn: s.tcp.ecn,
+        // DCTCP runs on ECN whatever `tcp.ecn` says (RFC 8257 §3).
+        ecn: s.tcp.ecn || dctcp,
     };
     Ok((config, tick))
 }

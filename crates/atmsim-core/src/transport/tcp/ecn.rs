@@ -15,6 +15,8 @@
 //! - The receiver (§6.1.3) sets ECE on every ACK from a CE-marked data
 //!   segment on, until a data segment with CWR arrives (a segment with both
 //!   CWR and CE starts the echo again).
+//! - A DCTCP receiver (RFC 8257 §3.2) instead sets ECE on exactly the ACKs
+//!   of CE-marked data, and ACKs at once when the mark changes.
 
 use crate::net::{flags, Segment};
 
@@ -98,40 +100,84 @@ impl EcnSender {
     }
 }
 
-/// The receiving end's ECN state (RFC 3168 §6.1.1, §6.1.3).
+/// The receiving end's ECN state (RFC 3168 §6.1.1, §6.1.3; RFC 8257 §3.2).
 #[derive(Clone, Debug, Default)]
 pub struct EcnReceiver {
     /// The sender's SYN asked for ECN (the receiver is ECN-capable).
     pub active: bool,
-    /// A CE mark arrived and no CWR since: ECE on every ACK.
-    echo: bool,
+    /// What its ACKs' ECE says.
+    echo: Echo,
     /// Data segments that arrived marked CE.
     pub ce_received: u64,
 }
 
+/// The rule the receiver's ECE follows, with its state.
+#[derive(Clone, Copy, Debug)]
+enum Echo {
+    /// RFC 3168 §6.1.3: ECE from a CE-marked segment on until a segment
+    /// with CWR (`echo`: between the two).
+    UntilCwr { echo: bool },
+    /// RFC 8257 §3.2 (DCTCP.CE): ECE tells whether the last data segment
+    /// carried CE, so that the sender can count the marked bytes; CWR is
+    /// ignored.
+    CeState { ce: bool },
+}
+
+impl Default for Echo {
+    fn default() -> Self {
+        Echo::UntilCwr { echo: false }
+    }
+}
+
 impl EcnReceiver {
+    /// A DCTCP receiver (RFC 8257 §3.2).
+    pub fn dctcp() -> Self {
+        EcnReceiver { echo: Echo::CeState { ce: false }, ..Self::default() }
+    }
+
     /// The SYN: an ECN-setup SYN carries ECE and CWR (§6.1.1).
     pub fn on_syn(&mut self, seg: &Segment) {
         self.active = seg.flags & EcnSender::SYN_FLAGS == EcnSender::SYN_FLAGS;
     }
 
-    /// A data segment arrived: CWR ends the echo, CE (re)starts it.
+    /// Does this data segment change a DCTCP receiver's CE state? Then the
+    /// receiver ACKs at once (RFC 8257 §3.2), and an ACK it still owes for
+    /// earlier data goes first, with the old state (§3.2's two ACKs, as
+    /// Alizadeh et al. §3.1 and Linux `dctcp_ece_ack_update`), so that the
+    /// sender counts every byte under the mark it met.
+    pub fn changes_state(&self, seg: &Segment) -> bool {
+        match self.echo {
+            Echo::CeState { ce } => self.active && ce != (seg.flags & flags::CE != 0),
+            Echo::UntilCwr { .. } => false,
+        }
+    }
+
+    /// A data segment arrived: CWR ends the echo, CE (re)starts it; or, for
+    /// DCTCP, its CE mark is the new state.
     pub fn on_data(&mut self, seg: &Segment) {
         if !self.active {
             return;
         }
-        if seg.flags & flags::CWR != 0 {
-            self.echo = false;
-        }
-        if seg.flags & flags::CE != 0 {
-            self.ce_received += 1;
-            self.echo = true;
+        let ce = seg.flags & flags::CE != 0;
+        self.ce_received += ce as u64;
+        match &mut self.echo {
+            Echo::UntilCwr { echo } => {
+                if seg.flags & flags::CWR != 0 {
+                    *echo = false;
+                }
+                *echo |= ce;
+            }
+            Echo::CeState { ce: state } => *state = ce,
         }
     }
 
     /// The ECN flags of the ACK (or SYN-ACK) sent now.
     pub fn ack_flags(&self, syn_ack: bool) -> u8 {
-        if self.active && (syn_ack || self.echo) {
+        let echo = match self.echo {
+            Echo::UntilCwr { echo } => echo,
+            Echo::CeState { ce } => ce,
+        };
+        if self.active && (syn_ack || echo) {
             flags::ECE
         } else {
             0
@@ -200,5 +246,25 @@ mod tests {
         // An echo of data sent after the reduction: the next window.
         assert!(s.reduce_on(&seg(flags::ACK | flags::ECE, 12_001)));
         assert_eq!(s.stats, EcnSenderStats { echoes: 4, reductions: 1, cwr_sent: 1 });
+    }
+
+    #[test]
+    fn a_dctcp_receiver_echoes_the_ce_state_and_ignores_cwr() {
+        let mut r = EcnReceiver::dctcp();
+        r.on_syn(&seg(flags::SYN | EcnSender::SYN_FLAGS, 0));
+        assert_eq!(r.ack_flags(true), flags::ECE, "the ECN-setup SYN-ACK");
+        let (plain, ce) = (seg(flags::ACK | flags::ECT, 0), seg(flags::ACK | flags::ECT | flags::CE, 0));
+        assert!(!r.changes_state(&plain) && r.changes_state(&ce));
+        r.on_data(&ce);
+        assert_eq!(r.ack_flags(false), flags::ECE);
+        assert!(!r.changes_state(&ce) && r.changes_state(&plain));
+        r.on_data(&seg(flags::ACK | flags::ECT | flags::CWR | flags::CE, 0));
+        assert_eq!(r.ack_flags(false), flags::ECE, "CWR does not end a DCTCP echo");
+        r.on_data(&plain);
+        assert_eq!(r.ack_flags(false), 0, "the next unmarked segment does");
+        assert_eq!(r.ce_received, 2);
+        let mut classic = EcnReceiver::default();
+        classic.on_syn(&seg(flags::SYN | EcnSender::SYN_FLAGS, 0));
+        assert!(!classic.changes_state(&ce), "RFC 3168's receiver has no CE state");
     }
 }

@@ -7,6 +7,7 @@ use super::*;
 use crate::net::{flags, Segment};
 use crate::time::PS_PER_MS;
 use crate::transport::tcp::congestion::variant;
+use crate::transport::tcp::ecn::EcnReceiver;
 
 fn ecn_cfg(variant: Variant) -> TcpConfig {
     TcpConfig { ecn: true, ..cfg(variant) }
@@ -20,7 +21,7 @@ fn ack(n: u64, fl: u8) -> Segment {
 /// window of about `segs` segments by ACKs without ECE.
 fn established(variant: Variant, segs: usize) -> TcpSender {
     let mut s = TcpSender::new(&ecn_cfg(variant), None);
-    let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false).with_ecn();
+    let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false).with_ecn(EcnReceiver::default());
     let mut out = Vec::new();
     s.open(0, &mut out);
     assert_eq!(out[0].flags, flags::SYN | flags::ECE | flags::CWR, "an ECN-setup SYN");
@@ -136,7 +137,7 @@ fn retransmissions_are_not_ect() {
 
 #[test]
 fn the_receiver_echoes_a_ce_mark_on_every_ack_until_cwr() {
-    let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false).with_ecn();
+    let mut r = TcpReceiver::new(64 * MSS as u32, MSS, false).with_ecn(EcnReceiver::default());
     r.on_segment(&Segment { flags: flags::SYN | flags::ECE | flags::CWR, ..Segment::default() });
     let data = |seq: u64, fl: u8| Segment { seq, ack: 1, len: MSS as u32, wnd: 0, flags: flags::ACK | flags::ECT | fl, opt: 0, sack: 0 };
     r.on_segment(&data(1, 0));

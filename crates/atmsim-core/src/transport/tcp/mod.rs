@@ -53,6 +53,8 @@ impl TcpConfig {
 }
 
 #[cfg(test)]
+mod dctcp_tests;
+#[cfg(test)]
 mod ecn_tests;
 #[cfg(test)]
 mod tests;

@@ -38,8 +38,11 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     /// SACK (RFC 2018), when the connection negotiated it.
     sack: Option<SackReceiver>,
-    /// ECN (RFC 3168 §6.1.3), when the scenario enables it.
+    /// ECN (RFC 3168 §6.1.3, or DCTCP's RFC 8257 §3.2), when enabled.
     pub ecn: Option<EcnReceiver>,
+    /// The ACK a DCTCP receiver owed for earlier data when a segment changed
+    /// its CE state, sent before the segment's own (RFC 8257 §3.2).
+    state_change_ack: Option<Segment>,
     pub stats: ReceiverStats,
 }
 
@@ -63,6 +66,7 @@ impl TcpReceiver {
             last_ack_sent: 0,
             sack: None,
             ecn: None,
+            state_change_ack: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -73,10 +77,17 @@ impl TcpReceiver {
         self
     }
 
-    /// ECN-capable: agrees to an ECN-setup SYN and echoes CE marks.
-    pub fn with_ecn(mut self) -> Self {
-        self.ecn = Some(EcnReceiver::default());
+    /// ECN-capable: agrees to an ECN-setup SYN and echoes CE marks
+    /// ([`EcnReceiver::default`] for RFC 3168, [`EcnReceiver::dctcp`]).
+    pub fn with_ecn(mut self, ecn: EcnReceiver) -> Self {
+        self.ecn = Some(ecn);
         self
+    }
+
+    /// The ACK to send before the reply to the segment just handed in: a
+    /// DCTCP receiver's delayed ACK of earlier data, with their CE state.
+    pub fn take_state_change_ack(&mut self) -> Option<Segment> {
+        self.state_change_ack.take()
     }
 
     /// The SACK blocks of the ACK numbered `id` (`Segment::sack`), read once
@@ -102,6 +113,10 @@ impl TcpReceiver {
             // Data before the SYN cannot happen on an in-order network.
             return Reply::Nothing;
         }
+        let changed = self.ecn.as_ref().is_some_and(|e| e.changes_state(seg));
+        if changed && self.ack_pending {
+            self.state_change_ack = Some(self.make_ack(Reply::Ack));
+        }
         if let Some(ecn) = &mut self.ecn {
             ecn.on_data(seg);
         }
@@ -124,7 +139,7 @@ impl TcpReceiver {
         if let Some(sack) = &mut self.sack {
             sack.on_data(s, in_order);
         }
-        if !self.delayed_ack || !in_order || had_hole {
+        if !self.delayed_ack || !in_order || had_hole || changed {
             return Reply::Ack;
         }
         // Delayed ACK: answer at once when the window would open by two

@@ -270,6 +270,10 @@ impl TcpSender {
     fn ecn_ack(&mut self, now: Time, seg: &Segment, sack: &[(u64, u64)], out: &mut Vec<Segment>) -> Option<SenderEvent> {
         let ecn = self.ecn.as_mut().expect("an ECN sender");
         let echo = ecn.echoes(seg);
+        if seg.ack > self.snd_una && seg.ack <= self.snd_max {
+            // DCTCP counts the bytes each ACK covers, marked or not (RFC 8257 §3.3).
+            self.cc.on_ecn_ack(seg.ack - self.snd_una, echo, seg.ack, self.snd_nxt);
+        }
         if ecn.reduce_on(seg) && seg.ack <= self.snd_max {
             ecn.reduced_for_echo(self.snd_max);
             let c = self.ctx(now, 0, None);

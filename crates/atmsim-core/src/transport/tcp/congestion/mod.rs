@@ -94,6 +94,20 @@ pub struct TcpVariant {
     pub initial_window: u32,
     /// The receiver sends SACK blocks (RFC 2018).
     pub sack_option: bool,
+    /// How the variant uses ECN: as the scenario says (`tcp.ecn`), or
+    /// always, with DCTCP's echo of every CE mark (RFC 8257 §3.2).
+    pub ecn: EcnUse,
+}
+
+/// How a TCP variant uses ECN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnUse {
+    /// RFC 3168 when the scenario enables it (`tcp.ecn`): the receiver
+    /// echoes a CE mark on every ACK until the sender's CWR (§6.1.3).
+    Optional,
+    /// Always (DCTCP needs the marks, RFC 8257 §3): the receiver's ECE
+    /// tells the CE state of the data it acknowledges (§3.2).
+    Dctcp,
 }
 
 /// A registered variant.
@@ -130,6 +144,7 @@ pub const fn on_lite(mechanism: Mechanism, recovery: fn() -> Recovery) -> TcpVar
         afr: false,
         initial_window: 1,
         sack_option: false,
+        ecn: EcnUse::Optional,
     }
 }
 
@@ -409,17 +424,24 @@ impl CongestionControl {
         self.echo = echo;
     }
 
+    /// An ACK at an ECN sender, before the reduction it may bring: the
+    /// growth counts it ([`WindowGrowth::on_ecn_ack`]).
+    pub fn on_ecn_ack(&mut self, acked: u64, marked: bool, snd_una: u64, snd_nxt: u64) {
+        self.growth.on_ecn_ack(acked, marked, snd_una, snd_nxt);
+    }
+
     /// ECN's congestion response (RFC 3168 §6.1.2), one for every variant:
     /// halve the window as for a fast retransmit (ssthresh to half the
     /// flight, BSD's [`Window::half`], at least 2 segments; cwnd to
     /// ssthresh, the window a fast recovery ends with, but never up),
     /// retransmitting nothing. Vegas too takes this
     /// multiplicative decrease, not a rule of its own: Brakmo & Peterson
-    /// define no response to ECN. The sender calls it at most once per
-    /// window of data (`ecn.rs`).
+    /// define no response to ECN. DCTCP's growth sets ssthresh to
+    /// cwnd·(1 − α/2) instead ([`WindowGrowth::echo_ssthresh`]). The sender
+    /// calls it at most once per window of data (`ecn.rs`).
     pub fn on_ecn_echo(&mut self, c: &AckCtx) {
         let before = self.w.cwnd;
-        self.w.ssthresh = self.w.half(c.snd_wnd);
+        self.w.ssthresh = self.growth.echo_ssthresh(&self.w, c.snd_wnd);
         self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
         self.growth.on_congestion(&mut self.w, before, Congestion::Echo);
     }

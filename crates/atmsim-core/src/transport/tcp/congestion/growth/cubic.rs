@@ -14,7 +14,7 @@ use super::{Growth, WindowGrowth};
 use crate::base::mechanism::Golden;
 use crate::time::{Time, PS_PER_S};
 use crate::transport::tcp::congestion::recovery::{newreno::NewReno, sack::Sack, Recovery};
-use crate::transport::tcp::congestion::{declare, topology1, AckCtx, Congestion, TcpVariant, Window};
+use crate::transport::tcp::congestion::{EcnUse, declare, topology1, AckCtx, Congestion, TcpVariant, Window};
 
 /// C (segments/s³), RFC 9438 §4.1.
 pub const C: f64 = 0.4;
@@ -120,6 +120,7 @@ impl WindowGrowth for Cubic {
             afr: false,
             initial_window: INITIAL_WINDOW,
             sack_option: false,
+            ecn: EcnUse::Optional,
         },
         TcpVariant {
             mechanism: declare(
@@ -132,6 +133,7 @@ impl WindowGrowth for Cubic {
             afr: false,
             initial_window: INITIAL_WINDOW,
             sack_option: true,
+            ecn: EcnUse::Optional,
         },
     ];
 

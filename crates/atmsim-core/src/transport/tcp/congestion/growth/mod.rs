@@ -31,6 +31,20 @@ pub trait WindowGrowth {
     /// records it here. Nothing by default.
     fn on_congestion(&mut self, _w: &mut Window, _cwnd_before: u64, _why: Congestion) {}
 
+    /// An ACK of the established connection at an ECN sender, before any
+    /// reduction it brings: `acked` bytes newly acknowledged, `marked` if it
+    /// carries ECE, `snd_una` after it, `snd_nxt` as it stands. DCTCP's
+    /// estimator of the marked fraction counts them (RFC 8257 §3.3);
+    /// nothing by default.
+    fn on_ecn_ack(&mut self, _acked: u64, _marked: bool, _snd_una: u64, _snd_nxt: u64) {}
+
+    /// ssthresh in response to an ECN echo (RFC 3168 §6.1.2): the window's
+    /// multiplicative decrease, as a fast retransmit takes ([`Window::half`]),
+    /// unless the growth says otherwise (DCTCP's cwnd·(1 − α/2)).
+    fn echo_ssthresh(&self, w: &Window, snd_wnd: u64) -> u64 {
+        w.half(snd_wnd)
+    }
+
     /// The TCP variants named after this growth (`tcp.variant`).
     const VARIANTS: &'static [TcpVariant] = &[];
 }
@@ -76,6 +90,16 @@ macro_rules! registry {
             }
 
             #[inline]
+            fn on_ecn_ack(&mut self, acked: u64, marked: bool, snd_una: u64, snd_nxt: u64) {
+                match self { $($(Growth::$variant(g) => g.on_ecn_ack(acked, marked, snd_una, snd_nxt),)*)* }
+            }
+
+            #[inline]
+            fn echo_ssthresh(&self, w: &Window, snd_wnd: u64) -> u64 {
+                match self { $($(Growth::$variant(g) => g.echo_ssthresh(w, snd_wnd),)*)* }
+            }
+
+            #[inline]
             fn on_congestion(&mut self, w: &mut Window, cwnd_before: u64, why: Congestion) {
                 match self { $($(Growth::$variant(g) => g.on_congestion(w, cwnd_before, why),)*)* }
             }
@@ -88,4 +112,5 @@ registry! {
     lite { Lite: lite::Lite },
     vegas { Vegas: vegas::Vegas },
     cubic { Cubic: cubic::Cubic },
+    dctcp { Dctcp: dctcp::Dctcp },
 }

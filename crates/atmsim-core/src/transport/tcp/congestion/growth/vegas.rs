@@ -11,7 +11,7 @@ use super::{Growth, WindowGrowth};
 use crate::base::mechanism::Golden;
 use crate::time::{Time, PS_PER_S};
 use crate::transport::tcp::congestion::recovery::{vegas_rm::VegasRm, Recovery};
-use crate::transport::tcp::congestion::{declare, topology1, with_afr, AckCtx, TcpVariant, Window};
+use crate::transport::tcp::congestion::{EcnUse, declare, topology1, with_afr, AckCtx, TcpVariant, Window};
 
 /// Vegas constants (segments): Brakmo et al. 1994; ns-2 defaults.
 pub const ALPHA: i64 = 1;
@@ -155,6 +155,7 @@ impl WindowGrowth for Vegas {
             afr: false,
             initial_window: 2,
             sack_option: false,
+            ecn: EcnUse::Optional,
         },
         TcpVariant {
             mechanism: with_afr(
@@ -170,6 +171,7 @@ impl WindowGrowth for Vegas {
             afr: true,
             initial_window: 2,
             sack_option: false,
+            ecn: EcnUse::Optional,
         },
     ];
 
