@@ -66,7 +66,7 @@ pub struct FlowSummary {
     /// its length, in bits/s (when the scenario has a `[measure]` window).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goodput_bps: Option<f64>,
-    /// A completed NDP or EQDS flow's FCT over its unloaded ideal (`world/fct.rs`).
+    /// A completed flow's FCT over its unloaded ideal (NDP, EQDS, TCP on a packet network; `world/fct.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fct_slowdown: Option<f64>,
 }
@@ -240,7 +240,7 @@ pub struct Summary {
     /// Per TCP flow, TCP Boston's measurements (scenarios with `[boston]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub boston: Vec<BostonFlowSummary>,
-    /// FCT slowdown by flow-size class, over the completed NDP and EQDS flows (`world/fct.rs`).
+    /// FCT slowdown by flow-size class, over the completed flows that have one (`world/fct.rs`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fct_slowdown: Vec<FctClass>,
     /// Only in runs with captures on (`--pcap`).

@@ -1,12 +1,15 @@
 //! Flow completion times against the unloaded ideal (docs/fabrics.md,
-//! "Outputs"): per flow of a fabric transport (NDP, EQDS) that completed, its FCT
-//! slowdown, and per run the slowdown's 50th, 99th and 99.9th percentiles by
-//! flow-size class, as datacenter studies report them.
+//! "Outputs"): per flow that completed — NDP, EQDS, or TCP on a packet
+//! network — its FCT slowdown, and per run the slowdown's 50th, 99th and
+//! 99.9th percentiles by flow-size class, as datacenter studies report them.
 //!
-//! The ideal is the same flow alone on an idle network: its first packet
-//! stored and forwarded hop by hop, the rest streamed behind it at the
-//! slowest line of its route, plus the final ACK's way back (each hop's
-//! header time and delay), the instant the sender counts the flow complete.
+//! The ideal is the same flow's bytes alone on an idle network: its first
+//! packet stored and forwarded hop by hop, the rest streamed behind it at the
+//! slowest line of its route, plus, for NDP and EQDS, the final ACK's way back
+//! (each hop's header time and delay), the instant the sender counts the flow
+//! complete. A TCP flow completes when its last byte reaches the receiver, so
+//! its ideal has no way back; its handshake and slow start count against it,
+//! as they would against it beside a transport that has neither.
 
 use super::World;
 use crate::scenario::{App, FlowModel};
@@ -19,28 +22,32 @@ const CLASSES: [(u64, &str); 4] = [(100_000, "<100KB"), (1_000_000, "100KB-1MB")
 impl World {
     /// The unloaded ideal FCT of flow `f`, a transfer of `bytes` payload in
     /// packets of `mss` payload and `header` bytes.
-    fn ideal_fct(&self, f: &FlowModel, bytes: u64, mss: u64, header: u64) -> Time {
+    fn ideal_fct(&self, f: &FlowModel, bytes: u64, mss: u64, header: u64, ack_back: bool) -> Time {
         let ports = &self.model.ports;
         let packets = bytes.div_ceil(mss);
         let first = bytes.min(mss) + header;
         let wire = bytes + packets * header;
         let slowest = f.data_route.iter().map(|p| ports[p.ix()].rate).min_by_key(|r| r.tx_time(1 << 20)).expect("a route");
         let through: Time = f.data_route.iter().map(|p| ports[p.ix()].rate.tx_time(first) + ports[p.ix()].delay).sum();
-        let back: Time = f.ack_route.iter().map(|p| ports[p.ix()].rate.tx_time(header) + ports[p.ix()].delay).sum();
+        let back: Time =
+            if ack_back { f.ack_route.iter().map(|p| ports[p.ix()].rate.tx_time(header) + ports[p.ix()].delay).sum() } else { 0 };
         through + slowest.tx_time(wire - first) + back
     }
 
-    /// Each completed NDP or EQDS flow's slowdown into its row, and the run's percentiles by size class.
+    /// Each completed flow's slowdown into its row (NDP, EQDS, and TCP on a
+    /// packet network: an ATM route's wire is cells), and the run's
+    /// percentiles by size class.
     pub(super) fn fct_slowdowns(&self, rows: &mut [FlowSummary]) -> Vec<FctClass> {
         let mut by_class: Vec<Vec<f64>> = vec![Vec::new(); CLASSES.len()];
         for (i, ((f, flow), row)) in self.model.flows.iter().zip(&self.flows).zip(rows.iter_mut()).enumerate() {
-            let (mss, header) = match f.app {
-                App::Ndp(cfg) => (cfg.mss as u64, cfg.header as u64),
-                App::Eqds(cfg) => ((cfg.mtu - cfg.header) as u64, cfg.header as u64),
+            let (mss, header, ack_back) = match f.app {
+                App::Ndp(cfg) => (cfg.mss as u64, cfg.header as u64, true),
+                App::Eqds(cfg) => ((cfg.mtu - cfg.header) as u64, cfg.header as u64, true),
+                App::Tcp if !self.atm => (self.model.tcp.mss as u64, self.model.header_bytes as u64, false),
                 _ => continue,
             };
             let (Some(bytes), Some(done)) = (f.bytes, flow.completed_at) else { continue };
-            let slowdown = secs(done - self.started_at(i, f)) / secs(self.ideal_fct(f, bytes, mss, header));
+            let slowdown = secs(done - self.started_at(i, f)) / secs(self.ideal_fct(f, bytes, mss, header, ack_back));
             row.fct_slowdown = Some(slowdown);
             let class = CLASSES.iter().position(|&(hi, _)| bytes < hi).expect("the last class is open");
             by_class[class].push(slowdown);
@@ -99,5 +106,29 @@ mod tests {
             ("1MB-10MB", 1),
             "classes are [lo, hi): 1 MB is in 1MB-10MB"
         );
+    }
+
+    fn lone_flow(scenario: &str, overrides: &[&str]) -> crate::summary::Summary {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        let mut s = crate::scenario::parse(scenario, &o).unwrap();
+        s.flows.truncate(1);
+        let mut w = super::World::new(crate::scenario::validate(&s, None).unwrap(), false);
+        w.run();
+        w.finish().0
+    }
+
+    #[test]
+    fn a_lone_tcp_flow_is_slowed_by_its_handshake_and_slow_start_and_atm_has_no_ideal() {
+        // One 1-MB TCP flow alone on aron97's packet network (141 Mb/s, 60 ms of round trip): the
+        // ideal is its bytes' 57 ms at line rate plus one way; the handshake (a round trip) and
+        // slow start from one segment (about 5 more) come on top.
+        let text = include_str!("../../../../python/atmsim/scenarios/aron97-topo1-packet.toml");
+        let s = lone_flow(text, &["flow.f1.bytes=1MB", "duration=2s"]);
+        let sd = s.flows[0].fct_slowdown.expect("completed");
+        assert!((3.0..10.0).contains(&sd), "{sd}");
+        assert_eq!((s.fct_slowdown.len(), s.fct_slowdown[0].class), (1, "1MB-10MB"));
+        let atm = include_str!("../../../../python/atmsim/scenarios/aron97-topo1-atm.toml");
+        let s = lone_flow(atm, &["flow.f1.bytes=1MB", "duration=2s"]);
+        assert!(s.flows[0].completion_time_s.is_some() && s.flows[0].fct_slowdown.is_none());
     }
 }
