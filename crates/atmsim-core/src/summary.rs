@@ -23,9 +23,11 @@ pub struct FlowSummary {
     /// Episodes by number of lost segments: [1, 2, ..., 7, ≥8].
     pub loss_episode_sizes: [u64; 8],
     pub completion_time_s: Option<f64>,
-    pub srtt_s: f64,
-    pub cwnd: u64,
-    pub ssthresh: u64,
+    /// A TCP flow's last smoothed RTT, cwnd and ssthresh; null for the
+    /// other kinds, which have none of them.
+    pub srtt_s: Option<f64>,
+    pub cwnd: Option<u64>,
+    pub ssthresh: Option<u64>,
     pub aborted: bool,
     /// AFR (when enabled): seconds spent in predictor states 0..3, the
     /// successor retransmissions it sent and those that proved needless.
