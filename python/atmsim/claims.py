@@ -32,6 +32,8 @@ class Claim:
     rule: str
     note: str = ""
     margin: Optional[float] = None
+    seeds: Optional[int] = None  # the seeds of the figure's runs (reproduce/seeds.py)
+    survives_leaving_out_one_seed: Optional[bool] = None  # None: one seed, or a body that needs them all
 
     def row(self) -> dict:
         d = asdict(self)
@@ -39,7 +41,8 @@ class Claim:
         d["holds"] = bool(self.holds)
         d["ours"] = _clean(self.ours)
         d["margin"] = _clean(self.margin)
-        row = {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note")}
+        row = {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note",
+                                 "seeds", "survives_leaving_out_one_seed")}
         if not row["holds"]:  # what settles the deviation, if anything does (settled.py)
             row["settled_by"], row["evidence"] = settle(self.id, self.note)
         return row
