@@ -1,7 +1,8 @@
 """Claim rows of claims.json: one per claim ID `PAPER.FIGURE.cN`, with the
 paper's value and where the paper states it, ours, whether it holds by the
 acceptance rule written beside it, how far inside or outside its band it lies
-(`margin`), and a note on any deviation.
+(`margin`), and a note on any deviation; a failing row also says what settles
+it, if anything does (`settled_by`, `evidence`: settled.py).
 
 A claim's acceptance test is written once, as bands on named numbers
 (`check(("share of points", 0.83, at_least(0.8)), ...)`): the same `Band`
@@ -14,6 +15,8 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Optional
+
+from atmsim.settled import settle
 
 
 @dataclass
@@ -29,6 +32,8 @@ class Claim:
     rule: str
     note: str = ""
     margin: Optional[float] = None
+    seeds: Optional[int] = None  # the seeds of the figure's runs (reproduce/seeds.py)
+    survives_leaving_out_one_seed: Optional[bool] = None  # None: one seed, or a body that needs them all
 
     def row(self) -> dict:
         d = asdict(self)
@@ -36,7 +41,11 @@ class Claim:
         d["holds"] = bool(self.holds)
         d["ours"] = _clean(self.ours)
         d["margin"] = _clean(self.margin)
-        return {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note")}
+        row = {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note",
+                                 "seeds", "survives_leaving_out_one_seed")}
+        if not row["holds"]:  # what settles the deviation, if anything does (settled.py)
+            row["settled_by"], row["evidence"] = settle(self.id, self.note)
+        return row
 
 
 def make(paper, figure, cid, statement, kind, paper_value, ours, holds, rule, note="") -> Claim:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import atmsim
 from atmsim import claims, provenance
 from atmsim.errors import InputError
+from atmsim.reproduce import seeds
 from atmsim.runner import Job, run_jobs
 
 
@@ -204,9 +205,28 @@ def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, sch
         if unbalanced:
             raise RuntimeError(f"accounting identity violated in {len(unbalanced)} runs, e.g. {unbalanced[0]}")
         for f in p.figures:
+            made = len(ctx.claims)
             p.paper.figure(f).make(ctx.at(f), _bind(p.declared[f], results))
+            _seed_robustness(p, p.paper.figure(f), results, ctx.claims[made:])
     provenance.record(ctx.out, p.paper.id, ctx.quick, {f: _specs(p.declared[f]) for f in p.figures})
     return claims.merge_write(ctx.out / "claims.json", ctx.claims)
+
+
+def _seed_robustness(p: Plan, fig: Figure, results: dict, made: list) -> None:
+    """Each claim of `fig` gets its seed count and whether its verdict survives leaving out any one seed
+    (seeds.py): the body made again on the other seeds' results, into a scratch folder."""
+    def remake(out: Path, declared) -> list:
+        scratch = Ctx(p.paper.id, p.grid, out, fig.id)
+        fig.make(scratch, _bind(declared, results))
+        return scratch.claims
+
+    declared = p.declared[fig.id]
+    specs = _specs(declared)  # a run of no seed (None) runs at its scenario's own: one seed
+    n_seeds = len({getattr(s, "seed", None) for s in specs}) if specs else None
+    n_sampled, verdicts = seeds.leave_one_out(remake, declared)
+    for c in made:
+        c.seeds = n_seeds
+        c.survives_leaving_out_one_seed = seeds.survives(c.holds, verdicts.get(c.id), n_sampled)
 
 
 def reproduce(paper: Paper, figures=None, quick=False, out: Path = Path("out"), workers=None, cache_dir=None,

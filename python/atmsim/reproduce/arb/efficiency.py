@@ -9,17 +9,9 @@ import pandas as pd
 from atmsim.claims import at_least, at_most, check, within
 from atmsim.reproduce.harness import figure
 
-from .common import (WARMUP_S, drops, frame, loss_epochs, packets_sent, queue_series, queue_stats, rate_means, reply_arrivals,
+from .common import (WARMUP_S, d23_of, drops, frame, loss_epochs, packets_sent, queue_series, queue_stats, rate_means, reply_arrivals,
                      useful_utilisation)
-
-# Why ARB's queue sits higher than the paper's (docs/arb.md, "Deviations"): the receiver's
-# accumulation threshold is 3 packet times at the connection's own rate, so N connections
-# sharing a queue let it grow to about 3N packets before any cut (the reply's ACCUM flag
-# forces it: issue 24), and the literal ΔR (two packets per queue per interval: 8 kb/s here)
-# is half a connection's fair share, so the ΔR band never cuts by itself; the receivers then
-# see the same queue and cut together.
-QUEUE_NOTE = ("per-connection accumulation threshold (3 of its own packet times = ~3N packets of shared queue) and a literal "
-              "ΔR of half the fair share: the queue drifts up to ~3N packets, then the N receivers cut together")
+from .queue_notes import queue_note
 
 FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
 ACK_PORT = "trace.port=switch-1->host-1"  # the last hop of host-1's ACKs and replies
@@ -171,7 +163,7 @@ def fig6(c, runs):
     c.claim("a3", statement="RTT ratios 1.039-1.045 mean RTT2 from 230 ms to 231.4 ms", kind="analytic", paper_value="'230 ms to 2231.44 ms' (§4.2)",
             ours={"rtt2_lo_ms": lo, "rtt2_hi_ms": hi},
             holds=check(("1.039 x 221.44 ms", lo, within(230.0, 230.2)), ("1.045 x 221.44 ms", hi, within(231.3, 231.5))),
-            rule="", note="'2231.44' is a typo for about 231.4 ms (d23 = 9.32-9.98 ms)")
+            rule="", note=f"'2231.44' is a typo for about {hi:.1f} ms (d23 = {d23_of(1.039):.2f}-{d23_of(1.045):.2f} ms)")
     u_paper, r_paper = 0.98, 16.0  # the paper's utilisation and rate per connection (kb/s)
     share = u_paper * 50 / 3
     c.claim("a4", statement="three ARB connections at about 16 kb/s each and utilisation 0.98 agree", kind="analytic",
@@ -184,7 +176,8 @@ def fig6(c, runs):
     c.claim("a5", statement="the bursty connection's window-limited share is about 6.5 %", kind="analytic", paper_value="around 6.5% (§4.4)",
             ours={"rtt_ms": rtt5, "share_percent": 100 * share5}, holds=check(("share (%)", 100 * share5, within(6.5 - 1, 6.5 + 1))),
             rule="8 packets of 8000 b per RTT (2 x (449.3 + 100) + 11.44 ms) / 800 kb/s, to a point of the paper's value",
-            note="our placement of node 5 (docs/arb.md) gives 7.2 %; 6.5 % needs a 1.23 s RTT")
+            note=f"our placement of node 5 (docs/arb.md) gives {100 * share5:.1f} %; 6.5 % needs a "
+            f"{8 * 8000 / (0.065 * 800e3):.2f} s RTT")
 
     tcp = runs["oneway-tcp"]
     st = _stats(runs, "oneway-tcp")
@@ -239,26 +232,25 @@ def fig7(c, runs):
     st = st.merge(pd.DataFrame(rates), on="seed")
     c.write("fig7", st)
     _plot_queue_and_rates(c, "fig7", arb, (FWD,), "ARB one-way, 1 s pipe, 3 connections (seed %d)" % arb[0][0].seed, rates=True)
+    queue = queue_note(arb, (FWD,), GROUPS["oneway-arb"][0])
     d = int(st.drops.max())
     c.claim("c1", statement="no packets are lost in ARB", kind="value", paper_value="no loss (§3.2)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
-            rule="'no packets are lost': every run", deviation="losses come from the overshoot after each additive increase: replies arrive "
-            "one M + RTT (~4 s) late, so the receivers' accumulation rule (3 of a connection's own packet times) fires only when the "
-            "shared queue holds ~9 packets")
+            rule="'no packets are lost': every run", deviation="losses come from the overshoot after each additive increase: " + queue)
     u = _med(st, "utilisation")
     c.claim("c2", statement="ARB link utilisation 0.98", kind="value", paper_value="0.98 (§3.2)", ours=u,
-            holds=check(("median busy fraction over [100 s, 1000 s]", u, at_least(0.95))), rule="", deviation="the synchronised cuts empty the line: " + QUEUE_NOTE)
+            holds=check(("median busy fraction over [100 s, 1000 s]", u, at_least(0.95))), rule="", deviation="the synchronised cuts empty the line: " + queue)
     m = _med(st, "mean")
     c.claim("c3", statement="mean queue length 2.72 packets", kind="value", paper_value="2.72 packets (§3.2)", ours=m,
             holds=check(("median mean queue (packets, [100 s, 1000 s])", m, within(2.72 / 2, 2.72 * 2))), rule="the paper's value, factor 2 either way",
-            deviation=QUEUE_NOTE)
+            deviation=queue)
     v = _med(st, "var")
     c.claim("c4", statement="queue variance 1.6", kind="value", paper_value="1.6 (§3.2)", ours=v,
             holds=check(("median queue variance ([100 s, 1000 s])", v, within(1.6 / 4, 1.6 * 4))), rule="the paper's value, factor 4 either way",
-            deviation=QUEUE_NOTE)
+            deviation=queue)
     pk, mx = float(st.peak.median()), float(st.max_after_warmup.median())
     c.claim("c5", statement="maximum queue 11 packets, at the initial transient", kind="value", paper_value="11 packets (§3.2)", ours={"peak": pk, "max_after_100s": mx},
             holds=check(("median peak including the transient", pk, at_most(15)), ("median sampled maximum after 100 s", mx, at_most(8))),
-            rule="", deviation=QUEUE_NOTE)
+            rule="", deviation=queue)
     rc = [col for col in st.columns if col.startswith("rate_kbps_")]
     per = st[rc].median()
     j = float(per.sum() ** 2 / (len(per) * (per ** 2).sum()))
@@ -273,7 +265,7 @@ def fig7(c, runs):
     vt = _med(st_tcp, "var")
     c.claim("c8", statement="TCP-SS's queue variance is much larger than ARB's", kind="shape", paper_value="§3.2", ours={"tcp": vt, "arb": v},
             holds=check(("TCP-SS variance (fig6) / ARB's", vt / v if v else float("nan"), at_least(5))), rule="",
-            deviation="ARB's variance is inflated by its slow drift: " + QUEUE_NOTE)
+            deviation="ARB's variance is inflated by its slow drift: " + queue)
 
 
 @figure("fig8", runs=_eff_runs)
@@ -343,13 +335,14 @@ def fig10(c, runs):
     st = _stats(runs, "twoway-arb", (FWD, REV))
     c.write("fig10", st)
     _plot_queue_and_rates(c, "fig10", arb, (FWD, REV), "ARB two-way, 1 s pipe, one connection each way", rates=True)
+    queue = queue_note(arb, (FWD, REV), GROUPS["twoway-arb"][0])
     d = int(st.drops.max())
     c.claim("c1", statement="no packet losses", kind="value", paper_value="no loss (§3.3)", ours=d, holds=check(("drops in the worst run (seed)", d, at_most(0))),
             rule="'no packet losses are found': every run", deviation="overshoot after additive increases: feedback one M + RTT late (see docs/arb.md)")
     u = _med(st, "utilisation")
     c.claim("c2", statement="ARB two-way utilisation 0.99", kind="value", paper_value="0.99 (§3.3)", ours=u,
             holds=check(("utilisation (mean of both directions)", u, at_least(0.95))), rule="",
-            deviation="each cut of Rr(1 - A/Mr) acts one interval plus a round trip late (~4 s) and empties the queue briefly")
+            deviation="each cut of Rr(1 - A/Mr) acts one interval plus a round trip late and empties the queue briefly: " + queue)
     m, sd, pk = _med(st, "mean"), _med(st, "sd"), float(st.groupby("seed").peak.max().median())
     c.claim("c3", statement="mean queue 1.95, standard deviation 0.93, maximum 7", kind="value", paper_value="1.95, 0.93, 7 (§3.3)", ours={"mean": m, "sd": sd, "max": pk},
             holds=check(("mean queue", m, within(0.98, 3.9)), ("standard deviation", sd, within(0.47, 1.86)),
@@ -362,7 +355,8 @@ def fig10(c, runs):
     ab = _med(st, "time_above_3")
     c.claim("c5", statement="senders cut back when the queue exceeds 3 packets", kind="shape", paper_value="§3.3", ours=ab,
             holds=check(("share of time with queue > 3 packets", ab, at_most(0.2))), rule="",
-            deviation="the cut is decided at a request and acts ~4 s later (M + RTT), so the queue overshoots 3")
+            deviation="the cut is decided at a request and acts an interval and a round trip later (M + RTT), so the queue "
+            "overshoots: " + queue)
 
 
 @figure("fig11", runs=_eff_runs)
@@ -372,6 +366,7 @@ def fig11(c, runs):
     st = _stats(runs, "short-arb", (FWD, REV))
     c.write("fig11", st)
     _plot_queue_and_rates(c, "fig11", arb, (FWD, REV), "ARB two-way, 0.01 s pipe, five connections each way", rates=True)
+    queue = queue_note(arb, (FWD, REV), GROUPS["short-arb"][0])
     per_seed = st.groupby("seed")[["drops", "packets_sent"]].first()
     lossr = float(per_seed.drops.median() / per_seed.packets_sent.median())
     c.claim("c1", statement="improvements similar to the large pipeline", kind="value", paper_value="§3.3", ours=lossr,
@@ -380,8 +375,8 @@ def fig11(c, runs):
     at = _med(_stats(runs, "short-tcp", (FWD, REV)), "amplitude")
     c.claim("c2", statement="amplitude reduced from 30 packets to 5", kind="shape", paper_value="30 -> 5 packets (§3.3)", ours={"arb": a, "tcp": at},
             holds=check(("ARB amplitude / TCP-SS's (fig9)", a / at if at else float("nan"), at_most(0.3))), rule="",
-            deviation="five connections per queue: " + QUEUE_NOTE)
+            deviation=queue)
     u, u10 = _med(st, "utilisation"), _med(_stats(runs, "twoway-arb", (FWD, REV)), "utilisation")
     c.claim("c3", statement="the performance of ARB is not a function of pipe size", kind="shape", paper_value="§3.3", ours={"short": u, "long": u10},
             holds=check(("utilisation", u, at_least(0.95)), ("|it - fig10's|", abs(u - u10), at_most(0.03))), rule="",
-            deviation="not a function of pipe size indeed (within 0.03), but both below 0.95: synchronised cuts, " + QUEUE_NOTE)
+            deviation=f"utilisation {u:.3f} with the short pipe, {u10:.3f} with the long one; " + queue)

@@ -16,7 +16,8 @@ from atmsim.reproduce.harness import figure
 
 from .common import (CELL_BITS, LINK_BYTES_10S, LINK_RATE_PAPER, PAPER_T, U_MAX_ATM, U_MAX_PACKET,
                      medians, series, table, total_variation)
-from .mechanisms import LITE_STALLS, fairness_claim, flow_table, idle_split, rng, with_link
+from .mechanisms import fairness_claim, flow_table, idle_split, rng, with_link
+from .probe_notes import lite_stalls, with_probes
 
 FIG3_COLUMNS = ["topology", "network", "k", "buffer_bytes", "E", "E_common", "fairness", "timeouts", "retx_bytes_mean",
                 "episodes", "single", "multiple", "consecutive", "dead_cell_share"]
@@ -38,13 +39,14 @@ def _gap(pts: pd.DataFrame, topo: int) -> tuple[pd.Series, int]:
     return (1 - atm[ok] / pkt[ok]), int((~ok).sum())
 
 
-def fig3_claims(c, df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None = None) -> None:
+def fig3_claims(c, df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | None = None, probes: dict | None = None) -> None:
     """Every claim of Fig. 3 (aron97.fig3.c1..c9, .fair), by its acceptance rule, into `c` (the figure's
     `harness.Ctx`; a test binds one with `Ctx(...).at("fig3")`).
 
     df: one row per run (columns of `row`, and optionally link_idle and link_waste, mechanisms.with_link);
-    pts: `fig3_points(df)`; flows: optional per-flow table (mechanisms.flow_table). The last two only
-    feed the notes of failing rows.
+    pts: `fig3_points(df)`; flows: optional per-flow table (mechanisms.flow_table); probes: optional runs of
+    the probes the notes quote (the figure's groups besides "main": probe_notes.with_probes, and "lite-10ms",
+    fig12's Lite runs with the 10 ms tick). The last three only feed the notes of failing rows.
     """
     topos = sorted(int(t) for t in pts["topology"].unique())
     gaps, excluded = {}, {}
@@ -74,7 +76,7 @@ def fig3_claims(c, df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | No
                    (f"topology {t}: median gap", g.median() if len(g) else None, within(0.05, 0.30))]
     c.claim("c2", statement="over ATM TCP-Lite's effective throughput can be 10-30% lower than over packet networks", kind="value",
           paper_value="10-30% lower (§4 ¶1)", ours=ours2, holds=check(*tests2), rule="gap = 1 - E_atm / E_pkt per point, each topology", note=excl_note,
-          deviation=_c2_mechanism(pts, gaps))
+          deviation=_c2_mechanism(pts, gaps, probes or {}))
 
     # c3 [value] max over ATM points of the mean per-sender retransmitted bytes <= 840 KB (K = 1000).
     atm_pts = pts[pts.network == "atm"]
@@ -166,7 +168,7 @@ def fig3_claims(c, df: pd.DataFrame, pts: pd.DataFrame, flows: pd.DataFrame | No
                    p / a if a else (0.0 if p == 0 else None), at_most(1 / 1.5)) for t, (a, p) in tv.items()]),
           rule="total variation = sum|E(B_j+1) - E(B_j)|", deviation=_c9_mechanism(df, pts, tv))
 
-    fairness_claim(c, df, (LITE_STALLS,), flows)
+    fairness_claim(c, df, (lite_stalls(probes or {}),), flows)
 
 
 # --------------------------------------------------------------------------- the notes of failing rows
@@ -207,7 +209,7 @@ def _c1_mechanism(pts: pd.DataFrame, c1: dict) -> str:
     return " ".join(out)
 
 
-def _c2_mechanism(pts: pd.DataFrame, gaps: dict) -> str:
+def _c2_mechanism(pts: pd.DataFrame, gaps: dict, probes: dict) -> str:
     """Which points leave the band, and what the gap is made of: link idle time against waste, timeouts."""
     out = []
     for t, g in gaps.items():
@@ -224,8 +226,13 @@ def _c2_mechanism(pts: pd.DataFrame, gaps: dict) -> str:
                    + (f" Coarse timeouts per run: ATM {rng(ta, 0)}, packet {rng(tp, 0)}." if len(ta) and len(tp) else ""))
     if not out:
         return ""
-    return " ".join(out) + (" The same Lite runs with a 10 ms tick (fig12: python -m atmsim reproduce aron97 --figure "
-                            "fig12 --out DIR) have a median topology-1 gap of 0.173 (full grid). " + LITE_STALLS)
+    fine = probes.get("lite-10ms", [])
+    if fine:
+        p = fig3_points(table(fine))
+        g = (1 - series(p, topology=1, network="atm") / series(p, topology=1, network="packet")).dropna()
+        out.append(f"The same Lite runs with a 10 ms tick (fig12's, python -m atmsim reproduce aron97 --figure fig12 --out "
+                   f"DIR) have a median topology-1 gap of {g.median():.3f}.")
+    return " ".join(out + [lite_stalls(probes)]).strip()
 
 
 def _c9_mechanism(df: pd.DataFrame, pts: pd.DataFrame, tv: dict) -> str:
@@ -266,11 +273,18 @@ def fig3_plot(pts: pd.DataFrame, path: Path) -> None:
     save(fig, path)
 
 
-@figure("fig3", runs=lambda g: g.specs([1, 2], ["atm", "packet"], ["lite"]))
-def fig3(c, runs):
+def _fig3_runs(g) -> dict:
+    """fig3's runs, the fairness-anatomy runs and fig12's Lite runs with a 10 ms tick, both quoted by notes."""
+    return {**with_probes(g.specs([1, 2], ["atm", "packet"], ["lite"]), g, lite=True),
+            "lite-10ms": g.specs([1], ["atm", "packet"], ["lite"], tick="10ms")}
+
+
+@figure("fig3", runs=_fig3_runs)
+def fig3(c, groups):
+    runs = groups["main"]
     df = table(runs)
     pts = fig3_points(df)
     c.write("fig3", pts, df)
     fig3_plot(pts, c.out / "fig3.png")
     dfx = with_link(df, runs)  # + link_idle, link_waste for the notes (not written to the csv)
-    fig3_claims(c, dfx, fig3_points(dfx), flow_table(runs))
+    fig3_claims(c, dfx, fig3_points(dfx), flow_table(runs), groups)

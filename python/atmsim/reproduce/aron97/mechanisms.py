@@ -3,9 +3,9 @@
 Each function here returns the text of one claim's `deviation` (written
 only when the claim fails, harness.Ctx.claim), computed from the figure's
 own runs, so the numbers cannot go stale. Where a mechanism comes from a
-separate probe (fairness-anatomy, vegas-anatomy), the text names the
-probe's command and quotes its measured numbers (tables in
-docs/reproductions.md, "Notes of the failing rows").
+separate probe (fairness-anatomy, vegas-anatomy), the figure declares the
+probe's runs beside its own and the text is measured on them
+(probe_notes.py).
 
 Besides the run table's columns (common.row), the notes use two measures
 of the bottleneck taken from the run summaries (`link_use`), not written to
@@ -25,38 +25,6 @@ from atmsim.claims import above, at_least, check, plain
 from atmsim.reproduce.harness import summary_of
 
 from .common import LINK_RATE, SEG
-
-FAIRNESS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure fairness-anatomy --seeds 1,2,3,4,5 --out DIR"
-VEGAS_ANATOMY_CMD = "python -m atmsim reproduce aron97 --figure vegas-anatomy --out DIR"
-# Measured by fairness-anatomy (Lite over ATM, topology 1, 192.5K, seeds 1-5, 500 ms tick; docs/reproductions.md).
-LITE_STALLS = (f"fairness-anatomy (Lite, ATM, 192.5K, seeds 1-5: {FAIRNESS_ANATOMY_CMD}): a flow's share follows "
-               "the time it stalls around 500-ms coarse timeouts (r = -0.86 over 40 flows; a stall costs a median "
-               "1.43 s), 44-51 % of all sender time is stalled, and one flow per run is nearly starved (0.2-5.4 % "
-               "of the bytes, 7.3-9.5 s stalled); with a 10 ms tick the stalls cost 0.16 s each and Jain's index "
-               "is 0.955-0.993.")
-# Measured by vegas-anatomy (Vegas-AFR, topology 1, k = 9, 21, 60, seeds 1-5; docs/reproductions.md).
-VEGAS_PREFIX = f"vegas-anatomy (Vegas-AFR, seeds 1-5: {VEGAS_ANATOMY_CMD}): "
-VEGAS_START = ("on ATM Vegas-SS ends the slow start "
-               "before any loss for 30 of 40 flows at 192.5K and 40 of 40 at 550K (at cwnd 16 segments, one at 32), "
-               "and the start-up loses 30-36 and 0 segments per run; on the packet network only 5 of 40 and 20 of 40 "
-               "flows leave slow start that way (at 32 and 16-32 segments), the others at a loss with a median cwnd "
-               "of 40 and 41.5 segments, and the start-up loses 102-104 and 63 segments per run.")
-VEGAS_FROZEN = ("after the start-up Vegas-CA keeps each "
-                "window near where the start-up left it and a flow's share follows its window at the end of the run "
-                "(r = 0.90 and 0.96 over 40 flows on the packet network at 192.5K and 550K, 0.98 over ATM at 82.5K "
-                "with the 10 ms tick). On the packet network at 550K every loss falls in the start-up (the last at "
-                "0.572 s in every seed), the end windows span 5.6-23.9 segments and Jain's index is 0.83-0.85; at "
-                "192.5K the runs lose 0-3 segments in their second half and Jain's index is 0.65-0.95 (median 0.69). "
-                "Over ATM with the 10 ms tick at 82.5K, S2 loses 10 segments in the start-up of every seed, times "
-                "out once or twice, and holds 2.5-3.5 segments from mid-run to the end (2.5-3.1 % of the bytes), "
-                "while S3 and S4, whose slow start Vegas-SS ended before any loss, take 9.9-28.0 % each (median "
-                "23.4 %).")
-
-
-def vegas_cite(*parts: str) -> str:
-    """One sentence citing vegas-anatomy for the given findings (VEGAS_START, VEGAS_FROZEN)."""
-    return VEGAS_PREFIX + " ".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(parts))
-
 
 def rng(values, digits: int = 3) -> str:
     """'a-b' (or 'a' when equal) over the finite values, rounded."""

@@ -14,12 +14,13 @@ from atmsim.claims import at_least, at_most, below, check, frac, within
 from atmsim.reproduce.harness import figure
 
 from .common import VARIANTS, medians, series, table
-from .mechanisms import (LITE_STALLS, VEGAS_FROZEN, VEGAS_START, bdp_segments, fairness_claim, flow_table, idle_split, points, rng,
-                         vegas_cite, with_link)
+from .mechanisms import bdp_segments, fairness_claim, flow_table, idle_split, points, rng, with_link
+from .probe_notes import lite_stalls, median_stall, vegas_cite, with_probes
 
-@figure("fig6", runs=lambda g: g.specs([1, 2], ["atm", "packet"], ["vegas-afr", "lite"]))
-def fig6(c, runs):
+@figure("fig6", runs=lambda g: with_probes(g.specs([1, 2], ["atm", "packet"], ["vegas-afr", "lite"]), g, vegas=True))
+def fig6(c, groups):
     """Vegas-AFR over ATM and packet networks against the buffer, both topologies (§5 ¶1-2, Fig. 6)."""
+    runs = groups["main"]
     df = table(runs)
     pts = medians(df, ["topology", "network", "variant", "k"])
     c.write("fig6", pts, df)
@@ -48,7 +49,7 @@ def fig6(c, runs):
     c.claim("c2", statement="...across a wide range of switch buffer sizes, and on both topologies", kind="shape", paper_value="§5 ¶2",
             ours={f"topo{t}": v for t, v in o2.items()},
             holds=check(*[(f"topology {t}: max |gap| over points", v, at_most(0.12)) for t, v in o2.items()]), rule="",
-            deviation=_fig6_c2_mechanism(ptx, o2))
+            deviation=_fig6_c2_mechanism(ptx, o2, vegas_cite(groups, frozen=False)))
     c.claim("c3", statement="on ATM Vegas-AFR does nearly as well as or better than Lite on packet networks", kind="shape", paper_value="abstract, §1",
             ours={f"topo{t}": v for t, v in o3.items()},
             holds=check(*[(f"topology {t}: share of points with E_atm(vegas-afr) >= E_pkt(lite) - 0.02", v, at_least(0.8))
@@ -57,10 +58,10 @@ def fig6(c, runs):
             ours={f"topo{t}": v for t, v in o4.items()},
             holds=check(*[(f"topology {t}: share of points with E_pkt(vegas-afr) > E_pkt(lite)", v, at_least(0.8))
                     for t, v in o4.items()]), rule="", deviation=_vs_facts(pts, ("packet", "vegas-afr"), ("packet", "lite")))
-    fairness_claim(c, df[df.variant == "vegas-afr"], (vegas_cite(VEGAS_START, VEGAS_FROZEN),), flow_table(runs))
+    fairness_claim(c, df[df.variant == "vegas-afr"], (vegas_cite(groups),), flow_table(runs))
 
 
-def _fig6_c2_mechanism(pts, o2: dict) -> str:
+def _fig6_c2_mechanism(pts, o2: dict, cite: str) -> str:
     """The worst |gap| of each failing topology: its sign, E, retransmissions and timeouts of both networks."""
     out = []
     for t, v in o2.items():
@@ -80,13 +81,13 @@ def _fig6_c2_mechanism(pts, o2: dict) -> str:
                    + (f" At k >= 12 the packet runs retransmit {rng(rp[big], 0)} segments ({rng(tp[big], 0)} timeouts), the "
                       f"ATM runs {rng(ra[big], 0)} ({rng(ta[big], 0)})." if big else "")
                    + " " + idle_split(pts, {"network": "atm", **sel}, {"network": "packet", **sel}, "ATM", "packet"))
-    return " ".join(out) + (" " + vegas_cite(VEGAS_START) if out else "")
+    return " ".join(out) + (" " + cite if out and cite else "")
 
 
 # --------------------------------------------------------------------------- fig7, fig8
 
-def _six_runs(g):
-    return g.specs([1], ["atm", "packet"], VARIANTS)
+def _six_runs(g, lite: bool = False):
+    return with_probes(g.specs([1], ["atm", "packet"], VARIANTS), g, lite=lite, vegas=True)
 
 
 def _six(runs):
@@ -122,9 +123,10 @@ def _six_figure(c, runs, net: str, name: str):
     return df, pts, {v: series(pts, network=net, variant=v) for v in VARIANTS}
 
 
-@figure("fig7", runs=_six_runs)
-def fig7(c, runs):
+@figure("fig7", runs=lambda g: _six_runs(g, lite=True))
+def fig7(c, groups):
     """The six variants over ATM, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 7)."""
+    runs = groups["main"]
     df, pts, E = _six_figure(c, runs, "atm", "fig7")
     Ep = {v: series(pts, network="packet", variant=v) for v in VARIANTS}
     ptx = medians(with_link(df, runs), ["topology", "network", "variant", "k"])  # + link_idle, link_waste (notes)
@@ -165,7 +167,7 @@ def fig7(c, runs):
             holds=check(("median gap(vegas) over k <= 18", gv, within(0.03, 0.15)),
                   ("median gap(vegas-afr) over k <= 18 / median gap(vegas)", ga / gv if gv else None, at_most(0.5))), rule="",
             note="'packet-TCP' read as Vegas on the packet network [choice]",
-            deviation=_c6_mechanism(pts, E, Ep, small))
+            deviation=_c6_mechanism(pts, E, Ep, small, vegas_cite(groups, frozen=False)))
     ov = afr_overhead(df, "atm")
     needless = int(df[(df.network == "atm")]["afr_needless"].sum())
     c.claim("c7", statement="AFR's extra retransmissions never take more than 0.62% of the link bandwidth, about 0.1% on average",
@@ -178,12 +180,13 @@ def fig7(c, runs):
     c.claim("c8", statement="on ATM AFR is mostly in state 3", kind="shape", paper_value="§5.1.1", ours=share,
             holds=check(("share of AFR-enabled ATM connections spending more time in states 2-3 than in 0-1", share, at_least(0.5))), rule="",
             deviation=_afr_state_facts(runs, "atm"))
-    fairness_claim(c, df[df.network == "atm"], (LITE_STALLS, vegas_cite(VEGAS_FROZEN)), flow_table(runs))
+    fairness_claim(c, df[df.network == "atm"], (lite_stalls(groups), vegas_cite(groups, start=False)), flow_table(runs))
 
 
 @figure("fig8", runs=_six_runs)
-def fig8(c, runs):
+def fig8(c, groups):
     """The six variants over the packet network, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 8)."""
+    runs = groups["main"]
     df, pts, E = _six_figure(c, runs, "packet", "fig8")
     pkt = pts[pts.network == "packet"]
     rel = E["vegas"] / E["lite"] - 1
@@ -221,7 +224,7 @@ def fig8(c, runs):
             holds=check(("min over k >= 21 of Lite's mean occupancy / B", min(float(occ["lite", k]) for k in ks), at_least(0.5)),
                   ("max over k >= 21 of Vegas's mean occupancy / Lite's", max(float(occ["vegas", k] / occ["lite", k]) for k in ks),
                    at_most(0.5))), rule="packet network", deviation=_c6_occupancy(runs, pkt, ks))
-    fairness_claim(c, df[df.network == "packet"], (vegas_cite(VEGAS_START, VEGAS_FROZEN),), flow_table(runs))
+    fairness_claim(c, df[df.network == "packet"], (vegas_cite(groups),), flow_table(runs))
 
 
 # --------------------------------------------------------------------------- fig12
@@ -230,14 +233,16 @@ def _fig12_runs(g):
     """Lite and Lite-AFR with 10 ms ticks on the fig3 grid; Vegas-AFR with 10 ms and 500 ms ticks at
     four buffers (c4); Lite over ATM with 500 ms ticks as the baseline of c3."""
     ks4 = [9, 30] if g.quick else [3, 9, 21, 45]
-    return (g.specs([1], ["atm", "packet"], ["lite", "lite-afr"], tick="10ms")
-            + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4, tick="10ms") + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4)
-            + g.specs([1], ["atm"], ["lite"]))
+    return with_probes(g.specs([1], ["atm", "packet"], ["lite", "lite-afr"], tick="10ms")
+                       + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4, tick="10ms")
+                       + g.specs([1], ["atm", "packet"], ["vegas-afr"], ks=ks4) + g.specs([1], ["atm"], ["lite"]), g, lite=True,
+                       vegas=True)
 
 
 @figure("fig12", runs=_fig12_runs)
-def fig12(c, runs):
+def fig12(c, groups):
     """Fine-grained (10 ms) timers, topology 1 (§5.4, Fig. 12)."""
+    runs = groups["main"]
     df = table(runs)
     pts = medians(df, ["topology", "network", "variant", "tick", "k"])
     c.write("fig12", pts, df)
@@ -280,13 +285,13 @@ def fig12(c, runs):
         c4 += [(net, k, float(d[k]), float(t500[k])) for k in d.index]
     c.claim("c4", statement="Vegas-AFR is not significantly affected by fine-grained timeouts", kind="shape", paper_value="§5.4 (data not shown)",
             ours=max(diffs), holds=check(("max over evaluated points, both networks, of |E(vegas-afr,10ms) - E(vegas-afr,500ms)|",
-                               max(diffs), at_most(0.03))), rule="", deviation=_fig12_c4_mechanism(c4))
+                               max(diffs), at_most(0.03))), rule="", deviation=_fig12_c4_mechanism(c4, groups))
     # Over all of fig12's series (the catalogue: "over those figures' runs"): Lite, Lite-AFR and Vegas-AFR with
     # 10 ms ticks. The 500 ms runs are fig3's and fig6's series, here only as baselines of c3 and c4.
-    fairness_claim(c, df[df.tick == "10ms"], (vegas_cite(VEGAS_FROZEN),), flow_table(runs))
+    fairness_claim(c, df[df.tick == "10ms"], (vegas_cite(groups, start=False),), flow_table(runs))
 
 
-def _fig12_c4_mechanism(c4) -> str:
+def _fig12_c4_mechanism(c4, groups) -> str:
     """|E(10 ms) - E(500 ms)| of Vegas-AFR per point against the 500-ms runs' coarse timeouts."""
     if not c4:
         return ""
@@ -298,7 +303,8 @@ def _fig12_c4_mechanism(c4) -> str:
         tail = (f" |difference| at the points whose 500-ms runs time out fewer than 5 times: {rng(few)}; 5 times or "
                 f"more: {rng(many)}. The tick changes only the coarse timer, so Vegas-AFR gains where it still relies "
                 f"on timeouts (at small buffers, and on the packet network, whose start-up loses more: vegas-anatomy); "
-                f"a 500-ms timeout stalls a flow for a median 1.43 s, a 10-ms one for 0.16 s (Lite, fairness-anatomy).")
+                f"a 500-ms timeout stalls a Lite flow for a median {median_stall(groups, 'shipped'):.2f} s, a 10-ms one for "
+                f"{median_stall(groups, 'tick10ms'):.2f} s (fairness-anatomy's runs).")
     return f"E(vegas-afr, 10 ms) - E(vegas-afr, 500 ms) per point: {desc}.{tail}"
 
 
@@ -357,7 +363,7 @@ def _afr_change_facts(pts, E, o3: dict) -> str:
     return " ".join(out)
 
 
-def _c6_mechanism(pts, E, Ep, small) -> str:
+def _c6_mechanism(pts, E, Ep, small, cite: str) -> str:
     if not small:
         return ""
     g = (1 - E["vegas"][small] / Ep["vegas"][small])
@@ -366,7 +372,7 @@ def _c6_mechanism(pts, E, Ep, small) -> str:
     return (f"Measured: gap(vegas) per point: {points(g, '{:+.3f}')}: Vegas does better on ATM than on the packet network below "
             f"180K; per run ATM Vegas retransmits {r('retx_segments', 'atm')} segments with {r('timeouts', 'atm')} coarse "
             f"timeouts, packet Vegas {r('retx_segments', 'packet')} with {r('timeouts', 'packet')}. Read as Lite on the "
-            f"packet network, 'packet-TCP' gives a median gap of {gl:+.3f}. " + vegas_cite(VEGAS_START))
+            f"packet network, 'packet-TCP' gives a median gap of {gl:+.3f}. " + cite)
 
 
 def _afr_state_facts(runs, net: str) -> str:

@@ -1,0 +1,71 @@
+"""How much a verdict rests on one seed (issue 37, item 4): every claims.json row states how many
+seeds its figure's runs have (`seeds`) and whether its verdict survives leaving out any one of them
+(`survives_leaving_out_one_seed`).
+
+The rule is the same for every paper and every row: each seed of the figure is left out in turn and
+the figure's body is made again, into a scratch folder, from the results of the other seeds' runs (no
+new simulation: the results are the ones the reproduction already has). A verdict survives if every
+such remake gives it again. A group of runs at one seed only (a traced probe at seed 1, a fixed
+trace run) is kept as it is: it is no sample over seeds, and the body needs it. With one seed there
+is nothing to leave out, and a body that cannot be made without a seed tells nothing either: the row
+then says null.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+
+def _seed(spec) -> Optional[int]:
+    return getattr(spec, "seed", None)
+
+
+def _sampled(group: list) -> bool:
+    """Whether a list of runs samples several seeds (only those lose a seed when one is left out)."""
+    return len({_seed(s) for s in group} - {None}) > 1
+
+
+def seeds_of(declared) -> list:
+    """The seeds sampled by a figure's declared runs (a list of specs or a dict of named lists)."""
+    groups = declared.values() if isinstance(declared, dict) else [declared]
+    return sorted({_seed(s) for g in groups if _sampled(list(g)) for s in g} - {None})
+
+
+def without(declared, seed):
+    """The declared runs with the runs of `seed` left out of every group that samples several seeds."""
+    def drop(group):
+        group = list(group)
+        return [s for s in group if _seed(s) != seed] if _sampled(group) else group
+
+    return {k: drop(g) for k, g in declared.items()} if isinstance(declared, dict) else drop(declared)
+
+
+def leave_one_out(make: Callable[[Path, Any], list], declared) -> tuple[int, dict[str, Optional[list]]]:
+    """(the number of seeds, {claim ID: its verdict with each seed left out}). `make(out, declared)`
+    makes the figure from the given runs into the folder `out` and returns its claims. A claim whose
+    figure could not be made without some seed maps to None."""
+    seeds = seeds_of(declared)
+    verdicts: dict[str, Optional[list]] = {}
+    if len(seeds) < 2:
+        return len(seeds), verdicts
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="atmsim-leave-one-out-") as scratch:
+        for seed in seeds:
+            try:
+                claims = make(Path(scratch), without(declared, seed))
+            except Exception:  # noqa: BLE001 - a body that needs every seed: the row says null, the run goes on
+                failed = True
+                continue
+            for c in claims:
+                verdicts.setdefault(c.id, []).append(bool(c.holds))
+    if failed:
+        verdicts = {k: None for k in verdicts}
+    return len(seeds), verdicts
+
+
+def survives(holds: bool, verdicts: Optional[list], n_seeds: int) -> Optional[bool]:
+    """Whether every remake without one seed gives the verdict again (None: nothing to tell)."""
+    if n_seeds < 2 or not verdicts or len(verdicts) != n_seeds:
+        return None
+    return all(v == bool(holds) for v in verdicts)

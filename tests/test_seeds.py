@@ -1,0 +1,46 @@
+"""A row's seed count and whether its verdict survives leaving out any one seed (issue 37, item 4;
+python/atmsim/reproduce/seeds.py), on made-up figures whose verdicts depend on the seeds they get."""
+from atmsim import claims
+from atmsim.reproduce import seeds
+from atmsim.reproduce.harness import Run
+
+
+def runs(*ss, name="x"):
+    return [Run(name, (), s) for s in ss]
+
+
+def test_a_group_at_one_seed_is_kept_and_the_others_lose_the_seed():
+    declared = {"main": runs(1, 2, 3), "probe": runs(1, name="probe")}
+    assert seeds.seeds_of(declared) == [1, 2, 3]
+    left = seeds.without(declared, 1)
+    assert [r.seed for r in left["main"]] == [2, 3] and left["probe"] == declared["probe"]
+    assert seeds.seeds_of(runs(1)) == []
+
+
+def _make(rule):
+    """A figure with one claim that holds when rule(seeds it was given) does."""
+    def make(out, declared):
+        got = {r.seed for r in (declared["main"] if isinstance(declared, dict) else declared)}
+        return [claims.make("p", "f", "c1", "s", "shape", "", len(got), rule(got), "")]
+    return make
+
+
+def test_a_verdict_carried_by_one_seed_does_not_survive():
+    n, v = seeds.leave_one_out(_make(lambda got: 3 in got), runs(1, 2, 3))
+    assert n == 3 and v == {"p.f.c1": [True, True, False]}
+    assert seeds.survives(True, v["p.f.c1"], n) is False
+    n, v = seeds.leave_one_out(_make(lambda got: len(got) >= 2), runs(1, 2, 3))
+    assert seeds.survives(True, v["p.f.c1"], n) is True
+
+
+def test_one_seed_or_a_body_that_needs_every_seed_tells_nothing():
+    n, v = seeds.leave_one_out(_make(lambda got: True), runs(1))
+    assert (n, v) == (0, {}) and seeds.survives(True, v.get("p.f.c1"), n) is None
+
+    def needs_seed_1(out, declared):
+        if 1 not in {r.seed for r in declared}:
+            raise KeyError(1)
+        return _make(lambda got: True)(out, declared)
+
+    n, v = seeds.leave_one_out(needs_seed_1, runs(1, 2))
+    assert v == {"p.f.c1": None} and seeds.survives(True, v["p.f.c1"], n) is None
