@@ -10,4 +10,4 @@ pub mod unit;
 
 pub use header::{flags, ArbData, ArbReply, Datagram, EqdsHeader, EqdsKind, FrameHeader, NdpHeader, NdpKind, Segment};
 pub use ids::{FlowId, HostId, NodeId, PortId, VcId};
-pub use unit::{CellKind, InFlight, Unit, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX};
+pub use unit::{CellKind, InFlight, Unit, CELL_BYTES, CELL_PAYLOAD, HOP_BITS, MAX_CELL_INDEX};

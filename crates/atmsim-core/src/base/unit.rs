@@ -19,12 +19,13 @@ pub struct Unit {
     pub vc: VcId,
     /// Frame number on the VC (frames on a VC are numbered 0, 1, 2, ...).
     pub frame: u32,
-    /// Where the unit is on its route: the position, in the VC table's
-    /// list of every route's hops (`net::VcTable::hop`), of the port it is at;
-    /// in a pipe, of the port it enters next (see [`Unit::onward`]). The
-    /// unit itself names its next port, so leaving a pipe reads one entry
-    /// of that list rather than the VC, then its route.
-    pub hop: u32,
+    /// The rest of its route as a code (`net/route.rs`): per hop after the
+    /// port it is at, lowest first, the next port's index among its node's
+    /// output ports, [`HOP_BITS`] bits each. In a pipe, the low bits name
+    /// the port it enters next; entering that port's pipe moves the code on
+    /// by a hop (see [`Unit::onward`]). Leaving a pipe reads the unit's own
+    /// bits and the far node's few exits, not a table of every route.
+    pub route: u32,
     /// The cell's index in its frame, with four marks above it: the frame's
     /// last cell (EOM), a cell of no frame (RM and VBR cells), congestion
     /// experienced (EFCI in a cell's header, I.361 PTI; CE in a packet's IP
@@ -35,6 +36,10 @@ pub struct Unit {
     /// against it).
     pub wire_bytes: u16,
 }
+
+/// Bits of a unit's route code per hop (`Unit::route`): a node's output
+/// ports are numbered 0..31 in it (31 escapes to a table, `net/route.rs`).
+pub const HOP_BITS: u32 = 5;
 
 /// Bytes of an ATM cell on the wire: a 5-byte header and 48 of payload
 /// (I.361).
@@ -79,18 +84,18 @@ pub const MAX_CELL_INDEX: u16 = ECT - 1;
 
 impl Unit {
     /// Cell `index` of frame `frame`, of `ncells` cells (1 and 1 for a
-    /// packet; 0 cells: a cell of no frame), at the first position of the
-    /// hop list until placed on its route ([`Unit::at_hop`]).
+    /// packet; 0 cells: a cell of no frame), with no route until placed on
+    /// one ([`Unit::on_route`]).
     #[inline]
     pub fn new(vc: VcId, frame: u32, index: u16, ncells: u16, wire_bytes: u16) -> Unit {
-        Unit { vc, frame, hop: 0, cell: 0, wire_bytes }.with_index(index, ncells)
+        Unit { vc, frame, route: 0, cell: 0, wire_bytes }.with_index(index, ncells)
     }
 
-    /// The unit at position `hop` of the list of hops: placed on its
-    /// route at the route's first position.
+    /// The unit carrying route code `route` (`net/route.rs`): placed on
+    /// its route at the route's first port.
     #[inline]
-    pub fn at_hop(self, hop: u32) -> Unit {
-        Unit { hop, ..self }
+    pub fn on_route(self, route: u32) -> Unit {
+        Unit { route, ..self }
     }
 
     /// The same frame's cell `index` of `ncells`.
@@ -173,14 +178,15 @@ impl Unit {
         self.is_frameless() && self.frame == VBR_FRAME
     }
 
-    /// The unit as it goes into a pipe: heading for the next port of its
-    /// route. (Advancing the hop when the unit enters the pipe, long
-    /// before it is read back, rather than when it leaves, keeps a narrow
-    /// store and a wide load of the same unit apart on the hot path: the
-    /// load would wait for the store to drain.)
+    /// The unit as it goes into a pipe: its route code moved on by the
+    /// hop it took, so that its low bits name the port after the pipe.
+    /// (Advancing the code when the unit enters the pipe, long before it is
+    /// read back, rather than when it leaves, keeps a narrow store and a
+    /// wide load of the same unit apart on the hot path: the load would
+    /// wait for the store to drain.)
     #[inline(always)]
     pub fn onward(&self) -> Unit {
-        Unit { hop: self.hop + 1, ..*self }
+        Unit { route: self.route >> HOP_BITS, ..*self }
     }
 
     /// The packet trimmed to its first `header_bytes` (NDP N2): its payload
@@ -255,8 +261,8 @@ mod tests {
         assert!(last.is_eom() && !last.is_frameless() && last.index() == MAX_CELL_INDEX);
         assert!(MAX_CELL_INDEX as u32 > 65535 / 48);
         // Re-indexing and moving along the route keep the rest.
-        let moved = cells[2].with_index(1, 3).at_hop(7).onward();
-        assert_eq!((moved.index(), moved.is_eom(), moved.hop, moved.frame), (1, false, 8, 9));
+        let moved = cells[2].with_index(1, 3).on_route(7 << super::HOP_BITS | 3).onward();
+        assert_eq!((moved.index(), moved.is_eom(), moved.route, moved.frame), (1, false, 7, 9));
     }
 
     #[test]

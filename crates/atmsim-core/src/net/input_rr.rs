@@ -173,7 +173,7 @@ mod tests {
     }
 
     fn cell(vc: u32, index: u16) -> Unit {
-        Unit::new(VcId(vc), 0, index, 8, 53).at_hop(1)
+        Unit::new(VcId(vc), 0, index, 8, 53).on_route(1)
     }
 
     fn served(rr: &mut InputRoundRobin) -> Vec<(u32, u16)> {

@@ -16,13 +16,14 @@ pub mod pervc;
 pub mod pipe;
 pub mod port;
 pub mod priority;
+pub mod route;
 pub mod trim;
 pub mod trim_fifo;
 pub mod vc;
 
 pub use crate::base::{
     flags, ArbData, ArbReply, CellKind, Datagram, EqdsHeader, EqdsKind, FlowId, FrameHeader, HostId, InFlight, NdpHeader, NdpKind, NodeId,
-    PortId, Segment, Unit, VcId, CELL_BYTES, CELL_PAYLOAD, MAX_CELL_INDEX,
+    PortId, Segment, Unit, VcId, CELL_BYTES, CELL_PAYLOAD, HOP_BITS, MAX_CELL_INDEX,
 };
 pub use port::{Discipline, Limit, Port, PortStats};
 pub use vc::{Vc, VcRole, VcTable};

@@ -111,6 +111,11 @@ pub enum Discipline {
 pub struct Port {
     /// Units on the wire towards `to`, in arrival order.
     pub pipe: Pipe,
+    /// Where `to`'s exits start in the run's table of every node's exits
+    /// (`net/route.rs`): a unit leaving the pipe takes the exit its route
+    /// code names. Beside the pipe, on the line its head event reads (it
+    /// fills padding: the port stays 448 bytes).
+    pub far_exits: u32,
     pub discipline: Discipline,
     pub(super) ser: Serializer,
     pub delay: Time,
@@ -180,6 +185,7 @@ impl Port {
             discipline,
             ser: Serializer::new(rate),
             pipe: Pipe::new(),
+            far_exits: 0,
             stats: PortStats::default(),
         }
     }
@@ -348,6 +354,10 @@ mod tests {
             offset_of!(Port, stats.occupancy_integral) + size_of::<u128>(),
         ];
         assert!(ends.iter().all(|&end| end <= 4 * 64), "{ends:?}");
+        // Where the unit leaving the pipe goes next, on the pipe's line;
+        // in padding, so a port is no larger for it.
+        assert!(offset_of!(Port, far_exits) + size_of::<u32>() <= 64);
+        assert_eq!(size_of::<Port>(), 448);
         assert_eq!(std::mem::align_of::<Port>(), 64);
     }
 

@@ -6,6 +6,7 @@
 //! background source) opens one. Nothing in the simulator derives one VC
 //! from another by arithmetic: the table says which VC answers which.
 
+use crate::net::route::Exits;
 use crate::net::{FlowId, HostId, PortId, VcId};
 
 /// What a VC carries for its flow.
@@ -30,13 +31,11 @@ pub struct Vc {
     pub ports: Vec<PortId>,
     /// IP + transport header bytes of its datagrams.
     pub header_bytes: u32,
-    /// Where its route starts in the table's list of hops
-    /// ([`VcTable::hop`]): the first unit position of its units.
-    pub first_hop: u32,
-    /// A multipath VC (a flow that owns every shortest path, sprayed per
-    /// packet): where each of its routes starts in the list of hops, route
-    /// 0 being `ports`. Empty for a VC of one route.
-    pub routes: Box<[u32]>,
+    /// Each of its routes as a unit starts it: the first port and the code
+    /// the unit carries into it (`net/route.rs`). Route 0 is `ports`; a multipath VC (a
+    /// flow that owns every shortest path, sprayed per packet) has one per
+    /// path.
+    pub routes: Box<[(PortId, u32)]>,
 }
 
 impl Vc {
@@ -47,17 +46,12 @@ impl Vc {
     }
 }
 
-/// Ends each route in [`VcTable`]'s list of hops (no port has this id).
-const ROUTE_END: PortId = PortId(u32::MAX);
-
 /// All VCs of a run, and per flow its payload VC and, if any, its reply VC.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct VcTable {
     vcs: Vec<Vc>,
-    /// Every VC's route, one after the other, each followed by
-    /// [`ROUTE_END`]: a unit's position in this list names the port it is
-    /// at, and the next position the port after (`Unit::hop`).
-    hops: Vec<PortId>,
+    /// Every node's exits, in which the routes' codes name their ports.
+    exits: Exits,
     /// Per flow: (payload VC, reply VC).
     of_flow: Vec<(VcId, Option<VcId>)>,
     /// Per flow with one (NDP), the VC of its NACKs: replies a host's NIC
@@ -66,14 +60,19 @@ pub struct VcTable {
 }
 
 impl VcTable {
+    /// An empty table for a network of these exits.
+    pub fn new(exits: Exits) -> VcTable {
+        VcTable { vcs: Vec::new(), exits, of_flow: Vec::new(), nacks: Vec::new() }
+    }
+
     /// Opens the VCs of the next flow: a payload VC along `forward`, and a
     /// reply VC along `backward` if given. Flows must be opened in order.
     pub fn open(&mut self, flow: FlowId, src: HostId, dst: HostId, forward: (Vec<PortId>, u32), backward: Option<(Vec<PortId>, u32)>) {
         assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
         let role = if backward.is_some() { VcRole::Data } else { VcRole::Stream };
-        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, first_hop: 0, routes: Box::new([]) });
+        let data = self.push(Vc { src, dst, flow, role, ports: forward.0, header_bytes: forward.1, routes: Box::new([]) }, None);
         let reply = backward.map(|(ports, header_bytes)| {
-            self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, first_hop: 0, routes: Box::new([]) })
+            self.push(Vc { src: dst, dst: src, flow, role: VcRole::Reply, ports, header_bytes, routes: Box::new([]) }, None)
         });
         self.of_flow.push((data, reply));
     }
@@ -81,8 +80,8 @@ impl VcTable {
     /// Opens the VCs of the next flow, a two-way transport that sprays its
     /// packets over every path in `forward` (data) and `backward` (replies):
     /// one VC for data and, back, one for ACKs and PULLs and one for NACKs
-    /// ([`VcTable::nack_of`]), each with its ledger, whose units name their
-    /// route by where they start in the list of hops.
+    /// ([`VcTable::nack_of`]), each with its ledger, whose units start on
+    /// the route their transport picks ([`VcTable::route_start`]).
     pub fn open_multipath(
         &mut self,
         flow: FlowId,
@@ -93,19 +92,11 @@ impl VcTable {
         header_bytes: u32,
     ) {
         assert_eq!(flow.ix(), self.of_flow.len(), "flows are opened in order");
-        let vc = |src, dst, role, ports: &Vec<PortId>| Vc {
-            src,
-            dst,
-            flow,
-            role,
-            ports: ports.clone(),
-            header_bytes,
-            first_hop: 0,
-            routes: Box::new([]),
-        };
-        let data = self.push_routes(vc(src, dst, VcRole::Data, &forward[0]), forward);
-        let reply = self.push_routes(vc(dst, src, VcRole::Reply, &backward[0]), backward);
-        let nack = self.push_routes(vc(dst, src, VcRole::Reply, &backward[0]), backward);
+        let vc =
+            |src, dst, role, ports: &Vec<PortId>| Vc { src, dst, flow, role, ports: ports.clone(), header_bytes, routes: Box::new([]) };
+        let data = self.push(vc(src, dst, VcRole::Data, &forward[0]), Some(forward));
+        let reply = self.push(vc(dst, src, VcRole::Reply, &backward[0]), Some(backward));
+        let nack = self.push(vc(dst, src, VcRole::Reply, &backward[0]), Some(backward));
         self.of_flow.push((data, Some(reply)));
         self.nacks.push((flow, nack));
     }
@@ -115,58 +106,45 @@ impl VcTable {
         self.nacks.binary_search_by_key(&f, |&(g, _)| g).ok().map(|i| self.nacks[i].1)
     }
 
-    fn push_routes(&mut self, mut vc: Vc, routes: &[Vec<PortId>]) -> VcId {
-        let starts: Vec<u32> = routes
-            .iter()
-            .map(|r| {
-                let start = u32::try_from(self.hops.len()).expect("fewer than 2^32 hops in all routes");
-                self.hops.extend_from_slice(r);
-                self.hops.push(ROUTE_END);
-                start
-            })
-            .collect();
-        vc.first_hop = starts[0];
-        vc.routes = starts.into_boxed_slice();
+    /// Adds `vc` with its routes coded: `ports` alone, or every one of
+    /// `multipath` (whose first is `ports`).
+    fn push(&mut self, mut vc: Vc, multipath: Option<&[Vec<PortId>]>) -> VcId {
+        let routes = multipath.unwrap_or(std::slice::from_ref(&vc.ports));
+        vc.routes = routes.iter().map(|r| self.exits.start(r)).collect();
         self.vcs.push(vc);
         VcId(self.vcs.len() as u32 - 1)
     }
 
-    /// Where route `path` of `vc` starts: its first port and its position
-    /// in the list of hops (route 0 for a VC of one route).
+    /// Where route `path` of `vc` starts: its first port and the code a
+    /// unit carries into it (route 0 for a path the VC does not have).
     #[inline]
     pub fn route_start(&self, vc: VcId, path: u16) -> (PortId, u32) {
-        let v = &self.vcs[vc.ix()];
-        match v.routes.get(path as usize) {
-            Some(&start) if path > 0 => (self.hops[start as usize], start),
-            _ => (v.ports[0], v.first_hop),
-        }
-    }
-
-    /// Is position `hop` the first of its route?
-    #[inline]
-    pub fn is_first_hop(&self, hop: u32) -> bool {
-        hop == 0 || self.hops[hop as usize - 1] == ROUTE_END
+        let routes = &self.vcs[vc.ix()].routes;
+        *routes.get(path as usize).unwrap_or(&routes[0])
     }
 
     /// How many routes `vc` has.
     pub fn route_count(&self, vc: VcId) -> usize {
-        self.vcs[vc.ix()].routes.len().max(1)
+        self.vcs[vc.ix()].routes.len()
     }
 
-    fn push(&mut self, mut vc: Vc) -> VcId {
-        vc.first_hop = u32::try_from(self.hops.len()).expect("fewer than 2^32 hops in all routes");
-        self.hops.extend_from_slice(&vc.ports);
-        self.hops.push(ROUTE_END);
-        self.vcs.push(vc);
-        VcId(self.vcs.len() as u32 - 1)
+    /// Every node's exits: where a unit's code takes it next.
+    #[inline(always)]
+    pub fn exits(&self) -> &Exits {
+        &self.exits
     }
 
-    /// The port at position `hop` of the list of hops, or `None` at the
-    /// end of a route.
-    #[inline]
-    pub fn hop(&self, hop: u32) -> Option<PortId> {
-        let p = self.hops[hop as usize];
-        (p != ROUTE_END).then_some(p)
+    /// The port before `p` on `vc`'s route, if `p` is on it and not its
+    /// first. Only for a VC of one route: a unit of a multipath VC may
+    /// have reached `p` from any of several ports (`None`); such VCs run on
+    /// packet networks, whose ports are never per-VC (credit needs ATM).
+    pub fn upstream(&self, vc: VcId, p: PortId) -> Option<PortId> {
+        let v = &self.vcs[vc.ix()];
+        if v.routes.len() > 1 {
+            return None;
+        }
+        let at = v.ports.iter().position(|&q| q == p)?;
+        at.checked_sub(1).map(|i| v.ports[i])
     }
 
     #[inline]
@@ -202,13 +180,16 @@ impl VcTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::NodeId;
 
     #[test]
     fn two_way_and_one_way_flows_get_their_own_vcs() {
-        let mut t = VcTable::default();
-        t.open(FlowId(0), HostId(0), HostId(1), (vec![PortId(0), PortId(1)], 40), Some((vec![PortId(2), PortId(3)], 40)));
-        t.open(FlowId(1), HostId(2), HostId(1), (vec![PortId(4)], 28), None);
-        t.open(FlowId(2), HostId(1), HostId(0), (vec![PortId(2)], 40), Some((vec![PortId(1)], 40)));
+        // Hosts 0, 1, 2 around switch 3: ports 0-2 from the hosts, 3-5 to them.
+        let ends: Vec<_> = (0..3).map(|h| (NodeId(h), NodeId(3))).chain((0..3).map(|h| (NodeId(3), NodeId(h)))).collect();
+        let mut t = VcTable::new(Exits::new(&ends, &[true, true, true, false]));
+        t.open(FlowId(0), HostId(0), HostId(1), (vec![PortId(0), PortId(4)], 40), Some((vec![PortId(1), PortId(3)], 40)));
+        t.open(FlowId(1), HostId(2), HostId(1), (vec![PortId(2), PortId(4)], 28), None);
+        t.open(FlowId(2), HostId(1), HostId(0), (vec![PortId(1), PortId(3)], 40), Some((vec![PortId(0), PortId(4)], 40)));
         assert_eq!(t.len(), 5);
         assert_eq!(t.payload_of(FlowId(1)), VcId(2));
         assert_eq!(t.get(VcId(2)).role, VcRole::Stream);
@@ -217,12 +198,27 @@ mod tests {
         let reply = t.get(t.reply_of(FlowId(0)));
         assert_eq!((reply.src, reply.dst, reply.role), (HostId(1), HostId(0), VcRole::Reply));
         assert!(!reply.carries_payload());
-        // Each route's hops in order from its first position, then its end.
+        // Each route's code walks its ports in order.
         for vc in t.iter() {
-            let hops: Vec<_> = (vc.first_hop..).map_while(|h| t.hop(h)).collect();
-            assert_eq!(hops, vc.ports);
+            assert_eq!(t.exits().walk(vc.routes[0]), vc.ports);
         }
-        assert_eq!(t.get(VcId(2)).first_hop, 6);
-        assert_eq!(t.hop(t.get(VcId(2)).first_hop + 1), None);
+        assert_eq!((t.upstream(VcId(2), PortId(4)), t.upstream(VcId(2), PortId(2))), (Some(PortId(2)), None));
+    }
+
+    #[test]
+    fn a_multipath_vc_starts_each_unit_on_the_path_it_picks() {
+        // Host 0 -> switches 2 or 3 -> host 1: ports 0 (0->2), 1 (0->3),
+        // 2 (2->1), 3 (3->1), and back 4 (1->2), 5 (1->3), 6 (2->0), 7 (3->0).
+        let ends = [(0, 2), (0, 3), (2, 1), (3, 1), (1, 2), (1, 3), (2, 0), (3, 0)].map(|(a, b)| (NodeId(a), NodeId(b)));
+        let mut t = VcTable::new(Exits::new(&ends, &[true, true, false, false]));
+        let forward = [vec![PortId(0), PortId(2)], vec![PortId(1), PortId(3)]];
+        let backward = [vec![PortId(4), PortId(6)], vec![PortId(5), PortId(7)]];
+        t.open_multipath(FlowId(0), HostId(0), HostId(1), &forward, &backward, 64);
+        assert_eq!((t.route_count(VcId(0)), t.nack_of(FlowId(0))), (2, Some(VcId(2))));
+        for (path, ports) in forward.iter().enumerate() {
+            assert_eq!(t.exits().walk(t.route_start(VcId(0), path as u16)), *ports);
+        }
+        assert_eq!(t.route_start(VcId(0), 7), t.route_start(VcId(0), 0));
+        assert_eq!(t.upstream(VcId(0), PortId(2)), None, "reached from either port");
     }
 }

@@ -11,6 +11,7 @@ use crate::net::drop::{DropPolicy, DropSpec, PortContext, TrimService};
 use crate::net::fifo::Fifo;
 use crate::net::host_nic::HostNic;
 use crate::net::pervc::PerVc;
+use crate::net::route::Exits;
 use crate::net::trim::TrimQueues;
 use crate::net::trim_fifo::TrimFifo;
 use crate::net::{Discipline, FlowId, HostId, Port, PortId, VcRole, VcTable, CELL_BYTES};
@@ -35,6 +36,9 @@ impl World {
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
         let mut ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
+        for (i, port) in ports.iter_mut().enumerate() {
+            port.far_exits = vcs.exits().far(PortId(i as u32));
+        }
         let ndp = model.flows.iter().find_map(|f| match f.app {
             App::Ndp(cfg) => Some(cfg),
             _ => None,
@@ -219,7 +223,8 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
             jitter: (model.send_jitter > 0).then(|| SendJitter::new(model.send_jitter, stream(model.seed, Stream::Host(HostId(h as u32))))),
         })
         .collect();
-    let mut vcs = VcTable::default();
+    let ends: Vec<_> = model.ports.iter().map(|p| (p.from, p.to)).collect();
+    let mut vcs = VcTable::new(Exits::new(&ends, &model.is_host));
     let mut flows = Vec::with_capacity(model.flows.len());
     let salts = if model.flows.iter().any(|f| matches!(f.app, App::Eqds(_))) { super::eqds_build::switch_salts(model) } else { Vec::new() };
     for (i, f) in model.flows.iter().enumerate() {

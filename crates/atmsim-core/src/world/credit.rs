@@ -26,9 +26,12 @@ impl World {
             if self.services.takes.watching {
                 self.departed(p, t, &done);
             }
-            if !self.vcs.is_first_hop(done.hop) {
-                let upstream = self.vcs.hop(done.hop - 1).expect("a hop before");
-                self.forwarded(upstream, done.vc, t);
+            // Hosts do not forward: a port leaving a host is the first of
+            // every route through it.
+            if !self.model.is_host[self.model.ports[p.ix()].from.ix()] {
+                if let Some(upstream) = self.vcs.upstream(done.vc, p) {
+                    self.forwarded(upstream, done.vc, t);
+                }
             } else if done.is_eom() && self.model.host.is_some() {
                 // The packet has left the sending host's adapter.
                 let h = self.vcs.get(done.vc).src;

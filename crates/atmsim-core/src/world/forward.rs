@@ -9,7 +9,8 @@ use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
 use crate::net::port::Offer;
-use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
+use crate::net::route::{END, ESCAPE, STEP};
+use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES, HOP_BITS};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -18,17 +19,24 @@ impl World {
     pub(super) fn pipe_head(&mut self, p: PortId) {
         let port = &mut self.ports[p.ix()];
         let unit = port.pop_pipe();
+        let far_exits = port.far_exits;
         if let Some(next) = port.pipe.front() {
             self.sched.schedule(next.arrive_at, Event::Port(PortEvent::PipeHead(p)));
         }
         self.unit_hops += 1;
-        match self.vcs.hop(unit.hop) {
-            Some(next_port) => {
-                if !self.services.takes.at_switch || self.at_switch(p, next_port, unit) {
-                    self.enter(next_port, unit)
-                }
-            }
-            None => self.receive(p, unit),
+        // The unit's own code names its next port among the far node's
+        // exits (`net/route.rs`): no table of every route is read per hop.
+        let next_port = self.vcs.exits().exit(far_exits + (unit.route & STEP));
+        let (next_port, unit) = if next_port.0 < ESCAPE.0 {
+            (next_port, unit)
+        } else if next_port == END || unit.route >> HOP_BITS == 0 {
+            return self.receive(p, unit);
+        } else {
+            let (next_port, route) = self.vcs.exits().escaped(unit.route);
+            (next_port, unit.on_route(route))
+        };
+        if !self.services.takes.at_switch || self.at_switch(p, next_port, unit) {
+            self.enter(next_port, unit)
         }
     }
 
@@ -120,9 +128,8 @@ impl World {
 
     /// Offers a unit to the first port of `vc`'s route, placed on it.
     pub(super) fn enter_route(&mut self, vc: VcId, unit: Unit) {
-        let v = self.vcs.get(vc);
-        let (first, hop) = (v.ports[0], v.first_hop);
-        self.enter(first, unit.at_hop(hop));
+        let (first, route) = self.vcs.route_start(vc, 0);
+        self.enter(first, unit.on_route(route));
     }
 
     /// Offers the units of a frame, in order, to the first port of its
@@ -214,7 +221,7 @@ impl World {
             (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
             _ => 0,
         };
-        let (first_port, first_hop) = self.vcs.route_start(vc, seg.path());
+        let (first_port, route) = self.vcs.route_start(vc, seg.path());
         let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
@@ -223,7 +230,7 @@ impl World {
             self.nic_arrival(first_port);
         }
         let ncells = ncells as u16;
-        let first = Unit::new(vc, frame, 0, ncells, wire).at_hop(first_hop);
+        let first = Unit::new(vc, frame, 0, ncells, wire).on_route(route);
         let leaves =
             if self.services.takes.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
