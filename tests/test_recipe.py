@@ -76,7 +76,7 @@ TOY_GROWTH = '''//! A toy window growth: one segment more per new ACK, always (n
 use super::{Growth, WindowGrowth};
 use crate::base::mechanism::Golden;
 use crate::transport::tcp::congestion::recovery::{tahoe::Tahoe, Recovery};
-use crate::transport::tcp::congestion::{declare, AckCtx, TcpVariant, Window};
+use crate::transport::tcp::congestion::{declare, AckCtx, EcnUse, TcpVariant, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct Toy;
@@ -93,6 +93,7 @@ impl WindowGrowth for Toy {
         afr: false,
         initial_window: 1,
         sack_option: false,
+        ecn: EcnUse::Optional,
     }];
     fn on_ack(&mut self, w: &mut Window, _: &AckCtx) {
         w.cwnd = (w.cwnd + w.mss).min(w.max_cwnd);

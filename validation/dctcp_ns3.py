@@ -1,0 +1,192 @@
+"""DCTCP beside ns-3 3.44's TcpDctcp (docs/validation.md, "DCTCP beside ns-3"): the
+dumbbell of validation/dctcp_fluid.py (N senders -> R1 -> R2 -> D, 10 Gb/s, 1,500-byte
+packets) in atmsim, and the same network in ns-3 (bench/ns3/dctcp_ns3.py).
+
+    python validation/dctcp_ns3.py [--ns3-python PY] [--store validation/ns3/dctcp_reference.json]
+
+Scenarios (SCENARIOS): two long-lived flows with K = 10, 20, 40 at propagation round
+trips of 100 us and 500 us (C·RTT = 83 and 417 packets), buffer 400 packets; at 100 us
+and K = 20 also with ns-3's default PRR recovery (atmsim unchanged) and with delayed ACKs
+on both (ns-3's DelAckCount 2, atmsim's BSD delayed ACK); an 8-to-1 incast, 8 x 64 KB
+started together, K = 20, with a 400-packet buffer (nothing lost) and a 32-packet one
+(the initial windows alone overflow it), there also with SACK on both (atmsim's
+`dctcp-sack`, ns-3's Sack = true).
+Each is measured the same way on both (`measure` here, the docstring of dctcp_ns3.py there):
+per-flow goodput and the link's use, the bottleneck port's occupancy (time-weighted mean and
+max, counting the packet in transmission), marks and drops, each sender's cwnd (mean, and
+the sawtooth's mean peak and trough: the value before and after each decrease), its ECN
+reductions, α at the end, and the incast's completion times.
+
+Without --ns3-python the ns-3 rows come from the store; with it ns-3 runs (one process a
+scenario, ~1 min each on a shared machine) and the store is rewritten with both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import atmsim
+from atmsim import portlog
+
+ROOT = Path(__file__).resolve().parents[1]
+NS3_SCRIPT = ROOT / "bench" / "ns3" / "dctcp_ns3.py"
+STORE = ROOT / "validation" / "ns3" / "dctcp_reference.json"
+RATE_BPS, PACKET, MSS = 10e9, 1500, 1460
+
+
+def _dumbbell(k: int, rtt_us: int, duration: float, warmup: float, **more) -> dict:
+    return {"flows": 2, "k": k, "buffer": 400, "rtt_us": rtt_us, "bytes": 0, "duration": duration, "warmup": warmup,
+            "delayed_ack": False, "ns3_recovery": "classic", "sack": False, **more}
+
+
+#: name -> parameters; the long-lived runs are read over [warmup, duration], the incasts over
+#: the whole run. At 500 us the windows climb from the first cuts by one packet a round trip
+#: for ~100 round trips: those runs are read over [200 ms, 400 ms].
+SCENARIOS = {
+    **{f"dumbbell-100us-k{k}": _dumbbell(k, 100, 0.05, 0.02) for k in (10, 20, 40)},
+    **{f"dumbbell-500us-k{k}": _dumbbell(k, 500, 0.40, 0.20) for k in (10, 20, 40)},
+    "dumbbell-100us-k20-ns3prr": _dumbbell(20, 100, 0.05, 0.02, ns3_recovery="prr"),
+    "dumbbell-100us-k20-delack": _dumbbell(20, 100, 0.05, 0.02, delayed_ack=True),
+    "incast-8x64KB": {**_dumbbell(20, 100, 0.05, 0.0), "flows": 8, "bytes": 65536},
+    "incast-8x64KB-buffer32": {**_dumbbell(20, 100, 3.0, 0.0), "flows": 8, "bytes": 65536, "buffer": 32},
+    "incast-8x64KB-buffer32-sack": {**_dumbbell(20, 100, 3.0, 0.0), "flows": 8, "bytes": 65536, "buffer": 32, "sack": True},
+}
+
+
+def scenario(p: dict) -> str:
+    """The dumbbell as a scenario file: S1..SN -> R1 -> R2 -> D, RTT/2 - 2 us on the bottleneck."""
+    n, finite = p["flows"], p["bytes"] > 0
+    hosts = [f"S{i}" for i in range(1, n + 1)] + ["D"]
+    lines = [
+        'name = "dctcp-ns3"', 'network = "packet"', f'duration = "{p["duration"] * 1e3:g}ms"', "seed = 1",
+        '[ip]\nheader_bytes = 40\nmtu = "1500B"',
+        f'[tcp]\nvariant = "{"dctcp-sack" if p["sack"] else "dctcp"}"\nmss = "1460B"\nwindow = "4MiB"\ntick = "500ms"\nrttmin_ticks = 2',
+        f'delayed_ack = {"true" if p["delayed_ack"] else "false"}',
+        f'[switch]\nbuffer = "{p["buffer"]}packets"',
+        f'[router]\npolicy = "dctcp"\n[router.dctcp]\nk = {p["k"]}',
+        '[report]\nbottleneck = "R1->R2"',
+        "[topology]", "hosts = [" + ", ".join(f'"{h}"' for h in hosts) + "]", 'switches = ["R1", "R2"]',
+    ]
+    if not finite:
+        lines.append(f'[measure]\nfrom = "{p["warmup"] * 1e3:g}ms"\nto = "{p["duration"] * 1e3:g}ms"')
+    links = [(f"S{i}", "R1", 1.0) for i in range(1, n + 1)] + [("R1", "R2", p["rtt_us"] / 2 - 2), ("R2", "D", 1.0)]
+    for a, b, delay in links:
+        lines.append(f'[[link]]\nends = ["{a}", "{b}"]\nrate = "10Gbps"\ndelay = "{delay:g}us"')
+    for i in range(1, n + 1):
+        start = 0 if finite else (i - 1) * 10
+        size = f'\nbytes = "{p["bytes"]}B"' if finite else ""
+        lines.append(f'[[flow]]\nname = "f{i}"\nsrc = "S{i}"\ndst = "D"\nstart = "{start}us"{size}')
+    return "\n".join(lines) + "\n"
+
+
+def _time_weighted(t: np.ndarray, v: np.ndarray, start: float, end: float) -> float:
+    """Mean of the step function v (v[i] from t[i] on) over [start, end]."""
+    edges = np.clip(np.append(t, end), start, end)
+    return float((v * np.diff(edges)).sum() / (end - start))
+
+
+def measure(p: dict, workdir: Path) -> dict:
+    """One atmsim run, measured as bench/ns3/dctcp_ns3.py measures ns-3."""
+    path = workdir / "dctcp-ns3.toml"
+    path.write_text(scenario(p), encoding="utf-8")
+    r = atmsim.run(str(path), set=["trace.port=R1->R2"], trace=True)
+    s = r.summary
+    finite = p["bytes"] > 0
+    start = 0.0 if finite else p["warmup"]
+    end = max(f["completion_time_s"] for f in s["flows"]) if finite else p["duration"]
+    occ = portlog.occupancy(r.traces["port"], direction="data")
+    t, q = occ.t.to_numpy(), occ.q.to_numpy()
+    before = t <= start
+    q0 = q[before][-1] if before.any() else 0
+    inside = (t > start) & (t <= end)
+    tq, qq = np.append(start, t[inside]), np.append(q0, q[inside])
+    win = r.traces["window"]
+    flows = []
+    for f in s["flows"]:
+        w = win[win.flow == f["name"]]
+        wt, cw = w.t.to_numpy(), w.cwnd.to_numpy().astype(float)
+        drop = np.flatnonzero((np.diff(cw) < 0) & (wt[1:] >= start) & (wt[1:] <= end)) + 1
+        k0 = wt <= start
+        c0 = cw[k0][-1] if k0.any() else 0.0
+        keep = (wt > start) & (wt <= end)
+        span = end - start
+        flows.append({
+            "goodput_bps": f["bytes_delivered"] * 8 / span if finite else f["goodput_bps"],
+            "mean_cwnd": _time_weighted(np.append(start, wt[keep]), np.append(c0, cw[keep]), start, end) / MSS,
+            "decreases": len(drop),
+            "peak_cwnd": float(cw[drop - 1].mean() / MSS) if len(drop) else None,
+            "trough_cwnd": float(cw[drop].mean() / MSS) if len(drop) else None,
+            "reductions": f["ecn_reductions"],
+            "alpha": f["dctcp_alpha"],
+            "completion_s": f["completion_time_s"] if finite else None,
+        })
+    port = next(x for x in s["ports"] if x["name"] == "R1->R2")
+    return {
+        "simulator": "atmsim", "flows": flows,
+        "utilisation": sum(f["goodput_bps"] for f in flows) / (RATE_BPS * MSS / PACKET),
+        "queue_mean": _time_weighted(tq, qq, start, end), "queue_max": int(qq.max()),
+        "marks": port["units_marked"], "drops": port["units_dropped"],
+    }
+
+
+def ns3(p: dict, python: str) -> dict:
+    args = [python, str(NS3_SCRIPT), "--flows", str(p["flows"]), "--k", str(p["k"]), "--buffer", str(p["buffer"]),
+            "--rtt-us", str(p["rtt_us"]), "--bytes", str(p["bytes"]), "--duration", str(p["duration"]),
+            "--warmup", str(p["warmup"]), "--recovery", p["ns3_recovery"], "--del-ack-count", "2" if p["delayed_ack"] else "1"] + (["--sack"] if p["sack"] else [])
+    out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=1800)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def row(name: str, p: dict, m: dict) -> str:
+    f = m["flows"]
+    mean = lambda key: np.mean([x[key] for x in f if x[key] is not None]) if any(x[key] is not None for x in f) else float("nan")  # noqa: E731
+    fct = f"{max(x['completion_s'] for x in f) * 1e6:.0f}" if p["bytes"] else "-"
+    rates = " / ".join(f"{x['goodput_bps'] / 1e9:.2f}" for x in f) if len(f) <= 2 else "-"
+    return (f"| {name} | {m['simulator']} | {m['utilisation']:.3f} | "
+            f"{rates} | "
+            f"{m['queue_mean']:.1f} / {m['queue_max']} | {m['marks']} | {m['drops']} | {mean('mean_cwnd'):.1f} | "
+            f"{mean('peak_cwnd'):.1f} / {mean('trough_cwnd'):.1f} | {mean('decreases'):.0f} | {mean('alpha'):.3f} | {fct} |")
+
+
+HEADER = ("| scenario | simulator | link use | Gb/s per flow | queue mean / max | marks | drops | mean cwnd | "
+          "cwnd peak / trough | decreases | α end | FCT max (µs) |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | "
+          "---: | ---: | ---: | ---: | ---: |")
+
+
+def write(store: dict, path: Path) -> None:
+    store["what"] = __doc__.splitlines()[0]
+    store["command"] = "python validation/dctcp_ns3.py --ns3-python PY"
+    store["ns3"] = "ns3 3.44.post0 (PyPI), bench/ns3/dctcp_ns3.py"
+    path.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
+    ap.add_argument("--store", default=str(STORE))
+    ap.add_argument("--only", help="comma-separated scenario names")
+    a = ap.parse_args()
+    names = a.only.split(",") if a.only else list(SCENARIOS)
+    store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            p = SCENARIOS[name]
+            ours = measure(p, Path(tmp))
+            if a.ns3_python:
+                print(f"ns-3 {name} ...", file=sys.stderr, flush=True)
+                store["scenarios"][name] = {"parameters": p, "ns3": ns3(p, a.ns3_python), "atmsim": ours}
+                write(store, Path(a.store))
+            print(row(name, p, store["scenarios"][name]["ns3"]))
+            print(row(name, p, ours))
+
+
+if __name__ == "__main__":
+    main()
