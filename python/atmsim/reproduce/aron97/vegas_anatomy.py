@@ -47,8 +47,22 @@ def _jain(x) -> float:
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float("nan")
 
 
+#: Each traced run's anatomy, by its spec: a run is a function of its spec, and five figures' notes
+#: quote the same runs (probe_notes.py), so each is read once per process, not once per note.
+_ANATOMY: dict = {}
+
+
 def vegas_anatomy_of(spec: Spec, result) -> tuple[pd.DataFrame, dict]:
-    """(per-flow table, run row) of one traced Vegas run (see the module's docstring)."""
+    """(per-flow table, run row) of one traced Vegas run (see the module's docstring); computed once
+    per spec."""
+    if spec not in _ANATOMY:
+        if len(_ANATOMY) > 1024:
+            _ANATOMY.clear()
+        _ANATOMY[spec] = _vegas_anatomy_of(spec, result)
+    return _ANATOMY[spec]
+
+
+def _vegas_anatomy_of(spec: Spec, result) -> tuple[pd.DataFrame, dict]:
     from atmsim import flowtrace
 
     s, tr = result
