@@ -34,6 +34,7 @@ import numpy as np
 
 import atmsim
 
+MTU = 4150  # bytes: EQDS's MTU, every transport's largest packet here
 BASE = "eqds-incast"  # htsim's 16-host tree, 100 Gb/s, 1 µs, 145,250 B per port
 COMMON = ["duration=20ms", "workload.bytes=2000000"]
 TCP = ["ip.mtu=4150B", "tcp.mss=4110B", "tcp.window=4MiB", "tcp.delayed_ack=false", "tcp.tick=1ms"]
@@ -57,8 +58,9 @@ def measure(transport: str, workload: str, seed: int) -> dict:
     sd = np.array([f["fct_slowdown"] for f in flows if f.get("fct_slowdown") is not None])
     fct = [f["completion_time_s"] for f in flows if f.get("completion_time_s") is not None]
     ports = [p for p in s["ports"] if not p["name"].startswith("h")]  # switch ports, not host NICs
-    def peak_bytes(p: dict) -> float:
-        return p["peak_occupancy"] * (4150 if p["unit"] == "packets" else 1)
+    def in_bytes(p: dict, value: float) -> float:
+        """A port's occupancy in bytes: a packet-counting port's packets are at most MTU bytes."""
+        return value * (MTU if p["unit"] == "packets" else 1)
 
     return {
         "flows": len(flows),
@@ -68,8 +70,8 @@ def measure(transport: str, workload: str, seed: int) -> dict:
         "max": float(sd.max()) if len(sd) else float("nan"),
         "last_fct_us": max(fct) * 1e6 if fct else float("nan"),
         "min": float(sd.min()) if len(sd) else float("nan"),
-        "switch_peak_kb": max(peak_bytes(p) for p in ports) / 1e3,
-        "switch_mean_kb": max(p["mean_occupancy"] * (4150 if p["unit"] == "packets" else 1) for p in ports) / 1e3,
+        "switch_peak_kb": max(in_bytes(p, p["peak_occupancy"]) for p in ports) / 1e3,
+        "switch_mean_kb": max(in_bytes(p, p["mean_occupancy"]) for p in ports) / 1e3,
         "dropped": sum(p["units_dropped"] for p in ports),
         "trimmed": sum(p.get("trimmed", 0) for p in ports),
         "timeouts": sum(f["timeouts"] for f in flows),

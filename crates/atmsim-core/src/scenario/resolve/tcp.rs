@@ -83,10 +83,12 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
         return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
     }
-    let dctcp = variant.ecn == EcnUse::Dctcp;
-    if dctcp && s.network != Network::Packet {
-        return err("tcp.variant", format!("\"{}\" needs ECN marks from routers: network = \"packet\"", variant.name()));
+    // A variant declares the networks it runs on (DCTCP: packet networks, whose routers set CE).
+    let network = if s.network == Network::Packet { "packet" } else { "atm" };
+    if !declared.networks.includes(network) {
+        return err("tcp.variant", format!("\"{}\" needs {}", declared.name, declared.networks.needs()));
     }
+    let dctcp = variant.ecn == EcnUse::Dctcp;
     if s.tcp.ecn && s.network != Network::Packet {
         // On ATM a CE mark would be a cell's EFCI (TM 4.0), not the IP
         // header's: ECN here is the routers' (RFC 3168 §5).
