@@ -27,6 +27,15 @@ flow = [{{ name = "f", src = "A", dst = "B" }}]
 {extra}
 '''
 
+# A scheduled cell fabric's keys are checked on a fabric (`topology.kind = "fabric"` generates the hosts).
+FABRIC = '''name = "defaults"
+network = "packet"
+duration = "1ms"
+flow = [{ name = "f", kind = "udp", src = "h0", dst = "h1", rate = "1Gbps" }]
+[topology]
+kind = "fabric"
+'''
+
 # The scenario in which a key is checked, by the key's leading part: its section present (with
 # what it needs to be accepted) and the mechanism it configures chosen.
 CONTEXT = [
@@ -49,6 +58,7 @@ COMPUTED = {
     "abr.crm": "ceil(TBE/Nrm): from two other keys",
     "report.bottleneck": "the switch port most data routes cross: from the topology",
     "flow.datagram": "MSS + 12 bytes: from tcp.mss",
+    "fabric.llfc.n3": "the cells a link sends in a round trip of its longest delay, plus one: from the link rate, cell size, delay and skew",
     "workload.kind": "the kind the scenario's own flows share: from its [[flow]]s (scenario/workload.rs)",
 }
 
@@ -104,6 +114,8 @@ def toml_value(text: str):
 
 
 def context(key: str):
+    if key.startswith("fabric."):
+        return FABRIC, []
     for prefix, network, extra, sets in CONTEXT:
         if key.startswith(prefix):
             return BASE.format(network=network, extra=extra), sets

@@ -27,7 +27,7 @@ LAYERS = {
     "time": 0, "ring": 0,
     "base": 1, "rng": 1,
     "net": 2,
-    "atm": 3, "coding": 3, "host": 3, "send_jitter": 3, "source": 3, "ledger": 3, "engine": 3,
+    "atm": 3, "fabric": 3, "coding": 3, "host": 3, "send_jitter": 3, "source": 3, "ledger": 3, "engine": 3,
     "transport": 4,
     "stats": 5, "summary": 5, "trace": 5,
     "scenario": 6,

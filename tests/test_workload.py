@@ -105,7 +105,7 @@ def test_an_unreadable_matrix_file_is_one_line(tmp_path, cli, setup, key, words)
 
 def test_a_matrix_needs_a_fat_tree(cli, tmp_path):
     p = cli("run", "aron97-topo1-packet", "--set", f"workload.matrix={MATRICES / 'one.cm'}", "--out", str(tmp_path / "o"))
-    assert p.returncode == 2 and "needs a fat tree" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert p.returncode == 2 and "needs a generated topology" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 def test_a_relative_matrix_is_found_beside_its_scenario_file_and_set_paths_beside_the_working_folder(tmp_path):

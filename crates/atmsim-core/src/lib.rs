@@ -27,6 +27,7 @@ pub mod base;
 pub mod capture;
 pub mod coding;
 pub mod engine;
+pub mod fabric;
 pub mod host;
 pub mod ledger;
 pub mod net;

@@ -14,7 +14,10 @@ use crate::ring::Ring;
 use crate::time::Time;
 use packed::Packed;
 
+mod fabric_event;
 mod packed;
+
+pub use fabric_event::FabricEvent;
 
 /// Events of output ports (the forwarding path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +117,7 @@ pub enum Event {
     Transport(TransportEvent),
     Source(SourceEvent),
     Abr(AbrEvent),
+    Fabric(FabricEvent),
     /// Periodic sampling of queue occupancy for traces.
     TraceSample,
     /// The start or end of the `[measure]` window: every flow's delivered

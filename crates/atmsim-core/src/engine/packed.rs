@@ -1,6 +1,6 @@
 //! Events as the scheduler stores them: two whole words.
 
-use super::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, SourceEvent, TransportEvent};
+use super::{AbrEvent, CreditEvent, Event, FabricEvent, HostEvent, PortEvent, SourceEvent, TransportEvent};
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 
 /// An event as the heap holds it: two whole words, the variant's code in
@@ -21,7 +21,7 @@ const CODE_BITS: u32 = 5;
 
 /// How many codes [`Packed::of`] hands out (0..CODES); the test derives
 /// every variant from the enum itself and checks that this is the set.
-const CODES: u64 = 22;
+const CODES: u64 = 26;
 const _: () = assert!(CODES <= 1 << CODE_BITS);
 
 /// A credit count must fit above the code: 2^59 cells forwarded on one VC
@@ -59,6 +59,13 @@ impl Packed {
             Event::Transport(TransportEvent::EqdsNic(h)) => one(19, h.0),
             Event::Transport(TransportEvent::EqdsPull(h)) => one(20, h.0),
             Event::Transport(TransportEvent::EqdsRto(f)) => one(21, f.0),
+            Event::Fabric(FabricEvent::LinkFree(l)) => one(22, l),
+            Event::Fabric(FabricEvent::LinkHead(l)) => one(23, l),
+            Event::Fabric(FabricEvent::CreditSlot(p)) => one(24, p),
+            Event::Fabric(FabricEvent::LinkCredit { link, fwd }) => {
+                assert!(fwd <= MAX_CREDIT_COUNT, "a credit count beyond 2^59");
+                Packed([25 | fwd << CODE_BITS, link as u64])
+            }
         }
     }
 
@@ -98,6 +105,10 @@ impl Packed {
             19 => Event::Transport(TransportEvent::EqdsNic(HostId(id))),
             20 => Event::Transport(TransportEvent::EqdsPull(HostId(id))),
             21 => Event::Transport(TransportEvent::EqdsRto(FlowId(id))),
+            22 => Event::Fabric(FabricEvent::LinkFree(id)),
+            23 => Event::Fabric(FabricEvent::LinkHead(id)),
+            24 => Event::Fabric(FabricEvent::CreditSlot(id)),
+            25 => Event::Fabric(FabricEvent::LinkCredit { link: id, fwd: b }),
             // Only `of` writes codes, and it writes no other: a variant
             // given a code there and forgotten here fails the test below.
             _ => unreachable!("event code {code} was never written by Packed::of"),

@@ -220,6 +220,18 @@ impl Port {
         }
     }
 
+    /// Bytes queued at `now` (the unit in transmission counted) at a port
+    /// served first in, first out; other disciplines in their own measure.
+    pub fn occupancy_bytes(&mut self, now: Time) -> u64 {
+        match &mut self.discipline {
+            Discipline::Fifo(f) => {
+                f.drain(now, &self.pipe, self.delay);
+                f.occupancy(true)
+            }
+            _ => self.occupancy(now),
+        }
+    }
+
     /// Occupancy at `now` in the limit's measure (bytes for a byte limit,
     /// units otherwise).
     pub fn occupancy(&mut self, now: Time) -> u64 {

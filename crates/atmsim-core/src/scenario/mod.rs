@@ -16,6 +16,7 @@
 pub mod abr_schema;
 pub mod boston;
 pub mod capture;
+pub mod fabric;
 pub mod fattree;
 pub mod generators;
 pub mod matrix;
@@ -28,6 +29,7 @@ mod resolve;
 pub mod routing;
 pub mod schema;
 pub mod schema_capture;
+pub mod schema_fabric;
 pub mod schema_hosts;
 pub mod schema_packet;
 pub mod schema_switch;

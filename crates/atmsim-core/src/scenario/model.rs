@@ -119,6 +119,8 @@ pub struct Model {
     pub boston: Option<BostonConfig>,
     /// What `[capture]` names (recorded only when a run asks for captures).
     pub capture: Option<CaptureModel>,
+    /// A scheduled cell fabric between the hosts (`[fabric]`), if any.
+    pub fabric: Option<FabricModel>,
     /// Switches serve their input ports round robin in cell slots
     /// (`switch.input_service = "round-robin"`, `net/input_rr.rs`).
     pub input_round_robin: bool,
@@ -192,4 +194,14 @@ impl Model {
         let mss = self.tcp.mss;
         self.bottleneck_capacity_bytes() / (mss + self.header_bytes) as f64 * mss as f64
     }
+}
+
+/// The fabric of a run: its configuration and, per egress port (host
+/// h_i's), the port from the fabric to the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FabricModel {
+    pub config: crate::fabric::FabricConfig,
+    pub egress: Vec<PortId>,
+    /// Per node, its egress port's number if it is a host (u32::MAX otherwise).
+    pub port_of_node: Vec<u32>,
 }

@@ -226,6 +226,8 @@ pub enum TopologyKind {
     #[default]
     Explicit,
     Fattree,
+    /// A scheduled cell fabric (`[fabric]`, `scenario/fabric.rs`).
+    Fabric,
 }
 
 impl TopologyKind {
@@ -383,6 +385,10 @@ pub struct Scenario {
     /// Ports and hosts written as pcap files by `--pcap` (`scenario/capture.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture: Option<super::schema_capture::CaptureSection>,
+    /// A scheduled cell fabric between the hosts (`topology.kind = "fabric"`);
+    /// `atmsim show` leaves it out when every key is its default.
+    #[serde(default, skip_serializing_if = "super::schema_fabric::absent_or_default")]
+    pub fabric: Option<super::schema_fabric::FabricSection>,
     pub topology: Topology,
     #[serde(rename = "link", default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,

@@ -95,7 +95,7 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option
         (None, Some(_)) => "workload.pattern",
     };
     let Some(hosts) = tree_hosts else {
-        return err(key, "needs a fat tree (topology.kind = \"fattree\"): a matrix's node N is the tree's host hN");
+        return err(key, "needs a generated topology (topology.kind = \"fattree\" or \"fabric\"): a matrix's node N is its host hN");
     };
     let kind = kind(s).expect("a workload")?;
     let (matrix, triggers, jobs) = match (&w.matrix, &w.pattern) {

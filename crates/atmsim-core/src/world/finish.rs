@@ -358,7 +358,8 @@ impl World {
             && boston.iter().all(|b| b.payload_mismatches == 0)
             && received_ok
             && acc.cells_sent == acc.cells_delivered + acc.cells_dropped + acc.cells_in_flight
-            && port_drops == acc.cells_dropped
+            && port_drops + self.services.units_dropped() == acc.cells_dropped
+            && self.services.balanced()
             && acc.queues_within_limits
             && physically_possible(&lines, horizon);
         let fct_slowdown = self.fct_slowdowns(&mut flows);

@@ -167,7 +167,7 @@ impl World {
         self.unit_dropped(victim);
     }
 
-    fn unit_dropped(&mut self, unit: Unit) {
+    pub(super) fn unit_dropped(&mut self, unit: Unit) {
         if unit.is_frameless() {
             self.services.abr_mut().expect("RM and VBR cells only on ABR runs").frameless_dropped(&unit);
             return;

@@ -29,6 +29,7 @@ mod capture;
 mod credit;
 mod eqds;
 mod eqds_build;
+mod fabric;
 mod fct;
 mod finish;
 mod forward;
@@ -232,6 +233,7 @@ impl World {
             Event::Source(SourceEvent::Send(f)) => self.datagram_send(f),
             Event::Abr(AbrEvent::Send(vc)) => self.abr_send(vc),
             Event::Abr(AbrEvent::Vbr) => self.vbr_send(),
+            Event::Fabric(e) => self.fabric_event(e),
             Event::TraceSample => self.sample_queues(),
             Event::Measure => self.measure(),
         }

@@ -73,6 +73,18 @@ pub(super) trait ServiceKind: Sized {
         [0; 4]
     }
 
+    /// Units it dropped outside any port (a fabric's VOQs), which the
+    /// ledgers count but no port does.
+    fn units_dropped(&self) -> u64 {
+        0
+    }
+
+    /// Its own books balance and its invariants hold (checked with the
+    /// accounting identity at the end of every run).
+    fn balanced(&self) -> bool {
+        true
+    }
+
     /// Hook: a segment is cut into a frame of `ncells` cells at its source;
     /// the frame's cells. `me`: the service's place in the run's list.
     fn cut_frame(_w: &mut World, _me: usize, _vc: VcId, _seg: &FrameHeader, _first_transmission: bool, ncells: u32) -> u32 {

@@ -24,6 +24,7 @@
 use super::abr::AbrState;
 use super::boston::Boston;
 use super::capture::Watch;
+use super::fabric::Fabric;
 use super::service::{Leaves, ServiceKind, Takes};
 use super::World;
 use crate::base::mechanism::Mechanism;
@@ -97,6 +98,14 @@ macro_rules! registry {
                 match self { $(Service::$variant(s) => s.in_flight(),)* }
             }
 
+            fn units_dropped(&self) -> u64 {
+                match self { $(Service::$variant(s) => s.units_dropped(),)* }
+            }
+
+            fn balanced(&self) -> bool {
+                match self { $(Service::$variant(s) => s.balanced(),)* }
+            }
+
             fn summary_block(&self) -> Option<(&'static str, serde_json::Value)> {
                 match self { $(Service::$variant(s) => s.summary_block().map(|b| (<$ty as ServiceKind>::MECHANISM.name, b)),)* }
             }
@@ -144,6 +153,7 @@ registry! {
     { Abr: AbrState },
     input_rr { InputRoundRobin: InputRoundRobin },
     occupancy { PortOccupancy: occupancy::PortOccupancy },
+    fabric { Fabric: Fabric },
 }
 
 /// The services of a run and which hooks any of them takes (what the
@@ -212,6 +222,9 @@ impl Services {
     pub(super) fn input_rr_mut(&mut self) -> Option<&mut InputRoundRobin> {
         self.get_mut()
     }
+    pub(super) fn fabric_mut(&mut self) -> Option<&mut Fabric> {
+        self.get_mut()
+    }
     pub(super) fn watch(&self) -> Option<&Watch> {
         self.get()
     }
@@ -232,6 +245,16 @@ impl Services {
             }
         }
         terms
+    }
+
+    /// Units the services dropped outside ports.
+    pub(super) fn units_dropped(&self) -> u64 {
+        self.list.iter().map(Service::units_dropped).sum()
+    }
+
+    /// Every service's own books balance.
+    pub(super) fn balanced(&self) -> bool {
+        self.list.iter().all(Service::balanced)
     }
 }
 
@@ -289,6 +312,10 @@ impl World {
     /// true if it enters `next` now.
     #[inline(never)]
     pub(super) fn at_switch(&mut self, from: PortId, next: PortId, unit: Unit) -> bool {
+        if self.services.fabric_mut().is_some() {
+            self.fabric_ingress(from, next, unit);
+            return false;
+        }
         let now = self.now;
         let Some(rr) = self.services.input_rr_mut() else { return true };
         match rr.park(now, from, next, unit) {

@@ -25,7 +25,11 @@ use crate::time::Time;
 /// Checks a parsed scenario and resolves it into a [`Model`].
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
     // A generated topology validates as if written out.
-    let generated = super::fattree::expand(s)?;
+    let written = s;
+    let generated = match super::fabric::expand(s)? {
+        Some(fabric) => Some(fabric),
+        None => super::fattree::expand(s)?,
+    };
     let tree_hosts = generated.as_ref().map(|g| g.topology.hosts.len() as u32);
     let s = generated.as_ref().unwrap_or(s);
     // So does a workload's matrix, as if its flows were written out.
@@ -60,6 +64,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
     let capture = super::capture::resolve(s, &port_names, &host_names)?;
+    let fabric = super::fabric::resolve(written, &nodes, &ports, sizes.mtu)?;
     let model = Model {
         abr,
         host,
@@ -84,6 +89,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         credit_transport: s.credit.transport,
         boston,
         capture,
+        fabric,
         input_round_robin: ports::input_round_robin(s)?,
         measure: measure(s, duration)?,
         params: s.params.clone(),

@@ -1,0 +1,23 @@
+//! The events of a scheduled cell fabric (`world/fabric.rs`).
+
+#[cfg(test)]
+use super::packed;
+
+/// Events of a scheduled cell fabric (`world/fabric.rs`); ids are fabric
+/// links and egress ports of the fabric (`fabric/geometry.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
+pub enum FabricEvent {
+    /// A fabric link's transmitter finished a cell: start the next.
+    LinkFree(u32),
+    /// The cell at the head of a fabric link's wire reaches the far end.
+    LinkHead(u32),
+    /// An egress port's credit scheduler reaches its next slot.
+    CreditSlot(u32),
+    /// A link-level credit (the far end's forwarded count) reaches a link's sender.
+    LinkCredit {
+        link: u32,
+        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
+        fwd: u64,
+    },
+}

@@ -1,0 +1,176 @@
+//! One direction of a fabric link: the cells waiting for it, control cells
+//! first (`PRIORITIES`), its transmitter, its wire, and the link-level
+//! flow control that keeps a fabric lossless (DNX's LLFC; here the N23
+//! counters of `net/credit.rs` per link rather than per VC: at most N2 + N3
+//! of its cells in the far end's buffer, a credit back every N2 cells the
+//! far end forwards; docs/fabric.md R6).
+
+use super::{Cell, CellInFlight, CellKind, PRIORITIES};
+use crate::ring::Ring;
+use crate::time::{Rate, Serializer, Time};
+
+#[derive(Clone, Debug)]
+pub struct FabricLink {
+    transmitter: Serializer,
+    pub delay: Time,
+    queues: [Ring<Cell>; PRIORITIES],
+    pub pipe: Ring<CellInFlight>,
+    /// A transmission is under way (its end is scheduled).
+    pub busy: bool,
+    /// Link-level credit: (N2 + N3) cells at most in the far end, 0 for none.
+    buf_alloc: u64,
+    n2: u64,
+    tx_cnt: u64,
+    balance: i64,
+    /// The far end's count of this link's cells it forwarded (`Fwd_Cnt`).
+    fwd_cnt: u64,
+    pub cells: u64,
+    pub wire_bytes: u64,
+    pub payload_bytes: u64,
+    pub peak_queue: u64,
+    /// Starts refused for want of credit.
+    pub credit_stalls: u64,
+    /// Most of this link's cells in the far end's buffer at once.
+    pub peak_resident: u64,
+}
+
+impl FabricLink {
+    pub fn new(rate: Rate, delay: Time, llfc: Option<(u64, u64)>) -> FabricLink {
+        let (buf_alloc, n2) = llfc.unwrap_or((0, 1));
+        FabricLink {
+            transmitter: Serializer::new(rate),
+            delay,
+            queues: [Ring::new(), Ring::new()],
+            pipe: Ring::new(),
+            busy: false,
+            buf_alloc,
+            n2,
+            tx_cnt: 0,
+            balance: buf_alloc as i64,
+            fwd_cnt: 0,
+            cells: 0,
+            wire_bytes: 0,
+            payload_bytes: 0,
+            peak_queue: 0,
+            credit_stalls: 0,
+            peak_resident: 0,
+        }
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.transmitter.rate()
+    }
+
+    /// Cells waiting for the transmitter.
+    pub fn queued(&self) -> u64 {
+        self.queues.iter().map(|q| q.len() as u64).sum()
+    }
+
+    pub fn enqueue(&mut self, cell: Cell) {
+        self.queues[cell.priority()].push_back(cell);
+        self.peak_queue = self.peak_queue.max(self.queued());
+    }
+
+    /// Starts the next cell if the line is idle, a cell waits and credit
+    /// allows: the cell, the end of its transmission, and whether the wire
+    /// was empty (its head is then to be scheduled).
+    pub fn start(&mut self, now: Time, header: u32) -> Option<(Cell, Time, bool)> {
+        if self.busy {
+            return None;
+        }
+        let q = self.queues.iter().position(|q| !q.is_empty())?;
+        if self.buf_alloc > 0 && self.balance <= 0 {
+            self.credit_stalls += 1;
+            return None;
+        }
+        let cell = self.queues[q].pop_front().expect("not empty");
+        let wire = (cell.payload as u32 + header) as u64;
+        let end = self.transmitter.send(now, wire);
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back(CellInFlight { arrive_at: end + self.delay, cell });
+        self.busy = true;
+        self.cells += 1;
+        self.wire_bytes += wire;
+        self.payload_bytes += cell.payload as u64;
+        if self.buf_alloc > 0 {
+            self.balance -= 1;
+            self.tx_cnt += 1;
+            self.peak_resident = self.peak_resident.max(self.tx_cnt - self.fwd_cnt);
+        }
+        Some((cell, end, was_empty))
+    }
+
+    /// The far end forwarded one of this link's cells; the value of a
+    /// credit to send back, if one is due.
+    pub fn forwarded(&mut self) -> Option<u64> {
+        if self.buf_alloc == 0 {
+            return None;
+        }
+        self.fwd_cnt += 1;
+        self.fwd_cnt.is_multiple_of(self.n2).then_some(self.fwd_cnt)
+    }
+
+    /// A credit carrying the far end's count `fwd` arrived.
+    pub fn credit(&mut self, fwd: u64) {
+        self.balance = self.buf_alloc as i64 - (self.tx_cnt - fwd) as i64;
+    }
+
+    /// Payload bytes of the data cells waiting for it or on its wire.
+    pub fn data_payload_inside(&self) -> u64 {
+        let data = |c: &Cell| if c.kind == CellKind::Data { c.payload as u64 } else { 0 };
+        self.queues.iter().flat_map(|q| q.iter()).map(data).sum::<u64>() + self.pipe.iter().map(|c| data(&c.cell)).sum::<u64>()
+    }
+
+    /// This link's cells in the far end's buffer now.
+    pub fn resident(&self) -> u64 {
+        self.tx_cnt - self.fwd_cnt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(kind: CellKind, seq: u32) -> Cell {
+        Cell { voq: 0, seq, from_link: 0, payload: 256, dst_fap: 0, kind }
+    }
+
+    #[test]
+    fn control_cells_go_first_and_the_wire_keeps_order() {
+        // 272 wire bytes at 272 bits/ns: 8 ns a cell, 50 ns on the wire.
+        let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 50_000, None);
+        l.enqueue(cell(CellKind::Data, 0));
+        l.enqueue(cell(CellKind::Credit, 9));
+        let (first, end, was_empty) = l.start(0, 16).unwrap();
+        assert_eq!((first.kind, end, was_empty), (CellKind::Credit, 8_000, true));
+        assert!(l.start(1_000, 16).is_none(), "busy until its end is handled");
+        l.busy = false;
+        let (second, end, was_empty) = l.start(8_000, 16).unwrap();
+        assert_eq!((second.seq, end, was_empty), (0, 16_000, false));
+        assert_eq!(l.pipe.pop_front().unwrap().arrive_at, 58_000);
+        assert_eq!(l.pipe.pop_front().unwrap().arrive_at, 66_000);
+    }
+
+    #[test]
+    fn link_credit_stops_the_sender_at_n2_plus_n3_and_restarts_it() {
+        let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 0, Some((4, 2)));
+        for s in 0..10 {
+            l.enqueue(cell(CellKind::Data, s));
+        }
+        let mut sent = 0;
+        while l.start(sent * 8_000, 16).is_some() {
+            l.busy = false;
+            sent += 1;
+        }
+        assert_eq!((sent, l.resident(), l.credit_stalls), (4, 4, 1));
+        assert_eq!(l.forwarded(), None);
+        let fwd = l.forwarded().expect("every N2 = 2 cells a credit");
+        l.credit(fwd);
+        assert!(l.start(40_000, 16).is_some() && l.start(40_000, 16).is_none(), "busy");
+        l.busy = false;
+        assert!(l.start(48_000, 16).is_some());
+        l.busy = false;
+        assert!(l.start(56_000, 16).is_none(), "four in the far end again");
+        assert_eq!(l.peak_resident, 4);
+    }
+}

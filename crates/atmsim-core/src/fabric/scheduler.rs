@@ -1,0 +1,175 @@
+//! The egress end-to-end credit scheduler of one port (DNX's end-to-end
+//! scheduler; docs/fabric.md R4). It knows each source FAP's VOQ for this
+//! port by the state its last FlowStatus reported, and hands out credits
+//! worth `credit_worth` bytes at the port rate × (1 + overspeed), exactly
+//! paced (a serializer of its own):
+//!
+//! - while the egress queue holds `egress_stop` bytes or more it grants
+//!   nothing (the slot passes);
+//! - otherwise the next NORM VOQ in round-robin order gets the credit;
+//! - if none is NORM, the next SLOW VOQ whose own pace allows (one credit
+//!   per `credit_worth` at `slow_rate` × the port rate) gets it;
+//! - with nothing to serve it stops, and a FlowStatus wakes it.
+
+use super::voq::Crs;
+use crate::time::{Rate, Serializer, Time};
+
+/// What one credit slot did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// A credit for this source FAP's VOQ; the next slot at the time given.
+    Grant(u32, Time),
+    /// The egress queue is full: no credit; the next slot at the time given.
+    Paused(Time),
+    /// Only SLOW VOQs not yet due: the next slot when the first is.
+    Wait(Time),
+    /// No VOQ asks: the scheduler stops until a FlowStatus.
+    Idle,
+}
+
+#[derive(Clone, Debug)]
+pub struct EgressScheduler {
+    /// Per source FAP, its VOQ's state as last reported, as bit sets.
+    norm: Vec<u64>,
+    slow: Vec<u64>,
+    /// Per source FAP, when a SLOW VOQ may have its next credit.
+    slow_due: Vec<Time>,
+    /// The last source served (round robin starts after it).
+    last: u32,
+    faps: u32,
+    generator: Serializer,
+    worth: u64,
+    slow_gap: Time,
+    /// A slot is scheduled.
+    pub running: bool,
+    pub granted: u64,
+    pub paused_slots: u64,
+}
+
+impl EgressScheduler {
+    /// `credit_rate`: the port rate × (1 + overspeed); `slow_rate`: a SLOW
+    /// VOQ's own credit rate.
+    pub fn new(faps: u32, credit_rate: Rate, slow_rate: Rate, worth: u32) -> EgressScheduler {
+        let words = (faps as usize).div_ceil(64);
+        EgressScheduler {
+            norm: vec![0; words],
+            slow: vec![0; words],
+            slow_due: vec![0; faps as usize],
+            last: faps - 1,
+            faps,
+            generator: Serializer::new(credit_rate),
+            worth: worth as u64,
+            slow_gap: slow_rate.tx_time(worth as u64),
+            running: false,
+            granted: 0,
+            paused_slots: 0,
+        }
+    }
+
+    /// A FlowStatus from `src`'s VOQ; returns when the next slot should run
+    /// if the scheduler was stopped and now has work.
+    pub fn status(&mut self, now: Time, src: u32, state: Crs) -> Option<Time> {
+        let (w, bit) = ((src / 64) as usize, 1u64 << (src % 64));
+        self.norm[w] &= !bit;
+        self.slow[w] &= !bit;
+        match state {
+            Crs::Norm => self.norm[w] |= bit,
+            Crs::Slow => self.slow[w] |= bit,
+            Crs::Off => {}
+        }
+        if self.running || state == Crs::Off {
+            return None;
+        }
+        self.running = true;
+        Some(now.max(self.generator.free_at()))
+    }
+
+    /// The next member of `set` after `self.last`, round robin.
+    fn next_in(&self, set: &[u64], due_by: Option<Time>) -> Option<u32> {
+        let n = self.faps;
+        (1..=n)
+            .map(|k| (self.last + k) % n)
+            .find(|&s| set[(s / 64) as usize] & (1 << (s % 64)) != 0 && due_by.is_none_or(|t| self.slow_due[s as usize] <= t))
+    }
+
+    /// A credit slot at `now`, the egress queue holding `egress_bytes`.
+    pub fn slot(&mut self, now: Time, egress_bytes: u64, egress_stop: u64) -> Slot {
+        let any_slow = self.slow.iter().any(|&w| w != 0);
+        if self.norm.iter().all(|&w| w == 0) && !any_slow {
+            self.running = false;
+            return Slot::Idle;
+        }
+        if egress_bytes >= egress_stop {
+            self.paused_slots += 1;
+            return Slot::Paused(self.generator.send(now, self.worth));
+        }
+        let pick = self.next_in(&self.norm, None).or_else(|| self.next_in(&self.slow, Some(now)));
+        match pick {
+            Some(src) => {
+                self.last = src;
+                self.granted += 1;
+                if self.slow[(src / 64) as usize] & (1 << (src % 64)) != 0 {
+                    self.slow_due[src as usize] = now + self.slow_gap;
+                }
+                Slot::Grant(src, self.generator.send(now, self.worth))
+            }
+            None => {
+                let due = (0..self.faps)
+                    .filter(|&s| self.slow[(s / 64) as usize] & (1 << (s % 64)) != 0)
+                    .map(|s| self.slow_due[s as usize])
+                    .min()
+                    .expect("some VOQ is SLOW");
+                Slot::Wait(due.max(self.generator.free_at()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::PS_PER_S;
+
+    fn gbps(g: u64) -> Rate {
+        Rate::new(g as u128 * 1_000_000_000, PS_PER_S as u128).unwrap()
+    }
+
+    #[test]
+    fn norm_voqs_share_credits_round_robin_at_the_credit_rate() {
+        // 4,096-B credits at 409.6 Gb/s: one every 80 ns.
+        let mut s = EgressScheduler::new(4, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        assert_eq!(s.status(0, 2, Crs::Norm), Some(0));
+        assert_eq!(s.status(0, 0, Crs::Norm), None, "already running");
+        let mut t = 0;
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            match s.slot(t, 0, 16_384) {
+                Slot::Grant(src, next) => {
+                    order.push(src);
+                    assert_eq!(next, t + 80_000);
+                    t = next;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(order, vec![0, 2, 0, 2]);
+        assert_eq!(s.slot(t, 16_384, 16_384), Slot::Paused(t + 80_000), "a full egress queue pauses it");
+        s.status(t, 0, Crs::Off);
+        s.status(t, 2, Crs::Off);
+        assert_eq!(s.slot(t + 80_000, 0, 16_384), Slot::Idle);
+        assert!(!s.running);
+        assert_eq!(s.status(t + 50_000, 1, Crs::Norm), Some(t + 80_000), "woken, never faster than its rate");
+    }
+
+    #[test]
+    fn slow_voqs_are_paced_and_norm_goes_first() {
+        // Port credits every 80 ns; a SLOW VOQ gets one per 4096·8/40G = 819.2 ns.
+        let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        s.status(0, 1, Crs::Slow);
+        assert!(matches!(s.slot(0, 0, 16_384), Slot::Grant(1, 80_000)));
+        assert_eq!(s.slot(80_000, 0, 16_384), Slot::Wait(819_200));
+        s.status(80_000, 0, Crs::Norm);
+        assert!(matches!(s.slot(160_000, 0, 16_384), Slot::Grant(0, _)), "NORM before a SLOW not due");
+        assert!(matches!(s.slot(819_200, 0, 16_384), Slot::Grant(0, _)), "NORM still first");
+    }
+}

@@ -1,0 +1,243 @@
+//! `topology.kind = "fabric"`: the hosts of a scheduled cell fabric and the
+//! one switch, "fabric", that stands for it in routes (from a host's point
+//! of view the fabric is one big switch; docs/fabric.md), generated into
+//! `[topology]` and `[[link]]` so that they validate as if written by hand;
+//! and `[fabric]` resolved into a [`FabricModel`], every parameter checked
+//! against the ones it relates to.
+
+use super::model::{FabricModel, PortModel};
+use super::routing::Nodes;
+use super::schema::{LinkSpec, Network, Scenario, Topology, TopologyKind};
+use super::schema_fabric::FabricSection;
+use super::units::{parse_bytes, parse_rate, parse_time};
+use super::{err, ScenarioError};
+use crate::fabric::{CrsThresholds, FabricConfig, Geometry};
+use crate::net::{Limit, PortId};
+use crate::time::Rate;
+
+/// The name of the switch that stands for the fabric.
+pub const FABRIC_NODE: &str = "fabric";
+
+/// Most FAPs (a cell names its destination FAP in one byte).
+pub const MAX_FAPS: u32 = 256;
+
+fn section(s: &Scenario) -> FabricSection {
+    s.fabric.clone().unwrap_or_default()
+}
+
+/// The scenario with the fabric's hosts and links written out, if its
+/// topology is a fabric.
+pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
+    if s.topology.kind != TopologyKind::Fabric {
+        if s.fabric.is_some() {
+            return err("fabric", "does nothing here: it shapes a generated fabric (topology.kind = \"fabric\")");
+        }
+        return Ok(None);
+    }
+    let t = &s.topology;
+    for (set, key) in [
+        (!t.hosts.is_empty(), "topology.hosts"),
+        (!t.switches.is_empty(), "topology.switches"),
+        (!s.links.is_empty(), "link"),
+        (t.k.is_some(), "topology.k"),
+        (t.tiers.is_some(), "topology.tiers"),
+        (t.host_count.is_some(), "topology.host_count"),
+        (t.rate.is_some(), "topology.rate"),
+        (t.delay.is_some(), "topology.delay"),
+        (t.switch_latency.is_some(), "topology.switch_latency"),
+        (!t.port_rate.is_empty(), "topology.port_rate"),
+    ] {
+        if set {
+            return err(key, "does nothing here: topology.kind = \"fabric\" generates the hosts and their links from [fabric]");
+        }
+    }
+    let f = section(s);
+    if f.faps == 0 || f.faps > MAX_FAPS {
+        return err("fabric.faps", format!("must be 1 to {MAX_FAPS}, not {}", f.faps));
+    }
+    if f.ports_per_fap == 0 {
+        return err("fabric.ports_per_fap", "must be at least 1");
+    }
+    let hosts = f.faps * f.ports_per_fap;
+    let mut out = s.clone();
+    out.links = (0..hosts)
+        .map(|h| LinkSpec {
+            ends: [format!("h{h}"), FABRIC_NODE.to_string()],
+            rate: f.port_rate.clone(),
+            delay: f.port_delay.clone(),
+            buffer: None,
+        })
+        .collect();
+    out.topology = Topology {
+        kind: TopologyKind::Explicit,
+        hosts: (0..hosts).map(|h| format!("h{h}")).collect(),
+        switches: vec![FABRIC_NODE.to_string()],
+        ..t.clone()
+    };
+    Ok(Some(out))
+}
+
+fn bytes(key: &str, text: &str) -> Result<u64, ScenarioError> {
+    parse_bytes(text).or_else(|p| err(key, p))
+}
+
+/// A threshold in bytes that may be negative ("-38KB").
+fn signed_bytes(key: &str, text: &str) -> Result<i64, ScenarioError> {
+    let (sign, rest) = match text.trim().strip_prefix('-') {
+        Some(r) => (-1, r),
+        None => (1, text),
+    };
+    let b = bytes(key, rest)?;
+    match i64::try_from(b) {
+        Ok(b) if b < 1 << 40 => Ok(sign * b),
+        _ => err(key, format!("'{text}' is beyond any buffer (at most 1 TB)")),
+    }
+}
+
+fn rate(key: &str, text: &str) -> Result<Rate, ScenarioError> {
+    parse_rate(text).or_else(|p| err(key, p))
+}
+
+/// A rate times (1 + ppm/10^6), exactly.
+pub fn scaled(r: Rate, ppm: u64) -> Option<Rate> {
+    Rate::new(r.bits as u128 * (1_000_000 + ppm as u128), r.ps as u128 * 1_000_000)
+}
+
+/// A fraction of a rate (ppm/10^6), exactly.
+pub fn fraction(r: Rate, ppm: u64) -> Option<Rate> {
+    Rate::new(r.bits as u128 * ppm as u128, r.ps as u128 * 1_000_000)
+}
+
+/// `[fabric]` resolved against the ports built from the generated links.
+pub fn resolve(s: &Scenario, nodes: &Nodes, ports: &[PortModel], mtu_wire: u64) -> Result<Option<FabricModel>, ScenarioError> {
+    if s.topology.kind != TopologyKind::Fabric {
+        return Ok(None);
+    }
+    if s.network != Network::Packet {
+        return err("topology.kind", "\"fabric\" needs network = \"packet\": hosts send packets, the fabric cuts them into its own cells");
+    }
+    let f = section(s);
+    if f.fes == 0 || f.fap_links == 0 || !f.fap_links.is_multiple_of(f.fes) {
+        return err("fabric.fap_links", format!("must be a positive multiple of fabric.fes ({}), not {}", f.fes, f.fap_links));
+    }
+    let link_rate = rate("fabric.link_rate", &f.link_rate)?;
+    let port_rate = rate("fabric.port_rate", &f.port_rate)?;
+    let link_delay = parse_time(&f.link_delay).or_else(|p| err("fabric.link_delay", p))?;
+    let skew = parse_time(&f.link_skew).or_else(|p| err("fabric.link_skew", p))?;
+    let cell_payload = bytes("fabric.cell_payload", &f.cell_payload)?;
+    if !(1..=16_384).contains(&cell_payload) {
+        return err("fabric.cell_payload", format!("must be 1 B to 16 KB, not {cell_payload} B"));
+    }
+    let cell_header = bytes("fabric.cell_header", &f.cell_header)?;
+    if cell_header > 1024 {
+        return err("fabric.cell_header", format!("must be at most 1 KB, not {cell_header} B"));
+    }
+    let packing = match f.packing.as_str() {
+        "off" => false,
+        "continuous" => true,
+        other => return err("fabric.packing", format!("must be \"off\" or \"continuous\", not \"{other}\"")),
+    };
+    let credit_worth = bytes("fabric.credit_worth", &f.credit_worth)?;
+    if !(1..=8191).contains(&credit_worth) {
+        return err("fabric.credit_worth", format!("must be 1 to 8,191 bytes (the Broadcom SDK's range), not {credit_worth}"));
+    }
+    let control_bytes = bytes("fabric.control_bytes", &f.control_bytes)?;
+    if !(1..=cell_payload).contains(&control_bytes) {
+        return err("fabric.control_bytes", format!("must be 1 B to a cell's payload ({cell_payload} B), not {control_bytes} B"));
+    }
+    let voq_buffer = bytes("fabric.voq.buffer", &f.voq.buffer)?;
+    if voq_buffer < mtu_wire {
+        return err("fabric.voq.buffer", format!("must hold at least one largest packet ({mtu_wire} B), not {voq_buffer} B"));
+    }
+    let c = &f.crs;
+    let crs = CrsThresholds {
+        off_to_slow: signed_bytes("fabric.crs.off_to_slow", &c.off_to_slow)?,
+        off_to_norm: signed_bytes("fabric.crs.off_to_norm", &c.off_to_norm)?,
+        norm_to_slow: signed_bytes("fabric.crs.norm_to_slow", &c.norm_to_slow)?,
+        satisfied_backoff: signed_bytes("fabric.crs.satisfied_backoff", &c.satisfied_backoff)?,
+        satisfied_backlog: signed_bytes("fabric.crs.satisfied_backlog", &c.satisfied_backlog)?,
+        empty_off: signed_bytes("fabric.crs.empty_off", &c.empty_off)?,
+        max_empty_balance: signed_bytes("fabric.crs.max_empty_balance", &c.max_empty_balance)?,
+    };
+    if crs.off_to_norm < crs.off_to_slow {
+        return err("fabric.crs.off_to_norm", "must be at least fabric.crs.off_to_slow (NORM asks more than SLOW)");
+    }
+    if crs.norm_to_slow > crs.off_to_norm {
+        return err("fabric.crs.norm_to_slow", "must be at most fabric.crs.off_to_norm (else a VOQ would leave NORM as it enters it)");
+    }
+    if crs.max_empty_balance < 0 || crs.max_empty_balance < crs.empty_off {
+        return err(
+            "fabric.crs.max_empty_balance",
+            "must be at least 0 and at least fabric.crs.empty_off (an empty queue could never turn OFF)",
+        );
+    }
+    if !(c.slow_rate > 0.0 && c.slow_rate <= 1.0) {
+        return err("fabric.crs.slow_rate", format!("must be in (0, 1] (a fraction of the port rate), not {}", c.slow_rate));
+    }
+    let sc = &f.scheduler;
+    if !(0.0..=1.0).contains(&sc.overspeed) {
+        return err("fabric.scheduler.overspeed", format!("must be 0 to 1, not {}", sc.overspeed));
+    }
+    let egress_stop = bytes("fabric.scheduler.egress_stop", &sc.egress_stop)?;
+    let egress: Vec<PortId> = (0..f.faps * f.ports_per_fap)
+        .map(|h| {
+            let name = format!("{FABRIC_NODE}->h{h}");
+            PortId(ports.iter().position(|p| p.name == name).expect("generated") as u32)
+        })
+        .collect();
+    let buffer = ports[egress[0].ix()].limit;
+    let room = match buffer {
+        Limit::Bytes(b) => Some(b),
+        Limit::Units(n) => Some(n.saturating_mul(mtu_wire)),
+        Limit::Unlimited => None,
+    };
+    if egress_stop == 0 || room.is_some_and(|r| egress_stop >= r) {
+        return err(
+            "fabric.scheduler.egress_stop",
+            format!(
+                "must be above 0 and below the egress port's buffer ({buffer:?}), not {egress_stop} B: at the buffer it would never pause"
+            ),
+        );
+    }
+    if s.router.policy == "trim" {
+        return err("router.policy", "\"trim\" is not for a fabric's egress ports (they are FIFOs the credit scheduler keeps short)");
+    }
+    let llfc_n3 = match f.llfc.n3 {
+        Some(0) => return err("fabric.llfc.n3", "must be at least 1"),
+        Some(n) => n,
+        // Enough for a round trip: the cells a link sends while its first
+        // cell crosses and its credit comes back, plus one.
+        None => {
+            let cell_time = link_rate.tx_time(cell_payload + cell_header).max(1);
+            let worst = link_delay + skew;
+            (2 * worst + cell_time).div_ceil(cell_time) + 1
+        }
+    };
+    if f.llfc.n2 == 0 || f.llfc.n2 > 1_000_000 {
+        return err("fabric.llfc.n2", format!("must be 1 to 1,000,000, not {}", f.llfc.n2));
+    }
+    let ppm = |x: f64| (x * 1e6).round() as u64;
+    let mut port_of_node = vec![u32::MAX; nodes.names.len()];
+    for (g, p) in egress.iter().enumerate() {
+        port_of_node[ports[p.ix()].to.ix()] = g as u32;
+    }
+    let config = FabricConfig {
+        geometry: Geometry::new(f.faps, f.fes, f.fap_links, f.ports_per_fap, link_delay, skew),
+        link_rate,
+        cell_payload: cell_payload as u32,
+        cell_header: cell_header as u32,
+        packing,
+        credit_worth: credit_worth as u32,
+        control_bytes: control_bytes as u32,
+        voq_buffer,
+        crs,
+        overspeed_ppm: ppm(sc.overspeed),
+        egress_stop,
+        slow_ppm: ppm(c.slow_rate),
+        llfc: (f.llfc.n2 + llfc_n3, f.llfc.n2),
+    };
+    if scaled(port_rate, config.overspeed_ppm).is_none() || fraction(port_rate, config.slow_ppm).is_none() {
+        return err("fabric.port_rate", "cannot be scaled exactly by the overspeed and slow rate (write it in whole bits per second)");
+    }
+    Ok(Some(FabricModel { config, egress, port_of_node }))
+}

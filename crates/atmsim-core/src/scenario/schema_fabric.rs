@@ -1,0 +1,154 @@
+//! `[fabric]` as written: a scheduled cell fabric between the hosts
+//! (`topology.kind = "fabric"`; resolved in `fabric.rs`, run by
+//! `world/fabric.rs`; docs/fabric.md). The defaults are those of
+//! docs/fabric.md's table, each with its public source or marked ours.
+
+use serde::{Deserialize, Serialize};
+
+/// `[fabric]`: the fabric's shape, links and cells.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FabricSection {
+    /// Ingress/egress packet processors (FAPs), at most 256.
+    pub faps: u32,
+    /// Fabric elements of the single stage.
+    pub fes: u32,
+    /// Host-facing ports per FAP, one host each.
+    pub ports_per_fap: u32,
+    /// Rate of a host-facing port (and of its host's link).
+    pub port_rate: String,
+    /// One-way delay of a host's link to its FAP.
+    pub port_delay: String,
+    /// Fabric links per FAP, spread evenly over the FEs (a multiple of `fes`).
+    pub fap_links: u32,
+    /// Rate of every fabric link.
+    pub link_rate: String,
+    /// One-way delay of a fabric link.
+    pub link_delay: String,
+    /// Extra delay spread evenly over each FAP's links, 0 … skew.
+    pub link_skew: String,
+    /// Largest payload of a cell (VSC256: 256 B).
+    pub cell_payload: String,
+    /// Header bytes every cell adds on the wire.
+    pub cell_header: String,
+    /// "off", or "continuous": the packets one credit releases are cut as one stream.
+    pub packing: String,
+    /// Bytes one credit is worth (Broadcom SDK: 1 to 8,191; default 4,096).
+    pub credit_worth: String,
+    /// Payload bytes of a control cell (FlowStatus, Credit).
+    pub control_bytes: String,
+    pub voq: VoqSection,
+    pub crs: CrsSection,
+    pub scheduler: SchedulerSection,
+    pub llfc: LlfcSection,
+}
+
+impl Default for FabricSection {
+    fn default() -> Self {
+        FabricSection {
+            faps: 16,
+            fes: 6,
+            ports_per_fap: 4,
+            port_rate: "400Gbps".into(),
+            port_delay: "100ns".into(),
+            fap_links: 18,
+            link_rate: "106.25Gbps".into(),
+            link_delay: "50ns".into(),
+            link_skew: "0ns".into(),
+            cell_payload: "256B".into(),
+            cell_header: "16B".into(),
+            packing: "off".into(),
+            credit_worth: "4096B".into(),
+            control_bytes: "8B".into(),
+            voq: VoqSection::default(),
+            crs: CrsSection::default(),
+            scheduler: SchedulerSection::default(),
+            llfc: LlfcSection::default(),
+        }
+    }
+}
+
+/// No `[fabric]`, or one that restates every default: `atmsim show` writes none.
+pub fn absent_or_default(f: &Option<FabricSection>) -> bool {
+    f.as_ref().is_none_or(|f| *f == FabricSection::default())
+}
+
+/// `[fabric.voq]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VoqSection {
+    /// VOQ bytes per FAP, all its VOQs together; a packet that does not fit is dropped.
+    pub buffer: String,
+}
+
+impl Default for VoqSection {
+    fn default() -> Self {
+        VoqSection { buffer: "64MB".into() }
+    }
+}
+
+/// `[fabric.crs]`: the credit-request thresholds on Qsize − CrBal (the SDK's
+/// 100G slow-enabled profile rounded up to 4,096-B credits); a threshold may
+/// be negative ("-38KB").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrsSection {
+    pub off_to_slow: String,
+    pub off_to_norm: String,
+    pub norm_to_slow: String,
+    pub satisfied_backoff: String,
+    pub satisfied_backlog: String,
+    pub empty_off: String,
+    pub max_empty_balance: String,
+    /// A SLOW VOQ's credit rate as a fraction of the port rate (not public: ours).
+    pub slow_rate: f64,
+}
+
+impl Default for CrsSection {
+    fn default() -> Self {
+        CrsSection {
+            off_to_slow: "0B".into(),
+            off_to_norm: "40960B".into(),
+            norm_to_slow: "40960B".into(),
+            satisfied_backoff: "40960B".into(),
+            satisfied_backlog: "40960B".into(),
+            empty_off: "0B".into(),
+            max_empty_balance: "4096B".into(),
+            slow_rate: 0.1,
+        }
+    }
+}
+
+/// `[fabric.scheduler]`: the egress port's credit scheduler (not public: ours).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulerSection {
+    /// Credits at the port rate × (1 + overspeed).
+    pub overspeed: f64,
+    /// No credit while the egress port holds this many bytes or more.
+    pub egress_stop: String,
+}
+
+impl Default for SchedulerSection {
+    fn default() -> Self {
+        SchedulerSection { overspeed: 0.01, egress_stop: "16KB".into() }
+    }
+}
+
+/// `[fabric.llfc]`: link-level credit on every fabric link (N23 per link).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlfcSection {
+    /// A credit back every N2 cells the far end forwards.
+    pub n2: u64,
+    /// Extra cells of buffer beyond N2 per link; default: enough for one
+    /// link round trip at the link rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n3: Option<u64>,
+}
+
+impl Default for LlfcSection {
+    fn default() -> Self {
+        LlfcSection { n2: 10, n3: None }
+    }
+}

@@ -1,0 +1,316 @@
+//! The scheduled cell fabric wired into the world (`fabric/`;
+//! docs/fabric.md). A packet that reaches the switch "fabric" from a host
+//! is taken at the `at_switch` hook into its VOQ at the host's FAP; credits
+//! release it into cells sprayed over the FAP's links; fabric elements
+//! pass cells on towards their destination FAP; the egress reassembles the
+//! packet and offers it to the port from the fabric to its host, where the
+//! route it carried goes on. Control cells (FlowStatus, Credit) cross the
+//! same links before data. Every fabric link takes two events per cell
+//! (its transmitter's end, its wire's head) and link-level credit one per
+//! N2 cells.
+
+use super::World;
+use crate::engine::{Event, FabricEvent};
+use crate::fabric::link::FabricLink;
+use crate::fabric::reassembly::Reassembly;
+use crate::fabric::scheduler::{EgressScheduler, Slot};
+use crate::fabric::segmenter::Segmenter;
+use crate::fabric::voq::{Crs, Voq};
+use crate::fabric::{Cell, CellKind, FabricConfig};
+use crate::net::{PortId, Unit};
+use crate::scenario::fabric::{fraction, scaled};
+use crate::scenario::model::FabricModel;
+use crate::scenario::Model;
+
+/// Counts of cells by kind: [data, FlowStatus, Credit].
+pub(super) type ByKind = [u64; 3];
+
+pub(in crate::world) struct Fabric {
+    pub(super) cfg: FabricConfig,
+    segmenter: Segmenter,
+    pub(super) links: Vec<FabricLink>,
+    pub(super) voqs: Vec<Voq>,
+    pub(super) streams: Vec<Reassembly>,
+    pub(super) schedulers: Vec<EgressScheduler>,
+    /// Per FAP, its next link (round-robin spraying).
+    spray_next: Vec<u32>,
+    /// Per (FE, destination FAP), its next link down.
+    fe_next: Vec<u32>,
+    /// Per egress port, the world's port to its host; per node, its egress
+    /// port (hosts) or u32::MAX.
+    pub(super) egress: Vec<PortId>,
+    port_of_node: Vec<u32>,
+    /// Per FAP, bytes in its VOQs.
+    voq_bytes: Vec<u64>,
+    pub(super) voq_drops: u64,
+    pub(super) voq_drop_bytes: u64,
+    /// Cells made (by FAPs) and cells received (by FAPs), by kind; payload
+    /// bytes of data made and received.
+    pub(super) made: ByKind,
+    pub(super) received: ByKind,
+    pub(super) data_bytes_made: u64,
+    pub(super) data_bytes_received: u64,
+    pub(super) packets_in: u64,
+    pub(super) packets_out: u64,
+}
+
+impl Fabric {
+    pub(super) fn new(model: &Model, fm: &FabricModel) -> Fabric {
+        let cfg = fm.config.clone();
+        let g = &cfg.geometry;
+        let links = (0..g.link_count() as u32).map(|l| FabricLink::new(cfg.link_rate, g.delay(l), Some(cfg.llfc))).collect();
+        let ports = g.port_count() as usize;
+        let voqs = g.faps as usize * ports;
+        let schedulers = fm
+            .egress
+            .iter()
+            .map(|p| {
+                let r = model.ports[p.ix()].rate;
+                let credit_rate = scaled(r, cfg.overspeed_ppm).expect("checked when resolved");
+                let slow = fraction(r, cfg.slow_ppm).expect("checked when resolved");
+                EgressScheduler::new(g.faps, credit_rate, slow, cfg.credit_worth)
+            })
+            .collect();
+        Fabric {
+            segmenter: Segmenter { payload: cfg.cell_payload, header: cfg.cell_header },
+            links,
+            voqs: (0..voqs).map(|_| Voq::new()).collect(),
+            streams: (0..voqs).map(|_| Reassembly::default()).collect(),
+            schedulers,
+            spray_next: vec![0; g.faps as usize],
+            fe_next: vec![0; (g.fes * g.faps) as usize],
+            egress: fm.egress.clone(),
+            port_of_node: fm.port_of_node.clone(),
+            voq_bytes: vec![0; g.faps as usize],
+            voq_drops: 0,
+            voq_drop_bytes: 0,
+            made: [0; 3],
+            received: [0; 3],
+            data_bytes_made: 0,
+            data_bytes_received: 0,
+            packets_in: 0,
+            packets_out: 0,
+            cfg,
+        }
+    }
+
+    /// Packets the fabric holds: in VOQs and on their way through it.
+    pub(super) fn packets_held(&self) -> u64 {
+        self.voqs.iter().map(|v| v.packets.len() as u64).sum::<u64>() + self.streams.iter().map(|s| s.packets.len() as u64).sum::<u64>()
+    }
+
+    /// Cells made and not received: waiting for a link, on a wire.
+    pub(super) fn cells_inside(&self) -> u64 {
+        self.links.iter().map(|l| l.queued() + l.pipe.len() as u64).sum()
+    }
+
+    /// Puts a cell made at `fap` on its next link, round robin.
+    fn spray(&mut self, fap: u32, cell: Cell) -> u32 {
+        let g = &self.cfg.geometry;
+        let i = self.spray_next[fap as usize];
+        self.spray_next[fap as usize] = (i + 1) % g.links;
+        self.made[cell.kind as usize] += 1;
+        let link = g.up(fap, i);
+        self.links[link as usize].enqueue(cell);
+        link
+    }
+}
+
+impl World {
+    fn fabric(&mut self) -> &mut Fabric {
+        self.services.fabric_mut().expect("fabric events only in a fabric run")
+    }
+
+    /// Hook: a packet from host link `from` reaches the fabric, bound for
+    /// `next` (a port from the fabric to a host): into its VOQ.
+    pub(super) fn fabric_ingress(&mut self, from: PortId, next: PortId, unit: Unit) {
+        let src_node = self.ports[from.ix()].from;
+        let dst_node = self.ports[next.ix()].to;
+        let f = self.fabric();
+        let g = &f.cfg.geometry;
+        let src_fap = g.fap_of_port(f.port_of_node[src_node.ix()]);
+        let voq = g.voq(src_fap, f.port_of_node[dst_node.ix()]);
+        let len = unit.wire_bytes as u64;
+        f.packets_in += 1;
+        if f.voq_bytes[src_fap as usize] + len > f.cfg.voq_buffer {
+            f.voq_drops += 1;
+            f.voq_drop_bytes += len;
+            return self.unit_dropped(unit);
+        }
+        f.voq_bytes[src_fap as usize] += len;
+        f.voqs[voq as usize].arrive(unit);
+        self.voq_release(voq);
+    }
+
+    /// A VOQ sends what its credit allows and reports a new state; the
+    /// links its cells went to start.
+    fn voq_release(&mut self, voq: u32) {
+        let f = self.fabric();
+        let (src_fap, port) = f.cfg.geometry.voq_ends(voq);
+        let dst_fap = f.cfg.geometry.fap_of_port(port);
+        let first = f.spray_next[src_fap as usize];
+        let made_before: u64 = f.made.iter().sum();
+        let mut run = 0u64;
+        while let Some(unit) = f.voqs[voq as usize].dequeue() {
+            let len = unit.wire_bytes as u64;
+            f.voq_bytes[src_fap as usize] -= len;
+            f.streams[voq as usize].packets.push_back(unit);
+            run += len;
+            if !f.cfg.packing {
+                Self::cut(f, voq, src_fap, dst_fap, run);
+                run = 0;
+            }
+        }
+        if run > 0 {
+            Self::cut(f, voq, src_fap, dst_fap, run);
+        }
+        if let Some(state) = f.voqs[voq as usize].settle(&f.cfg.crs) {
+            let cell = Cell {
+                voq,
+                seq: state as u32,
+                from_link: 0,
+                payload: f.cfg.control_bytes as u16,
+                dst_fap: dst_fap as u8,
+                kind: CellKind::FlowStatus,
+            };
+            f.spray(src_fap, cell);
+        }
+        let links = f.cfg.geometry.links;
+        let sprayed = (f.made.iter().sum::<u64>() - made_before).min(links as u64) as u32;
+        for k in 0..sprayed {
+            let link = self.fabric().cfg.geometry.up(src_fap, (first + k) % links);
+            self.fabric_start(link);
+        }
+    }
+
+    /// Cuts a run of `bytes` of VOQ `voq` into cells and sprays them.
+    fn cut(f: &mut Fabric, voq: u32, src_fap: u32, dst_fap: u32, bytes: u64) {
+        let segmenter = f.segmenter;
+        segmenter.cut(bytes, |payload| {
+            let seq = f.streams[voq as usize].number();
+            f.data_bytes_made += payload as u64;
+            f.spray(src_fap, Cell { voq, seq, from_link: 0, payload, dst_fap: dst_fap as u8, kind: CellKind::Data });
+        });
+    }
+
+    /// Starts a link's next cell if it can; schedules its end and, on an
+    /// empty wire, its arrival. A cell leaving a fabric element frees its
+    /// place there: the link it came in by gets its credit back.
+    fn fabric_start(&mut self, link: u32) {
+        let now = self.now;
+        let f = self.fabric();
+        let header = f.cfg.cell_header;
+        let Some((cell, end, was_empty)) = f.links[link as usize].start(now, header) else { return };
+        let arrive_at = f.links[link as usize].pipe.from_back(1).arrive_at;
+        let credit = if f.cfg.geometry.is_up(link) {
+            None
+        } else {
+            let from = cell.from_link;
+            f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
+        };
+        self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
+        if was_empty {
+            self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
+        }
+        if let Some((from, fwd, delay)) = credit {
+            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link: from, fwd }));
+        }
+    }
+
+    pub(super) fn fabric_event(&mut self, ev: FabricEvent) {
+        match ev {
+            FabricEvent::LinkFree(l) => {
+                self.fabric().links[l as usize].busy = false;
+                self.fabric_start(l);
+            }
+            FabricEvent::LinkHead(l) => self.fabric_arrival(l),
+            FabricEvent::CreditSlot(p) => self.credit_slot(p),
+            FabricEvent::LinkCredit { link, fwd } => {
+                self.fabric().links[link as usize].credit(fwd);
+                self.fabric_start(link);
+            }
+        }
+    }
+
+    /// The cell at the head of `link`'s wire arrives: at a fabric element
+    /// (up links), passed on towards its FAP; at a FAP (down links), taken.
+    fn fabric_arrival(&mut self, link: u32) {
+        let now = self.now;
+        let f = self.fabric();
+        let l = &mut f.links[link as usize];
+        let mut cell = l.pipe.pop_front().expect("a head was scheduled").cell;
+        let next_head = l.pipe.front().map(|c| c.arrive_at);
+        if let Some(t) = next_head {
+            self.sched.schedule(t, Event::Fabric(FabricEvent::LinkHead(link)));
+        }
+        let f = self.fabric();
+        let g = &f.cfg.geometry;
+        if g.is_up(link) {
+            let fe = g.fe_of(link);
+            let at = (fe * g.faps + cell.dst_fap as u32) as usize;
+            let k = f.fe_next[at];
+            f.fe_next[at] = (k + 1) % g.links_per_fe();
+            let down = g.down_from_fe(fe, cell.dst_fap as u32, k);
+            cell.from_link = link;
+            f.links[down as usize].enqueue(cell);
+            return self.fabric_start(down);
+        }
+        // A FAP takes its cells at once: the link's credit goes straight back.
+        let l = &mut f.links[link as usize];
+        if let Some(fwd) = l.forwarded() {
+            let delay = l.delay;
+            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
+        }
+        let f = self.fabric();
+        f.received[cell.kind as usize] += 1;
+        match cell.kind {
+            CellKind::Data => {
+                f.data_bytes_received += cell.payload as u64;
+                let port = f.cfg.geometry.voq_ends(cell.voq).1;
+                let stream = &mut f.streams[cell.voq as usize];
+                stream.cell(cell.seq, cell.payload);
+                let egress = f.egress[port as usize];
+                while let Some(unit) = self.fabric().streams[cell.voq as usize].next_packet() {
+                    self.fabric().packets_out += 1;
+                    self.enter(egress, unit);
+                }
+            }
+            CellKind::FlowStatus => {
+                let (src, port) = f.cfg.geometry.voq_ends(cell.voq);
+                if let Some(at) = f.schedulers[port as usize].status(now, src, Crs::from_u32(cell.seq)) {
+                    self.sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
+                }
+            }
+            CellKind::Credit => {
+                let worth = f.cfg.credit_worth;
+                f.voqs[cell.voq as usize].credit(worth);
+                self.voq_release(cell.voq);
+            }
+        }
+    }
+
+    /// An egress port's credit slot: a credit to the next VOQ, or a pause.
+    fn credit_slot(&mut self, port: u32) {
+        let now = self.now;
+        let egress = self.fabric().egress[port as usize];
+        let queued = self.ports[egress.ix()].occupancy_bytes(now);
+        let f = self.fabric();
+        let stop = f.cfg.egress_stop;
+        let next = match f.schedulers[port as usize].slot(now, queued, stop) {
+            Slot::Grant(src, next) => {
+                let g = &f.cfg.geometry;
+                let (voq, dst_fap) = (g.voq(src, port), g.fap_of_port(port));
+                let cell =
+                    Cell { voq, seq: 0, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap: src as u8, kind: CellKind::Credit };
+                let link = f.spray(dst_fap, cell);
+                self.fabric_start(link);
+                Some(next)
+            }
+            Slot::Paused(next) | Slot::Wait(next) => Some(next),
+            Slot::Idle => None,
+        };
+        if let Some(t) = next {
+            self.sched.schedule(t, Event::Fabric(FabricEvent::CreditSlot(port)));
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The scheduled cell fabric (`world/fabric.rs`) as a service: turned on by
+//! `topology.kind = "fabric"`, it takes packets at the `at_switch` hook,
+//! holds them (its term of the accounting identity), counts the packets its
+//! VOQs drop, and writes its block of the summary: cells by kind, the cell
+//! identity, VOQ, scheduler, reorder and link-credit figures (docs/fabric.md).
+
+use super::super::fabric::Fabric;
+use super::super::service::{ServiceKind, Takes};
+use crate::base::mechanism::{Golden, Mechanism, Networks};
+use crate::net::VcTable;
+use crate::scenario::Model;
+use serde_json::json;
+
+impl ServiceKind for Fabric {
+    const MECHANISM: Mechanism = Mechanism {
+        name: "fabric",
+        selected_by: "topology.kind",
+        networks: Networks::Packet,
+        about: "a scheduled cell fabric (Broadcom DNX, Stardust): VOQs, credit request and grant, cells sprayed over fabric elements, reassembly",
+        docs: "fabric.md",
+        keys: &[],
+        counters: &["fabric"],
+        goldens: &[Golden { scenario: "fabric-incast", variation: "", overrides: &[] }],
+    };
+
+    fn from_model(model: &Model, _: &VcTable, _: bool) -> Option<Self> {
+        model.fabric.as_ref().map(|fm| Fabric::new(model, fm))
+    }
+
+    fn takes(&self) -> Takes {
+        Takes { at_switch: true, ..Takes::default() }
+    }
+
+    /// Packets in VOQs and on their way through the fabric.
+    fn in_flight(&self) -> [u64; 4] {
+        [0, 0, 0, self.packets_held()]
+    }
+
+    fn units_dropped(&self) -> u64 {
+        self.voq_drops
+    }
+
+    fn balanced(&self) -> bool {
+        self.cells_balanced() && self.invariants_hold()
+    }
+
+    fn summary_block(&self) -> Option<serde_json::Value> {
+        let g = &self.cfg.geometry;
+        let kinds = |k: &[u64; 3]| json!({"data": k[0], "flow_status": k[1], "credit": k[2]});
+        let up = (0..g.faps * g.links).map(|l| self.links[l as usize].cells);
+        let (least, most) = up.fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
+        let header = self.cfg.cell_header as u64;
+        Some(json!({
+            "cells_made": kinds(&self.made),
+            "cells_received": kinds(&self.received),
+            "cells_inside": self.cells_inside(),
+            "data_payload_bytes_made": self.data_bytes_made,
+            "data_payload_bytes_received": self.data_bytes_received,
+            "data_wire_bytes_made": self.data_bytes_made + self.made[0] * header,
+            "up_link_wire_bytes": (0..g.faps * g.links).map(|l| self.links[l as usize].wire_bytes).sum::<u64>(),
+            "control_wire_bytes_made": (self.made[1] + self.made[2]) * (self.cfg.control_bytes as u64 + header),
+            "packets_in": self.packets_in,
+            "packets_out": self.packets_out,
+            "packets_held": self.packets_held(),
+            "voq_drops": self.voq_drops,
+            "voq_drop_bytes": self.voq_drop_bytes,
+            "voq_peak_bytes": self.voqs.iter().map(|v| v.peak).max().unwrap_or(0),
+            "credits_received": self.voqs.iter().map(|v| v.granted).sum::<u64>(),
+            "credit_bytes_discarded": self.voqs.iter().map(|v| v.discarded).sum::<u64>(),
+            "credits_granted": self.schedulers.iter().map(|s| s.granted).sum::<u64>(),
+            "paused_slots": self.schedulers.iter().map(|s| s.paused_slots).sum::<u64>(),
+            "reorder_depth_max": self.streams.iter().map(|s| s.peak_held).max().unwrap_or(0),
+            "llfc_bound_cells": self.cfg.llfc.0,
+            "llfc_peak_resident_cells": self.links.iter().map(|l| l.peak_resident).max().unwrap_or(0),
+            "llfc_stalls": self.links.iter().map(|l| l.credit_stalls).sum::<u64>(),
+            "up_link_cells_least": least,
+            "up_link_cells_most": most,
+            "voq_identity_holds": self.invariants_hold(),
+            "cells_balanced": self.cells_balanced(),
+        }))
+    }
+}
+
+impl Fabric {
+    /// Cells made = received + inside (waiting or on a wire); data payload
+    /// made = received + on its way; packets in = out + held + dropped.
+    fn cells_balanced(&self) -> bool {
+        let made: u64 = self.made.iter().sum();
+        let received: u64 = self.received.iter().sum();
+        let payload_inside: u64 = self.links.iter().map(|l| l.data_payload_inside()).sum();
+        made == received + self.cells_inside()
+            && self.data_bytes_made == self.data_bytes_received + payload_inside
+            && self.packets_in == self.packets_out + self.packets_held() + self.voq_drops
+    }
+
+    /// Every VOQ's credit identity (F8) and every link within its link credit (F5).
+    fn invariants_hold(&self) -> bool {
+        let worth = self.cfg.credit_worth;
+        self.voqs.iter().all(|v| v.identity_holds(worth)) && self.links.iter().all(|l| l.peak_resident <= self.cfg.llfc.0)
+    }
+}
