@@ -92,7 +92,8 @@ pub const PRIORITIES: usize = 2;
 pub struct Cell {
     /// The VOQ (source FAP, egress port) it belongs to or is about.
     pub voq: u32,
-    /// Data: the cell's number in its stream; FlowStatus: the state.
+    /// Data: the cell's number in its stream; FlowStatus: its number (above
+    /// two bits) and the state (the two low bits).
     pub seq: u32,
     /// The fabric link it last crossed (its buffer's link-level credit is
     /// returned when it leaves the element).

@@ -34,6 +34,8 @@ pub struct EgressScheduler {
     slow: Vec<u64>,
     /// Per source FAP, when a SLOW VOQ may have its next credit.
     slow_due: Vec<Time>,
+    /// Per source FAP, the number of the newest FlowStatus heard.
+    heard: Vec<u32>,
     /// The last source served (round robin starts after it).
     last: u32,
     faps: u32,
@@ -55,6 +57,7 @@ impl EgressScheduler {
             norm: vec![0; words],
             slow: vec![0; words],
             slow_due: vec![0; faps as usize],
+            heard: vec![0; faps as usize],
             last: faps - 1,
             faps,
             generator: Serializer::new(credit_rate),
@@ -66,9 +69,17 @@ impl EgressScheduler {
         }
     }
 
-    /// A FlowStatus from `src`'s VOQ; returns when the next slot should run
-    /// if the scheduler was stopped and now has work.
-    pub fn status(&mut self, now: Time, src: u32, state: Crs) -> Option<Time> {
+    /// FlowStatus number `number` from `src`'s VOQ (numbered from 1); returns
+    /// when the next slot should run if the scheduler was stopped and now
+    /// has work. Cells of one VOQ cross different links, so a FlowStatus may
+    /// be overtaken by a newer one: an older one than the last heard is
+    /// ignored (else a VOQ gone NORM could be left SLOW for good).
+    pub fn status(&mut self, now: Time, src: u32, state: Crs, number: u32) -> Option<Time> {
+        let heard = &mut self.heard[src as usize];
+        if (number.wrapping_sub(*heard) as i32) <= 0 {
+            return None;
+        }
+        *heard = number;
         let (w, bit) = ((src / 64) as usize, 1u64 << (src % 64));
         self.norm[w] &= !bit;
         self.slow[w] &= !bit;
@@ -138,8 +149,8 @@ mod tests {
     fn norm_voqs_share_credits_round_robin_at_the_credit_rate() {
         // 4,096-B credits at 409.6 Gb/s: one every 80 ns.
         let mut s = EgressScheduler::new(4, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
-        assert_eq!(s.status(0, 2, Crs::Norm), Some(0));
-        assert_eq!(s.status(0, 0, Crs::Norm), None, "already running");
+        assert_eq!(s.status(0, 2, Crs::Norm, 1), Some(0));
+        assert_eq!(s.status(0, 0, Crs::Norm, 1), None, "already running");
         let mut t = 0;
         let mut order = Vec::new();
         for _ in 0..4 {
@@ -154,22 +165,33 @@ mod tests {
         }
         assert_eq!(order, vec![0, 2, 0, 2]);
         assert_eq!(s.slot(t, 16_384, 16_384), Slot::Paused(t + 80_000), "a full egress queue pauses it");
-        s.status(t, 0, Crs::Off);
-        s.status(t, 2, Crs::Off);
+        s.status(t, 0, Crs::Off, 2);
+        s.status(t, 2, Crs::Off, 2);
         assert_eq!(s.slot(t + 80_000, 0, 16_384), Slot::Idle);
         assert!(!s.running);
-        assert_eq!(s.status(t + 50_000, 1, Crs::Norm), Some(t + 80_000), "woken, never faster than its rate");
+        assert_eq!(s.status(t + 50_000, 1, Crs::Norm, 1), Some(t + 80_000), "woken, never faster than its rate");
     }
 
     #[test]
     fn slow_voqs_are_paced_and_norm_goes_first() {
         // Port credits every 80 ns; a SLOW VOQ gets one per 4096·8/40G = 819.2 ns.
         let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
-        s.status(0, 1, Crs::Slow);
+        s.status(0, 1, Crs::Slow, 1);
         assert!(matches!(s.slot(0, 0, 16_384), Slot::Grant(1, 80_000)));
         assert_eq!(s.slot(80_000, 0, 16_384), Slot::Wait(819_200));
-        s.status(80_000, 0, Crs::Norm);
+        s.status(80_000, 0, Crs::Norm, 1);
         assert!(matches!(s.slot(160_000, 0, 16_384), Slot::Grant(0, _)), "NORM before a SLOW not due");
         assert!(matches!(s.slot(819_200, 0, 16_384), Slot::Grant(0, _)), "NORM still first");
+    }
+
+    #[test]
+    fn an_overtaken_flow_status_is_ignored() {
+        let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        s.status(0, 1, Crs::Norm, 2);
+        assert_eq!(s.status(0, 1, Crs::Slow, 1), None, "SLOW (1) arrives after NORM (2)");
+        assert!(matches!(s.slot(0, 0, 16_384), Slot::Grant(1, _)));
+        assert!(matches!(s.slot(80_000, 0, 16_384), Slot::Grant(1, _)), "still NORM: no SLOW pacing");
+        s.status(80_000, 1, Crs::Off, 3);
+        assert_eq!(s.slot(160_000, 0, 16_384), Slot::Idle);
     }
 }

@@ -57,6 +57,9 @@ pub struct Voq {
     pub discarded: u64,
     /// Most bytes it held.
     pub peak: u64,
+    /// FlowStatus messages sent: each carries its number, so that the
+    /// scheduler ignores one overtaken on another link by a newer one.
+    pub statuses: u32,
 }
 
 impl Default for Voq {
@@ -67,7 +70,18 @@ impl Default for Voq {
 
 impl Voq {
     pub fn new() -> Voq {
-        Voq { packets: Ring::new(), qsize: 0, crbal: 0, state: Crs::Off, arrived: 0, granted: 0, dequeued: 0, discarded: 0, peak: 0 }
+        Voq {
+            packets: Ring::new(),
+            qsize: 0,
+            crbal: 0,
+            state: Crs::Off,
+            arrived: 0,
+            granted: 0,
+            dequeued: 0,
+            discarded: 0,
+            peak: 0,
+            statuses: 0,
+        }
     }
 
     /// A packet arrives.
@@ -121,6 +135,7 @@ impl Voq {
         };
         (next != self.state).then(|| {
             self.state = next;
+            self.statuses = self.statuses.wrapping_add(1);
             next
         })
     }

@@ -63,6 +63,10 @@ impl World {
         let reverse = model.ports.iter().map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32)).collect();
 
         let mut sched = Scheduler::default();
+        // A cell fabric's links carry most of a fabric run's events: their gaps first.
+        if let Some(fm) = &model.fabric {
+            super::fabric::gaps(&model, fm).into_iter().for_each(|g| sched.add_lane(g));
+        }
         declare_lanes(&model, &mut sched);
         // The pull pacers tick a fixed spacing apart: a gap lane of their own.
         if let Some(spacing) = pacers.iter().flatten().map(|p| p.spacing()).next() {

@@ -116,6 +116,23 @@ impl Fabric {
     }
 }
 
+/// The gaps at which a fabric's events recur, for the scheduler's lanes
+/// (engine/mod.rs), most frequent first: a full cell's time on a fabric
+/// link (its end, and the next head behind it on the wire), that plus the
+/// link delay (the head of an empty wire), the link delay (a link credit),
+/// and an egress scheduler's credit slot, rounded down and up.
+pub(super) fn gaps(model: &Model, fm: &FabricModel) -> Vec<crate::time::Time> {
+    let cfg = &fm.config;
+    let cell = cfg.link_rate.tx_time((cfg.cell_payload + cfg.cell_header) as u64);
+    let delay = cfg.geometry.delays[0];
+    let mut out = vec![cell, cell + delay, delay];
+    if let Some(rate) = fm.egress.first().and_then(|p| scaled(model.ports[p.ix()].rate, cfg.overspeed_ppm)) {
+        let slot = rate.tx_time(cfg.credit_worth as u64);
+        out.extend([slot, slot - 1]);
+    }
+    out
+}
+
 impl World {
     fn fabric(&mut self) -> &mut Fabric {
         self.services.fabric_mut().expect("fabric events only in a fabric run")
@@ -167,7 +184,7 @@ impl World {
         if let Some(state) = f.voqs[voq as usize].settle(&f.cfg.crs) {
             let cell = Cell {
                 voq,
-                seq: state as u32,
+                seq: f.voqs[voq as usize].statuses << 2 | state as u32,
                 from_link: 0,
                 payload: f.cfg.control_bytes as u16,
                 dst_fap: dst_fap as u8,
@@ -277,7 +294,7 @@ impl World {
             }
             CellKind::FlowStatus => {
                 let (src, port) = f.cfg.geometry.voq_ends(cell.voq);
-                if let Some(at) = f.schedulers[port as usize].status(now, src, Crs::from_u32(cell.seq)) {
+                if let Some(at) = f.schedulers[port as usize].status(now, src, Crs::from_u32(cell.seq & 3), cell.seq >> 2) {
                     self.sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
                 }
             }
