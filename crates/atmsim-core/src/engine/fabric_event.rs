@@ -20,4 +20,17 @@ pub enum FabricEvent {
         #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
         fwd: u64,
     },
+    /// The `[[fabric.fail]]` of this index happens.
+    Fail(u32),
+    /// It is detected: sprayers and fabric elements leave its links out.
+    Detect(u32),
+    /// A stream gives up a lost data cell: `cell` holds its number (low 32
+    /// bits) and payload (above).
+    GiveUp {
+        voq: u32,
+        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
+        cell: u64,
+    },
+    /// A VOQ whose FlowStatus was lost sends its state again.
+    StatusAgain(u32),
 }

@@ -21,7 +21,7 @@ const CODE_BITS: u32 = 5;
 
 /// How many codes [`Packed::of`] hands out (0..CODES); the test derives
 /// every variant from the enum itself and checks that this is the set.
-const CODES: u64 = 26;
+const CODES: u64 = 30;
 const _: () = assert!(CODES <= 1 << CODE_BITS);
 
 /// A credit count must fit above the code: 2^59 cells forwarded on one VC
@@ -66,6 +66,13 @@ impl Packed {
                 assert!(fwd <= MAX_CREDIT_COUNT, "a credit count beyond 2^59");
                 Packed([25 | fwd << CODE_BITS, link as u64])
             }
+            Event::Fabric(FabricEvent::Fail(i)) => one(26, i),
+            Event::Fabric(FabricEvent::Detect(i)) => one(27, i),
+            Event::Fabric(FabricEvent::GiveUp { voq, cell }) => {
+                assert!(cell <= MAX_CREDIT_COUNT, "a cell's number and size fit 59 bits");
+                Packed([28 | cell << CODE_BITS, voq as u64])
+            }
+            Event::Fabric(FabricEvent::StatusAgain(v)) => one(29, v),
         }
     }
 
@@ -109,6 +116,10 @@ impl Packed {
             23 => Event::Fabric(FabricEvent::LinkHead(id)),
             24 => Event::Fabric(FabricEvent::CreditSlot(id)),
             25 => Event::Fabric(FabricEvent::LinkCredit { link: id, fwd: b }),
+            26 => Event::Fabric(FabricEvent::Fail(id)),
+            27 => Event::Fabric(FabricEvent::Detect(id)),
+            28 => Event::Fabric(FabricEvent::GiveUp { voq: id, cell: b }),
+            29 => Event::Fabric(FabricEvent::StatusAgain(id)),
             // Only `of` writes codes, and it writes no other: a variant
             // given a code there and forgotten here fails the test below.
             _ => unreachable!("event code {code} was never written by Packed::of"),

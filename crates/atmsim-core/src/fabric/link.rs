@@ -32,6 +32,10 @@ pub struct FabricLink {
     pub credit_stalls: u64,
     /// Most of this link's cells in the far end's buffer at once.
     pub peak_resident: u64,
+    /// The wire carries cells (false once it failed: what enters is lost).
+    pub up: bool,
+    /// Sprayers and fabric elements may choose it (false once a failure is detected).
+    pub usable: bool,
 }
 
 impl FabricLink {
@@ -54,6 +58,28 @@ impl FabricLink {
             peak_queue: 0,
             credit_stalls: 0,
             peak_resident: 0,
+            up: true,
+            usable: true,
+        }
+    }
+
+    /// The link slows to `rate`; a cell in transmission ends as it began
+    /// (the next starts only after it, on a line idle at its start).
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.transmitter = Serializer::new(rate);
+    }
+
+    /// The link fails: every cell waiting for it (`lost(cell, true)`) or
+    /// on its wire (`lost(cell, false)`) is lost.
+    pub fn fail(&mut self, mut lost: impl FnMut(Cell, bool)) {
+        self.up = false;
+        for q in &mut self.queues {
+            while let Some(c) = q.pop_front() {
+                lost(c, true);
+            }
+        }
+        while let Some(c) = self.pipe.pop_front() {
+            lost(c.cell, false);
         }
     }
 

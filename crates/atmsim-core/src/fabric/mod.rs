@@ -69,6 +69,21 @@ pub struct FabricConfig {
     pub slow_ppm: u64,
     /// Link-level credit: (N2 + N3, N2) cells per link.
     pub llfc: (u64, u64),
+    /// How long a stream waits for a lost cell before giving up its packets.
+    pub reassembly_timeout: Time,
+    /// From a link's failure to the sprayers leaving it out.
+    pub detect: Time,
+    /// Links failing or slowing during the run, in time order.
+    pub failures: Vec<LinkFailure>,
+}
+
+/// One `[[fabric.fail]]`: these link directions, at this time, go down
+/// (`rate` None) or slow to `rate`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFailure {
+    pub links: Vec<u32>,
+    pub at: Time,
+    pub rate: Option<Rate>,
 }
 
 /// What a cell carries.

@@ -11,9 +11,9 @@ use super::schema::{LinkSpec, Network, Scenario, Topology, TopologyKind};
 use super::schema_fabric::FabricSection;
 use super::units::{parse_bytes, parse_rate, parse_time};
 use super::{err, ScenarioError};
-use crate::fabric::{CrsThresholds, FabricConfig, Geometry};
+use crate::fabric::{CrsThresholds, FabricConfig, Geometry, LinkFailure};
 use crate::net::{Limit, PortId};
-use crate::time::Rate;
+use crate::time::{Rate, Time};
 
 /// The name of the switch that stands for the fabric.
 pub const FABRIC_NODE: &str = "fabric";
@@ -109,7 +109,13 @@ pub fn fraction(r: Rate, ppm: u64) -> Option<Rate> {
 }
 
 /// `[fabric]` resolved against the ports built from the generated links.
-pub fn resolve(s: &Scenario, nodes: &Nodes, ports: &[PortModel], mtu_wire: u64) -> Result<Option<FabricModel>, ScenarioError> {
+pub fn resolve(
+    s: &Scenario,
+    nodes: &Nodes,
+    ports: &[PortModel],
+    mtu_wire: u64,
+    duration: Time,
+) -> Result<Option<FabricModel>, ScenarioError> {
     if s.topology.kind != TopologyKind::Fabric {
         return Ok(None);
     }
@@ -216,13 +222,34 @@ pub fn resolve(s: &Scenario, nodes: &Nodes, ports: &[PortModel], mtu_wire: u64) 
     if f.llfc.n2 == 0 || f.llfc.n2 > 1_000_000 {
         return err("fabric.llfc.n2", format!("must be 1 to 1,000,000, not {}", f.llfc.n2));
     }
+    let geometry = Geometry::new(f.faps, f.fes, f.fap_links, f.ports_per_fap, link_delay, skew);
+    let reassembly_timeout = parse_time(&f.reassembly_timeout).or_else(|p| err("fabric.reassembly_timeout", p))?;
+    if reassembly_timeout == 0 {
+        return err("fabric.reassembly_timeout", "must be above 0");
+    }
+    let detect = parse_time(&f.reach.detect).or_else(|p| err("fabric.reach.detect", p))?;
+    let failures = failures(&f, &geometry)?;
+    if let Some(n) = f.fail.iter().position(|spec| parse_time(&spec.at).is_ok_and(|t| t >= duration)) {
+        return err(format!("fabric.fail[{n}].at"), "does nothing here: it is at or after the run's end (duration)");
+    }
+    // Cells are lost only when a link goes down: without such a failure
+    // these two keys do nothing.
+    if !failures.iter().any(|l| l.rate.is_none()) {
+        let defaults = super::schema_fabric::FabricSection::default();
+        if f.reach != defaults.reach {
+            return err("fabric.reach.detect", "does nothing here: no [[fabric.fail]] takes a link down");
+        }
+        if f.reassembly_timeout != defaults.reassembly_timeout {
+            return err("fabric.reassembly_timeout", "does nothing here: no [[fabric.fail]] takes a link down, so no cell is lost");
+        }
+    }
     let ppm = |x: f64| (x * 1e6).round() as u64;
     let mut port_of_node = vec![u32::MAX; nodes.names.len()];
     for (g, p) in egress.iter().enumerate() {
         port_of_node[ports[p.ix()].to.ix()] = g as u32;
     }
     let config = FabricConfig {
-        geometry: Geometry::new(f.faps, f.fes, f.fap_links, f.ports_per_fap, link_delay, skew),
+        geometry,
         link_rate,
         cell_payload: cell_payload as u32,
         cell_header: cell_header as u32,
@@ -235,9 +262,45 @@ pub fn resolve(s: &Scenario, nodes: &Nodes, ports: &[PortModel], mtu_wire: u64) 
         egress_stop,
         slow_ppm: ppm(c.slow_rate),
         llfc: (f.llfc.n2 + llfc_n3, f.llfc.n2),
+        reassembly_timeout,
+        detect,
+        failures,
     };
     if scaled(port_rate, config.overspeed_ppm).is_none() || fraction(port_rate, config.slow_ppm).is_none() {
         return err("fabric.port_rate", "cannot be scaled exactly by the overspeed and slow rate (write it in whole bits per second)");
     }
     Ok(Some(FabricModel { config, egress, port_of_node }))
+}
+
+/// `[[fabric.fail]]` resolved: each entry's link directions by id, in time order.
+fn failures(f: &FabricSection, g: &Geometry) -> Result<Vec<LinkFailure>, ScenarioError> {
+    let mut out = Vec::new();
+    for (n, spec) in f.fail.iter().enumerate() {
+        let key = |k: &str| format!("fabric.fail[{n}].{k}");
+        let parsed = spec
+            .link
+            .strip_prefix("fap")
+            .and_then(|r| r.split_once(".l"))
+            .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+        let Some((fap, i)) = parsed.filter(|&(fap, i)| fap < g.faps && i < g.links) else {
+            return err(
+                key("link"),
+                format!("'{}' is no link: write \"fapF.lI\" with F below {} and I below {}", spec.link, g.faps, g.links),
+            );
+        };
+        let links = match spec.dir.as_str() {
+            "both" => vec![g.up(fap, i), g.down(fap, i)],
+            "up" => vec![g.up(fap, i)],
+            "down" => vec![g.down(fap, i)],
+            other => return err(key("dir"), format!("must be \"both\", \"up\" or \"down\", not \"{other}\"")),
+        };
+        let at = parse_time(&spec.at).or_else(|p| err(key("at"), p))?;
+        let rate = match spec.rate.trim() {
+            "0" | "0bps" => None,
+            r => Some(rate(&key("rate"), r)?),
+        };
+        out.push(LinkFailure { links, at, rate });
+    }
+    out.sort_by_key(|l| l.at);
+    Ok(out)
 }

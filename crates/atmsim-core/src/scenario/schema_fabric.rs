@@ -41,6 +41,52 @@ pub struct FabricSection {
     pub crs: CrsSection,
     pub scheduler: SchedulerSection,
     pub llfc: LlfcSection,
+    /// How long a stream waits for a lost cell before it gives up the
+    /// packets it belonged to (not public: ours).
+    pub reassembly_timeout: String,
+    pub reach: ReachSection,
+    /// Fabric links that fail or slow down during the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fail: Vec<FailSpec>,
+}
+
+/// `[fabric.reach]`: reachability after a link failure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReachSection {
+    /// From a link's failure to the sprayers and fabric elements leaving it
+    /// out (inferred from the SDK's reachability watchdog).
+    pub detect: String,
+}
+
+impl Default for ReachSection {
+    fn default() -> Self {
+        ReachSection { detect: "100us".into() }
+    }
+}
+
+/// `[[fabric.fail]]`: one fabric link failing or slowing at a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailSpec {
+    /// "fapF.lI": FAP F's link I (0-based).
+    pub link: String,
+    /// When.
+    pub at: String,
+    /// "0": the link goes down; a rate ("10Gbps"): it slows to that rate.
+    #[serde(default = "zero")]
+    pub rate: String,
+    /// "both" (default), "up" (FAP to FE) or "down" (FE to FAP).
+    #[serde(default = "both")]
+    pub dir: String,
+}
+
+fn zero() -> String {
+    "0".into()
+}
+
+fn both() -> String {
+    "both".into()
 }
 
 impl Default for FabricSection {
@@ -64,6 +110,9 @@ impl Default for FabricSection {
             crs: CrsSection::default(),
             scheduler: SchedulerSection::default(),
             llfc: LlfcSection::default(),
+            reassembly_timeout: "10us".into(),
+            reach: ReachSection::default(),
+            fail: Vec::new(),
         }
     }
 }

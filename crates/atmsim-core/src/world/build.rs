@@ -66,6 +66,9 @@ impl World {
         // A cell fabric's links carry most of a fabric run's events: their gaps first.
         if let Some(fm) = &model.fabric {
             super::fabric::gaps(&model, fm).into_iter().for_each(|g| sched.add_lane(g));
+            for (i, failure) in fm.config.failures.iter().enumerate() {
+                sched.schedule(failure.at, Event::Fabric(crate::engine::FabricEvent::Fail(i as u32)));
+            }
         }
         declare_lanes(&model, &mut sched);
         // The pull pacers tick a fixed spacing apart: a gap lane of their own.

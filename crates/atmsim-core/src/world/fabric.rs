@@ -12,11 +12,11 @@
 use super::World;
 use crate::engine::{Event, FabricEvent};
 use crate::fabric::link::FabricLink;
-use crate::fabric::reassembly::Reassembly;
+use crate::fabric::reassembly::{Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
 use crate::fabric::voq::{Crs, Voq};
-use crate::fabric::{Cell, CellKind, FabricConfig};
+use crate::fabric::{Cell, CellInFlight, CellKind, FabricConfig};
 use crate::net::{PortId, Unit};
 use crate::scenario::fabric::{fraction, scaled};
 use crate::scenario::model::FabricModel;
@@ -35,7 +35,7 @@ pub(in crate::world) struct Fabric {
     /// Per FAP, its next link (round-robin spraying).
     spray_next: Vec<u32>,
     /// Per (FE, destination FAP), its next link down.
-    fe_next: Vec<u32>,
+    pub(super) fe_next: Vec<u32>,
     /// Per egress port, the world's port to its host; per node, its egress
     /// port (hosts) or u32::MAX.
     pub(super) egress: Vec<PortId>,
@@ -52,6 +52,20 @@ pub(in crate::world) struct Fabric {
     pub(super) data_bytes_received: u64,
     pub(super) packets_in: u64,
     pub(super) packets_out: u64,
+    /// Lost cells by kind (a failed link's), their data payload, and the
+    /// packets discarded at reassembly for them; cells lost at a failure's
+    /// instant and cells sent onto a failed link before its detection.
+    pub(super) lost: ByKind,
+    pub(super) lost_payload: u64,
+    pub(super) packets_discarded: u64,
+    pub(super) lost_at_failure: u64,
+    pub(super) lost_before_detection: u64,
+    /// Per (FE, destination FAP), the usable links down from it.
+    pub(super) reach: Vec<u32>,
+    /// Cells lost as they were queued, and link credits owed for cells an
+    /// element lost, for the world to follow up (`fabric_fail.rs`).
+    pub(super) dead: Vec<Cell>,
+    pub(super) late_credits: Vec<(u32, u64)>,
 }
 
 impl Fabric {
@@ -90,6 +104,14 @@ impl Fabric {
             data_bytes_received: 0,
             packets_in: 0,
             packets_out: 0,
+            lost: [0; 3],
+            lost_payload: 0,
+            packets_discarded: 0,
+            lost_at_failure: 0,
+            lost_before_detection: 0,
+            reach: vec![g.links_per_fe(); (g.fes * g.faps) as usize],
+            dead: Vec::new(),
+            late_credits: Vec::new(),
             cfg,
         }
     }
@@ -104,15 +126,44 @@ impl Fabric {
         self.links.iter().map(|l| l.queued() + l.pipe.len() as u64).sum()
     }
 
-    /// Puts a cell made at `fap` on its next link, round robin.
-    fn spray(&mut self, fap: u32, cell: Cell) -> u32 {
+    /// Puts a cell made at `fap` on its next link, round robin, among the
+    /// links not known to have failed whose FE reaches the cell's FAP; the
+    /// link, or None if the cell was lost (no link reaches, or a failed one
+    /// not yet detected took it).
+    pub(super) fn spray(&mut self, fap: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
-        let i = self.spray_next[fap as usize];
-        self.spray_next[fap as usize] = (i + 1) % g.links;
         self.made[cell.kind as usize] += 1;
-        let link = g.up(fap, i);
-        self.links[link as usize].enqueue(cell);
-        link
+        let first = self.spray_next[fap as usize];
+        for k in 0..g.links {
+            let i = (first + k) % g.links;
+            let link = g.up(fap, i);
+            let fe = g.fe_of(link);
+            if self.links[link as usize].usable && self.reach[(fe * g.faps + cell.dst_fap as u32) as usize] > 0 {
+                self.spray_next[fap as usize] = (i + 1) % g.links;
+                return self.enqueue(link, cell).then_some(link);
+            }
+        }
+        self.lose(cell);
+        None
+    }
+
+    pub(super) fn lose(&mut self, cell: Cell) {
+        self.lost[cell.kind as usize] += 1;
+        if cell.kind == CellKind::Data {
+            self.lost_payload += cell.payload as u64;
+        }
+        self.dead.push(cell);
+    }
+
+    /// Queues a cell for a link; false if the link has failed (the cell is lost).
+    pub(super) fn enqueue(&mut self, link: u32, cell: Cell) -> bool {
+        if self.links[link as usize].up {
+            self.links[link as usize].enqueue(cell);
+            return true;
+        }
+        self.lost_before_detection += 1;
+        self.lose(cell);
+        false
     }
 }
 
@@ -134,7 +185,7 @@ pub(super) fn gaps(model: &Model, fm: &FabricModel) -> Vec<crate::time::Time> {
 }
 
 impl World {
-    fn fabric(&mut self) -> &mut Fabric {
+    pub(super) fn fabric(&mut self) -> &mut Fabric {
         self.services.fabric_mut().expect("fabric events only in a fabric run")
     }
 
@@ -161,12 +212,10 @@ impl World {
 
     /// A VOQ sends what its credit allows and reports a new state; the
     /// links its cells went to start.
-    fn voq_release(&mut self, voq: u32) {
+    pub(super) fn voq_release(&mut self, voq: u32) {
         let f = self.fabric();
         let (src_fap, port) = f.cfg.geometry.voq_ends(voq);
         let dst_fap = f.cfg.geometry.fap_of_port(port);
-        let first = f.spray_next[src_fap as usize];
-        let made_before: u64 = f.made.iter().sum();
         let mut run = 0u64;
         while let Some(unit) = f.voqs[voq as usize].dequeue() {
             let len = unit.wire_bytes as u64;
@@ -192,11 +241,26 @@ impl World {
             };
             f.spray(src_fap, cell);
         }
-        let links = f.cfg.geometry.links;
-        let sprayed = (f.made.iter().sum::<u64>() - made_before).min(links as u64) as u32;
-        for k in 0..sprayed {
-            let link = self.fabric().cfg.geometry.up(src_fap, (first + k) % links);
+        for i in 0..f.cfg.geometry.links {
+            let link = self.fabric().cfg.geometry.up(src_fap, i);
             self.fabric_start(link);
+        }
+        self.fabric_losses();
+    }
+
+    /// Releases a stream's packets that are complete, or given up.
+    pub(super) fn reassembled(&mut self, voq: u32, egress: PortId) {
+        while let Some(released) = self.fabric().streams[voq as usize].next_packet() {
+            match released {
+                Released::Whole(unit) => {
+                    self.fabric().packets_out += 1;
+                    self.enter(egress, unit);
+                }
+                Released::Discarded(unit) => {
+                    self.fabric().packets_discarded += 1;
+                    self.unit_dropped(unit);
+                }
+            }
         }
     }
 
@@ -213,7 +277,7 @@ impl World {
     /// Starts a link's next cell if it can; schedules its end and, on an
     /// empty wire, its arrival. A cell leaving a fabric element frees its
     /// place there: the link it came in by gets its credit back.
-    fn fabric_start(&mut self, link: u32) {
+    pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
         let f = self.fabric();
         let header = f.cfg.cell_header;
@@ -246,6 +310,10 @@ impl World {
                 self.fabric().links[link as usize].credit(fwd);
                 self.fabric_start(link);
             }
+            FabricEvent::Fail(i) => self.link_fails(i),
+            FabricEvent::Detect(i) => self.failure_detected(i),
+            FabricEvent::GiveUp { voq, cell } => self.give_up(voq, cell),
+            FabricEvent::StatusAgain(voq) => self.status_again(voq),
         }
     }
 
@@ -255,7 +323,8 @@ impl World {
         let now = self.now;
         let f = self.fabric();
         let l = &mut f.links[link as usize];
-        let mut cell = l.pipe.pop_front().expect("a head was scheduled").cell;
+        // A failed link's wire was emptied: its scheduled head finds nothing.
+        let Some(CellInFlight { mut cell, .. }) = l.pipe.pop_front() else { return };
         let next_head = l.pipe.front().map(|c| c.arrive_at);
         if let Some(t) = next_head {
             self.sched.schedule(t, Event::Fabric(FabricEvent::LinkHead(link)));
@@ -263,14 +332,11 @@ impl World {
         let f = self.fabric();
         let g = &f.cfg.geometry;
         if g.is_up(link) {
-            let fe = g.fe_of(link);
-            let at = (fe * g.faps + cell.dst_fap as u32) as usize;
-            let k = f.fe_next[at];
-            f.fe_next[at] = (k + 1) % g.links_per_fe();
-            let down = g.down_from_fe(fe, cell.dst_fap as u32, k);
             cell.from_link = link;
-            f.links[down as usize].enqueue(cell);
-            return self.fabric_start(down);
+            return match f.fe_forward(link, cell) {
+                Some(down) => self.fabric_start(down),
+                None => self.fabric_losses(),
+            };
         }
         // A FAP takes its cells at once: the link's credit goes straight back.
         let l = &mut f.links[link as usize];
@@ -287,10 +353,7 @@ impl World {
                 let stream = &mut f.streams[cell.voq as usize];
                 stream.cell(cell.seq, cell.payload);
                 let egress = f.egress[port as usize];
-                while let Some(unit) = self.fabric().streams[cell.voq as usize].next_packet() {
-                    self.fabric().packets_out += 1;
-                    self.enter(egress, unit);
-                }
+                self.reassembled(cell.voq, egress);
             }
             CellKind::FlowStatus => {
                 let (src, port) = f.cfg.geometry.voq_ends(cell.voq);
@@ -319,8 +382,10 @@ impl World {
                 let (voq, dst_fap) = (g.voq(src, port), g.fap_of_port(port));
                 let cell =
                     Cell { voq, seq: 0, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap: src as u8, kind: CellKind::Credit };
-                let link = f.spray(dst_fap, cell);
-                self.fabric_start(link);
+                match f.spray(dst_fap, cell) {
+                    Some(link) => self.fabric_start(link),
+                    None => self.fabric_losses(),
+                }
                 Some(next)
             }
             Slot::Paused(next) | Slot::Wait(next) => Some(next),

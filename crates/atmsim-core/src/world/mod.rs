@@ -30,6 +30,7 @@ mod credit;
 mod eqds;
 mod eqds_build;
 mod fabric;
+mod fabric_fail;
 mod fct;
 mod finish;
 mod forward;

@@ -64,7 +64,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
     let capture = super::capture::resolve(s, &port_names, &host_names)?;
-    let fabric = super::fabric::resolve(written, &nodes, &ports, sizes.mtu)?;
+    let fabric = super::fabric::resolve(written, &nodes, &ports, sizes.mtu, duration)?;
     let model = Model {
         abr,
         host,

@@ -20,7 +20,19 @@ impl ServiceKind for Fabric {
         docs: "fabric.md",
         keys: &[],
         counters: &["fabric"],
-        goldens: &[Golden { scenario: "fabric-incast", variation: "", overrides: &[] }],
+        goldens: &[
+            Golden { scenario: "fabric-incast", variation: "", overrides: &[] },
+            Golden {
+                scenario: "fabric-incast",
+                variation: "link-down",
+                overrides: &["fabric.fail=[{link = \"fap1.l0\", at = \"100us\"}]", "fabric.reach.detect=2us"],
+            },
+            Golden {
+                scenario: "fabric-incast",
+                variation: "link-slowed",
+                overrides: &["fabric.fail=[{link = \"fap0.l3\", at = \"100us\", rate = \"10Gbps\", dir = \"down\"}]", "fabric.packing=continuous"],
+            },
+        ],
     };
 
     fn from_model(model: &Model, _: &VcTable, _: bool) -> Option<Self> {
@@ -37,7 +49,7 @@ impl ServiceKind for Fabric {
     }
 
     fn units_dropped(&self) -> u64 {
-        self.voq_drops
+        self.voq_drops + self.packets_discarded
     }
 
     fn balanced(&self) -> bool {
@@ -62,6 +74,11 @@ impl ServiceKind for Fabric {
             "packets_in": self.packets_in,
             "packets_out": self.packets_out,
             "packets_held": self.packets_held(),
+            "cells_lost": kinds(&self.lost),
+            "cells_lost_at_failure": self.lost_at_failure,
+            "cells_lost_before_detection": self.lost_before_detection,
+            "data_payload_bytes_lost": self.lost_payload,
+            "packets_discarded": self.packets_discarded,
             "voq_drops": self.voq_drops,
             "voq_drop_bytes": self.voq_drop_bytes,
             "voq_peak_bytes": self.voqs.iter().map(|v| v.peak).max().unwrap_or(0),
@@ -82,15 +99,17 @@ impl ServiceKind for Fabric {
 }
 
 impl Fabric {
-    /// Cells made = received + inside (waiting or on a wire); data payload
-    /// made = received + on its way; packets in = out + held + dropped.
+    /// Cells made = received + inside (waiting or on a wire) + lost; data
+    /// payload made = received + on its way + lost; packets in = out + held
+    /// + dropped in VOQs + discarded at reassembly.
     fn cells_balanced(&self) -> bool {
         let made: u64 = self.made.iter().sum();
         let received: u64 = self.received.iter().sum();
         let payload_inside: u64 = self.links.iter().map(|l| l.data_payload_inside()).sum();
-        made == received + self.cells_inside()
-            && self.data_bytes_made == self.data_bytes_received + payload_inside
-            && self.packets_in == self.packets_out + self.packets_held() + self.voq_drops
+        let lost: u64 = self.lost.iter().sum();
+        made == received + self.cells_inside() + lost
+            && self.data_bytes_made == self.data_bytes_received + payload_inside + self.lost_payload
+            && self.packets_in == self.packets_out + self.packets_held() + self.voq_drops + self.packets_discarded
     }
 
     /// Every VOQ's credit identity (F8) and every link within its link credit (F5).

@@ -1,0 +1,155 @@
+//! Fabric links failing and slowing (`[[fabric.fail]]`; docs/fabric.md
+//! R9): at its time a link direction goes down, and every cell waiting for
+//! it or on its wire is lost; until the failure is detected
+//! (`fabric.reach.detect`) sprayers and fabric elements go on choosing it,
+//! and what they send onto it is lost too; from then on they leave it out,
+//! and a fabric element left with no link to a FAP no longer reaches it,
+//! so sprayers leave out their links to that element for that FAP. A lost
+//! data cell is given up by its stream after `fabric.reassembly_timeout`,
+//! and the packets it carried bytes of are discarded; a lost FlowStatus is
+//! sent again after the same time (as a periodic refresh would); a lost
+//! credit is simply missing. A slowed link keeps its place and its cells.
+
+use super::fabric::Fabric;
+use super::World;
+use crate::engine::{Event, FabricEvent};
+use crate::fabric::{Cell, CellKind};
+
+impl Fabric {
+    /// A fabric element passes a cell that came up `link` on to its next
+    /// usable link down to the cell's FAP, round robin; None if the cell
+    /// was lost (no such link, or a failed one not yet detected).
+    pub(super) fn fe_forward(&mut self, link: u32, cell: Cell) -> Option<u32> {
+        let g = &self.cfg.geometry;
+        let fe = g.fe_of(link);
+        let at = (fe * g.faps + cell.dst_fap as u32) as usize;
+        let n = g.links_per_fe();
+        for step in 0..n {
+            let k = (self.fe_next[at] + step) % n;
+            let down = g.down_from_fe(fe, cell.dst_fap as u32, k);
+            if self.links[down as usize].usable {
+                self.fe_next[at] = (k + 1) % n;
+                let queued = self.enqueue(down, cell);
+                if !queued {
+                    self.forwarded_from(link);
+                }
+                return queued.then_some(down);
+            }
+        }
+        self.lose_at_element(cell);
+        None
+    }
+
+    /// A cell lost in a fabric element (no link left to its FAP).
+    fn lose_at_element(&mut self, cell: Cell) {
+        self.lose(cell);
+        self.forwarded_from(cell.from_link);
+    }
+
+    /// A cell left the element's buffer without a link to carry it: its
+    /// place is free again, and the link it came by may be owed a credit.
+    fn forwarded_from(&mut self, link: u32) {
+        if let Some(fwd) = self.links[link as usize].forwarded() {
+            self.late_credits.push((link, fwd));
+        }
+    }
+}
+
+impl World {
+    /// Follows up the cells the fabric lost since the last call: credits
+    /// owed for them, a data cell's give-up, a FlowStatus sent again.
+    pub(super) fn fabric_losses(&mut self) {
+        let now = self.now;
+        let f = self.fabric();
+        let timeout = f.cfg.reassembly_timeout;
+        let mut dead = std::mem::take(&mut f.dead);
+        let mut credits = std::mem::take(&mut f.late_credits);
+        for (link, fwd) in credits.drain(..) {
+            let delay = self.fabric().links[link as usize].delay;
+            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
+        }
+        for cell in dead.drain(..) {
+            let ev = match cell.kind {
+                CellKind::Data => FabricEvent::GiveUp { voq: cell.voq, cell: cell.seq as u64 | (cell.payload as u64) << 32 },
+                CellKind::FlowStatus => FabricEvent::StatusAgain(cell.voq),
+                CellKind::Credit => continue,
+            };
+            self.sched.schedule(now + timeout, Event::Fabric(ev));
+        }
+        let f = self.fabric();
+        f.dead = dead;
+        f.late_credits = credits;
+    }
+
+    /// The `i`-th `[[fabric.fail]]` happens.
+    pub(super) fn link_fails(&mut self, i: u32) {
+        let f = self.fabric();
+        let failure = f.cfg.failures[i as usize].clone();
+        for &link in &failure.links {
+            match failure.rate {
+                Some(rate) => f.links[link as usize].set_rate(rate),
+                None => {
+                    let mut lost = Vec::new();
+                    f.links[link as usize].fail(|cell, in_element| lost.push((cell, in_element)));
+                    f.lost_at_failure += lost.len() as u64;
+                    let down = !f.cfg.geometry.is_up(link);
+                    for (cell, in_queue) in lost {
+                        f.lose(cell);
+                        // A cell waiting at a fabric element held a place there.
+                        if down && in_queue {
+                            f.forwarded_from(cell.from_link);
+                        }
+                    }
+                }
+            }
+        }
+        if failure.rate.is_none() {
+            let detect = self.fabric().cfg.detect;
+            self.sched.schedule(self.now + detect, Event::Fabric(FabricEvent::Detect(i)));
+        }
+        self.fabric_losses();
+    }
+
+    /// A failure is detected: its links are left out from now on.
+    pub(super) fn failure_detected(&mut self, i: u32) {
+        let f = self.fabric();
+        let links = f.cfg.failures[i as usize].links.clone();
+        for link in links {
+            let f = self.fabric();
+            if !f.links[link as usize].usable {
+                continue;
+            }
+            f.links[link as usize].usable = false;
+            let g = &f.cfg.geometry;
+            if !g.is_up(link) {
+                let (fap, _) = g.fap_and_index(link);
+                let at = (g.fe_of(link) * g.faps + fap) as usize;
+                f.reach[at] -= 1;
+            }
+        }
+    }
+
+    /// A stream gives up a lost data cell; packets it completes go on.
+    pub(super) fn give_up(&mut self, voq: u32, cell: u64) {
+        let f = self.fabric();
+        f.streams[voq as usize].give_up(cell as u32, (cell >> 32) as u16);
+        let port = f.cfg.geometry.voq_ends(voq).1;
+        let egress = f.egress[port as usize];
+        self.reassembled(voq, egress);
+    }
+
+    /// A VOQ whose FlowStatus was lost reports its state again.
+    pub(super) fn status_again(&mut self, voq: u32) {
+        let f = self.fabric();
+        let v = &mut f.voqs[voq as usize];
+        v.statuses = v.statuses.wrapping_add(1);
+        let seq = v.statuses << 2 | v.state as u32;
+        let (src_fap, port) = f.cfg.geometry.voq_ends(voq);
+        let dst_fap = f.cfg.geometry.fap_of_port(port) as u8;
+        let cell = Cell { voq, seq, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap, kind: CellKind::FlowStatus };
+        match f.spray(src_fap, cell) {
+            Some(link) => self.fabric_start(link),
+            None => self.fabric_losses(),
+        }
+    }
+}
