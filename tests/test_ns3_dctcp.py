@@ -114,7 +114,8 @@ def test_incast_with_losses_and_sack_beside_ns3(fresh):
 
 
 def test_incast_with_losses_without_sack(fresh):
-    """Not traced: ns-3's NewReno without SACK waits for a 1-s timeout; atmsim's recovers every drop."""
+    """N10: ns-3 does not fast-retransmit in CA_CWR, so without SACK its flows wait for the 1-s
+    timeout; atmsim's NewReno recovers every drop."""
     ours, ns3 = fresh("incast-8x64KB-buffer32"), STORE["incast-8x64KB-buffer32"]["ns3"]
     assert ours["drops"] == pytest.approx(ns3["drops"], rel=0.10) and ours["drops"] > 0
     assert fct(ours) < 0.01 < 1.0 < fct(ns3)

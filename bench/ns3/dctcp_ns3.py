@@ -47,7 +47,8 @@ docs/validation.md, "DCTCP beside ns-3"):
   at the end each sender's alpha (TcpDctcp's CongestionEstimate trace), the queue disc's
   marks and drops, and for finite flows each one's completion time (the
   sink's last byte); over the whole run each sender's recoveries (entries into CA_RECOVERY),
-  timeouts (entries into CA_LOSS) and retransmitted segments (the Retransmission trace);
+  timeouts (entries into CA_LOSS; those from CA_CWR, after an ECN echo, also apart) and
+  retransmitted segments (the Retransmission trace);
   with `--trace-ms T` flow 1's cwnd every T ms over the measured interval.
 """
 
@@ -93,7 +94,7 @@ uint32_t PortMax() { return g_max; }
 // Per sender: cwnd (time-weighted), its decreases, CWR entries, alpha.
 struct Flow { bool seen = false; double last = 0, area = 0; uint32_t cwnd = 0; uint64_t dec = 0;
               double peaks = 0, troughs = 0; uint64_t cwr = 0; double alpha = 1; double done = -1;
-              uint64_t rx = 0, rx_from = 0; uint64_t rec = 0, loss = 0, rtx = 0;
+              uint64_t rx = 0, rx_from = 0; uint64_t rec = 0, loss = 0, loss_cwr = 0, rtx = 0;
               std::vector<double> ts; std::vector<uint32_t> cs; };
 static std::vector<Flow> g_flows;
 void Cwnd(uint32_t i, uint32_t o, uint32_t n) {
@@ -111,7 +112,7 @@ void Cong(uint32_t i, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongS
   if (o == n) return;
   if (n == TcpSocketState::CA_CWR) g_flows[i].cwr++;
   if (n == TcpSocketState::CA_RECOVERY) g_flows[i].rec++;
-  if (n == TcpSocketState::CA_LOSS) g_flows[i].loss++;
+  if (n == TcpSocketState::CA_LOSS) { g_flows[i].loss++; if (o == TcpSocketState::CA_CWR) g_flows[i].loss_cwr++; }
 }
 void Alpha(uint32_t i, uint32_t, uint32_t, double a) { g_flows[i].alpha = a; }
 void Rtx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
@@ -151,6 +152,7 @@ double Done(uint32_t i) { return g_flows[i].done; }
 uint64_t RxWindow(uint32_t i) { return g_flows[i].rx - g_flows[i].rx_from; }
 uint64_t Recoveries(uint32_t i) { return g_flows[i].rec; }
 uint64_t Timeouts(uint32_t i) { return g_flows[i].loss; }
+uint64_t TimeoutsFromCwr(uint32_t i) { return g_flows[i].loss_cwr; }
 uint64_t Retransmitted(uint32_t i) { return g_flows[i].rtx; }
 // Flow 1's cwnd (bytes) at time t: the last change at or before t.
 uint32_t CwndAt(double t) {
@@ -293,7 +295,7 @@ def main(argv=None):
             "alpha": float(bench.FlowAlpha(i)),
             "completion_s": float(bench.Done(i)) if finite and bench.Done(i) >= 0 else None,
             "recoveries": int(bench.Recoveries(i)), "timeouts": int(bench.Timeouts(i)),
-            "retransmitted": int(bench.Retransmitted(i)),
+            "retransmitted": int(bench.Retransmitted(i)), "timeouts_from_cwr": int(bench.TimeoutsFromCwr(i)),
         })
     out = {
         "simulator": "ns-3", "flows": flows, "wall_s": wall,
