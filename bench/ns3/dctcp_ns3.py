@@ -201,7 +201,7 @@ def main(argv=None):
     if cubic:
         C("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
         for setting in a.cubic_attr:
-            C("ns3::TcpCubic::" + setting.split("=")[0], _cubic_value(ns, setting))
+            C("ns3::TcpCubic::" + setting.split("=")[0], cubic_value(ns, setting))
     recovery = ns.TcpPrrRecovery if a.recovery == "prr" else ns.TcpClassicRecovery
     C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery.GetTypeId()))
     for key, val in (("TcpSocket::SegmentSize", ns.UintegerValue(MSS)),
@@ -315,7 +315,7 @@ def main(argv=None):
     print(json.dumps(out))
 
 
-def _cubic_value(ns, setting):
+def cubic_value(ns, setting):
     """`Name=value` as the AttributeValue TcpCubic's attribute of that name takes."""
     name, _, value = setting.partition("=")
     if name in ("FastConvergence", "TcpFriendliness", "HyStart"):
