@@ -61,24 +61,31 @@ SCENARIOS = {
 
 
 def scenario(p: dict) -> str:
-    """The dumbbell as a scenario file: S1..SN -> R1 -> R2 -> D, RTT/2 - 2 us on the bottleneck."""
+    """The dumbbell as a scenario file: S1..SN -> R1 -> R2 -> D, RTT/2 - 2 us on the bottleneck.
+    validation/cubic_ns3.py's scenarios add `variant`, `policy` ("tail"), `access_gbps`, `tick` and
+    `rttmin_ticks`."""
     n, finite = p["flows"], p["bytes"] > 0
+    variant = p.get("variant", "dctcp-sack" if p["sack"] else "dctcp")
+    router = (f'[router]\npolicy = "dctcp"\n[router.dctcp]\nk = {p["k"]}' if p.get("policy", "dctcp") == "dctcp"
+              else f'[router]\npolicy = "{p["policy"]}"')
+    access = p.get("access_gbps", 10)
     hosts = [f"S{i}" for i in range(1, n + 1)] + ["D"]
     lines = [
         'name = "dctcp-ns3"', 'network = "packet"', f'duration = "{p["duration"] * 1e3:g}ms"', "seed = 1",
         '[ip]\nheader_bytes = 40\nmtu = "1500B"',
-        f'[tcp]\nvariant = "{"dctcp-sack" if p["sack"] else "dctcp"}"\nmss = "1460B"\nwindow = "4MiB"\ntick = "500ms"\nrttmin_ticks = 2',
+        f'[tcp]\nvariant = "{variant}"\nmss = "1460B"\nwindow = "4MiB"\ntick = "{p.get("tick", "500ms")}"\nrttmin_ticks = {p.get("rttmin_ticks", 2)}',
         f'delayed_ack = {"true" if p["delayed_ack"] else "false"}',
         f'[switch]\nbuffer = "{p["buffer"]}packets"',
-        f'[router]\npolicy = "dctcp"\n[router.dctcp]\nk = {p["k"]}',
+        router,
         '[report]\nbottleneck = "R1->R2"',
         "[topology]", "hosts = [" + ", ".join(f'"{h}"' for h in hosts) + "]", 'switches = ["R1", "R2"]',
     ]
     if not finite:
         lines.append(f'[measure]\nfrom = "{p["warmup"] * 1e3:g}ms"\nto = "{p["duration"] * 1e3:g}ms"')
-    links = [(f"S{i}", "R1", 1.0) for i in range(1, n + 1)] + [("R1", "R2", p["rtt_us"] / 2 - 2), ("R2", "D", 1.0)]
-    for a, b, delay in links:
-        lines.append(f'[[link]]\nends = ["{a}", "{b}"]\nrate = "10Gbps"\ndelay = "{delay:g}us"')
+    links = [(f"S{i}", "R1", 1.0, access) for i in range(1, n + 1)] + [("R1", "R2", p["rtt_us"] / 2 - 2, 10),
+                                                                       ("R2", "D", 1.0, 10)]
+    for a, b, delay, gbps in links:
+        lines.append(f'[[link]]\nends = ["{a}", "{b}"]\nrate = "{gbps:g}Gbps"\ndelay = "{delay:g}us"')
     for i in range(1, n + 1):
         start = 0 if finite else (i - 1) * 10
         size = f'\nbytes = "{p["bytes"]}B"' if finite else ""
@@ -92,11 +99,20 @@ def _time_weighted(t: np.ndarray, v: np.ndarray, start: float, end: float) -> fl
     return float((v * np.diff(edges)).sum() / (end - start))
 
 
-def measure(p: dict, workdir: Path) -> dict:
-    """One atmsim run, measured as bench/ns3/dctcp_ns3.py measures ns-3."""
+def run(p: dict, workdir: Path):
+    """One atmsim run of the scenario, the bottleneck port and the windows traced."""
     path = workdir / "dctcp-ns3.toml"
     path.write_text(scenario(p), encoding="utf-8")
-    r = atmsim.run(str(path), set=["trace.port=R1->R2"], trace=True)
+    return atmsim.run(str(path), set=["trace.port=R1->R2"], trace=True)
+
+
+def measure(p: dict, workdir: Path) -> dict:
+    """One atmsim run, measured as bench/ns3/dctcp_ns3.py measures ns-3."""
+    return measured(p, run(p, workdir))
+
+
+def measured(p: dict, r) -> dict:
+    """The run r of scenario p, measured as bench/ns3/dctcp_ns3.py measures ns-3."""
     s = r.summary
     finite = p["bytes"] > 0
     start = 0.0 if finite else p["warmup"]
@@ -123,8 +139,8 @@ def measure(p: dict, workdir: Path) -> dict:
             "decreases": len(drop),
             "peak_cwnd": float(cw[drop - 1].mean() / MSS) if len(drop) else None,
             "trough_cwnd": float(cw[drop].mean() / MSS) if len(drop) else None,
-            "reductions": f["ecn_reductions"],
-            "alpha": f["dctcp_alpha"],
+            "reductions": f.get("ecn_reductions"),
+            "alpha": f.get("dctcp_alpha"),
             "completion_s": f["completion_time_s"] if finite else None,
         })
     port = next(x for x in s["ports"] if x["name"] == "R1->R2")
@@ -132,7 +148,7 @@ def measure(p: dict, workdir: Path) -> dict:
         "simulator": "atmsim", "flows": flows,
         "utilisation": sum(f["goodput_bps"] for f in flows) / (RATE_BPS * MSS / PACKET),
         "queue_mean": _time_weighted(tq, qq, start, end), "queue_max": int(qq.max()),
-        "marks": port["units_marked"], "drops": port["units_dropped"],
+        "marks": port.get("units_marked", 0), "drops": port["units_dropped"],
     }
 
 
@@ -144,13 +160,19 @@ def ns3(p: dict, python: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def row_start(name: str, p: dict, m: dict) -> tuple[str, str]:
+    """A table row's first four cells, and its completion-time cell (finite flows only)."""
+    f = m["flows"]
+    fct = f"{max(x['completion_s'] for x in f) * 1e6:.0f}" if p["bytes"] else "-"
+    rates = " / ".join(f"{x['goodput_bps'] / 1e9:.2f}" for x in f) if len(f) <= 2 else "-"
+    return f"| {name} | {m['simulator']} | {m['utilisation']:.3f} | {rates} | ", fct
+
+
 def row(name: str, p: dict, m: dict) -> str:
     f = m["flows"]
     mean = lambda key: np.mean([x[key] for x in f if x[key] is not None]) if any(x[key] is not None for x in f) else float("nan")  # noqa: E731
-    fct = f"{max(x['completion_s'] for x in f) * 1e6:.0f}" if p["bytes"] else "-"
-    rates = " / ".join(f"{x['goodput_bps'] / 1e9:.2f}" for x in f) if len(f) <= 2 else "-"
-    return (f"| {name} | {m['simulator']} | {m['utilisation']:.3f} | "
-            f"{rates} | "
+    start, fct = row_start(name, p, m)
+    return (start +
             f"{m['queue_mean']:.1f} / {m['queue_max']} | {m['marks']} | {m['drops']} | {mean('mean_cwnd'):.1f} | "
             f"{mean('peak_cwnd'):.1f} / {mean('trough_cwnd'):.1f} | {mean('decreases'):.0f} | {mean('alpha'):.3f} | {fct} |")
 
@@ -160,10 +182,11 @@ HEADER = ("| scenario | simulator | link use | Gb/s per flow | queue mean / max 
           "---: | ---: | ---: | ---: | ---: |")
 
 
-def write(store: dict, path: Path) -> None:
-    store["what"] = __doc__.splitlines()[0]
-    store["command"] = "python validation/dctcp_ns3.py --ns3-python PY"
-    store["ns3"] = "ns3 3.44.post0 (PyPI), bench/ns3/dctcp_ns3.py"
+def write(store: dict, path: Path, doc: str = __doc__, script: str = "dctcp_ns3.py", ns3_args: str = "") -> None:
+    """The store with what it holds and how to remake it (validation/cubic_ns3.py's too)."""
+    store["what"] = doc.splitlines()[0]
+    store["command"] = f"python validation/{script} --ns3-python PY"
+    store["ns3"] = f"ns3 3.44.post0 (PyPI), bench/ns3/dctcp_ns3.py{ns3_args}"
     path.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
 
 

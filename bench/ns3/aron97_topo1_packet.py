@@ -43,7 +43,7 @@ docs/reproductions.md):
   (`--sack`: Sack=true, ns-3's RFC 6675 scoreboard, pipe and NextSeg; `--recovery prr`:
   ns3::TcpPrrRecovery, RFC 6937, instead of the classic recovery; `--cc cubic`:
   ns3::TcpCubic, RFC 9438, instead of TcpNewReno, with `--initial-cwnd` and ns-3's HyStart
-  off unless `--hystart`),
+  off unless `--hystart`; `--cubic-attr Name=value` sets another TcpCubic attribute),
   WindowScaling=true, SndBufSize = RcvBufSize = 524288 (512 KiB window), SegmentSize
   9128, InitialCwnd 1, DelAckCount 1 (no delayed ACK), MinRto 1 s (BSD rttmin = 2
   ticks of 500 ms), ClockGranularity 1 ms (default), LimitedTransmit=false (RFC 3042 is
@@ -105,6 +105,8 @@ def main(argv=None):
     ap.add_argument("--cc", choices=("newreno", "cubic"), default="newreno",
                     help="TcpL4Protocol::SocketType: TcpNewReno or TcpCubic")
     ap.add_argument("--initial-cwnd", type=int, default=1, help="TcpSocket::InitialCwnd, segments (1)")
+    ap.add_argument("--cubic-attr", action="append", default=[], metavar="NAME=VALUE",
+                    help="a TcpCubic attribute (FastConvergence, TcpFriendliness, Beta, C, CubicDelta in ms)")
     ap.add_argument("--hystart", action="store_true",
                     help="TcpCubic::HyStart on (ns-3's default; atmsim models no HyStart, so off here)")
     args = ap.parse_args(argv)
@@ -173,6 +175,9 @@ def main(argv=None):
     C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc.GetTypeId()))
     if args.cc == "cubic":
         C("ns3::TcpCubic::HyStart", ns.BooleanValue(args.hystart))
+        from dctcp_ns3 import cubic_value  # same folder; ns-3's attribute types by name
+        for setting in args.cubic_attr:
+            C("ns3::TcpCubic::" + setting.split("=")[0], cubic_value(ns, setting))
     recovery = ns.TcpPrrRecovery if args.recovery == "prr" else ns.TcpClassicRecovery
     C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery.GetTypeId()))
     C("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""ns-3 mirror of atmsim's DCTCP dumbbell (validation/dctcp_ns3.py): one scenario, one JSON object.
+"""ns-3 mirror of atmsim's DCTCP and CUBIC dumbbells (validation/dctcp_ns3.py,
+validation/cubic_ns3.py): one scenario, one JSON object.
 
     python bench/ns3/dctcp_ns3.py --flows 2 --k 20 --rtt-us 100 [--bytes 0] [--buffer 400]
                                   [--duration 0.05] [--warmup 0.02] [--recovery classic|prr]
+    python bench/ns3/dctcp_ns3.py --cc cubic --sack --buffer 100 [--cubic-attr TcpFriendliness=false ...]
 
-    S1..SN --(10 Gb/s, 1 us)--> R1 --(10 Gb/s, RTT/2 - 2 us)--> R2 --(10 Gb/s, 1 us)--> D
+    S1..SN --(10 Gb/s or --access-gbps, 1 us)--> R1 --(10 Gb/s, RTT/2 - 2 us)--> R2 --(10 Gb/s, 1 us)--> D
 
 N TcpDctcp senders (BulkSend; `--bytes 0` = unbounded, else a finite transfer each, all
 started at 0: the incast) into one receiver D, every link 10 Gb/s, 1,500-byte IP packets.
@@ -26,12 +28,16 @@ docs/validation.md, "DCTCP beside ns-3"):
   queue disc from feeding more) and the 1 in transmission, so MinTh = MaxTh = K - 1 marks
   exactly when atmsim does (for K >= 3). The buffer B (atmsim's, counting the packet in
   transmission) is the queue disc's MaxSize B - 2 packets. No BQL (the helper enables none).
+* `--cc cubic`: ns3::TcpCubic (HyStart off: atmsim models none; every other attribute at
+  ns-3's default unless `--cubic-attr Name=value` sets it), and the bottleneck port a
+  FifoQueueDisc of B - 2 packets over the same 1-packet device queue: tail drop at the same
+  B as atmsim's `router.policy = "tail"`; K is not used.
 * Every other device: the default FqCoDel queue disc removed; host NIC queues 100,000 packets.
 * TCP: ns3::TcpDctcp (g = 1/16, alpha = 1 at first, ECT(0)), SegmentSize 1460, no
   timestamps, no SACK (atmsim's `dctcp`: NewReno underneath; `--sack`: atmsim's `dctcp-sack`), window scaling, 4 MiB buffers,
   InitialCwnd 10, DelAckCount 1 (an ACK per segment: atmsim's delayed_ack = false; with
   `--del-ack-count 2` ns-3's default, an ACK every second segment or after DelAckTimeout 200 ms),
-  LimitedTransmit off, MinRto 1 s (atmsim's 2 ticks of 500 ms), TcpClassicRecovery (cwnd =
+  LimitedTransmit off, MinRto 1 s (atmsim's 2 ticks of 500 ms; `--min-rto` sets it), TcpClassicRecovery (cwnd =
   ssthresh at once on an echo, as atmsim; `--recovery prr` for ns-3's default PRR).
 * Measured over [warmup, duration] (finite flows: from 0 to the last flow's last byte, when
   the run stops): each sink's bytes, the
@@ -40,7 +46,10 @@ docs/validation.md, "DCTCP beside ns-3"):
   before and after: the sawtooth's peaks and troughs), and over the whole run its ECN reductions (entries into CA_CWR),
   at the end each sender's alpha (TcpDctcp's CongestionEstimate trace), the queue disc's
   marks and drops, and for finite flows each one's completion time (the
-  sink's last byte).
+  sink's last byte); over the whole run each sender's recoveries (entries into CA_RECOVERY),
+  timeouts (entries into CA_LOSS; those from CA_CWR, after an ECN echo, also apart) and
+  retransmitted segments (the Retransmission trace);
+  with `--trace-ms T` flow 1's cwnd every T ms over the measured interval.
 """
 
 import argparse
@@ -85,7 +94,8 @@ uint32_t PortMax() { return g_max; }
 // Per sender: cwnd (time-weighted), its decreases, CWR entries, alpha.
 struct Flow { bool seen = false; double last = 0, area = 0; uint32_t cwnd = 0; uint64_t dec = 0;
               double peaks = 0, troughs = 0; uint64_t cwr = 0; double alpha = 1; double done = -1;
-              uint64_t rx = 0, rx_from = 0; };
+              uint64_t rx = 0, rx_from = 0; uint64_t rec = 0, loss = 0, loss_cwr = 0, rtx = 0;
+              std::vector<double> ts; std::vector<uint32_t> cs; };
 static std::vector<Flow> g_flows;
 void Cwnd(uint32_t i, uint32_t o, uint32_t n) {
   Flow& f = g_flows[i];
@@ -95,18 +105,25 @@ void Cwnd(uint32_t i, uint32_t o, uint32_t n) {
   double a = std::max(f.last, g_from), b = std::min(now, g_to);
   if (b > a) f.area += f.cwnd * (b - a);
   f.last = now; f.cwnd = n;
+  if (i == 0) { f.ts.push_back(now); f.cs.push_back(n); }
   if (n < o && now >= g_from && now <= g_to) { f.dec++; f.peaks += o; f.troughs += n; }
 }
 void Cong(uint32_t i, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
-  if (n == TcpSocketState::CA_CWR && o != n) g_flows[i].cwr++;
+  if (o == n) return;
+  if (n == TcpSocketState::CA_CWR) g_flows[i].cwr++;
+  if (n == TcpSocketState::CA_RECOVERY) g_flows[i].rec++;
+  if (n == TcpSocketState::CA_LOSS) { g_flows[i].loss++; if (o == TcpSocketState::CA_CWR) g_flows[i].loss_cwr++; }
 }
 void Alpha(uint32_t i, uint32_t, uint32_t, double a) { g_flows[i].alpha = a; }
-void HookSocket(uint32_t i, uint32_t node) {
+void Rtx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
+         Ptr<const TcpSocketBase>) { g_flows[i].rtx++; }
+void HookSocket(uint32_t i, uint32_t node, bool dctcp) {
   std::string base = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
   Config::ConnectWithoutContext(base + "CongestionWindow", MakeBoundCallback(&Cwnd, i));
   Config::ConnectWithoutContext(base + "CongState", MakeBoundCallback(&Cong, i));
-  Config::ConnectWithoutContext(base + "CongestionOps/$ns3::TcpDctcp/CongestionEstimate",
-                                MakeBoundCallback(&Alpha, i));
+  Config::ConnectWithoutContext(base + "Retransmission", MakeBoundCallback(&Rtx, i));
+  if (dctcp) Config::ConnectWithoutContext(base + "CongestionOps/$ns3::TcpDctcp/CongestionEstimate",
+                                           MakeBoundCallback(&Alpha, i));
 }
 // Finite flows: the run ends with the last one's last byte, the window with it.
 void Rx(uint32_t i, uint64_t want, Ptr<const Packet> p, const Address&) {
@@ -119,7 +136,9 @@ void Rx(uint32_t i, uint64_t want, Ptr<const Packet> p, const Address&) {
 }
 void RxFrom() { for (auto& f : g_flows) f.rx_from = f.rx; }
 void Setup(uint32_t n) { g_flows.assign(n, Flow()); Simulator::Schedule(Seconds(g_from), &RxFrom); }
-void HookAt(uint32_t i, uint32_t node, double at) { Simulator::Schedule(Seconds(at), &HookSocket, i, node); }
+void HookAt(uint32_t i, uint32_t node, double at, bool dctcp) {
+  Simulator::Schedule(Seconds(at), &HookSocket, i, node, dctcp);
+}
 void HookSink(uint32_t i, Ptr<Application> sink, uint64_t want) {
   sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Rx, i, want));
 }
@@ -131,6 +150,16 @@ uint64_t Cwr(uint32_t i) { return g_flows[i].cwr; }
 double FlowAlpha(uint32_t i) { return g_flows[i].alpha; }
 double Done(uint32_t i) { return g_flows[i].done; }
 uint64_t RxWindow(uint32_t i) { return g_flows[i].rx - g_flows[i].rx_from; }
+uint64_t Recoveries(uint32_t i) { return g_flows[i].rec; }
+uint64_t Timeouts(uint32_t i) { return g_flows[i].loss; }
+uint64_t TimeoutsFromCwr(uint32_t i) { return g_flows[i].loss_cwr; }
+uint64_t Retransmitted(uint32_t i) { return g_flows[i].rtx; }
+// Flow 1's cwnd (bytes) at time t: the last change at or before t.
+uint32_t CwndAt(double t) {
+  Flow& f = g_flows[0];
+  auto it = std::upper_bound(f.ts.begin(), f.ts.end(), t);
+  return it == f.ts.begin() ? 0 : f.cs[it - f.ts.begin() - 1];
+}
 }
 """
 
@@ -148,8 +177,18 @@ def main(argv=None):
     ap.add_argument("--del-ack-count", type=int, default=1, help="TcpSocket::DelAckCount (1: an ACK per segment)")
     ap.add_argument("--sack", action="store_true", help="TcpSocketBase::Sack = true (atmsim's dctcp-sack)")
     ap.add_argument("--recovery", choices=("classic", "prr"), default="classic")
+    ap.add_argument("--cc", choices=("dctcp", "cubic"), default="dctcp",
+                    help="cubic: TcpCubic over a tail-drop FifoQueueDisc (K unused)")
+    ap.add_argument("--cubic-attr", action="append", default=[], metavar="NAME=VALUE",
+                    help="a TcpCubic attribute (FastConvergence, TcpFriendliness, Beta, C, CubicDelta in ms)")
+    ap.add_argument("--access-gbps", type=float, default=10.0, help="the senders' links S_i -> R1, Gb/s")
+    ap.add_argument("--min-rto", type=float, default=1.0, help="TcpSocketBase::MinRto, s")
+    ap.add_argument("--trace-ms", type=float, default=0.0, help="also report flow 1's cwnd every this many ms")
     a = ap.parse_args(argv)
-    if a.k < 3 or a.buffer <= a.k + 2:
+    cubic = a.cc == "cubic"
+    if cubic and a.buffer < 3:
+        ap.error("--buffer must be >= 3 (see the docstring)")
+    if not cubic and (a.k < 3 or a.buffer <= a.k + 2):
         ap.error("--k must be >= 3 and --buffer > k + 2 (see the docstring)")
 
     from ns import ns  # slow: cppyy loads every ns-3 library
@@ -158,7 +197,11 @@ def main(argv=None):
     bench = cppyy.gbl.dctcpbench
 
     C = ns.Config.SetDefault
-    C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpDctcp.GetTypeId()))
+    C("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue((ns.TcpCubic if cubic else ns.TcpDctcp).GetTypeId()))
+    if cubic:
+        C("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+        for setting in a.cubic_attr:
+            C("ns3::TcpCubic::" + setting.split("=")[0], cubic_value(ns, setting))
     recovery = ns.TcpPrrRecovery if a.recovery == "prr" else ns.TcpClassicRecovery
     C("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery.GetTypeId()))
     for key, val in (("TcpSocket::SegmentSize", ns.UintegerValue(MSS)),
@@ -170,7 +213,7 @@ def main(argv=None):
                      ("TcpSocketBase::Timestamp", ns.BooleanValue(False)),
                      ("TcpSocketBase::WindowScaling", ns.BooleanValue(True)),
                      ("TcpSocketBase::LimitedTransmit", ns.BooleanValue(False)),
-                     ("TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(1.0))),
+                     ("TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(a.min_rto))),
                      ("RedQueueDisc::UseEcn", ns.BooleanValue(True)),
                      ("RedQueueDisc::UseHardDrop", ns.BooleanValue(False)),
                      ("RedQueueDisc::Gentle", ns.BooleanValue(False)),
@@ -190,7 +233,7 @@ def main(argv=None):
     rate = ns.DataRate(round(RATE_BPS * (PACKET + 2) / PACKET))
     addr, tch, subnet = ns.Ipv4AddressHelper(), ns.TrafficControlHelper(), [0]
 
-    def link(x, y, delay_us, device_queue):
+    def link(x, y, delay_us, device_queue, rate=rate):
         p2p = ns.PointToPointHelper()
         p2p.SetDeviceAttribute("DataRate", ns.DataRateValue(rate))
         p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.NanoSeconds(round(delay_us * 1000))))
@@ -203,11 +246,14 @@ def main(argv=None):
         return devs, ifs
 
     for i in range(n):
-        link(senders.Get(i), r1, 1.0, "%dp" % HOST_QUEUE_PACKETS)
+        link(senders.Get(i), r1, 1.0, "%dp" % HOST_QUEUE_PACKETS, ns.DataRate(round(a.access_gbps * 1e9 * (PACKET + 2) / PACKET)))
     bott, _ = link(r1, r2, a.rtt_us / 2 - 2.0, "1p")
     _, last = link(r2, dst, 1.0, "%dp" % HOST_QUEUE_PACKETS)
     red = ns.TrafficControlHelper()
-    red.SetRootQueueDisc("ns3::RedQueueDisc")
+    if cubic:
+        red.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns.QueueSizeValue(ns.QueueSize("%dp" % (a.buffer - 2))))
+    else:
+        red.SetRootQueueDisc("ns3::RedQueueDisc")
     qd = red.Install(bott.Get(0)).Get(0)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
     finite = a.bytes > 0
@@ -228,7 +274,7 @@ def main(argv=None):
         apps = bh.Install(senders.Get(i))
         at = 0.0 if finite else i * a.stagger_us * 1e-6
         apps.Start(ns.Seconds(at))
-        bench.HookAt(i, senders.Get(i).GetId(), at + 1e-9)
+        bench.HookAt(i, senders.Get(i).GetId(), at + 1e-9, not cubic)
     ns.Simulator.Stop(ns.Seconds(a.duration))
     t0 = time.perf_counter()
     ns.Simulator.Run()
@@ -248,17 +294,35 @@ def main(argv=None):
             "reductions": int(bench.Cwr(i)),
             "alpha": float(bench.FlowAlpha(i)),
             "completion_s": float(bench.Done(i)) if finite and bench.Done(i) >= 0 else None,
+            "recoveries": int(bench.Recoveries(i)), "timeouts": int(bench.Timeouts(i)),
+            "retransmitted": int(bench.Retransmitted(i)), "timeouts_from_cwr": int(bench.TimeoutsFromCwr(i)),
         })
     out = {
         "simulator": "ns-3", "flows": flows, "wall_s": wall,
         "utilisation": sum(f["goodput_bps"] for f in flows) / (RATE_BPS * MSS / PACKET),
         "queue_mean": bench.PortMean(), "queue_max": int(bench.PortMax()),
         "marks": int(stats.nTotalMarkedPackets), "drops": int(stats.nTotalDroppedPackets),
-        "queue_disc": "RedQueueDisc MinTh = MaxTh = %d, MaxSize %dp" % (a.k - 1, a.buffer - 2),
+        "queue_disc": ("FifoQueueDisc MaxSize %dp" % (a.buffer - 2) if cubic else
+                       "RedQueueDisc MinTh = MaxTh = %d, MaxSize %dp" % (a.k - 1, a.buffer - 2)),
         "recovery": recovery.__name__,
     }
+    if cubic:
+        out["cubic_attributes"] = ["HyStart=false"] + a.cubic_attr
+    if a.trace_ms > 0:
+        steps = int(round((stop - start_from) * 1e3 / a.trace_ms))
+        out["cwnd_trace"] = [bench.CwndAt(start_from + j * a.trace_ms / 1e3) / MSS for j in range(steps + 1)]
     ns.Simulator.Destroy()
     print(json.dumps(out))
+
+
+def cubic_value(ns, setting):
+    """`Name=value` as the AttributeValue TcpCubic's attribute of that name takes."""
+    name, _, value = setting.partition("=")
+    if name in ("FastConvergence", "TcpFriendliness", "HyStart"):
+        return ns.BooleanValue(value.lower() == "true")
+    if name == "CubicDelta":
+        return ns.TimeValue(ns.MilliSeconds(float(value)))
+    return ns.DoubleValue(float(value))
 
 
 if __name__ == "__main__":

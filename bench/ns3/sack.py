@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SACK cross-check: ns-3 and atmsim, NewReno and SACK, on aron97-topo1-packet.
 
-    python bench/ns3/sack.py [--buffers 192528] [--cubic] [--ns3-python PY] [--atmsim CMD] [--json]
+    python bench/ns3/sack.py [--buffers 192528] [--cubic [--cubic-attr NAME=VALUE ...]] [--ns3-python PY]
+                             [--atmsim CMD] [--json]
 
 For each router buffer (bytes, rounded down to whole 9168-byte packets, see below) runs
 
@@ -14,7 +15,9 @@ For each router buffer (bytes, rounded down to whole 9168-byte packets, see belo
 
 or with `--cubic` CUBIC (RFC 9438) on both, 10 segments initially: ns-3's TcpCubic with SACK
 and its classic recovery ("cubic-sack") or PRR ("cubic-sack-prr"), HyStart off (atmsim models
-none), against atmsim's `cubic-sack` and `cubic` (NewReno recovery underneath);
+none), against atmsim's `cubic-sack` and `cubic` (NewReno recovery underneath); with `--cubic-attr`
+only ns-3's cubic-sack, once for each TcpCubic attribute setting given ("ns-3 cubic-sack
+CubicDelta=0", ...: docs/tcp.md, "CUBIC beside ns-3");
 
 and prints one table: effective throughput E, Jain's fairness index over the 8 flows,
 retransmitted segments, coarse timeouts (RTO expiries) and fast recoveries entered.
@@ -68,8 +71,15 @@ def main():
     ap.add_argument("--atmsim", default="atmsim", help="atmsim command (default: atmsim)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
     ap.add_argument("--cubic", action="store_true", help="CUBIC on both instead of NewReno and SACK")
+    ap.add_argument("--cubic-attr", action="append", default=[], metavar="NAME=VALUE",
+                    help="with --cubic: ns-3's cubic-sack alone, with this TcpCubic attribute set (repeatable)")
     args = ap.parse_args()
     ns3_models, atmsim_models = (CUBIC_NS3, CUBIC_ATMSIM) if args.cubic else (NS3_MODELS, ATMSIM_MODELS)
+    if args.cubic_attr:
+        if not args.cubic:
+            ap.error("--cubic-attr needs --cubic")
+        ns3_models = [("ns-3 cubic-sack " + a, CUBIC_NS3[0][1] + ["--cubic-attr", a]) for a in args.cubic_attr]
+        atmsim_models = []
 
     rows = []
     for b in [int(x) for x in args.buffers.split(",")]:
