@@ -45,6 +45,10 @@ pub struct Cubic {
     /// W_max (bytes): the window just before the last reduction, less after
     /// fast convergence (§4.7); 0 before the first congestion event.
     pub w_max: f64,
+    /// cwnd_prior (bytes): the window just before the last reduction, which
+    /// W_est must reach before it grows one segment a window (§4.3); 0
+    /// before the first congestion event.
+    pub cwnd_prior: f64,
     /// The current congestion-avoidance stage, once begun.
     pub epoch: Option<Epoch>,
     /// The last reduction was a timeout: the next stage starts at its own
@@ -155,8 +159,10 @@ impl WindowGrowth for Cubic {
         let t = c.now - e.start;
         let cwnd = w.cwnd as f64;
         // §4.3: W_est grows α_cubic segments per window of ACKed data, 1
-        // once it has reached W_max.
-        let alpha = if e.w_est >= self.w_max { 1.0 } else { ALPHA_RENO_FRIENDLY };
+        // once it has reached cwnd_prior (the window before the last cut, not
+        // W_max, which fast convergence lowers: the rule of RFC 9438 as
+        // published, where drafts of rfc8312bis said W_max).
+        let alpha = if e.w_est >= self.cwnd_prior { 1.0 } else { ALPHA_RENO_FRIENDLY };
         let w_est = e.w_est + alpha * w.mss as f64 * c.acked as f64 / cwnd;
         self.epoch = Some(Epoch { w_est, ..e });
         let grown = if self.w_cubic(&e, w.mss, t) < w_est {
@@ -199,6 +205,7 @@ impl WindowGrowth for Cubic {
     /// epoch ends.
     fn on_congestion(&mut self, _w: &mut Window, cwnd_before: u64, why: Congestion) {
         let before = cwnd_before as f64;
+        self.cwnd_prior = before;
         self.w_max = if before < self.w_max { before * (BETA.0 + BETA.1) as f64 / (2 * BETA.1) as f64 } else { before };
         self.epoch = None;
         self.carry = 0.0;
@@ -306,6 +313,29 @@ mod tests {
         assert_eq!(g.w_max, 68_000.0, "80 × (1 + 0.7)/2");
         g.on_congestion(&mut w, 90 * MSS, Congestion::Echo);
         assert_eq!(g.w_max, 90_000.0, "above W_max: the window itself");
+    }
+
+    #[test]
+    fn w_est_grows_at_alpha_until_cwnd_prior_not_w_max() {
+        // After fast convergence W_max (68) is below cwnd_prior (80): between them W_est
+        // still grows α_cubic = 9/17 segment a window (RFC 9438 §4.3), and 1 beyond.
+        let mut g = Cubic::default();
+        let mut w = Window::new(MSS, 10, 1 << 40);
+        g.on_congestion(&mut w, 100 * MSS, Congestion::Loss);
+        g.on_congestion(&mut w, 80 * MSS, Congestion::Loss);
+        assert_eq!((g.w_max, g.cwnd_prior), (68_000.0, 80_000.0));
+        w.cwnd = 70 * MSS;
+        w.ssthresh = 56 * MSS;
+        let mut ack = |g: &mut Cubic, w: &mut Window| {
+            let before = g.epoch.map(|e| e.w_est);
+            g.on_ack(w, &AckCtx { now: 1, acked: w.cwnd, ..Default::default() });
+            g.epoch.unwrap().w_est - before.unwrap_or(g.epoch.unwrap().w_est)
+        };
+        ack(&mut g, &mut w); // begins the epoch
+        g.epoch.as_mut().unwrap().w_est = 75_000.0;
+        assert!((ack(&mut g, &mut w) - ALPHA_RENO_FRIENDLY * MSS as f64).abs() < 1e-6, "above W_max, below cwnd_prior");
+        g.epoch.as_mut().unwrap().w_est = 80_000.0;
+        assert!((ack(&mut g, &mut w) - MSS as f64).abs() < 1e-6, "at cwnd_prior");
     }
 
     #[test]
