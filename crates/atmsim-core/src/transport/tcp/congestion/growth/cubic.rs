@@ -326,7 +326,7 @@ mod tests {
         assert_eq!((g.w_max, g.cwnd_prior), (68_000.0, 80_000.0));
         w.cwnd = 70 * MSS;
         w.ssthresh = 56 * MSS;
-        let mut ack = |g: &mut Cubic, w: &mut Window| {
+        let ack = |g: &mut Cubic, w: &mut Window| {
             let before = g.epoch.map(|e| e.w_est);
             g.on_ack(w, &AckCtx { now: 1, acked: w.cwnd, ..Default::default() });
             g.epoch.unwrap().w_est - before.unwrap_or(g.epoch.unwrap().w_est)
