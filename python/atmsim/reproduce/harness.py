@@ -111,17 +111,20 @@ class Ctx:
         """This context bound to `figure`: its claims are PAPER.figure.cN, and they join this one's."""
         return Ctx(self.paper, self.grid, self.out, figure, self.claims)
 
-    def claim(self, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
+    def claim(self, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation="", one_run=False):
         """Claim `cid` of the bound figure, its parts named (keywords only). `holds`: a bool, or a
         `claims.Verdict` (from `claims.check`), which also renders its tests into the rule and gives
         the margin. `deviation`: the mechanism behind a failing claim, written as the row's note only
-        when the claim does not hold."""
+        when the claim does not hold. `one_run`: the claim's values rest on runs the figure makes at one
+        seed only (though its other runs sample several), so its row counts one seed."""
         if self.figure is None:
             raise TypeError("Ctx.claim: the context is bound to no figure (Ctx.at(FIGURE))")
         ok = holds.holds if isinstance(holds, claims.Verdict) else holds
         if deviation and not ok:
             note = f"{note} {deviation}".strip()
         self.claims.append(claims.make(self.paper, self.figure, cid, statement, kind, paper_value, ours, holds, rule, note))
+        if one_run:
+            self.claims[-1].seeds = 1
 
     def write(self, name: str, points, runs=None) -> None:
         """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run),
@@ -220,11 +223,14 @@ def _seed_robustness(p: Plan, fig: Figure, results: dict, made: list) -> None:
         fig.make(scratch, _bind(declared, results))
         return scratch.claims
 
-    declared = p.declared[fig.id]
+    # A group whose seeds give identical runs is one run (seeds.collapse): its copies are no sample.
+    declared = seeds.collapse(p.declared[fig.id], results)
     specs = _specs(declared)  # a run of no seed (None) runs at its scenario's own: one seed
     n_seeds = len({getattr(s, "seed", None) for s in specs}) if specs else None
     n_sampled, verdicts = seeds.leave_one_out(remake, declared)
     for c in made:
+        if c.seeds is not None and c.seeds < 2:  # the claim rests on runs at one seed (Ctx.claim's seeds)
+            continue
         c.seeds = n_seeds
         c.survives_leaving_out_one_seed = seeds.survives(c.holds, verdicts.get(c.id), n_sampled)
 
