@@ -34,6 +34,7 @@ class Claim:
     margin: Optional[float] = None
     seeds: Optional[int] = None  # the seeds of the figure's runs (reproduce/seeds.py)
     survives_leaving_out_one_seed: Optional[bool] = None  # None: one seed, or a body that needs them all
+    readings: Optional[dict] = None  # {reading: {"holds", "margin"}} under the paper's other readings (reproduce/readings.py)
 
     def row(self) -> dict:
         d = asdict(self)
@@ -43,6 +44,8 @@ class Claim:
         d["margin"] = _clean(self.margin)
         row = {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note",
                                  "seeds", "survives_leaving_out_one_seed")}
+        if self.readings:  # only papers that declare another reading of their setup
+            row["readings"] = {k: {"holds": v["holds"], "margin": _clean(v["margin"])} for k, v in self.readings.items()}
         if not row["holds"]:  # what settles the deviation, if anything does (settled.py)
             row["settled_by"], row["evidence"] = settle(self.id, self.note)
         return row
