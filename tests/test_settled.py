@@ -73,3 +73,11 @@ def test_ns2_shows_the_deviations_of_arb_fig9_c1_and_fig12_c1():
     low = [statistics.median(p["ns2_share1"]) for k, p in ref.items()
            if k.startswith("fair tail ") and ratio_of(float(k.split()[-1])) < 1.2]
     assert len(low) >= 5 and statistics.median(low) < 0.8
+
+
+def test_the_interval_sweep_settles_arb_fig7_c4_and_c5():
+    # fig7 sweeps ARB's unstated M itself; in the quick run's rows no swept M meets either band.
+    got = {r["id"]: r for r in rows()}
+    for row in ("arb.fig7.c4", "arb.fig7.c5"):
+        assert got[row]["settled_by"] == "sweep" and got[row]["evidence"].endswith(": none"), row
+        assert "Swept M" in got[row]["note"]
