@@ -60,14 +60,17 @@ def _outcome(result) -> object:
 
 
 def identical(group: list, results: dict) -> bool:
-    """Whether a group sampling several seeds gives, at each of its grid points, the same outcome at
-    every seed: then its seeds sample nothing."""
+    """Whether a group sampling several seeds gives, at each of its grid points run at several seeds, the
+    same outcome at every seed: then its seeds sample nothing. A group none of whose points runs at two
+    seeds (the seed also chose the overrides, as boston97's start times) has nothing to compare: not
+    identical."""
     if not _sampled(group):
         return False
-    by_point: dict = {}
+    by_point: dict = {}  # point -> {seed: outcome}; a run declared twice (boston97's 8 and 16 kB at 9180 B) is one
     for s in group:
-        by_point.setdefault(_point(s), []).append(_outcome(results[s]))
-    return all(all(o == outs[0] for o in outs[1:]) for outs in by_point.values())
+        by_point.setdefault(_point(s), {})[_seed(s)] = _outcome(results[s])
+    repeated = [list(outs.values()) for outs in by_point.values() if len(outs) > 1]
+    return bool(repeated) and all(all(o == outs[0] for o in outs[1:]) for outs in repeated)
 
 
 def collapse(declared, results: dict):
