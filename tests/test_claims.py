@@ -61,6 +61,31 @@ def test_check_needs_every_test_and_renders_each_into_the_rule():
     assert claims.make("p", "f", "c1", "s", "shape", "pv", 1, True, "r").row()["margin"] is None
 
 
+def test_a_verdict_near_its_threshold_is_flagged_as_a_knife_edge():
+    # aron97.fig12.fair's 0.7907 against >= 0.79 holds by 0.09 % of its threshold: flagged; 0.80 is 1.3 % in.
+    def row(x, band):
+        return claims.make("p", "f", "c1", "s", "value", "pv", x, check(("x", x, band)), "").row()
+
+    assert row(0.7907, at_least(0.79))["knife_edge"] is True
+    assert row(0.80, at_least(0.79))["knife_edge"] is False
+    assert row(0, at_most(0))["knife_edge"] is True  # "no loss" at 0 drops: one drop flips it
+    assert row(0.7825, at_least(0.79))["knife_edge"] is True and row(0.7825, at_least(0.79))["holds"] is False
+    assert row(0.4515, within(0.45, 0.85))["knife_edge"] is True  # 1 % of half the width is 0.002
+    assert row(0.4525, within(0.45, 0.85))["knife_edge"] is False
+    assert claims.make("p", "f", "c1", "s", "shape", "pv", 1, True, "r").row()["knife_edge"] is None  # no margin
+
+
+def test_knife_edges_are_shown_on_the_console_and_in_the_report(capsys):
+    from atmsim import html_report, report
+
+    rows = [claims.make("p", "f", f"c{i}", "s", "value", "pv", x, check(("x", x, at_least(0.79))), "").row()
+            for i, x in ((1, 0.7907), (2, 0.95))]
+    report.print_verdicts(rows, "index.html")
+    out = capsys.readouterr().out
+    assert "p f  2/2 held; on a knife edge: p.f.c1\n" in out and "within 1% of its threshold" in out
+    assert report.KNIFE in html_report._claim_row(rows[0]) and report.KNIFE not in html_report._claim_row(rows[1])
+
+
 def test_every_claim_of_every_paper_is_written_with_bands():
     # Issue 24: each rule's test is written once (claims.check), so every row of every paper has a
     # margin and a rule rendered from its bands; a claim decided by a bare bool would have neither.
@@ -124,3 +149,14 @@ def test_every_paper_binds_its_claims_to_the_figure_the_same_way():
                     and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "claims"):
                 off.append(f"{where}: .claims.{node.func.attr}()")
     assert off == []
+
+
+def test_every_row_of_the_quick_goldens_flags_its_knife_edge_by_its_margin():
+    import json
+    from pathlib import Path
+
+    golden = Path(__file__).resolve().parent / "golden/reproduce-all-quick"
+    rows = [r for p in sorted(golden.glob("*.claims.json")) for r in json.loads(p.read_text(encoding="utf-8"))]
+    assert rows and all(r["knife_edge"] == (None if r["margin"] is None else abs(r["margin"]) <= claims.KNIFE_EDGE_MARGIN)
+                        for r in rows)
+    assert any(r["knife_edge"] and r["holds"] for r in rows)

@@ -97,9 +97,11 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     verdict = next(line for line in p.stdout.splitlines() if line.startswith("aron97 fig3 "))
     rows = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     off = [r["id"] for r in rows if not r["holds"]]
-    assert verdict == f"aron97 fig3  {len(rows) - len(off)}/{len(rows)} held" + (f"; deviates: {', '.join(off)}" if off else "")
+    edge = [r["id"] for r in rows if r["knife_edge"]]
+    assert verdict == (f"aron97 fig3  {len(rows) - len(off)}/{len(rows)} held" + (f"; deviates: {', '.join(off)}" if off else "")
+                       + (f"; on a knife edge: {', '.join(edge)}" if edge else ""))
     assert f"each claim with its values and reasons: {out}/index.html (or --claims-table)" in p.stdout
-    assert len(p.stdout.splitlines()) == 3 and "│" not in p.stdout, "no table"
+    assert len(p.stdout.splitlines()) == 3 + bool(edge) and "│" not in p.stdout, "no table"
     for f in ["fig3.csv", "fig3_runs.csv", "fig3.png", "claims.json"]:
         assert (out / f).stat().st_size > 0
     rows = json.loads((out / "claims.json").read_text(encoding="utf-8"))

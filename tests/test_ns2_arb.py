@@ -111,3 +111,14 @@ def test_ns2_still_gives_the_stored_share(gw, d23):
     got = arb.share(arb.run_case(arb.fairness_case(d23, gw), 1)["ns2"]["kbps"][0])
     lo, hi = _fair(gw, d23)["ns2_share1"][1:]
     assert lo - 1e-9 <= got <= hi + 1e-9
+
+
+with open(os.path.join(ROOT, "validation", "ns2", "arb_bursty_reference.json"), encoding="utf-8") as _f:
+    BURSTY = json.load(_f)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian package ns2) not installed")
+def test_both_simulators_still_give_the_stored_bursty_marks():
+    got = arb.bursty_marks((9, 2))
+    want = [m for m in BURSTY["marks"] if (m["buffer"], m["draw"]) == (9, 2)]
+    assert got == want

@@ -44,3 +44,44 @@ def test_one_seed_or_a_body_that_needs_every_seed_tells_nothing():
 
     n, v = seeds.leave_one_out(needs_seed_1, runs(1, 2))
     assert v == {"p.f.c1": None} and seeds.survives(True, v["p.f.c1"], n) is None
+
+
+def test_seeds_that_give_identical_runs_are_one_run_not_independent_seeds():
+    # A group declared at three seeds whose runs are equal (seed and wall time aside) samples nothing:
+    # collapse keeps its first seed's run, the figure counts one seed and no verdict "survives".
+    same = {r: {"seed": r.seed, "wall_s": 0.1 * r.seed, "drops": 4} for r in runs(1, 2, 3)}
+    varied = {r: {"seed": r.seed, "drops": r.seed} for r in runs(1, 2, 3, name="y")}
+    results = {**same, **varied}
+    assert seeds.identical(runs(1, 2, 3), results) and not seeds.identical(runs(1, 2, 3, name="y"), results)
+    assert seeds.collapse(runs(1, 2, 3), results) == runs(1)
+    declared = {"main": runs(1, 2, 3), "other": runs(1, 2, 3, name="y")}
+    assert seeds.collapse(declared, results) == {"main": runs(1), "other": runs(1, 2, 3, name="y")}
+    n, v = seeds.leave_one_out(_make(lambda got: True), seeds.collapse(runs(1, 2, 3), results))
+    assert (n, v) == (0, {}) and seeds.survives(True, v.get("p.f.c1"), n) is None
+    # A seed that also picks the overrides (boston97's start times) makes each point a one-seed point:
+    # nothing to compare, so the group is a sample, even if the outcomes happened to agree.
+    own = [Run("x", (f"start={s}",), s) for s in (1, 2, 3)]
+    assert not seeds.identical(own, {r: {"seed": r.seed, "drops": 4} for r in own})
+    assert not seeds.identical(own + own[:1], {r: {"seed": r.seed, "drops": 4} for r in own})  # a run declared twice
+
+
+def test_the_harness_counts_identical_runs_as_one_seed(tmp_path, monkeypatch):
+    # Through the harness: a figure declaring seeds 1-3 whose runs all give the same summary gets
+    # seeds = 1 and null survival; the same figure with runs that differ gets 3.
+    from atmsim.reproduce import harness
+
+    def paper(distinct):
+        def make(c, pairs):
+            c.claim("c1", statement="s", kind="shape", paper_value="§1", ours=len(pairs), holds=True, rule="r")
+        fig = harness.Figure("f", make, lambda grid: runs(1, 2, 3, name="scenario-x"))
+        monkeypatch.setattr(harness, "run_jobs", lambda jobs, **kw: [
+            {"seed": j.seed, "accounting": {"balanced": True}, "x": j.seed if distinct else 0} for j in jobs])
+        monkeypatch.setattr(harness.Run, "job", lambda self: harness.Job(self.scenario, self.overrides, self.seed, self.trace))
+        return harness.Paper("p", (fig,), lambda quick, **t: None)
+
+    (tmp_path / "same").mkdir()
+    (tmp_path / "distinct").mkdir()
+    rows = harness.reproduce(paper(False), out=tmp_path / "same")
+    assert (rows[0]["seeds"], rows[0]["survives_leaving_out_one_seed"]) == (1, None)
+    rows = harness.reproduce(paper(True), out=tmp_path / "distinct")
+    assert (rows[0]["seeds"], rows[0]["survives_leaving_out_one_seed"]) == (3, True)

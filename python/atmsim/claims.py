@@ -1,8 +1,9 @@
 """Claim rows of claims.json: one per claim ID `PAPER.FIGURE.cN`, with the
 paper's value and where the paper states it, ours, whether it holds by the
 acceptance rule written beside it, how far inside or outside its band it lies
-(`margin`), and a note on any deviation; a failing row also says what settles
-it, if anything does (`settled_by`, `evidence`: settled.py).
+(`margin`), whether that margin puts it on a knife edge (`knife_edge`: within
+KNIFE_EDGE_MARGIN of its threshold), and a note on any deviation; a failing row
+also says what settles it, if anything does (`settled_by`, `evidence`: settled.py).
 
 A claim's acceptance test is written once, as bands on named numbers
 (`check(("share of points", 0.83, at_least(0.8)), ...)`): the same `Band`
@@ -17,6 +18,17 @@ from pathlib import Path
 from typing import Any, Optional
 
 from atmsim.settled import settle
+
+#: A verdict whose margin lies within this of 0 (either side) is on a knife edge: its value sits within 1 %
+#: of the band's scale from the band's end (one-sided: 1 % of the threshold; two-sided: 1 % of half the
+#: width; a count against a bound of 0, such as "no loss" at 0 drops, is at its end: one event flips it).
+KNIFE_EDGE_MARGIN = 0.01
+
+
+def knife_edge(margin: Optional[float]) -> Optional[bool]:
+    """Whether a verdict with this margin sits within KNIFE_EDGE_MARGIN of its threshold (None: no margin)."""
+    m = _number(margin)
+    return None if m is None else abs(m) <= KNIFE_EDGE_MARGIN
 
 
 @dataclass
@@ -34,6 +46,7 @@ class Claim:
     margin: Optional[float] = None
     seeds: Optional[int] = None  # the seeds of the figure's runs (reproduce/seeds.py)
     survives_leaving_out_one_seed: Optional[bool] = None  # None: one seed, or a body that needs them all
+    readings: Optional[dict] = None  # {reading: {"holds", "margin"}} under the paper's other readings (reproduce/readings.py)
 
     def row(self) -> dict:
         d = asdict(self)
@@ -43,6 +56,9 @@ class Claim:
         d["margin"] = _clean(self.margin)
         row = {k: d[k] for k in ("paper", "figure", "claim", "paper_value", "ours", "holds", "margin", "id", "kind", "rule", "note",
                                  "seeds", "survives_leaving_out_one_seed")}
+        row["knife_edge"] = knife_edge(self.margin)
+        if self.readings:  # only papers that declare another reading of their setup
+            row["readings"] = {k: {"holds": v["holds"], "margin": _clean(v["margin"])} for k, v in self.readings.items()}
         if not row["holds"]:  # what settles the deviation, if anything does (settled.py)
             row["settled_by"], row["evidence"] = settle(self.id, self.note)
         return row

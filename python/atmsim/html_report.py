@@ -17,7 +17,7 @@ from pathlib import Path
 
 from atmsim import provenance
 from atmsim.claim_order import figure_order, in_paper_order
-from atmsim.report import ours_text
+from atmsim.report import KNIFE, ours_text
 
 PAGE = "index.html"
 
@@ -113,6 +113,8 @@ def _validation() -> str:
 
 def _claim_row(r: dict) -> str:
     verdict = "<span class=ok>holds</span>" if r["holds"] else "<span class=no>deviates</span>"
+    if r.get("knife_edge"):
+        verdict += f"<br><span class=note>{KNIFE} (margin {e(str(r['margin']))})</span>"
     why = [e(r.get("note") or "")] if r.get("note") else []
     if r.get("rule"):
         why.append(f"<span class=note>rule: {e(r['rule'])}</span>")

@@ -4,6 +4,11 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from .claims import KNIFE_EDGE_MARGIN
+
+#: How the console and the report mark a row whose `knife_edge` is true (claims.knife_edge).
+KNIFE = "on a knife edge"
+
 
 #: Why E may exceed 1 (docs/metrics.md, "E is not a physical bound").
 E_ABOVE_1 = ("(above 1 is possible: the maximum counts full TCP segments in one direction of the bottleneck; "
@@ -280,7 +285,7 @@ def print_claims(rows: list[dict]) -> None:
     for col in t.columns[1:3]:
         col.overflow = "fold"  # a long name or number is folded onto the next line, never cut with "…"
     for r in in_paper_order(rows):
-        verdict = "[green]held[/]" if r["holds"] else "[yellow]deviates[/]"
+        verdict = ("[green]held[/]" if r["holds"] else "[yellow]deviates[/]") + (f"\n[red]{KNIFE}[/]" if r.get("knife_edge") else "")
         ours = ours_text(r, 10_000)
         if not r["holds"] and r.get("note"):
             ours += f"\n[dim]{r['note']}[/]"
@@ -303,6 +308,10 @@ def print_verdicts(rows: list[dict], page) -> None:
     for (paper, fig), rs in figures.items():
         held = sum(bool(r["holds"]) for r in rs)
         off = [r["id"] for r in rs if not r["holds"]]
-        tail = f"; deviates: {', '.join(off)}" if off else ""
+        edge = [r["id"] for r in rs if r.get("knife_edge")]
+        tail = (f"; deviates: {', '.join(off)}" if off else "") + (f"; {KNIFE}: {', '.join(edge)}" if edge else "")
         print(f"{f'{paper} {fig}':{width}s}  {held}/{len(rs)} held{tail}")
+    if any(r.get("knife_edge") for r in rows):
+        print(f"{KNIFE}: the value lies within {KNIFE_EDGE_MARGIN:.0%} of its threshold (|margin| <= {KNIFE_EDGE_MARGIN:g}); "
+              "the verdict would flip with a small change")
     print(f"each claim with its values and reasons: {page} (or --claims-table)")

@@ -6,6 +6,8 @@
     python validation/ns2/arb.py all --write-reference validation/ns2/arb_reference.json
     python validation/ns2/arb.py parting --d23 5:26:21 --gateways tail   # where the packets first differ
     python validation/ns2/arb.py oneway-losses                           # D1/D11 and D18 in the one-way run
+    python validation/ns2/arb.py bursty --draws 1,2,3 --write-reference validation/ns2/arb_bursty_reference.json
+                                                                         # Fig. 17's marks, drop tail, buffers 5-13
 
 Every flow of the built-in scenarios runs as TCP-SS (`flow.NAME.kind=tcp`, the reproduction's
 overrides), and twin.py (twin_model.py) writes ns-2's Tcl from the resolved scenario: the same rates, delays,
@@ -232,6 +234,59 @@ def oneway_losses(syn_reset: bool = False, window=(100.0, 1000.0)) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------
+# Fig. 17's bias against the bursty connection (bursty.py: node 5 at d56 = 453 ms, drop tail, buffers
+# below 14 packets), per 50-s mark in both simulators: node 5's share of the line and of the data drops.
+
+def bursty_marks(job) -> list:
+    """(buffer, draw): one ns-2 run traced at the gateway and atmsim's runs ending at each mark (the
+    reproduction's overrides and marks, bursty.py), with the draw's start jitter in both."""
+    from atmsim.reproduce.arb import bursty
+
+    buffer, draw = job
+    sc = "arb-bursty"
+    sets = list(transport(sc, "tcp")) + [f"link.node-5-gateway.delay={round(bursty.D56['fig17'] * 1000)}us",
+                                         "router.policy=tail", f"switch.buffer={buffer}packets"]
+    sets += twin.jitter_sets(twin.load(sc, sets), draw)
+    tw = twin.load(sc, sets)
+    port = tw.bottleneck
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="arb-bursty-") as wd:
+        with open(os.path.join(wd, "arb.tcl"), "w", encoding="utf-8") as f:
+            f.write(twin.ns2_tcl(tw, "bottleneck.tr", seed=draw))
+        p = subprocess.run(["ns", "arb.tcl"], cwd=wd, capture_output=True, text=True, timeout=600, check=True)
+        for t0, t1 in zip(bursty.ENDS[:-1], bursty.ENDS[1:]):
+            row = {"buffer": buffer, "draw": draw, "period_end_s": t1}
+            for sim, m in (("ns2", ns2_measure(tw, (port,), {port: os.path.join(wd, "bottleneck.tr")}, p.stdout, (t0, t1))),
+                           ("atmsim", run_atmsim(sc, sets, (port,), (t0, t1), draw))):
+                drops = m["data_drops"]
+                row[f"{sim}_share5"] = m["delivered"][4] / bursty.PAYLOAD_B * bursty.DATA_B * 8 / (bursty.LINE_BPS * (t1 - t0))
+                row[f"{sim}_drop_share5"] = drops[4] / sum(drops) if sum(drops) else None
+            rows.append(row)
+    return rows
+
+
+def bursty(draws, jobs: int, reference=None, argv=()) -> None:
+    from atmsim.reproduce.arb import bursty as b
+
+    todo = [(buf, d) for buf in range(5, b.SMALL_B) for d in draws]
+    with ProcessPoolExecutor(jobs) as ex:
+        rows = [r for rs in ex.map(bursty_marks, todo) for r in rs]
+    lo, hi = b.TAIL_BAND
+    for sim in ("ns2", "atmsim"):
+        inb = statistics.mean(lo <= r[f"{sim}_share5"] <= hi for r in rows)
+        below = sum(r[f"{sim}_share5"] < lo for r in rows)
+        mx = max(r[f"{sim}_drop_share5"] or 0.0 for r in rows)
+        print(f"{sim}: {len(rows)} marks, node 5's share in [{lo:.1%}, {hi:.1%}] in {inb:.2f} of them, below in {below}; "
+              f"largest drop share {mx:.2f}")
+    if reference:
+        with open(reference, "w", encoding="utf-8") as f:
+            head = {"ns": twin.ns2_version(), "draws": ",".join(map(str, draws)),
+                    "command": "python validation/ns2/arb.py " + " ".join(argv)}
+            f.write(json.dumps(head)[:-1] + ', "marks": [\n')
+            f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in rows) + "\n]}\n")
+
+
+# ------------------------------------------------------------------------------------------------
 
 def run_case(case: tuple, draw: int, ns2: bool = True) -> dict:
     scenario, extra, window, ports = case
@@ -346,7 +401,7 @@ def plot_fairness(pts, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting", "oneway-losses"),
+    ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting", "oneway-losses", "bursty"),
                     help="parting: where the two simulators' packets at the fairness gateway first differ (--d23 "
                          "values); oneway-losses: arb-oneway's losses, what follows each and when it is resent")
     ap.add_argument("--d23", default="5:27.5:0.5", help="fairness: node 2's access delays, ms (from:to:step)")
@@ -359,6 +414,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if shutil.which("ns") is None:
         sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
+    if args.what == "bursty":
+        bursty([int(d) for d in args.draws.split(",")], args.jobs, args.write_reference, argv if argv is not None else sys.argv[1:])
+        return
     if args.what == "oneway-losses":
         from collections import Counter
         r = oneway_losses()

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import atmsim
 from atmsim import claims, provenance
 from atmsim.errors import InputError
-from atmsim.reproduce import seeds
+from atmsim.reproduce import readings, seeds
 from atmsim.runner import Job, run_jobs
 
 
@@ -83,6 +83,7 @@ class Paper:
     figures: tuple
     grid: Callable
     test_options: tuple = ()
+    readings: tuple = ()  # other readings of the setup, each verdict given under them too (readings.py)
 
     def figure_ids(self) -> list[str]:
         return [f.id for f in self.figures]
@@ -111,17 +112,20 @@ class Ctx:
         """This context bound to `figure`: its claims are PAPER.figure.cN, and they join this one's."""
         return Ctx(self.paper, self.grid, self.out, figure, self.claims)
 
-    def claim(self, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation=""):
+    def claim(self, cid, *, statement, kind, paper_value, ours, holds, rule, note="", deviation="", one_run=False):
         """Claim `cid` of the bound figure, its parts named (keywords only). `holds`: a bool, or a
         `claims.Verdict` (from `claims.check`), which also renders its tests into the rule and gives
         the margin. `deviation`: the mechanism behind a failing claim, written as the row's note only
-        when the claim does not hold."""
+        when the claim does not hold. `one_run`: the claim's values rest on runs the figure makes at one
+        seed only (though its other runs sample several), so its row counts one seed."""
         if self.figure is None:
             raise TypeError("Ctx.claim: the context is bound to no figure (Ctx.at(FIGURE))")
         ok = holds.holds if isinstance(holds, claims.Verdict) else holds
         if deviation and not ok:
             note = f"{note} {deviation}".strip()
         self.claims.append(claims.make(self.paper, self.figure, cid, statement, kind, paper_value, ours, holds, rule, note))
+        if one_run:
+            self.claims[-1].seeds = 1
 
     def write(self, name: str, points, runs=None) -> None:
         """`<name>.csv` (one row per point) and, if given, `<name>_runs.csv` (one row per run),
@@ -155,10 +159,12 @@ class Plan:
     grid: Any
     figures: list
     declared: dict = field(default_factory=dict)  # figure ID -> its declared runs
+    twins: dict = field(default_factory=dict)  # figure ID -> {reading name: its runs under the reading}
 
     def union(self) -> list:
-        """Every run of the selected figures once, in order of first declaration."""
-        return list(dict.fromkeys(s for f in self.figures for s in _specs(self.declared[f])))
+        """Every run of the selected figures once, in order of first declaration; then their twins."""
+        groups = [self.declared[f] for f in self.figures] + [t for f in self.figures for t in self.twins.get(f, {}).values()]
+        return list(dict.fromkeys(s for d in groups for s in _specs(d)))
 
 
 def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = False, **test) -> Plan:
@@ -171,7 +177,9 @@ def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = Fa
     if extra:
         raise InputError(f"--{extra[0]}: not supported for paper {paper.id}")
     grid = paper.grid(quick, **{k: v for k, v in test.items() if v is not None})
-    return Plan(paper, grid, figures, {f: paper.figure(f).runs(grid) for f in figures})
+    declared = {f: paper.figure(f).runs(grid) for f in figures}
+    twins = {f: {r.name: t for r in paper.readings if (t := readings.twins(r, declared[f])) is not None} for f in figures}
+    return Plan(paper, grid, figures, declared, twins)
 
 
 def run_all(specs: Sequence, workers=None, cache_dir=None, progress=None, label="simulating", scheduler=None,
@@ -208,6 +216,7 @@ def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, sch
             made = len(ctx.claims)
             p.paper.figure(f).make(ctx.at(f), _bind(p.declared[f], results))
             _seed_robustness(p, p.paper.figure(f), results, ctx.claims[made:])
+            _other_readings(p, p.paper.figure(f), results, ctx.claims[made:])
     provenance.record(ctx.out, p.paper.id, ctx.quick, {f: _specs(p.declared[f]) for f in p.figures})
     return claims.merge_write(ctx.out / "claims.json", ctx.claims)
 
@@ -215,18 +224,34 @@ def execute(p: Plan, out: Path, workers=None, cache_dir=None, progress=None, sch
 def _seed_robustness(p: Plan, fig: Figure, results: dict, made: list) -> None:
     """Each claim of `fig` gets its seed count and whether its verdict survives leaving out any one seed
     (seeds.py): the body made again on the other seeds' results, into a scratch folder."""
-    def remake(out: Path, declared) -> list:
-        scratch = Ctx(p.paper.id, p.grid, out, fig.id)
-        fig.make(scratch, _bind(declared, results))
-        return scratch.claims
-
-    declared = p.declared[fig.id]
+    remake = _remake(p, fig, results)
+    # A group whose seeds give identical runs is one run (seeds.collapse): its copies are no sample.
+    declared = seeds.collapse(p.declared[fig.id], results)
     specs = _specs(declared)  # a run of no seed (None) runs at its scenario's own: one seed
     n_seeds = len({getattr(s, "seed", None) for s in specs}) if specs else None
     n_sampled, verdicts = seeds.leave_one_out(remake, declared)
     for c in made:
+        if c.seeds is not None and c.seeds < 2:  # the claim rests on runs at one seed (Ctx.claim's seeds)
+            continue
         c.seeds = n_seeds
         c.survives_leaving_out_one_seed = seeds.survives(c.holds, verdicts.get(c.id), n_sampled)
+
+
+def _remake(p: Plan, fig: Figure, results: dict) -> Callable:
+    """`remake(out, declared)`: the claims of `fig` made again from other runs into the folder `out`."""
+    def remake(out: Path, declared) -> list:
+        scratch = Ctx(p.paper.id, p.grid, out, fig.id)
+        fig.make(scratch, _bind(declared, results))
+        return scratch.claims
+    return remake
+
+
+def _other_readings(p: Plan, fig: Figure, results: dict, made: list) -> None:
+    """Each claim of `fig` gets its verdict under each of the paper's other readings (readings.py)."""
+    for r in p.paper.readings:
+        twins = p.twins.get(fig.id, {}).get(r.name)
+        if twins is not None:
+            readings.annotate(made, r, readings.verdicts(_remake(p, fig, results), twins))
 
 
 def reproduce(paper: Paper, figures=None, quick=False, out: Path = Path("out"), workers=None, cache_dir=None,

@@ -12,6 +12,7 @@ then says null.
 """
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -39,6 +40,50 @@ def without(declared, seed):
         return [s for s in group if _seed(s) != seed] if _sampled(group) else group
 
     return {k: drop(g) for k, g in declared.items()} if isinstance(declared, dict) else drop(declared)
+
+
+def _point(spec):
+    """A run's grid point: the run with its seed taken away (None: a spec that cannot say, its own point)."""
+    try:
+        return dataclasses.replace(spec, seed=None)
+    except (TypeError, ValueError):
+        return spec
+
+
+def _outcome(result) -> object:
+    """What a run gave, seed and wall time aside: its summary (a traced run's summary counts every event
+    its traces record)."""
+    summary = result[0] if isinstance(result, tuple) else result
+    if not isinstance(summary, dict):
+        return summary
+    return {k: v for k, v in summary.items() if k not in ("seed", "wall_s")}
+
+
+def identical(group: list, results: dict) -> bool:
+    """Whether a group sampling several seeds gives, at each of its grid points run at several seeds, the
+    same outcome at every seed: then its seeds sample nothing. A group none of whose points runs at two
+    seeds (the seed also chose the overrides, as boston97's start times) has nothing to compare: not
+    identical."""
+    if not _sampled(group):
+        return False
+    by_point: dict = {}  # point -> {seed: outcome}; a run declared twice (boston97's 8 and 16 kB at 9180 B) is one
+    for s in group:
+        by_point.setdefault(_point(s), {})[_seed(s)] = _outcome(results[s])
+    repeated = [list(outs.values()) for outs in by_point.values() if len(outs) > 1]
+    return bool(repeated) and all(all(o == outs[0] for o in outs[1:]) for outs in repeated)
+
+
+def collapse(declared, results: dict):
+    """The declared runs with each group whose seeds change nothing (`identical`) cut to its first seed's
+    runs: a group at one seed, which leaving out a seed keeps whole and which counts one seed."""
+    def one(group):
+        group = list(group)
+        if not identical(group, results):
+            return group
+        first = min(_seed(s) for s in group if _seed(s) is not None)
+        return [s for s in group if _seed(s) in (first, None)]
+
+    return {k: one(g) for k, g in declared.items()} if isinstance(declared, dict) else one(declared)
 
 
 def leave_one_out(make: Callable[[Path, Any], list], declared) -> tuple[int, dict[str, Optional[list]]]:

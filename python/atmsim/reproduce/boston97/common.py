@@ -9,6 +9,7 @@ what the paper leaves open are in docs/boston97.md.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -16,7 +17,9 @@ import numpy as np
 
 import atmsim
 from atmsim import _core
+from atmsim.toml import tomllib
 from atmsim.reproduce.harness import Run
+from atmsim.reproduce.readings import Reading
 
 SCENARIO = "boston97"
 SOURCES = 16
@@ -87,6 +90,22 @@ class Grid:
             o.append(f"flow.s{i}.start={starts[i - 1] if i <= sources else 2 * self.seconds}s")
         t = dict(protocol=protocol, L=L, B=B, w_kb=w_kb, seed=seed, sources=sources)
         return Run(SCENARIO, tuple(o), seed, False, {**t, **(tag or {})})
+
+
+# The dispersal group size of the catalogue's G8 before its amendment of 2026-11-29: N <= 256 (GF(2^8));
+# the scenario's is 65535 (docs/boston97.md §3, "Dispersal group size").
+PIECES_G8 = 256
+
+
+def _with_g8_pieces(run: Run) -> Optional[Run]:
+    """A Boston run with N = PIECES_G8 pieces; None for a Reno run, which disperses nothing."""
+    if "boston.aida=true" not in run.overrides:
+        return None
+    return dataclasses.replace(run, overrides=run.overrides + (f"boston.pieces={PIECES_G8}",))
+
+
+N_256 = Reading(f"N = {PIECES_G8}", f"the catalogue's G8 before its amendment; the scenario's N is "
+                f"{tomllib.loads(atmsim.load_scenario(SCENARIO))['boston']['pieces']}", _with_g8_pieces)
 
 
 def grid(quick: bool, seeds: Optional[list] = None, duration: Optional[str] = None) -> Grid:
