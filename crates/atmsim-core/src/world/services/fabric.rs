@@ -74,6 +74,8 @@ impl ServiceKind for Fabric {
             "packets_in": self.packets_in,
             "packets_out": self.packets_out,
             "packets_held": self.packets_held(),
+            "voq_bytes": self.voqs.iter().map(|v| v.qsize).sum::<u64>(),
+            "reassembly_bytes": self.streams.iter().map(|s| s.bytes_waiting()).sum::<u64>(),
             "cells_lost": kinds(&self.lost),
             "cells_lost_at_failure": self.lost_at_failure,
             "cells_lost_before_detection": self.lost_before_detection,
