@@ -15,8 +15,13 @@ pub struct FabricLink {
     pub delay: Time,
     queues: [Ring<Cell>; PRIORITIES],
     pub pipe: Ring<CellInFlight>,
-    /// A transmission is under way (its end is scheduled).
+    /// A transmission is under way: its end is scheduled, or only its
+    /// place in the event order is kept (`deferred_free`).
     pub busy: bool,
+    /// The end of the transmission under way and its reserved insertion
+    /// number, while no cell waits for the line: an event only if one comes
+    /// (`world/fabric.rs`, as a host NIC's end of transmission).
+    pub deferred_free: Option<(Time, u64)>,
     /// Link-level credit: (N2 + N3) cells at most in the far end, 0 for none.
     buf_alloc: u64,
     n2: u64,
@@ -47,6 +52,7 @@ impl FabricLink {
             queues: [Ring::new(), Ring::new()],
             pipe: Ring::new(),
             busy: false,
+            deferred_free: None,
             buf_alloc,
             n2,
             tx_cnt: 0,

@@ -279,6 +279,19 @@ impl World {
     /// place there: the link it came in by gets its credit back.
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
+        let l = &mut self.services.fabric_mut().expect("a fabric run").links[link as usize];
+        if let Some((end, seq)) = l.deferred_free {
+            if self.sched.has_passed(end, seq) {
+                // Its end came in order with nothing waiting: the line is idle.
+                l.busy = false;
+                l.deferred_free = None;
+            } else if l.queued() > 0 {
+                // A cell waits: the end becomes an event, in its kept place.
+                l.deferred_free = None;
+                self.sched.schedule_reserved(end, seq, Event::Fabric(FabricEvent::LinkFree(link)));
+                return;
+            }
+        }
         let f = self.fabric();
         let header = f.cfg.cell_header;
         let Some((cell, end, was_empty)) = f.links[link as usize].start(now, header) else { return };
@@ -289,7 +302,13 @@ impl World {
             let from = cell.from_link;
             f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
         };
-        self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
+        let f = self.fabric();
+        if f.links[link as usize].queued() == 0 {
+            let seq = self.sched.reserve();
+            self.fabric().links[link as usize].deferred_free = Some((end, seq));
+        } else {
+            self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
+        }
         if was_empty {
             self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
         }
