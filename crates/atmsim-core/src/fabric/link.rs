@@ -30,6 +30,7 @@ pub struct FabricLink {
     /// The far end's count of this link's cells it forwarded (`Fwd_Cnt`).
     fwd_cnt: u64,
     pub cells: u64,
+    pub data_cells: u64,
     pub wire_bytes: u64,
     pub payload_bytes: u64,
     pub peak_queue: u64,
@@ -59,6 +60,7 @@ impl FabricLink {
             balance: buf_alloc as i64,
             fwd_cnt: 0,
             cells: 0,
+            data_cells: 0,
             wire_bytes: 0,
             payload_bytes: 0,
             peak_queue: 0,
@@ -122,6 +124,7 @@ impl FabricLink {
         self.pipe.push_back(CellInFlight { arrive_at: end + self.delay, cell });
         self.busy = true;
         self.cells += 1;
+        self.data_cells += (cell.kind == CellKind::Data) as u64;
         self.wire_bytes += wire;
         self.payload_bytes += cell.payload as u64;
         if self.buf_alloc > 0 {

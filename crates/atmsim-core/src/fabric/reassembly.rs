@@ -2,7 +2,7 @@
 //! out of order because they were sprayed over links of different delays
 //! and queues; they are put back in order by their sequence number, and a
 //! packet leaves, whole, once every byte of it has arrived in order
-//! (`dnx_data_ingr_reassembly`; docs/fabric.md R7). The stream's packets
+//! (`dnx_data_ingr_reassembly`; docs/fabric.md R8). The stream's packets
 //! are known in order from their VOQ, so the cells need to carry only
 //! their number and size, and packing across packets changes nothing here.
 //! The reorder depth reported is the most cells held at once waiting for an

@@ -42,8 +42,12 @@ pub struct EgressScheduler {
     generator: Serializer,
     worth: u64,
     slow_gap: Time,
-    /// A slot is scheduled.
+    /// A slot is scheduled, at `next_slot` (a slot event at another time is
+    /// stale: a FlowStatus moved the slot sooner).
     pub running: bool,
+    pub next_slot: Time,
+    /// The scheduled slot waits for a SLOW VOQ's pace.
+    waiting: bool,
     pub granted: u64,
     pub paused_slots: u64,
 }
@@ -64,6 +68,8 @@ impl EgressScheduler {
             worth: worth as u64,
             slow_gap: slow_rate.tx_time(worth as u64),
             running: false,
+            next_slot: 0,
+            waiting: false,
             granted: 0,
             paused_slots: 0,
         }
@@ -76,7 +82,8 @@ impl EgressScheduler {
     /// ignored (else a VOQ gone NORM could be left SLOW for good).
     pub fn status(&mut self, now: Time, src: u32, state: Crs, number: u32) -> Option<Time> {
         let heard = &mut self.heard[src as usize];
-        if (number.wrapping_sub(*heard) as i32) <= 0 {
+        // Numbers keep 30 bits (two more hold the state): compared as such.
+        if ((number.wrapping_sub(*heard) << 2) as i32) <= 0 {
             return None;
         }
         *heard = number;
@@ -88,11 +95,20 @@ impl EgressScheduler {
             Crs::Slow => self.slow[w] |= bit,
             Crs::Off => {}
         }
-        if self.running || state == Crs::Off {
+        if state == Crs::Off {
+            return None;
+        }
+        let at = now.max(self.generator.free_at());
+        // Stopped, or waiting for a SLOW VOQ's pace while this VOQ could be
+        // served sooner: the next slot moves to its earliest time.
+        let sooner = self.waiting && at < self.next_slot && (state == Crs::Norm || self.slow_due[src as usize] <= at);
+        if self.running && !sooner {
             return None;
         }
         self.running = true;
-        Some(now.max(self.generator.free_at()))
+        self.waiting = false;
+        self.next_slot = at;
+        Some(at)
     }
 
     /// The next member of `set` after `self.last`, round robin.
@@ -103,8 +119,18 @@ impl EgressScheduler {
             .find(|&s| set[(s / 64) as usize] & (1 << (s % 64)) != 0 && due_by.is_none_or(|t| self.slow_due[s as usize] <= t))
     }
 
-    /// A credit slot at `now`, the egress queue holding `egress_bytes`.
+    /// A credit slot at `now`, the egress queue holding `egress_bytes`; the
+    /// caller schedules the next at the time returned (`next_slot`).
     pub fn slot(&mut self, now: Time, egress_bytes: u64, egress_stop: u64) -> Slot {
+        let slot = self.serve(now, egress_bytes, egress_stop);
+        self.waiting = matches!(slot, Slot::Wait(_));
+        if let Slot::Grant(_, t) | Slot::Paused(t) | Slot::Wait(t) = slot {
+            self.next_slot = t;
+        }
+        slot
+    }
+
+    fn serve(&mut self, now: Time, egress_bytes: u64, egress_stop: u64) -> Slot {
         let any_slow = self.slow.iter().any(|&w| w != 0);
         if self.norm.iter().all(|&w| w == 0) && !any_slow {
             self.running = false;
@@ -182,6 +208,32 @@ mod tests {
         s.status(80_000, 0, Crs::Norm, 1);
         assert!(matches!(s.slot(160_000, 0, 16_384), Slot::Grant(0, _)), "NORM before a SLOW not due");
         assert!(matches!(s.slot(819_200, 0, 16_384), Slot::Grant(0, _)), "NORM still first");
+    }
+
+    #[test]
+    fn a_norm_voq_is_not_kept_waiting_for_a_slow_ones_pace() {
+        let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        s.status(0, 1, Crs::Slow, 1);
+        assert!(matches!(s.slot(0, 0, 16_384), Slot::Grant(1, 80_000)));
+        assert_eq!(s.slot(80_000, 0, 16_384), Slot::Wait(819_200));
+        assert_eq!(s.status(100_000, 0, Crs::Norm, 1), Some(100_000), "woken at once, not at 819.2 ns");
+        assert_eq!(s.next_slot, 100_000, "the waiting slot is stale");
+        assert!(matches!(s.slot(100_000, 0, 16_384), Slot::Grant(0, _)));
+        // A SLOW status not yet due does not move the slot.
+        let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        s.status(0, 1, Crs::Slow, 1);
+        s.slot(0, 0, 16_384);
+        s.slot(80_000, 0, 16_384);
+        assert_eq!(s.status(90_000, 1, Crs::Slow, 2), None);
+    }
+
+    #[test]
+    fn flow_status_numbers_compare_in_30_bits() {
+        let mut s = EgressScheduler::new(2, Rate::new(4096, 10_000).unwrap(), gbps(40), 4096);
+        s.heard[1] = (1 << 30) - 1;
+        s.status(0, 1, Crs::Slow, 0); // the number after 2^30 − 1, in the cell's 30 bits
+        assert!(s.slow[0] & 2 != 0, "accepted as newer");
+        assert_eq!(s.status(0, 1, Crs::Norm, (1 << 30) - 2), None, "an older one, across the wrap, is not");
     }
 
     #[test]

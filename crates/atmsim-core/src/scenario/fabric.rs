@@ -21,6 +21,10 @@ pub const FABRIC_NODE: &str = "fabric";
 /// Most FAPs (a cell names its destination FAP in one byte).
 pub const MAX_FAPS: u32 = 256;
 
+/// Most VOQs (faps² × ports_per_fap), and most fabric links or elements.
+pub const MAX_VOQS: u64 = 1 << 22;
+pub const MAX_LINKS: u32 = 1024;
+
 fn section(s: &Scenario) -> FabricSection {
     s.fabric.clone().unwrap_or_default()
 }
@@ -57,6 +61,15 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
     }
     if f.ports_per_fap == 0 {
         return err("fabric.ports_per_fap", "must be at least 1");
+    }
+    // One VOQ and one reassembly stream per (FAP, egress port): bounded so
+    // that their arenas fit a machine (about 100 bytes each).
+    let voqs = f.faps as u64 * f.faps as u64 * f.ports_per_fap as u64;
+    if voqs > MAX_VOQS {
+        return err(
+            "fabric.ports_per_fap",
+            format!("{} FAPs of {} ports make {voqs} VOQs (faps² × ports_per_fap), more than {MAX_VOQS}", f.faps, f.ports_per_fap),
+        );
     }
     let hosts = f.faps * f.ports_per_fap;
     let mut out = s.clone();
@@ -123,13 +136,19 @@ pub fn resolve(
         return err("topology.kind", "\"fabric\" needs network = \"packet\": hosts send packets, the fabric cuts them into its own cells");
     }
     let f = section(s);
-    if f.fes == 0 || f.fap_links == 0 || !f.fap_links.is_multiple_of(f.fes) {
-        return err("fabric.fap_links", format!("must be a positive multiple of fabric.fes ({}), not {}", f.fes, f.fap_links));
+    if f.fes == 0 || f.fap_links == 0 || !f.fap_links.is_multiple_of(f.fes) || f.fap_links > MAX_LINKS {
+        return err(
+            "fabric.fap_links",
+            format!("must be a positive multiple of fabric.fes ({}) up to {MAX_LINKS}, not {}", f.fes, f.fap_links),
+        );
     }
     let link_rate = rate("fabric.link_rate", &f.link_rate)?;
     let port_rate = rate("fabric.port_rate", &f.port_rate)?;
     let link_delay = parse_time(&f.link_delay).or_else(|p| err("fabric.link_delay", p))?;
     let skew = parse_time(&f.link_skew).or_else(|p| err("fabric.link_skew", p))?;
+    if skew > 0 && f.fap_links == 1 {
+        return err("fabric.link_skew", "does nothing here: with one link per FAP there is nothing to spread it over");
+    }
     let cell_payload = bytes("fabric.cell_payload", &f.cell_payload)?;
     if !(1..=16_384).contains(&cell_payload) {
         return err("fabric.cell_payload", format!("must be 1 B to 16 KB, not {cell_payload} B"));
@@ -165,6 +184,17 @@ pub fn resolve(
         empty_off: signed_bytes("fabric.crs.empty_off", &c.empty_off)?,
         max_empty_balance: signed_bytes("fabric.crs.max_empty_balance", &c.max_empty_balance)?,
     };
+    if crs.off_to_slow > 0 {
+        return err(
+            "fabric.crs.off_to_slow",
+            "must be at most 0 B: above it a VOQ holding fewer bytes would never ask for credit and keep its packets for good",
+        );
+    }
+    for (key, v) in [("fabric.crs.satisfied_backoff", crs.satisfied_backoff), ("fabric.crs.satisfied_backlog", crs.satisfied_backlog)] {
+        if v < 0 {
+            return err(key, "must be at least 0 B: below it a VOQ with packets and no credit would count as satisfied and never ask");
+        }
+    }
     if crs.off_to_norm < crs.off_to_slow {
         return err("fabric.crs.off_to_norm", "must be at least fabric.crs.off_to_slow (NORM asks more than SLOW)");
     }
@@ -228,7 +258,7 @@ pub fn resolve(
         return err("fabric.reassembly_timeout", "must be above 0");
     }
     let detect = parse_time(&f.reach.detect).or_else(|p| err("fabric.reach.detect", p))?;
-    let failures = failures(&f, &geometry)?;
+    let failures = failures(&f, &geometry, link_rate)?;
     if let Some(n) = f.fail.iter().position(|spec| parse_time(&spec.at).is_ok_and(|t| t >= duration)) {
         return err(format!("fabric.fail[{n}].at"), "does nothing here: it is at or after the run's end (duration)");
     }
@@ -273,8 +303,8 @@ pub fn resolve(
 }
 
 /// `[[fabric.fail]]` resolved: each entry's link directions by id, in time order.
-fn failures(f: &FabricSection, g: &Geometry) -> Result<Vec<LinkFailure>, ScenarioError> {
-    let mut out = Vec::new();
+fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Result<Vec<LinkFailure>, ScenarioError> {
+    let mut out: Vec<(usize, LinkFailure)> = Vec::new();
     for (n, spec) in f.fail.iter().enumerate() {
         let key = |k: &str| format!("fabric.fail[{n}].{k}");
         let parsed = spec
@@ -299,8 +329,20 @@ fn failures(f: &FabricSection, g: &Geometry) -> Result<Vec<LinkFailure>, Scenari
             "0" | "0bps" => None,
             r => Some(rate(&key("rate"), r)?),
         };
-        out.push(LinkFailure { links, at, rate });
+        if rate.is_some_and(|r| r.bits_per_second() >= link_rate.bits_per_second()) {
+            return err(key("rate"), format!("does nothing here: a slowdown must be below fabric.link_rate ({})", f.link_rate));
+        }
+        out.push((n, LinkFailure { links, at, rate }));
     }
-    out.sort_by_key(|l| l.at);
-    Ok(out)
+    out.sort_by_key(|(_, l)| l.at);
+    // A direction already down by then takes nothing more.
+    for (k, (n, l)) in out.iter().enumerate() {
+        if l.links.iter().any(|x| out[..k].iter().any(|(_, o)| o.rate.is_none() && o.links.contains(x))) {
+            return err(
+                format!("fabric.fail[{n}].link"),
+                format!("does nothing here: '{}' is already down by then (an earlier [[fabric.fail]])", f.fail[*n].link),
+            );
+        }
+    }
+    Ok(out.into_iter().map(|(_, l)| l).collect())
 }

@@ -52,6 +52,9 @@ pub(in crate::world) struct Fabric {
     pub(super) data_bytes_received: u64,
     pub(super) packets_in: u64,
     pub(super) packets_out: u64,
+    /// Runs of bytes cut into cells (a packet, or with packing every
+    /// packet a VOQ released at once).
+    pub(super) bursts: u64,
     /// Lost cells by kind (a failed link's), their data payload, and the
     /// packets discarded at reassembly for them; cells lost at a failure's
     /// instant and cells sent onto a failed link before its detection.
@@ -60,6 +63,8 @@ pub(in crate::world) struct Fabric {
     pub(super) packets_discarded: u64,
     pub(super) lost_at_failure: u64,
     pub(super) lost_before_detection: u64,
+    /// Cells lost after detection for want of a link that reaches their FAP.
+    pub(super) lost_unreachable: u64,
     /// Per (FE, destination FAP), the usable links down from it.
     pub(super) reach: Vec<u32>,
     /// Cells lost as they were queued, and link credits owed for cells an
@@ -104,11 +109,13 @@ impl Fabric {
             data_bytes_received: 0,
             packets_in: 0,
             packets_out: 0,
+            bursts: 0,
             lost: [0; 3],
             lost_payload: 0,
             packets_discarded: 0,
             lost_at_failure: 0,
             lost_before_detection: 0,
+            lost_unreachable: 0,
             reach: vec![g.links_per_fe(); (g.fes * g.faps) as usize],
             dead: Vec::new(),
             late_credits: Vec::new(),
@@ -143,6 +150,7 @@ impl Fabric {
                 return self.enqueue(link, cell).then_some(link);
             }
         }
+        self.lost_unreachable += 1;
         self.lose(cell);
         None
     }
@@ -267,6 +275,7 @@ impl World {
     /// Cuts a run of `bytes` of VOQ `voq` into cells and sprays them.
     fn cut(f: &mut Fabric, voq: u32, src_fap: u32, dst_fap: u32, bytes: u64) {
         let segmenter = f.segmenter;
+        f.bursts += 1;
         segmenter.cut(bytes, |payload| {
             let seq = f.streams[voq as usize].number();
             f.data_bytes_made += payload as u64;
@@ -391,6 +400,9 @@ impl World {
     /// An egress port's credit slot: a credit to the next VOQ, or a pause.
     fn credit_slot(&mut self, port: u32) {
         let now = self.now;
+        if self.fabric().schedulers[port as usize].next_slot != now {
+            return; // stale: a FlowStatus moved this port's slot sooner
+        }
         let egress = self.fabric().egress[port as usize];
         let queued = self.ports[egress.ix()].occupancy_bytes(now);
         let f = self.fabric();

@@ -42,6 +42,7 @@ impl Fabric {
 
     /// A cell lost in a fabric element (no link left to its FAP).
     fn lose_at_element(&mut self, cell: Cell) {
+        self.lost_unreachable += 1;
         self.lose(cell);
         self.forwarded_from(cell.from_link);
     }

@@ -59,8 +59,11 @@ impl ServiceKind for Fabric {
     fn summary_block(&self) -> Option<serde_json::Value> {
         let g = &self.cfg.geometry;
         let kinds = |k: &[u64; 3]| json!({"data": k[0], "flow_status": k[1], "credit": k[2]});
-        let up = (0..g.faps * g.links).map(|l| self.links[l as usize].cells);
-        let (least, most) = up.fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
+        let spread = |count: fn(&crate::fabric::link::FabricLink) -> u64| {
+            (0..g.faps * g.links).map(|l| count(&self.links[l as usize])).fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)))
+        };
+        let (least, most) = spread(|l| l.cells);
+        let (data_least, data_most) = spread(|l| l.data_cells);
         let header = self.cfg.cell_header as u64;
         Some(json!({
             "cells_made": kinds(&self.made),
@@ -71,6 +74,7 @@ impl ServiceKind for Fabric {
             "data_wire_bytes_made": self.data_bytes_made + self.made[0] * header,
             "up_link_wire_bytes": (0..g.faps * g.links).map(|l| self.links[l as usize].wire_bytes).sum::<u64>(),
             "control_wire_bytes_made": (self.made[1] + self.made[2]) * (self.cfg.control_bytes as u64 + header),
+            "bursts": self.bursts,
             "packets_in": self.packets_in,
             "packets_out": self.packets_out,
             "packets_held": self.packets_held(),
@@ -79,6 +83,7 @@ impl ServiceKind for Fabric {
             "cells_lost": kinds(&self.lost),
             "cells_lost_at_failure": self.lost_at_failure,
             "cells_lost_before_detection": self.lost_before_detection,
+            "cells_lost_unreachable": self.lost_unreachable,
             "data_payload_bytes_lost": self.lost_payload,
             "packets_discarded": self.packets_discarded,
             "voq_drops": self.voq_drops,
@@ -94,6 +99,8 @@ impl ServiceKind for Fabric {
             "llfc_stalls": self.links.iter().map(|l| l.credit_stalls).sum::<u64>(),
             "up_link_cells_least": least,
             "up_link_cells_most": most,
+            "up_link_data_cells_least": data_least,
+            "up_link_data_cells_most": data_most,
             "voq_identity_holds": self.invariants_hold(),
             "cells_balanced": self.cells_balanced(),
         }))
@@ -109,7 +116,10 @@ impl Fabric {
         let received: u64 = self.received.iter().sum();
         let payload_inside: u64 = self.links.iter().map(|l| l.data_payload_inside()).sum();
         let lost: u64 = self.lost.iter().sum();
-        made == received + self.cells_inside() + lost
+        // F10: every lost cell was lost at a failure, sent onto a failed
+        // link before its detection, or found no link to its FAP after.
+        lost == self.lost_at_failure + self.lost_before_detection + self.lost_unreachable
+            && made == received + self.cells_inside() + lost
             && self.data_bytes_made == self.data_bytes_received + payload_inside + self.lost_payload
             && self.packets_in == self.packets_out + self.packets_held() + self.voq_drops + self.packets_discarded
     }
