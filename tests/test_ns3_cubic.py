@@ -4,10 +4,12 @@ against fresh atmsim runs, so no ns-3 is needed here.
 
 - The stored atmsim rows are what atmsim gives today, run by run: a model change that moves
   them must rerun the comparison (and say what moved), not leave a stale table in the docs.
-- At every buffer atmsim's cubic-sack keeps E within 0.05 of ns-3's TcpCubic with SACK (the
-  largest gap measured is 0.045, atmsim above at four of five buffers) and sends about one
-  retransmission per drop, as ns-3 does: the two agree on what the protocol does with the
-  bottleneck; fairness moves with timer phases in both and is not compared.
+- At every buffer atmsim's cubic-sack keeps E within 0.07 of ns-3's TcpCubic with SACK (the
+  largest gap measured is 0.064, at 192,528 B, atmsim above at four of five buffers; it was
+  0.045 before atmsim's α_cubic followed RFC 9438 §4.3, and seeds 2-5 give 0.051-0.068 there:
+  not traced) and sends about one retransmission per drop, as ns-3 does: the two agree on what
+  the protocol does with the bottleneck; fairness moves with timer phases in both and is not
+  compared.
 """
 import json
 from pathlib import Path
@@ -37,7 +39,7 @@ def test_cubic_sack_beside_ns3(buffer):
     stored = {k: v for k, v in ROWS[("atmsim cubic-sack", buffer)].items() if k not in ("model", "buffer")}
     assert ours == pytest.approx(stored, rel=1e-12), "atmsim moved: rerun bench/ns3/sack.py --cubic and update the store"
     ns3 = ROWS[("ns-3 cubic-sack", buffer)]
-    assert abs(ours["effective_throughput"] - ns3["effective_throughput"]) <= 0.05, (ours, ns3)
+    assert abs(ours["effective_throughput"] - ns3["effective_throughput"]) <= 0.07, (ours, ns3)
     for r in (ours, ns3):
         assert 0.9 <= r["retransmissions"] / r["bottleneck_drops"] <= 1.1, r
 
@@ -51,7 +53,8 @@ def test_the_store_covers_both_simulators_at_every_buffer():
 def test_no_tcpcubic_attribute_closes_the_drop_gap_at_the_small_buffers():
     """docs/tcp.md, "CUBIC beside ns-3": ns-3 rerun with one TcpCubic rule changed at a time
     (stored under attribute_rows). CubicDelta 0 gives the identical run; no change brings ns-3's
-    drops near atmsim's, whose count of fast recoveries is ns-3's own (within 10 %)."""
+    drops near atmsim's, whose count of fast recoveries is ns-3's own within 12 % (98 and 104
+    against 104 and 94): ns-3 drops more packets a fast recovery."""
     attr = {(r["model"].split()[-1], r["buffer"]): r for r in STORE["attribute_rows"]}
     small = BUFFERS[:2]
     assert set(attr) == {(a, b) for a in ("CubicDelta=0", "FastConvergence=false", "TcpFriendliness=false") for b in small}
@@ -62,4 +65,5 @@ def test_no_tcpcubic_attribute_closes_the_drop_gap_at_the_small_buffers():
         for (_, buffer), r in attr.items():
             if buffer == b:
                 assert r["bottleneck_drops"] > 1.3 * ours["bottleneck_drops"], r
-        assert ours["recoveries"] == pytest.approx(ns3["recoveries"], rel=0.10)
+        assert ours["recoveries"] == pytest.approx(ns3["recoveries"], rel=0.12)
+        assert ours["bottleneck_drops"] / ours["recoveries"] < 0.7 * ns3["bottleneck_drops"] / ns3["recoveries"]

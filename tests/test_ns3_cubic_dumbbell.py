@@ -7,15 +7,15 @@ the comparison (and say what moved), not leave a stale table in the docs. The to
 the largest gaps measured over the six aligned dumbbells with a margin; each gap has its named
 cause (C1-C9 in docs/validation.md):
 
-* link use within 0.015 (largest gap 0.009);
-* the flows' mean window, and the sawtooth's mean peak and trough, within 3 % (largest 2.7 %),
+* link use within 0.015 (largest gap 0.005);
+* the flows' mean window, and the sawtooth's mean peak and trough, within 3 % (largest 1.6 %),
   trough / peak 0.690-0.699 in both (β = 0.7: C3, C4); how the two flows split the link is
-  not compared (atmsim's deterministic dumbbell splits up to 3.91 / 5.82 Gb/s, ns-3's at most
+  not compared (atmsim's deterministic dumbbell splits up to 5.83 / 3.90 Gb/s, ns-3's at most
   4.72 / 5.02: not traced);
-* the port's mean queue within a tenth of the buffer (largest 9.5 of 100 packets, at 500 us,
-  where atmsim's shorter cycles keep it lower, C1);
-* atmsim cuts at least as often as ns-3 and at most 30 % more (C1: its α_cubic turns 1 at
-  W_max, ns-3's never does).
+* the port's mean queue within a tenth of the buffer (largest 6.1 of 100 packets, at 500 us);
+* atmsim cuts from 5 % less often than ns-3 to 30 % more (measured 2 % less to 12 % more: C1,
+  with two flows a peak can pass the last cwnd_prior, where α_cubic turns 1 in atmsim as
+  RFC 9438 §4.3 says and never in ns-3).
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_dumbbell_beside_ns3(fresh, name):
         assert study.mean(ours, key) == pytest.approx(study.mean(ns3, key), rel=0.03), key
     for m in (ours, ns3):
         assert 0.685 <= study.mean(m, "trough_cwnd") / study.mean(m, "peak_cwnd") <= 0.70
-    assert study.mean(ns3, "decreases") <= study.mean(ours, "decreases") <= 1.3 * study.mean(ns3, "decreases")
+    assert 0.95 * study.mean(ns3, "decreases") <= study.mean(ours, "decreases") <= 1.3 * study.mean(ns3, "decreases")
 
 
 def test_the_reno_friendly_region_drives_the_window_at_these_round_trips():
@@ -77,32 +77,35 @@ def test_the_reno_friendly_region_drives_the_window_at_these_round_trips():
         assert other["flows"] == base["flows"] and other["queue_mean"] == base["queue_mean"], name
 
 
-def test_atmsim_cuts_more_often_alone_too(fresh):
-    """C1: one flow, so no competitor's share: atmsim still cuts more often, its peaks and troughs
-    equal to ns-3's within a segment (the cycles are shorter, not lower)."""
+def test_one_flow_cuts_as_often_as_in_ns3(fresh):
+    """C1: one flow, so no competitor's cut to pass: the two cut as often (within 10 %), at
+    peaks and troughs equal within a segment."""
     name = f"{HERE}-1flow"
     ours, ns3 = fresh(name), STORE[name]["ns3"]
-    assert study.mean(ours, "decreases") > study.mean(ns3, "decreases")
+    assert study.mean(ours, "decreases") == pytest.approx(study.mean(ns3, "decreases"), rel=0.10)
     for key in ("peak_cwnd", "trough_cwnd"):
         assert abs(study.mean(ours, key) - study.mean(ns3, key)) <= 1.0, key
 
 
-def test_atmsims_cycle_after_fast_convergence_is_shorter(tmp_path):
-    """C1 measured: one flow loses at 185-186 segments every cycle. In atmsim a cut a fraction of
-    a segment below the previous one lowers W_max to 0.85 of it (fast convergence), W_est reaches
-    that W_max early and α_cubic turns 1: the next cycle is about 3/4 as long. ns-3 keeps α_cubic
-    at 9/17 and its cycles are all alike. RFC 9438 §4.3 turns α_cubic to 1 at cwnd_prior, the
-    window before the cut: both cycles would be ns-3's."""
+def test_every_cycle_of_one_flow_lasts_as_long_as_ns3s(tmp_path):
+    """C1 measured: one flow loses at about 185 segments every cycle. RFC 9438 §4.3 turns
+    α_cubic to 1 once W_est reaches cwnd_prior, the window before the cut, which a cycle
+    after fast convergence reaches no sooner than the others; so atmsim's cycles are all
+    alike (before atmsim followed that rule it turned α_cubic to 1 at W_max, 0.85 of
+    cwnd_prior after fast convergence, and such cycles lasted 3/4 of the others), and as long
+    as ns-3's, whose α_cubic never turns 1, within a millisecond (its cwnd is read on a 1-ms grid)."""
     name = f"{HERE}-1flow"
     p = study.SCENARIOS[name]
     times, peaks = study.atmsim_cycles(p, tmp_path)
     length = np.diff(times)[1:]
     after_fc = peaks[1:-1] < peaks[:-2]
-    assert after_fc.sum() >= 5 and (~after_fc).sum() >= 5
-    assert length[after_fc].mean() < 0.85 * length[~after_fc].mean()
+    assert len(length) >= 20
+    if after_fc.any():
+        assert length[after_fc].mean() >= 0.95 * length[~after_fc].mean()
+    assert np.ptp(length) <= 0.0015
     times3, _ = study.ns3_cycles(p, STORE[name]["ns3"])
     assert np.ptp(np.diff(times3)) <= 0.0015
-    assert abs(np.diff(times3).mean() - length[~after_fc].mean()) <= 0.001
+    assert abs(np.diff(times3).mean() - length.mean()) <= 0.001
 
 
 def test_incast_without_loss_is_the_same_slow_start(fresh):

@@ -3,7 +3,7 @@ of validation/dctcp_ns3.py (N senders -> R1 -> R2 -> D, 10 Gb/s bottleneck, 1,50
 packets) with tail drop, CUBIC with SACK on both: atmsim's `cubic-sack`, ns-3's TcpCubic
 with Sack = true (bench/ns3/dctcp_ns3.py --cc cubic).
 
-    python validation/cubic_ns3.py [--ns3-python PY] [--only NAMES] [--plot PNG]
+    python validation/cubic_ns3.py [--ns3-python PY | --refresh-atmsim] [--only NAMES] [--plot PNG]
 
 Scenarios (SCENARIOS): two long-lived flows (started 10 us apart) at round trips of 100 and
 500 us (C·RTT = 83 and 417 packets) and buffers of 25, 100 and 400 packets; at 100 us and
@@ -26,7 +26,9 @@ run each flow's retransmitted segments, fast recoveries and timeouts (ns-3: entr
 CA_RECOVERY and CA_LOSS), and flow 1's cwnd on a grid (TRACE_MS) over the read interval.
 
 Without --ns3-python the ns-3 rows come from the store; with it ns-3 runs (one process a
-scenario, 1-2 min each on a shared machine) and the store is rewritten with both sides.
+scenario, 1-2 min each on a shared machine) and the store is rewritten with both sides. With
+--refresh-atmsim the store's atmsim rows are rewritten and its ns-3 rows kept: after a change
+to atmsim alone, ns-3's runs need not be repeated.
 """
 
 from __future__ import annotations
@@ -137,17 +139,24 @@ def ns3_cycles(p: dict, m: dict) -> tuple[np.ndarray, np.ndarray]:
     return cycles(_grid(p), np.asarray(m["cwnd_trace"]), p["warmup"])
 
 
+def describe(lengths: np.ndarray) -> str:
+    """Cycle lengths as 'mean ms (min-max, n = count)', or 'none' for an empty set."""
+    if not len(lengths):
+        return "none"
+    return f"{lengths.mean() * 1e3:.1f} ms ({lengths.min() * 1e3:.1f}-{lengths.max() * 1e3:.1f}, n = {len(lengths)})"
+
+
 def print_cycles(name: str, store: dict, workdir: Path) -> None:
-    """C1 measured: the cycle lengths of flow 1, and in atmsim whether fast convergence began each."""
+    """C1 measured: the cycle lengths of flow 1, in atmsim split by whether fast convergence
+    began the cycle (the cut before it a fraction of a segment below the one before that)."""
     p = SCENARIOS[name]
     times, peaks = atmsim_cycles(p, workdir)
     length, after_fc = np.diff(times)[1:], peaks[1:-1] < peaks[:-2]
-    print(f"{name}: atmsim cycles after a cut below the previous peak (fast convergence) "
-          f"{length[after_fc].mean() * 1e3:.1f} ms (n = {after_fc.sum()}), after the others "
-          f"{length[~after_fc].mean() * 1e3:.1f} ms (n = {(~after_fc).sum()}); peaks {peaks.min():.1f}-{peaks.max():.1f}")
+    print(f"{name}: atmsim cycles {describe(length)}; after a cut below the previous peak (fast convergence) "
+          f"{describe(length[after_fc])}, after the others {describe(length[~after_fc])}; "
+          f"peaks {peaks.min():.1f}-{peaks.max():.1f}")
     t3, p3 = ns3_cycles(p, store["scenarios"][name]["ns3"])
-    print(f"{name}: ns-3 cycles {np.diff(t3).mean() * 1e3:.1f} ms ({np.diff(t3).min() * 1e3:.0f}-"
-          f"{np.diff(t3).max() * 1e3:.0f}, n = {len(t3) - 1}); peaks {p3.min():.0f}-{p3.max():.0f}")
+    print(f"{name}: ns-3 cycles {describe(np.diff(t3))}; peaks {p3.min():.0f}-{p3.max():.0f}")
 
 
 def ns3(p: dict, python: str) -> dict:
@@ -213,6 +222,8 @@ def plot(store: dict, path: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
+    ap.add_argument("--refresh-atmsim", action="store_true",
+                    help="rewrite the store's atmsim rows, keep its ns-3 rows (after a change to atmsim)")
     ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--only", help="comma-separated scenario names")
     ap.add_argument("--plot", help="write the cwnd traces of the six dumbbells to this PNG")
@@ -222,7 +233,12 @@ def main() -> None:
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         ap.error(f"--only: no scenario {unknown[0]!r} (see SCENARIOS)")
+    if a.refresh_atmsim and a.ns3_python:
+        ap.error("--refresh-atmsim keeps the stored ns-3 rows: leave out --ns3-python")
     store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
+    missing = [n for n in names if n not in store["scenarios"]]
+    if a.refresh_atmsim and missing:
+        ap.error(f"--refresh-atmsim: {a.store} holds no ns-3 row for {missing[0]}: run with --ns3-python")
     if a.cycles:
         with tempfile.TemporaryDirectory() as tmp:
             print_cycles(a.cycles, store, Path(tmp))
@@ -239,6 +255,9 @@ def main() -> None:
             if a.ns3_python:
                 print(f"ns-3 {name} ...", file=sys.stderr, flush=True)
                 store["scenarios"][name] = {"parameters": p, "ns3": ns3(p, a.ns3_python), "atmsim": ours}
+                dumbbell.write(store, Path(a.store), __doc__, "cubic_ns3.py", " --cc cubic")
+            elif a.refresh_atmsim:
+                store["scenarios"][name]["atmsim"] = ours
                 dumbbell.write(store, Path(a.store), __doc__, "cubic_ns3.py", " --cc cubic")
             print(row(name, p, store["scenarios"][name]["ns3"]))
             print(row(name, p, ours))

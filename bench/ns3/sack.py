@@ -2,7 +2,7 @@
 """SACK cross-check: ns-3 and atmsim, NewReno and SACK, on aron97-topo1-packet.
 
     python bench/ns3/sack.py [--buffers 192528] [--cubic [--cubic-attr NAME=VALUE ...]] [--ns3-python PY]
-                             [--atmsim CMD] [--json]
+                             [--atmsim CMD] [--json] [--refresh-atmsim STORE]
 
 For each router buffer (bytes, rounded down to whole 9168-byte packets, see below) runs
 
@@ -17,7 +17,9 @@ or with `--cubic` CUBIC (RFC 9438) on both, 10 segments initially: ns-3's TcpCub
 and its classic recovery ("cubic-sack") or PRR ("cubic-sack-prr"), HyStart off (atmsim models
 none), against atmsim's `cubic-sack` and `cubic` (NewReno recovery underneath); with `--cubic-attr`
 only ns-3's cubic-sack, once for each TcpCubic attribute setting given ("ns-3 cubic-sack
-CubicDelta=0", ...: docs/tcp.md, "CUBIC beside ns-3");
+CubicDelta=0", ...: docs/tcp.md, "CUBIC beside ns-3"); with `--cubic --refresh-atmsim STORE`
+atmsim alone at the buffers of that stored comparison (validation/ns3/cubic_reference.json),
+whose atmsim rows it rewrites, keeping ns-3's: after a change to atmsim alone;
 
 and prints one table: effective throughput E, Jain's fairness index over the 8 flows,
 retransmitted segments, coarse timeouts (RTO expiries) and fast recoveries entered.
@@ -73,8 +75,19 @@ def main():
     ap.add_argument("--cubic", action="store_true", help="CUBIC on both instead of NewReno and SACK")
     ap.add_argument("--cubic-attr", action="append", default=[], metavar="NAME=VALUE",
                     help="with --cubic: ns-3's cubic-sack alone, with this TcpCubic attribute set (repeatable)")
+    ap.add_argument("--refresh-atmsim", metavar="STORE",
+                    help="with --cubic: atmsim alone at STORE's buffers; rewrite STORE's atmsim rows, keep ns-3's")
     args = ap.parse_args()
     ns3_models, atmsim_models = (CUBIC_NS3, CUBIC_ATMSIM) if args.cubic else (NS3_MODELS, ATMSIM_MODELS)
+    if args.refresh_atmsim:
+        if not args.cubic or args.cubic_attr:
+            ap.error("--refresh-atmsim needs --cubic and no --cubic-attr")
+        try:
+            store = json.loads(open(args.refresh_atmsim, encoding="utf-8").read())
+            args.buffers = ",".join(str(b) for b in sorted({r["buffer"] for r in store["rows"]}))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            ap.error("--refresh-atmsim: %s is not a stored comparison (%s)" % (args.refresh_atmsim, e))
+        ns3_models = []
     if args.cubic_attr:
         if not args.cubic:
             ap.error("--cubic-attr needs --cubic")
@@ -107,6 +120,12 @@ def main():
             r["retransmissions"], r["timeouts"], r["recoveries"], r["bottleneck_drops"]))
     if args.json:
         print(json.dumps(rows))
+    if args.refresh_atmsim:
+        fresh = {(r["model"], r["buffer"]): r for r in rows}
+        store["rows"] = [fresh.get((r["model"], r["buffer"]), r) for r in store["rows"]]
+        store["atmsim_command"] = "python bench/ns3/sack.py --cubic --refresh-atmsim " + args.refresh_atmsim
+        with open(args.refresh_atmsim, "w", encoding="utf-8") as f:
+            f.write(json.dumps(store, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ fn a_matrix_needs_a_fat_tree_and_a_kind() {
     let path = matrix_file("kinds", "Nodes 2\nConnections 1\n0->1 start 0 size 5\n");
     let base = crate::scenario::test_support::BASE;
     let e = validate(&crate::parse(base, &[format!("workload.matrix={path}")]).unwrap(), None).unwrap_err();
-    assert!(e.key == "workload.matrix" && e.problem.contains("needs a fat tree"), "{e}");
+    assert!(e.key == "workload.matrix" && e.problem.contains("needs a generated topology"), "{e}");
     // Mixed kinds: which one the matrix's flows are is not guessed.
     let mixed = format!("{EQDS_ONE}\n[[flow]]\nname = \"t\"\nkind = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\n");
     let e = crate::parse(&mixed, &[format!("workload.matrix={path}")]).and_then(|s| validate(&s, None)).unwrap_err();
