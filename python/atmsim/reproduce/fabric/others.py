@@ -55,9 +55,9 @@ def _fail_runs(g):
 
 
 def _by_fap(s):
-    text = atmsim.resolve(PERM)
-    import tomllib
+    from atmsim.toml import tomllib
 
+    text = atmsim.resolve(PERM)
     ends = {f["name"]: (int(f["src"][1:]) // 4, int(f["dst"][1:]) // 4) for f in tomllib.loads(text)["flow"]}
     return {f["name"]: (ends[f["name"]], f["goodput_bps"]) for f in s["flows"]}
 
