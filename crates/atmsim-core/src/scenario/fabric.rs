@@ -71,6 +71,9 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
             format!("{} FAPs of {} ports make {voqs} VOQs (faps² × ports_per_fap), more than {MAX_VOQS}", f.faps, f.ports_per_fap),
         );
     }
+    // The generated links carry these two: checked here, so that an error names the key written.
+    rate("fabric.port_rate", &f.port_rate)?;
+    parse_time(&f.port_delay).or_else(|p| err("fabric.port_delay", p))?;
     let hosts = f.faps * f.ports_per_fap;
     let mut out = s.clone();
     out.links = (0..hosts)

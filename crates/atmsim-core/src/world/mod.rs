@@ -14,6 +14,7 @@
 //! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
 //! | `service.rs` | what a service declares and does (`ServiceKind`), the hooks it takes (`Takes`) |
 //! | `services.rs` | the registry of the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops in `services/`), and the hooks through which they take part |
+//! | `fabric.rs`, `fabric_fail.rs` | a scheduled cell fabric: VOQs, credits, cells over fabric links and elements, reassembly; link failures |
 //! | `triggers.rs` | flows started by other flows' completions (a connection matrix's triggers) |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!

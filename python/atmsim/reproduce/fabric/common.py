@@ -74,9 +74,13 @@ def incast_127(*extra: str, trace: bool = False, tag=None) -> Run:
     return sources_to(0, range(1, 128), "fabric.faps=32", "duration=10ms", *extra, tag=tag, trace=trace)
 
 
-def departures(tr) -> "np.ndarray":
-    """The egress port log's departures (end of each packet's last bit), sorted, and the flows."""
-    log = atmsim.trace_frames(tr)["port"]
+def departures(tr) -> tuple:
+    """A traced run's egress port departures (`departures_of` its port log)."""
+    return departures_of(atmsim.trace_frames(tr)["port"])
+
+
+def departures_of(log) -> tuple:
+    """A port log's departures (end of each packet's last bit), sorted: times, flows, frames."""
     dep = log[log.change == "depart"]
     order = np.argsort(dep.t.to_numpy(), kind="stable")
     return dep.t.to_numpy()[order], dep.flow.to_numpy()[order], dep.frame.to_numpy()[order]
