@@ -15,13 +15,8 @@ pub struct FabricLink {
     pub delay: Time,
     queues: [Ring<Cell>; PRIORITIES],
     pub pipe: Ring<CellInFlight>,
-    /// A transmission is under way: its end is scheduled, or only its
-    /// place in the event order is kept (`deferred_free`).
+    /// A transmission is under way: its end is scheduled.
     pub busy: bool,
-    /// The end of the transmission under way and its reserved insertion
-    /// number, while no cell waits for the line: an event only if one comes
-    /// (`world/fabric.rs`, as a host NIC's end of transmission).
-    pub deferred_free: Option<(Time, u64)>,
     /// Link-level credit: (N2 + N3) cells at most in the far end, 0 for none.
     buf_alloc: u64,
     n2: u64,
@@ -53,7 +48,6 @@ impl FabricLink {
             queues: [Ring::new(), Ring::new()],
             pipe: Ring::new(),
             busy: false,
-            deferred_free: None,
             buf_alloc,
             n2,
             tx_cnt: 0,
@@ -106,9 +100,9 @@ impl FabricLink {
     }
 
     /// Starts the next cell if the line is idle, a cell waits and credit
-    /// allows: the cell, the end of its transmission, and whether the wire
-    /// was empty (its head is then to be scheduled).
-    pub fn start(&mut self, now: Time, header: u32) -> Option<(Cell, Time, bool)> {
+    /// allows: the cell and the end of its transmission (its arrival at the
+    /// far end is the back of the wire).
+    pub fn start(&mut self, now: Time, header: u32) -> Option<(Cell, Time)> {
         if self.busy {
             return None;
         }
@@ -120,7 +114,6 @@ impl FabricLink {
         let cell = self.queues[q].pop_front().expect("not empty");
         let wire = (cell.payload as u32 + header) as u64;
         let end = self.transmitter.send(now, wire);
-        let was_empty = self.pipe.is_empty();
         self.pipe.push_back(CellInFlight { arrive_at: end + self.delay, cell });
         self.busy = true;
         self.cells += 1;
@@ -132,7 +125,7 @@ impl FabricLink {
             self.tx_cnt += 1;
             self.peak_resident = self.peak_resident.max(self.tx_cnt - self.fwd_cnt);
         }
-        Some((cell, end, was_empty))
+        Some((cell, end))
     }
 
     /// The far end forwarded one of this link's cells; the value of a
@@ -176,12 +169,12 @@ mod tests {
         let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 50_000, None);
         l.enqueue(cell(CellKind::Data, 0));
         l.enqueue(cell(CellKind::Credit, 9));
-        let (first, end, was_empty) = l.start(0, 16).unwrap();
-        assert_eq!((first.kind, end, was_empty), (CellKind::Credit, 8_000, true));
+        let (first, end) = l.start(0, 16).unwrap();
+        assert_eq!((first.kind, end), (CellKind::Credit, 8_000));
         assert!(l.start(1_000, 16).is_none(), "busy until its end is handled");
         l.busy = false;
-        let (second, end, was_empty) = l.start(8_000, 16).unwrap();
-        assert_eq!((second.seq, end, was_empty), (0, 16_000, false));
+        let (second, end) = l.start(8_000, 16).unwrap();
+        assert_eq!((second.seq, end), (0, 16_000));
         assert_eq!(l.pipe.pop_front().unwrap().arrive_at, 58_000);
         assert_eq!(l.pipe.pop_front().unwrap().arrive_at, 66_000);
     }

@@ -6,8 +6,9 @@
 //! packet and offers it to the port from the fabric to its host, where the
 //! route it carried goes on. Control cells (FlowStatus, Credit) cross the
 //! same links before data. Every fabric link takes two events per cell
-//! (its transmitter's end, its wire's head) and link-level credit one per
-//! N2 cells.
+//! (its transmitter's end, the cell's arrival at the far end), both in the
+//! scheduler's gap lanes for a full cell, and link-level credit one per N2
+//! cells.
 
 use super::World;
 use crate::engine::{Event, FabricEvent};
@@ -71,6 +72,8 @@ pub(in crate::world) struct Fabric {
     /// element lost, for the world to follow up (`fabric_fail.rs`).
     pub(super) dead: Vec<Cell>,
     pub(super) late_credits: Vec<(u32, u64)>,
+    /// Links given a cell while idle, to be started (`start_waking`).
+    waking: Vec<u32>,
 }
 
 impl Fabric {
@@ -119,6 +122,7 @@ impl Fabric {
             reach: vec![g.links_per_fe(); (g.fes * g.faps) as usize],
             dead: Vec::new(),
             late_credits: Vec::new(),
+            waking: Vec::new(),
             cfg,
         }
     }
@@ -165,8 +169,12 @@ impl Fabric {
 
     /// Queues a cell for a link; false if the link has failed (the cell is lost).
     pub(super) fn enqueue(&mut self, link: u32, cell: Cell) -> bool {
-        if self.links[link as usize].up {
-            self.links[link as usize].enqueue(cell);
+        let l = &mut self.links[link as usize];
+        if l.up {
+            l.enqueue(cell);
+            if !l.busy {
+                self.waking.push(link);
+            }
             return true;
         }
         self.lost_before_detection += 1;
@@ -177,9 +185,9 @@ impl Fabric {
 
 /// The gaps at which a fabric's events recur, for the scheduler's lanes
 /// (engine/mod.rs), most frequent first: a full cell's time on a fabric
-/// link (its end, and the next head behind it on the wire), that plus the
-/// link delay (the head of an empty wire), the link delay (a link credit),
-/// and an egress scheduler's credit slot, rounded down and up.
+/// link (its end), that plus the link delay (its arrival), the link delay
+/// (a link credit), and an egress scheduler's credit slot, rounded down and
+/// up.
 pub(super) fn gaps(model: &Model, fm: &FabricModel) -> Vec<crate::time::Time> {
     let cfg = &fm.config;
     let cell = cfg.link_rate.tx_time((cfg.cell_payload + cfg.cell_header) as u64);
@@ -249,10 +257,7 @@ impl World {
             };
             f.spray(src_fap, cell);
         }
-        for i in 0..f.cfg.geometry.links {
-            let link = self.fabric().cfg.geometry.up(src_fap, i);
-            self.fabric_start(link);
-        }
+        self.start_waking();
         self.fabric_losses();
     }
 
@@ -283,27 +288,26 @@ impl World {
         });
     }
 
-    /// Starts a link's next cell if it can; schedules its end and, on an
-    /// empty wire, its arrival. A cell leaving a fabric element frees its
-    /// place there: the link it came in by gets its credit back.
+    /// Starts the links that were given a cell while idle.
+    pub(super) fn start_waking(&mut self) {
+        let mut waking = std::mem::take(&mut self.fabric().waking);
+        for &link in &waking {
+            self.fabric_start(link);
+        }
+        waking.clear();
+        self.fabric().waking = waking;
+    }
+
+    /// Starts a link's next cell if it can; schedules its end and its
+    /// arrival. Both come a fixed gap after the start for a full cell (its
+    /// time; that plus the link's delay), so the scheduler keeps them in its
+    /// gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
+    /// its place there: the link it came in by gets its credit back.
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
-        let l = &mut self.services.fabric_mut().expect("a fabric run").links[link as usize];
-        if let Some((end, seq)) = l.deferred_free {
-            if self.sched.has_passed(end, seq) {
-                // Its end came in order with nothing waiting: the line is idle.
-                l.busy = false;
-                l.deferred_free = None;
-            } else if l.queued() > 0 {
-                // A cell waits: the end becomes an event, in its kept place.
-                l.deferred_free = None;
-                self.sched.schedule_reserved(end, seq, Event::Fabric(FabricEvent::LinkFree(link)));
-                return;
-            }
-        }
         let f = self.fabric();
         let header = f.cfg.cell_header;
-        let Some((cell, end, was_empty)) = f.links[link as usize].start(now, header) else { return };
+        let Some((cell, end)) = f.links[link as usize].start(now, header) else { return };
         let arrive_at = f.links[link as usize].pipe.from_back(1).arrive_at;
         let credit = if f.cfg.geometry.is_up(link) {
             None
@@ -311,16 +315,8 @@ impl World {
             let from = cell.from_link;
             f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
         };
-        let f = self.fabric();
-        if f.links[link as usize].queued() == 0 {
-            let seq = self.sched.reserve();
-            self.fabric().links[link as usize].deferred_free = Some((end, seq));
-        } else {
-            self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
-        }
-        if was_empty {
-            self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
-        }
+        self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
+        self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
         if let Some((from, fwd, delay)) = credit {
             self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link: from, fwd }));
         }
@@ -351,20 +347,15 @@ impl World {
         let now = self.now;
         let f = self.fabric();
         let l = &mut f.links[link as usize];
-        // A failed link's wire was emptied: its scheduled head finds nothing.
+        // A failed link's wire was emptied: its cells' arrivals find nothing.
         let Some(CellInFlight { mut cell, .. }) = l.pipe.pop_front() else { return };
-        let next_head = l.pipe.front().map(|c| c.arrive_at);
-        if let Some(t) = next_head {
-            self.sched.schedule(t, Event::Fabric(FabricEvent::LinkHead(link)));
-        }
         let f = self.fabric();
         let g = &f.cfg.geometry;
         if g.is_up(link) {
             cell.from_link = link;
-            return match f.fe_forward(link, cell) {
-                Some(down) => self.fabric_start(down),
-                None => self.fabric_losses(),
-            };
+            f.fe_forward(link, cell);
+            self.start_waking();
+            return self.fabric_losses();
         }
         // A FAP takes its cells at once: the link's credit goes straight back.
         let l = &mut f.links[link as usize];
@@ -413,10 +404,9 @@ impl World {
                 let (voq, dst_fap) = (g.voq(src, port), g.fap_of_port(port));
                 let cell =
                     Cell { voq, seq: 0, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap: src as u8, kind: CellKind::Credit };
-                match f.spray(dst_fap, cell) {
-                    Some(link) => self.fabric_start(link),
-                    None => self.fabric_losses(),
-                }
+                f.spray(dst_fap, cell);
+                self.start_waking();
+                self.fabric_losses();
                 Some(next)
             }
             Slot::Paused(next) | Slot::Wait(next) => Some(next),

@@ -62,6 +62,9 @@ impl World {
     pub(super) fn fabric_losses(&mut self) {
         let now = self.now;
         let f = self.fabric();
+        if f.dead.is_empty() && f.late_credits.is_empty() {
+            return;
+        }
         let timeout = f.cfg.reassembly_timeout;
         let mut dead = std::mem::take(&mut f.dead);
         let mut credits = std::mem::take(&mut f.late_credits);
@@ -148,9 +151,8 @@ impl World {
         let (src_fap, port) = f.cfg.geometry.voq_ends(voq);
         let dst_fap = f.cfg.geometry.fap_of_port(port) as u8;
         let cell = Cell { voq, seq, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap, kind: CellKind::FlowStatus };
-        match f.spray(src_fap, cell) {
-            Some(link) => self.fabric_start(link),
-            None => self.fabric_losses(),
-        }
+        f.spray(src_fap, cell);
+        self.start_waking();
+        self.fabric_losses();
     }
 }
