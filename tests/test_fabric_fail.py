@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import atmsim
+from atmsim.toml import tomllib
 
 PERM = "fabric-perm"
 DOWN = ["duration=100us", "fabric.fail=[{link = \"fap0.l0\", at = \"40us\"}, {link = \"fap0.l1\", at = \"40us\"}]"]
@@ -63,6 +64,28 @@ def test_a_slowed_link_loses_nothing_and_keeps_the_books():
     assert fab["up_link_cells_least"] < 0.5 * fab["up_link_cells_most"]
 
 
+def test_balanced_input_slows_the_credits_toward_a_fap_that_lost_links_and_spares_the_others():
+    # Three of FAP 0's 18 links fail both ways at 40 µs, detected at 41 µs: with balanced input
+    # FAP 0's ports grant at 15/18 of their credit rate, so less piles up toward FAP 0 in the
+    # elements, and link credit, shared by every destination, holds back less for other FAPs.
+    fail = ", ".join(f'{{link = "fap0.l{i}", at = "40us"}}' for i in range(3))
+    sets = ["duration=100us", "measure.from=50us", "measure.to=100us", "fabric.reach.detect=1us", f"fabric.fail=[{fail}]"]
+    plain, balanced = run(*sets), run(*sets, "fabric.reach.balanced_input=true")
+
+    def into_fap0_and_slowest_other(s):
+        flows = tomllib.loads(atmsim.resolve(PERM))["flow"]
+        ends = {f["name"]: (int(f["src"][1:]) // 4, int(f["dst"][1:]) // 4) for f in flows}
+        into = sum(f["goodput_bps"] for f in s["flows"] if ends[f["name"]][1] == 0)
+        others = min(f["goodput_bps"] for f in s["flows"] if 0 not in ends[f["name"]])
+        return into, others
+
+    (into_plain, others_plain), (into_bal, others_bal) = map(into_fap0_and_slowest_other, (plain, balanced))
+    assert balanced["fabric"]["cells_balanced"] and balanced["accounting"]["balanced"]
+    # Into FAP 0: no more than 15/18 of its four ports' credits (404 Gb/s each) allow.
+    assert into_bal <= 15 / 18 * 4 * 404e9
+    assert others_bal > others_plain * 1.05, (others_plain, others_bal)
+
+
 @pytest.mark.parametrize("sets, key", [
     (["fabric.fail=[{link = \"fap99.l0\", at = \"1us\"}]"], "fabric.fail[0].link"),
     (["fabric.fail=[{link = \"fap0.l18\", at = \"1us\"}]"], "fabric.fail[0].link"),
@@ -70,6 +93,11 @@ def test_a_slowed_link_loses_nothing_and_keeps_the_books():
     (["fabric.fail=[{link = \"fap0.l0\", at = \"5s\"}]"], "fabric.fail[0].at"),
     (["fabric.reach.detect=5us"], "fabric.reach.detect"),
     (["fabric.reassembly_timeout=5us"], "fabric.reassembly_timeout"),
+    (["fabric.reach.balanced_input=true"], "fabric.reach.balanced_input"),
+    (["fabric.reach.balanced_input=true", "fabric.fail=[{link = \"fap0.l0\", at = \"1us\", dir = \"up\"}]"],
+     "fabric.reach.balanced_input"),
+    (["fabric.reach.balanced_input=true", "fabric.fail=[{link = \"fap0.l0\", at = \"1us\", rate = \"10Gbps\"}]"],
+     "fabric.reach.balanced_input"),
     (["fabric.fail=[{link = \"fap0.l0\", at = \"1us\", rate = \"200Gbps\"}]"], "fabric.fail[0].rate"),
     (["fabric.fail=[{link = \"fap0.l0\", at = \"9us\", rate = \"1Gbps\"}, {link = \"fap0.l0\", at = \"2us\"}]"],
      "fabric.fail[0].link"),

@@ -94,6 +94,13 @@ impl Serializer {
         self.rate
     }
 
+    /// The same line at another rate from its current end on: the next
+    /// unit starts no sooner than the one under way ends (to the whole
+    /// picosecond) and takes the new rate's time.
+    pub fn at_rate(&self, rate: Rate) -> Serializer {
+        Serializer { free_at: self.free_at, ..Serializer::new(rate) }
+    }
+
     /// Time the line becomes idle (rounded up to the next picosecond).
     #[inline]
     pub fn free_at(&self) -> Time {

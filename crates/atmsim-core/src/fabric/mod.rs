@@ -73,6 +73,8 @@ pub struct FabricConfig {
     pub reassembly_timeout: Time,
     /// From a link's failure to the sprayers leaving it out.
     pub detect: Time,
+    /// Balanced input: a FAP's credit rate follows its usable links from the fabric.
+    pub balanced_input: bool,
     /// Links failing or slowing during the run, in time order.
     pub failures: Vec<LinkFailure>,
 }

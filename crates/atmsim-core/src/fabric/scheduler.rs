@@ -75,6 +75,16 @@ impl EgressScheduler {
         }
     }
 
+    /// Credits at `rate` from the next slot on (balanced input, docs/fabric.md R9).
+    pub fn set_credit_rate(&mut self, rate: Rate) {
+        self.generator = self.generator.at_rate(rate);
+    }
+
+    /// The credit rate.
+    pub fn credit_rate(&self) -> Rate {
+        self.generator.rate()
+    }
+
     /// FlowStatus number `number` from `src`'s VOQ (numbered from 1); returns
     /// when the next slot should run if the scheduler was stopped and now
     /// has work. Cells of one VOQ cross different links, so a FlowStatus may
@@ -196,6 +206,18 @@ mod tests {
         assert_eq!(s.slot(t + 80_000, 0, 16_384), Slot::Idle);
         assert!(!s.running);
         assert_eq!(s.status(t + 50_000, 1, Crs::Norm, 1), Some(t + 80_000), "woken, never faster than its rate");
+    }
+
+    #[test]
+    fn a_new_credit_rate_takes_effect_after_the_credit_under_way() {
+        // 80 ns a credit, then five sixths of the rate: 96 ns (balanced input, 15 of 18 links).
+        let full = Rate::new(4096, 10_000).unwrap();
+        let mut s = EgressScheduler::new(2, full, gbps(40), 4096);
+        s.status(0, 1, Crs::Norm, 1);
+        assert_eq!(s.slot(0, 0, 16_384), Slot::Grant(1, 80_000));
+        s.set_credit_rate(Rate::new(full.bits as u128 * 15, full.ps as u128 * 18).unwrap());
+        assert_eq!(s.slot(80_000, 0, 16_384), Slot::Grant(1, 176_000));
+        assert_eq!(s.credit_rate(), Rate::new(4096 * 5, 60_000).unwrap());
     }
 
     #[test]

@@ -269,12 +269,20 @@ pub fn resolve(
     // these two keys do nothing.
     if !failures.iter().any(|l| l.rate.is_none()) {
         let defaults = super::schema_fabric::FabricSection::default();
-        if f.reach != defaults.reach {
+        if f.reach.detect != defaults.reach.detect {
             return err("fabric.reach.detect", "does nothing here: no [[fabric.fail]] takes a link down");
         }
         if f.reassembly_timeout != defaults.reassembly_timeout {
             return err("fabric.reassembly_timeout", "does nothing here: no [[fabric.fail]] takes a link down, so no cell is lost");
         }
+    }
+    // Balanced input acts on a FAP that loses links from the fabric.
+    let down_toward_a_fap = failures.iter().any(|l| l.rate.is_none() && l.links.iter().any(|&k| !geometry.is_up(k)));
+    if f.reach.balanced_input && !down_toward_a_fap {
+        return err(
+            "fabric.reach.balanced_input",
+            "does nothing here: no [[fabric.fail]] takes down a link toward a FAP (a link down with dir \"both\" or \"down\")",
+        );
     }
     let ppm = |x: f64| (x * 1e6).round() as u64;
     let mut port_of_node = vec![u32::MAX; nodes.names.len()];
@@ -297,6 +305,7 @@ pub fn resolve(
         llfc: (f.llfc.n2 + llfc_n3, f.llfc.n2),
         reassembly_timeout,
         detect,
+        balanced_input: f.reach.balanced_input,
         failures,
     };
     if scaled(port_rate, config.overspeed_ppm).is_none() || fraction(port_rate, config.slow_ppm).is_none() {

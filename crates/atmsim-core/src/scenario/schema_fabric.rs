@@ -57,11 +57,16 @@ pub struct ReachSection {
     /// From a link's failure to the sprayers and fabric elements leaving it
     /// out (inferred from the SDK's reachability watchdog).
     pub detect: String,
+    /// Balanced input (ours, docs/fabric.md R9): once a failure is detected,
+    /// a FAP left with u of its n links from the fabric grants credits at
+    /// u/n of its ports' credit rate, so that no more is sent toward it than
+    /// its share of the fabric and the elements' queues toward it stay short.
+    pub balanced_input: bool,
 }
 
 impl Default for ReachSection {
     fn default() -> Self {
-        ReachSection { detect: "100us".into() }
+        ReachSection { detect: "100us".into(), balanced_input: false }
     }
 }
 

@@ -33,6 +33,8 @@ pub(in crate::world) struct Fabric {
     pub(super) voqs: Vec<Voq>,
     pub(super) streams: Vec<Reassembly>,
     pub(super) schedulers: Vec<EgressScheduler>,
+    /// Per egress port, its scheduler's credit rate with every link up.
+    pub(super) full_credit_rates: Vec<crate::time::Rate>,
     /// Per FAP, its next link (round-robin spraying).
     spray_next: Vec<u32>,
     /// Per (FE, destination FAP), its next link down.
@@ -83,7 +85,7 @@ impl Fabric {
         let links = (0..g.link_count() as u32).map(|l| FabricLink::new(cfg.link_rate, g.delay(l), Some(cfg.llfc))).collect();
         let ports = g.port_count() as usize;
         let voqs = g.faps as usize * ports;
-        let schedulers = fm
+        let schedulers: Vec<EgressScheduler> = fm
             .egress
             .iter()
             .map(|p| {
@@ -98,6 +100,7 @@ impl Fabric {
             links,
             voqs: (0..voqs).map(|_| Voq::new()).collect(),
             streams: (0..voqs).map(|_| Reassembly::default()).collect(),
+            full_credit_rates: schedulers.iter().map(EgressScheduler::credit_rate).collect(),
             schedulers,
             spray_next: vec![0; g.faps as usize],
             fe_next: vec![0; (g.fes * g.faps) as usize],

@@ -40,6 +40,22 @@ impl Fabric {
         None
     }
 
+    /// Balanced input (R9): the egress schedulers of `fap`'s ports grant at
+    /// u/n of their credit rate, u of its n links from the fabric usable.
+    fn balance_input(&mut self, fap: u32) {
+        let g = &self.cfg.geometry;
+        let n = g.links;
+        let usable = (0..n).filter(|&i| self.links[g.down(fap, i) as usize].usable).count() as u64;
+        for port in fap * g.ports..(fap + 1) * g.ports {
+            let full = self.full_credit_rates[port as usize];
+            // Rates are exact fractions: u/n of one is one, unless it
+            // vanishes (no link left: nothing reaches the FAP anyway).
+            if let Some(rate) = crate::time::Rate::new(full.bits as u128 * usable as u128, full.ps as u128 * n as u128) {
+                self.schedulers[port as usize].set_credit_rate(rate);
+            }
+        }
+    }
+
     /// A cell lost in a fabric element (no link left to its FAP).
     fn lose_at_element(&mut self, cell: Cell) {
         self.lost_unreachable += 1;
@@ -129,6 +145,9 @@ impl World {
                 let (fap, _) = g.fap_and_index(link);
                 let at = (g.fe_of(link) * g.faps + fap) as usize;
                 f.reach[at] -= 1;
+                if f.cfg.balanced_input {
+                    f.balance_input(fap);
+                }
             }
         }
     }

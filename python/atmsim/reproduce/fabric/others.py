@@ -51,7 +51,7 @@ FAILED = ["fap0.l0", "fap0.l1", "fap0.l2"]
 def _fail_runs(g):
     fail = ", ".join(f'{{link = "{link}", at = "50us"}}' for link in FAILED)
     return [Run(PERM, ("duration=150us", "fabric.reach.detect=1us", f"fabric.fail=[{fail}]", "measure.from=60us",
-                       "measure.to=150us"))]
+                       "measure.to=150us", "fabric.reach.balanced_input=true"))]
 
 
 def _by_fap(s):
@@ -64,12 +64,14 @@ def _by_fap(s):
 
 @figure("F9", runs=_fail_runs)
 def f9(c, runs):
-    """Capacity after three of FAP 0's 18 links fail (both directions) at 50 µs, detected after 1 µs."""
+    """Capacity after three of FAP 0's 18 links fail (both directions) at 50 µs, detected after 1 µs, with
+    balanced input (FAP 0's ports then grant at 15/18 of their credit rate: docs/fabric.md R9)."""
     (_, r), = runs
     s = summary_of(r)
     flows = _by_fap(s)
     out = sum(g for (src, _), g in flows.values() if src == 0) * MTU / (MTU - 28)
     others = [g * MTU / (MTU - 28) for (src, dst), g in flows.values() if src != 0 and dst != 0]
+    into = sum(g for (_, dst), g in flows.values() if dst == 0) * MTU / (MTU - 28)
     e = efficiency(MTU)
     eps = (CTL + H) / (W / e)
     closed = min(4 * 400e9, (LINKS - len(FAILED)) * float(LINK_BPS) * e * (1 - eps))
@@ -80,11 +82,15 @@ def f9(c, runs):
             ours={"fap0_gbps": out / 1e9, "others_min_gbps": min(others) / 1e9},
             holds=check(("FAP 0's IP rate / closed form", out / closed, within(0.99, 1.01)),
                         ("slowest other flow's IP rate / its NIC's", min(others) / 400e9, within(0.99, 1.01))),
-            rule="over [60, 150] µs; depends on fabric.reach.detect (1 µs) and balanced-input mode (not built)",
+            rule="over [60, 150] µs; depends on fabric.reach.detect (1 µs), fabric.reach.balanced_input (on: our reading) "
+                 "and the link credit's depth (fabric.llfc)",
             deviation=(f"FAP 0 sends {out / 1e9:,.1f} Gb/s and the slowest flow touching neither end of FAP 0 gets "
-                       f"{min(others) / 1e9:,.1f}: the elements' queues toward FAP 0 fill, and link credit, shared by every "
-                       "destination of an input link, holds back cells for other FAPs too; the closed form assumes DNX's "
-                       "balanced-input mode, which this model does not have yet"))
+                       f"{min(others) / 1e9:,.1f}, with FAP 0's ports granting at 15/18 of their credit rate "
+                       f"({into / 1e9:,.1f} Gb/s reach FAP 0): the elements' buffers still fill to the link credit's "
+                       f"bound in bursts ({s['fabric']['llfc_peak_resident_cells']} of "
+                       f"{s['fabric']['llfc_bound_cells']} cells at the peak), and link credit, shared by every "
+                       "destination of an input link, holds back cells for other FAPs too; DNX's own balanced-input "
+                       "rule is not public"))
 
 
 @figure("F10", runs=_fail_runs)
