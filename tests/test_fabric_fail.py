@@ -64,6 +64,25 @@ def test_a_slowed_link_loses_nothing_and_keeps_the_books():
     assert fab["up_link_cells_least"] < 0.5 * fab["up_link_cells_most"]
 
 
+def test_the_least_loaded_sprayer_routes_around_a_slowed_link():
+    # FAP 0's link 0 slowed to 10 Gb/s up: round robin gives it an eighteenth of FAP 0's cells (or
+    # more, by the phase of the control cells), so FAP 0's four flows go at about 18 × 10 Gb/s; the
+    # least-loaded sprayer feeds it only as it drains. With a deeper egress pause threshold (the
+    # late cells complete packets in runs at reassembly) the flows reach their ports' rate.
+    slow = ["duration=150us", "measure.from=80us", "measure.to=150us",
+            "fabric.fail=[{link = \"fap0.l0\", at = \"20us\", rate = \"10Gbps\", dir = \"up\"}]"]
+
+    def fap0(*sets):
+        s = run(*slow, *sets)
+        assert s["fabric"]["cells_balanced"] and s["accounting"]["balanced"]
+        return sum(f["goodput_bps"] for f in s["flows"][:4])
+
+    rr, ll = fap0(), fap0("fabric.spray=least-loaded")
+    deep = fap0("fabric.spray=least-loaded", "fabric.scheduler.egress_stop=96KB")
+    assert rr < 18 * 10e9 and ll > 4 * rr, (rr, ll)
+    assert deep > 0.98 * 4 * 400e9, deep
+
+
 def test_balanced_input_slows_the_credits_toward_a_fap_that_lost_links_and_spares_the_others():
     # Three of FAP 0's 18 links fail both ways at 40 µs, detected at 41 µs: with balanced input
     # FAP 0's ports grant at 15/18 of their credit rate, so less piles up toward FAP 0 in the
@@ -94,6 +113,7 @@ def test_balanced_input_slows_the_credits_toward_a_fap_that_lost_links_and_spare
     (["fabric.reach.detect=5us"], "fabric.reach.detect"),
     (["fabric.reassembly_timeout=5us"], "fabric.reassembly_timeout"),
     (["fabric.reach.balanced_input=true"], "fabric.reach.balanced_input"),
+    (["fabric.spray=random"], "fabric.spray"),
     (["fabric.reach.balanced_input=true", "fabric.fail=[{link = \"fap0.l0\", at = \"1us\", dir = \"up\"}]"],
      "fabric.reach.balanced_input"),
     (["fabric.reach.balanced_input=true", "fabric.fail=[{link = \"fap0.l0\", at = \"1us\", rate = \"10Gbps\"}]"],

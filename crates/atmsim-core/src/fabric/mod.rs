@@ -53,6 +53,9 @@ pub struct FabricConfig {
     /// Continuous packet-cell packing: the packets one credit releases are
     /// cut as one byte stream.
     pub packing: bool,
+    /// Spraying picks the least-loaded link (cells waiting for it plus its
+    /// cells in the far end, ties in round-robin order) rather than the next.
+    pub least_loaded: bool,
     /// Bytes one credit is worth.
     pub credit_worth: u32,
     /// Payload bytes of a control cell (FlowStatus, Credit).

@@ -165,6 +165,11 @@ pub fn resolve(
         "continuous" => true,
         other => return err("fabric.packing", format!("must be \"off\" or \"continuous\", not \"{other}\"")),
     };
+    let least_loaded = match f.spray.as_str() {
+        "round-robin" => false,
+        "least-loaded" => true,
+        other => return err("fabric.spray", format!("must be \"round-robin\" or \"least-loaded\", not \"{other}\"")),
+    };
     let credit_worth = bytes("fabric.credit_worth", &f.credit_worth)?;
     if !(1..=8191).contains(&credit_worth) {
         return err("fabric.credit_worth", format!("must be 1 to 8,191 bytes (the Broadcom SDK's range), not {credit_worth}"));
@@ -295,6 +300,7 @@ pub fn resolve(
         cell_payload: cell_payload as u32,
         cell_header: cell_header as u32,
         packing,
+        least_loaded,
         credit_worth: credit_worth as u32,
         control_bytes: control_bytes as u32,
         voq_buffer,

@@ -33,6 +33,9 @@ pub struct FabricSection {
     pub cell_header: String,
     /// "off", or "continuous": the packets one credit releases are cut as one stream.
     pub packing: String,
+    /// How a FAP picks each cell's link: "round-robin", or "least-loaded"
+    /// (the link with the fewest cells waiting for it or held in its far end).
+    pub spray: String,
     /// Bytes one credit is worth (Broadcom SDK: 1 to 8,191; default 4,096).
     pub credit_worth: String,
     /// Payload bytes of a control cell (FlowStatus, Credit).
@@ -109,6 +112,7 @@ impl Default for FabricSection {
             cell_payload: "256B".into(),
             cell_header: "16B".into(),
             packing: "off".into(),
+            spray: "round-robin".into(),
             credit_worth: "4096B".into(),
             control_bytes: "8B".into(),
             voq: VoqSection::default(),

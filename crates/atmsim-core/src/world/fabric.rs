@@ -140,26 +140,43 @@ impl Fabric {
         self.links.iter().map(|l| l.queued() + l.pipe.len() as u64).sum()
     }
 
-    /// Puts a cell made at `fap` on its next link, round robin, among the
-    /// links not known to have failed whose FE reaches the cell's FAP; the
-    /// link, or None if the cell was lost (no link reaches, or a failed one
-    /// not yet detected took it).
+    /// Puts a cell made at `fap` on one of the links not known to have
+    /// failed whose FE reaches the cell's FAP: the next in round-robin
+    /// order, or with `least_loaded` the one with the fewest cells waiting
+    /// for it or held in its far end (a load-aware sprayer in the manner of
+    /// Juniper's sub-channel choice by credit count and occupancy, spec
+    /// [S43]; ties in round-robin order). The link, or None if the cell was
+    /// lost (no link reaches, or a failed one not yet detected took it).
     pub(super) fn spray(&mut self, fap: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
         self.made[cell.kind as usize] += 1;
         let first = self.spray_next[fap as usize];
+        let mut best: Option<(u64, u32)> = None;
         for k in 0..g.links {
             let i = (first + k) % g.links;
             let link = g.up(fap, i);
             let fe = g.fe_of(link);
-            if self.links[link as usize].usable && self.reach[(fe * g.faps + cell.dst_fap as u32) as usize] > 0 {
-                self.spray_next[fap as usize] = (i + 1) % g.links;
-                return self.enqueue(link, cell).then_some(link);
+            let l = &self.links[link as usize];
+            if !l.usable || self.reach[(fe * g.faps + cell.dst_fap as u32) as usize] == 0 {
+                continue;
+            }
+            if !self.cfg.least_loaded {
+                best = Some((0, i));
+                break;
+            }
+            let load = l.queued() + l.resident();
+            if best.is_none_or(|(b, _)| load < b) {
+                best = Some((load, i));
             }
         }
-        self.lost_unreachable += 1;
-        self.lose(cell);
-        None
+        let Some((_, i)) = best else {
+            self.lost_unreachable += 1;
+            self.lose(cell);
+            return None;
+        };
+        self.spray_next[fap as usize] = (i + 1) % g.links;
+        let link = g.up(fap, i);
+        self.enqueue(link, cell).then_some(link)
     }
 
     pub(super) fn lose(&mut self, cell: Cell) {
