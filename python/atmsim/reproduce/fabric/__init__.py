@@ -17,7 +17,9 @@ from atmsim.reproduce.harness import Paper, Run, figure, summary_of
 
 from .common import (LINK_BPS, LINKS, MTU, PERM, PORT_BPS, FLOW_IP_BYTES, H, P, W, busy_share, cells,
                      departures, efficiency, grid, incast_127, one_source, sources_to, spread_after_start, tx_ps, zero_load_ps)
+from .compare import c1
 from .others import f3, f9, f10, f11
+from .slowed import c2
 
 ID = "fabric"
 LENGTHS = (64, 256, 257, 1500, 4150, 9000)
@@ -198,4 +200,4 @@ def f12(c, runs):
             f"({float(LINK_BPS) / 1e9:g} Gb/s links)")
 
 
-PAPER = Paper(ID, (f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12), grid, test_options=())
+PAPER = Paper(ID, (f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, c1, c2), grid, test_options=())
