@@ -104,4 +104,19 @@ def c2(c, runs):
             kind="analytic", paper_value=f"{closed:,.1f} Gb/s ±2 % (n = {LINKS}, r_slow = {SLOW_BPS / 1e9:g} Gb/s, E(4,150))",
             ours=got, holds=check(("FAP 0's IP rate / n·r_slow·E", got / closed, within(0.98, 1.02))),
             rule="over [80, 150] µs, the link slowed at 20 µs; depends on fabric.spray (round robin) and the share of control "
-            "cells on the FAP's links")
+            "cells on the FAP's links", note=_note(df))
+
+
+def _note(df) -> str:
+    """What each network lost to its slowed link, against the capacity it removed."""
+    fab = df[df.network == "fabric"].set_index("run")
+    slowed = fab[fab.index.str.endswith("slowed to a tenth")].iloc[0]
+    down = fab[fab.index.str.contains("down")].iloc[0]
+    ndp = df[(df.network == "ndp") & (df.capacity_removed_share > 0)]
+    return (f"The fabric loses {slowed.lost_to_the_change:.2%} of its permutation's throughput to a link slowed to a tenth "
+            f"({slowed.capacity_removed_share:.2%} of its up-link capacity): the slowed FAP's {slowed.flows_below_90pct} flows get "
+            f"{slowed.min_share:.1%} of the line, and its reassembly holds up to {slowed.reorder_depth_cells:,.0f} cells. With the "
+            f"link down instead it loses {down.lost_to_the_change:.2%}. NDP loses "
+            + " and ".join(f"{r.lost_to_the_change:.2%} ({r.run.split('(')[1].split(')')[0]}; slowest flow {r.min_share:.1%} of the "
+                           f"line)" for r in ndp.itertuples())
+            + f" for {ndp.capacity_removed_share.iloc[0]:.2%} of its core-to-aggregation capacity.")
