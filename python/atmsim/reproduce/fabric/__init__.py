@@ -7,6 +7,11 @@ fabric-limited rate, and so on); each claim's rule names the parameters it depen
 Figures F1–F3 and F12: one source (h4 -> h0, or FAP 1's four hosts to four FAPs); F4–F8 and F11:
 the 15 -> 1 incast `fabric-incast` (and, in the full grid, 127 -> 1 on 32 FAPs); F5, F8–F10: the
 permutation `fabric-perm` at full load, with three of FAP 0's links failing at 50 µs in F9–F10.
+
+Two comparisons, findings more than checks: C1 (compare.py) runs the same incast, permutation,
+all-to-all and ring all-reduce on the fabric and on a fat tree of the same hosts and host links
+(EQDS and DCTCP there); C2 (slowed.py) slows one fabric link to a tenth beside NDP Fig. 22's
+slowed core link, the ndp17 reproduction's own runs.
 """
 from __future__ import annotations
 
