@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 import atmsim
+from atmsim.claims import at_least, at_most, check
 from atmsim.reproduce.harness import Run, figure, summary_of
 
 from .common import D_PORT, LAST, MTU, PORT_BPS, tx_ps
@@ -262,12 +263,12 @@ def c1(c, runs):
     c.write("C1", df)
     _cdfs(c, curves)
     _occupancy(c, traces)
-    short = df[df.slowdown_min < 1]
     c.claim("c1", statement="every flow of every matrix completes on both networks, none faster than its unloaded ideal",
             kind="hard", paper_value="all flows complete; FCT / ideal >= 1",
             ours={"runs": len(df), "flows": int(df.flows.sum()), "completed": int(df.completed.sum()),
                   "least_slowdown": round(float(df.slowdown_min.min()), 4)},
-            holds=bool((df.completed == df.flows).all() and short.empty),
+            holds=check(("flows not completed, over the runs", int((df.flows - df.completed).sum()), at_most(0)),
+                        ("least FCT / ideal over every flow", float(df.slowdown_min.min()), at_least(1))),
             rule="C1.csv, every run; the ideal is the core's (world/fct.rs), for UDP the same rule in Python",
             note=_note(df), deviation="".join(f" {SHORT[r.matrix]}, {SHORT[(r.network, r.transport)]}: {r.completed}/{r.flows} "
                                               f"done, least slowdown {r.slowdown_min:.3f}." for r in df.itertuples()
