@@ -10,7 +10,7 @@ of 4,150 B, as `eqds-incast`).
 
 Transports. On the tree: EQDS on trimming switches and DCTCP on marking switches, as in
 docs/fabrics.md's side-by-side comparison (validation/fabric_transports.py, whose settings are
-reused). On the fabric: UDP at the NIC rate (the fabric's design point, F4's: no end-to-end
+repeated here). On the fabric: UDP at the NIC rate (the fabric's design point, F4's: no end-to-end
 congestion control, the VOQs hold the backlog and the egress schedulers' credits decide who
 sends), for the matrices whose flows all start at 0; and TCP with DCTCP's sender for every matrix,
 the collectives included (their flows start on triggers, which only TCP, NDP and EQDS flows
@@ -27,6 +27,7 @@ import pandas as pd
 
 import atmsim
 from atmsim.claims import at_least, at_most, check
+from atmsim.reproduce.arb.common import jain
 from atmsim.reproduce.harness import Run, figure, summary_of
 
 from .common import D_PORT, LAST, MTU, PORT_BPS, tx_ps
@@ -112,11 +113,6 @@ def udp_ideal_s(nbytes: int) -> float:
     packets = -(-nbytes // (MTU - 28))
     wire = nbytes + 28 * packets
     return (2 * (tx_ps(MTU, PORT_BPS) + D_PORT) + tx_ps(wire - MTU, PORT_BPS)) / 1e12
-
-
-def jain(x) -> float:
-    x = np.asarray(x, dtype=float)
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
 
 
 def _in_bytes(p: dict, value: float) -> float:
