@@ -7,6 +7,11 @@ fabric-limited rate, and so on); each claim's rule names the parameters it depen
 Figures F1–F3 and F12: one source (h4 -> h0, or FAP 1's four hosts to four FAPs); F4–F8 and F11:
 the 15 -> 1 incast `fabric-incast` (and, in the full grid, 127 -> 1 on 32 FAPs); F5, F8–F10: the
 permutation `fabric-perm` at full load, with three of FAP 0's links failing at 50 µs in F9–F10.
+
+Two comparisons, findings more than checks: C1 (compare.py) runs the same incast, permutation,
+all-to-all and ring all-reduce on the fabric and on a fat tree of the same hosts and host links
+(EQDS and DCTCP there); C2 (slowed.py) slows one fabric link to a tenth beside NDP Fig. 22's
+slowed core link, the ndp17 reproduction's own runs.
 """
 from __future__ import annotations
 
@@ -17,7 +22,9 @@ from atmsim.reproduce.harness import Paper, Run, figure, summary_of
 
 from .common import (LINK_BPS, LINKS, MTU, PERM, PORT_BPS, FLOW_IP_BYTES, H, P, W, busy_share, cells,
                      departures, efficiency, grid, incast_127, one_source, sources_to, spread_after_start, tx_ps, zero_load_ps)
+from .compare import c1
 from .others import f3, f9, f10, f11
+from .slowed import c2
 
 ID = "fabric"
 LENGTHS = (64, 256, 257, 1500, 4150, 9000)
@@ -198,4 +205,4 @@ def f12(c, runs):
             f"({float(LINK_BPS) / 1e9:g} Gb/s links)")
 
 
-PAPER = Paper(ID, (f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12), grid, test_options=())
+PAPER = Paper(ID, (f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, c1, c2), grid, test_options=())
