@@ -85,7 +85,7 @@ def f9(c, runs):
             rule="over [60, 150] µs; depends on fabric.reach.detect (1 µs), fabric.reach.balanced_input (on: our reading) "
                  "and the link credit's depth (fabric.llfc)",
             deviation=(f"FAP 0 sends {out / 1e9:,.1f} Gb/s and the slowest flow touching neither end of FAP 0 gets "
-                       f"{min(others) / 1e9:,.1f}, with FAP 0's ports granting at 15/18 of their credit rate "
+                       f"{min(others) / 1e9:,.1f}, with FAP 0's ports granting at {LINKS - len(FAILED)}/{LINKS} of their credit rate "
                        f"({into / 1e9:,.1f} Gb/s reach FAP 0): the elements' buffers still fill to the link credit's "
                        f"bound in bursts ({s['fabric']['llfc_peak_resident_cells']} of "
                        f"{s['fabric']['llfc_bound_cells']} cells at the peak), and link credit, shared by every "

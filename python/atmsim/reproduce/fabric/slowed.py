@@ -104,7 +104,12 @@ def c2(c, runs):
             kind="analytic", paper_value=f"{closed:,.1f} Gb/s ±2 % (n = {LINKS}, r_slow = {SLOW_BPS / 1e9:g} Gb/s, E(4,150))",
             ours=got, holds=check(("FAP 0's IP rate / n·r_slow·E", got / closed, within(0.98, 1.02))),
             rule="over [80, 150] µs, the link slowed at 20 µs; depends on fabric.spray (round robin) and the share of control "
-            "cells on the FAP's links", note=_note(df))
+            "cells on the FAP's links",
+            deviation=(f"FAP 0 sends {got:,.1f} Gb/s against {closed:,.1f}: as if the slowed link carried one "
+                       f"{LINKS * got / closed:.1f}th of its data cells rather than one {LINKS}th; round robin takes control "
+                       "cells in the same rotation, and where they fall decides which link the data crowds (docs/fabric.md "
+                       "R9; fabric.spray = \"least-loaded\" takes the phase out)"),
+            note=_note(df))
 
 
 def _note(df) -> str:
