@@ -21,6 +21,12 @@ def run_cli(*args, check=False):
     return p
 
 
+def assert_refused(scenario, sets, key):
+    """`atmsim validate SCENARIO --set S...` exits 2 with one line naming `key`."""
+    p = run_cli("validate", scenario, *[a for s in sets for a in ("--set", s)])
+    assert p.returncode == 2 and key in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -4,12 +4,11 @@ failure is detected (F10), every run's books balance with the lost cells and the
 doomed, detection stops the losses, and a slowed link loses nothing.
 """
 
-import subprocess
-import sys
 
 import pytest
 
 import atmsim
+from conftest import assert_refused
 from atmsim.toml import tomllib
 
 PERM = "fabric-perm"
@@ -127,8 +126,4 @@ def test_balanced_input_slows_the_credits_toward_a_fap_that_lost_links_and_spare
     (["fabric.faps=256", "fabric.ports_per_fap=128"], "fabric.ports_per_fap"),
 ])
 def test_bad_or_idle_failure_keys_are_refused(sets, key):
-    args = [sys.executable, "-m", "atmsim", "validate", PERM]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True)
-    assert p.returncode == 2 and key in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert_refused(PERM, sets, key)

@@ -23,6 +23,8 @@ pub struct Geometry {
     /// One-way delay of FAP link i, both directions (`link_delay` plus its
     /// share of `link_skew`).
     pub delays: Vec<Time>,
+    /// Traffic classes per egress port: a VOQ per (source FAP, port, class).
+    pub tcs: u32,
 }
 
 impl Geometry {
@@ -30,7 +32,7 @@ impl Geometry {
     /// delays spread evenly over 0 … skew.
     pub fn new(faps: u32, fes: u32, links: u32, ports: u32, delay: Time, skew: Time) -> Geometry {
         let delays = (0..links as u64).map(|i| delay + if links > 1 { skew * i / (links as u64 - 1) } else { 0 }).collect();
-        Geometry { faps, fes, links, ports, delays }
+        Geometry { faps, fes, links, ports, delays, tcs: 1 }
     }
 
     /// Links of both directions.
@@ -85,13 +87,24 @@ impl Geometry {
     }
 
     /// The VOQ (and reassembly stream) of (source FAP, egress port).
-    pub fn voq(&self, src_fap: u32, port: u32) -> u32 {
-        src_fap * self.port_count() + port
+    pub fn voq(&self, src_fap: u32, port: u32, tc: u32) -> u32 {
+        (src_fap * self.port_count() + port) * self.tcs + tc
     }
 
     /// (source FAP, egress port) of a VOQ.
     pub fn voq_ends(&self, voq: u32) -> (u32, u32) {
-        (voq / self.port_count(), voq % self.port_count())
+        let pair = voq / self.tcs;
+        (pair / self.port_count(), pair % self.port_count())
+    }
+
+    /// The traffic class of a VOQ.
+    pub fn voq_tc(&self, voq: u32) -> u32 {
+        voq % self.tcs
+    }
+
+    /// VOQs of the whole fabric (and reassembly streams).
+    pub fn voq_count(&self) -> u32 {
+        self.faps * self.port_count() * self.tcs
     }
 }
 
@@ -126,7 +139,11 @@ mod tests {
         }
         // Skew spreads the delays evenly from 0 to the skew.
         assert_eq!(g.delays, vec![50_000, 51_000, 52_000, 53_000, 54_000, 55_000]);
-        assert_eq!(g.voq_ends(g.voq(3, 5)), (3, 5));
+        assert_eq!(g.voq_ends(g.voq(3, 5, 0)), (3, 5));
+        let g = Geometry { tcs: 3, ..g };
+        let v = g.voq(3, 5, 2);
+        assert_eq!((g.voq_ends(v), g.voq_tc(v)), ((3, 5), 2));
+        assert_eq!(g.voq_count(), 4 * 8 * 3, "FAPs × ports × classes");
         assert_eq!(g.fap_of_port(5), 2);
     }
 }

@@ -78,6 +78,9 @@ pub struct FabricConfig {
     pub detect: Time,
     /// Balanced input: a FAP's credit rate follows its usable links from the fabric.
     pub balanced_input: bool,
+    /// The highest classes in strict priority, and the others' weights (lowest first).
+    pub strict: u32,
+    pub weights: Vec<u32>,
     /// Links failing or slowing during the run, in time order.
     pub failures: Vec<LinkFailure>,
 }

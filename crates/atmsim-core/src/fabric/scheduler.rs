@@ -10,6 +10,14 @@
 //! - if none is NORM, the next SLOW VOQ whose own pace allows (one credit
 //!   per `credit_worth` at `slow_rate` × the port rate) gets it;
 //! - with nothing to serve it stops, and a FlowStatus wakes it.
+//!
+//! With traffic classes a VOQ is a *member* (class, source FAP), numbered
+//! class · faps + source. NORM members come before SLOW ones as above; among
+//! members of one state the highest `strict` classes go first in strict
+//! priority, highest first, and the others share by smooth weighted round
+//! robin (each asking class gains its weight, the richest is served and pays
+//! the asking classes' total: nginx's SWRR, exact and deterministic); within
+//! a class, sources in round-robin order.
 
 use super::voq::Crs;
 use crate::time::{Rate, Serializer, Time};
@@ -17,7 +25,7 @@ use crate::time::{Rate, Serializer, Time};
 /// What one credit slot did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
-    /// A credit for this source FAP's VOQ; the next slot at the time given.
+    /// A credit for this member's VOQ (class · faps + source FAP); the next slot at the time given.
     Grant(u32, Time),
     /// The egress queue is full: no credit; the next slot at the time given.
     Paused(Time),
@@ -29,16 +37,21 @@ pub enum Slot {
 
 #[derive(Clone, Debug)]
 pub struct EgressScheduler {
-    /// Per source FAP, its VOQ's state as last reported, as bit sets.
+    /// Per member, its VOQ's state as last reported, as bit sets.
     norm: Vec<u64>,
     slow: Vec<u64>,
-    /// Per source FAP, when a SLOW VOQ may have its next credit.
+    /// Per member, when a SLOW VOQ may have its next credit.
     slow_due: Vec<Time>,
-    /// Per source FAP, the number of the newest FlowStatus heard.
+    /// Per member, the number of the newest FlowStatus heard.
     heard: Vec<u32>,
-    /// The last source served (round robin starts after it).
-    last: u32,
+    /// Per class, the last source served (round robin starts after it).
+    last: Vec<u32>,
     faps: u32,
+    tcs: u32,
+    strict: u32,
+    /// Per class below the strict ones, its weight and its SWRR balance.
+    weights: Vec<i64>,
+    balance: Vec<i64>,
     generator: Serializer,
     worth: u64,
     slow_gap: Time,
@@ -56,14 +69,34 @@ impl EgressScheduler {
     /// `credit_rate`: the port rate × (1 + overspeed); `slow_rate`: a SLOW
     /// VOQ's own credit rate.
     pub fn new(faps: u32, credit_rate: Rate, slow_rate: Rate, worth: u32) -> EgressScheduler {
-        let words = (faps as usize).div_ceil(64);
+        EgressScheduler::with_classes(faps, 1, 0, &[1], credit_rate, slow_rate, worth)
+    }
+
+    /// `tcs` classes, the highest `strict` in strict priority, the others
+    /// weighted by `weights` (lowest class first).
+    pub fn with_classes(
+        faps: u32,
+        tcs: u32,
+        strict: u32,
+        weights: &[u32],
+        credit_rate: Rate,
+        slow_rate: Rate,
+        worth: u32,
+    ) -> EgressScheduler {
+        debug_assert_eq!(weights.len() as u32, tcs - strict);
+        let members = (faps * tcs) as usize;
+        let words = members.div_ceil(64);
         EgressScheduler {
             norm: vec![0; words],
             slow: vec![0; words],
-            slow_due: vec![0; faps as usize],
-            heard: vec![0; faps as usize],
-            last: faps - 1,
+            slow_due: vec![0; members],
+            heard: vec![0; members],
+            last: vec![faps - 1; tcs as usize],
             faps,
+            tcs,
+            strict,
+            weights: weights.iter().map(|&w| w as i64).collect(),
+            balance: vec![0; weights.len()],
             generator: Serializer::new(credit_rate),
             worth: worth as u64,
             slow_gap: slow_rate.tx_time(worth as u64),
@@ -85,7 +118,7 @@ impl EgressScheduler {
         self.generator.rate()
     }
 
-    /// FlowStatus number `number` from `src`'s VOQ (numbered from 1); returns
+    /// FlowStatus number `number` from member `src`'s VOQ (numbered from 1); returns
     /// when the next slot should run if the scheduler was stopped and now
     /// has work. Cells of one VOQ cross different links, so a FlowStatus may
     /// be overtaken by a newer one: an older one than the last heard is
@@ -121,12 +154,36 @@ impl EgressScheduler {
         Some(at)
     }
 
-    /// The next member of `set` after `self.last`, round robin.
-    fn next_in(&self, set: &[u64], due_by: Option<Time>) -> Option<u32> {
+    /// Class `tc`'s next member in `set` after its last served, round robin.
+    fn next_in(&self, set: &[u64], due_by: Option<Time>, tc: u32) -> Option<u32> {
         let n = self.faps;
+        let last = self.last[tc as usize];
         (1..=n)
-            .map(|k| (self.last + k) % n)
-            .find(|&s| set[(s / 64) as usize] & (1 << (s % 64)) != 0 && due_by.is_none_or(|t| self.slow_due[s as usize] <= t))
+            .map(|k| tc * n + (last + k) % n)
+            .find(|&m| set[(m / 64) as usize] & (1 << (m % 64)) != 0 && due_by.is_none_or(|t| self.slow_due[m as usize] <= t))
+    }
+
+    /// The member to serve among those in `set` (and due by `due_by`):
+    /// strict classes first, highest first, then weighted round robin.
+    fn pick(&mut self, set: &[u64], due_by: Option<Time>) -> Option<u32> {
+        for tc in (self.tcs - self.strict..self.tcs).rev() {
+            if let Some(m) = self.next_in(set, due_by, tc) {
+                return Some(m);
+            }
+        }
+        let mut best: Option<(usize, u32)> = None;
+        let mut asking = 0;
+        for tc in 0..(self.tcs - self.strict) as usize {
+            let Some(m) = self.next_in(set, due_by, tc as u32) else { continue };
+            self.balance[tc] += self.weights[tc];
+            asking += self.weights[tc];
+            if best.is_none_or(|(b, _)| self.balance[tc] > self.balance[b]) {
+                best = Some((tc, m));
+            }
+        }
+        let (tc, m) = best?;
+        self.balance[tc] -= asking;
+        Some(m)
     }
 
     /// A credit slot at `now`, the egress queue holding `egress_bytes`; the
@@ -150,10 +207,12 @@ impl EgressScheduler {
             self.paused_slots += 1;
             return Slot::Paused(self.generator.send(now, self.worth));
         }
-        let pick = self.next_in(&self.norm, None).or_else(|| self.next_in(&self.slow, Some(now)));
+        let (norm, slow) = (std::mem::take(&mut self.norm), std::mem::take(&mut self.slow));
+        let pick = self.pick(&norm, None).or_else(|| self.pick(&slow, Some(now)));
+        (self.norm, self.slow) = (norm, slow);
         match pick {
             Some(src) => {
-                self.last = src;
+                self.last[(src / self.faps) as usize] = src % self.faps;
                 self.granted += 1;
                 if self.slow[(src / 64) as usize] & (1 << (src % 64)) != 0 {
                     self.slow_due[src as usize] = now + self.slow_gap;
@@ -161,7 +220,7 @@ impl EgressScheduler {
                 Slot::Grant(src, self.generator.send(now, self.worth))
             }
             None => {
-                let due = (0..self.faps)
+                let due = (0..self.faps * self.tcs)
                     .filter(|&s| self.slow[(s / 64) as usize] & (1 << (s % 64)) != 0)
                     .map(|s| self.slow_due[s as usize])
                     .min()
@@ -218,6 +277,37 @@ mod tests {
         s.set_credit_rate(Rate::new(full.bits as u128 * 15, full.ps as u128 * 18).unwrap());
         assert_eq!(s.slot(80_000, 0, 16_384), Slot::Grant(1, 176_000));
         assert_eq!(s.credit_rate(), Rate::new(4096 * 5, 60_000).unwrap());
+    }
+
+    /// Members served in `slots` credit slots, every member NORM.
+    fn served(s: &mut EgressScheduler, members: &[u32], slots: usize) -> Vec<u32> {
+        for &m in members {
+            s.status(0, m, Crs::Norm, 1);
+        }
+        let mut t = 0;
+        (0..slots)
+            .map(|_| match s.slot(t, 0, 16_384) {
+                Slot::Grant(m, next) => {
+                    t = next;
+                    m
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_strict_class_goes_first_and_the_others_share_by_weight() {
+        let rate = Rate::new(4096, 10_000).unwrap();
+        // Three classes of 2 sources (member = class · 2 + source): class 2 strict, 0 and 1 at 3:1.
+        let mut s = EgressScheduler::with_classes(2, 3, 1, &[3, 1], rate, gbps(40), 4096);
+        assert_eq!(served(&mut s, &[0, 1, 2, 5], 4), vec![4 + 1; 4], "class 2's only member, every slot");
+        let mut s = EgressScheduler::with_classes(2, 3, 1, &[3, 1], rate, gbps(40), 4096);
+        let got = served(&mut s, &[0, 1, 2], 8);
+        // Smooth WRR over classes 0 (weight 3) and 1 (weight 1): 0, 0, 1, 0 each round of four;
+        // within class 0 its two sources alternate.
+        assert_eq!(got, vec![0, 1, 2, 0, 1, 0, 2, 1]);
+        assert_eq!(got.iter().filter(|&&m| m < 2).count(), 6, "three quarters to class 0");
     }
 
     #[test]

@@ -133,6 +133,13 @@ pub fn resolve(
     duration: Time,
 ) -> Result<Option<FabricModel>, ScenarioError> {
     if s.topology.kind != TopologyKind::Fabric {
+        // Every flow is in class 0 of a network without classes: only another is refused.
+        if let Some(f) = s.flows.iter().find(|f| f.tc.is_some_and(|tc| tc > 0)) {
+            return err(
+                format!("flow[{}].tc", f.name),
+                "does nothing here: traffic classes are a scheduled fabric's (topology.kind = \"fabric\")",
+            );
+        }
         return Ok(None);
     }
     if s.network != Network::Packet {
@@ -289,12 +296,13 @@ pub fn resolve(
             "does nothing here: no [[fabric.fail]] takes down a link toward a FAP (a link down with dir \"both\" or \"down\")",
         );
     }
+    let (tcs, class_weights) = classes(s, &f)?;
     let ppm = |x: f64| (x * 1e6).round() as u64;
     let mut port_of_node = vec![u32::MAX; nodes.names.len()];
     for (g, p) in egress.iter().enumerate() {
         port_of_node[ports[p.ix()].to.ix()] = g as u32;
     }
-    let config = FabricConfig {
+    let mut config = FabricConfig {
         geometry,
         link_rate,
         cell_payload: cell_payload as u32,
@@ -313,11 +321,45 @@ pub fn resolve(
         detect,
         balanced_input: f.reach.balanced_input,
         failures,
+        strict: f.scheduler.strict,
+        weights: class_weights,
     };
     if scaled(port_rate, config.overspeed_ppm).is_none() || fraction(port_rate, config.slow_ppm).is_none() {
         return err("fabric.port_rate", "cannot be scaled exactly by the overspeed and slow rate (write it in whole bits per second)");
     }
-    Ok(Some(FabricModel { config, egress, port_of_node }))
+    let tc_of_flow = if s.workload.is_some() { Vec::new() } else { s.flows.iter().map(|fl| fl.tc.unwrap_or(0) as u8).collect() };
+    config.geometry.tcs = tcs;
+    Ok(Some(FabricModel { config, egress, port_of_node, tc_of_flow }))
+}
+
+/// `fabric.tcs`, the scheduler's class keys and the flows' `tc`, checked:
+/// the class count and the weights of the classes not in strict priority.
+fn classes(s: &Scenario, f: &FabricSection) -> Result<(u32, Vec<u32>), ScenarioError> {
+    let sc = &f.scheduler;
+    if !(1..=8).contains(&f.tcs) {
+        return err("fabric.tcs", format!("must be 1 to 8, not {}", f.tcs));
+    }
+    if f.tcs == 1 && (sc.strict != 0 || !sc.weights.is_empty()) {
+        let key = if sc.strict != 0 { "fabric.scheduler.strict" } else { "fabric.scheduler.weights" };
+        return err(key, "does nothing here: there is one traffic class (fabric.tcs = 1)");
+    }
+    if sc.strict > f.tcs {
+        return err("fabric.scheduler.strict", format!("must be at most fabric.tcs ({}), not {}", f.tcs, sc.strict));
+    }
+    let weighted = (f.tcs - sc.strict) as usize;
+    if !sc.weights.is_empty() && (sc.weights.len() != weighted || sc.weights.contains(&0)) {
+        return err(
+            "fabric.scheduler.weights",
+            format!("must give {weighted} weights of at least 1 (one per class below the {} strict ones)", sc.strict),
+        );
+    }
+    for fl in &s.flows {
+        if let Some(tc) = fl.tc.filter(|&tc| tc >= f.tcs) {
+            return err(format!("flow[{}].tc", fl.name), format!("must be below fabric.tcs ({}), not {tc}", f.tcs));
+        }
+    }
+    let weights = if sc.weights.is_empty() { vec![1; weighted] } else { sc.weights.clone() };
+    Ok((f.tcs, weights))
 }
 
 /// `[[fabric.fail]]` resolved: each entry's link directions by id, in time order.

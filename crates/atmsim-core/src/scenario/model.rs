@@ -204,4 +204,6 @@ pub struct FabricModel {
     pub egress: Vec<PortId>,
     /// Per node, its egress port's number if it is a host (u32::MAX otherwise).
     pub port_of_node: Vec<u32>,
+    /// Per flow, its traffic class (empty: all 0).
+    pub tc_of_flow: Vec<u8>,
 }

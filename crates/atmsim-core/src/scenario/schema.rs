@@ -308,6 +308,9 @@ pub struct FlowSpec {
     /// its host's adapter at each of these times after `start` (ascending).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub send_at: Vec<String>,
+    /// Its traffic class in a scheduled fabric (0 … `fabric.tcs` − 1; default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<u32>,
 }
 
 /// `flow.kind`. A name enum because the core's `App` carries the UDP rate

@@ -40,6 +40,9 @@ pub struct FabricSection {
     pub credit_worth: String,
     /// Payload bytes of a control cell (FlowStatus, Credit).
     pub control_bytes: String,
+    /// Traffic classes per egress port, 1 to 8: a VOQ per (source FAP,
+    /// port, class), a flow's class its `tc`.
+    pub tcs: u32,
     pub voq: VoqSection,
     pub crs: CrsSection,
     pub scheduler: SchedulerSection,
@@ -115,6 +118,7 @@ impl Default for FabricSection {
             spray: "round-robin".into(),
             credit_worth: "4096B".into(),
             control_bytes: "8B".into(),
+            tcs: 1,
             voq: VoqSection::default(),
             crs: CrsSection::default(),
             scheduler: SchedulerSection::default(),
@@ -185,11 +189,17 @@ pub struct SchedulerSection {
     pub overspeed: f64,
     /// No credit while the egress port holds this many bytes or more.
     pub egress_stop: String,
+    /// The highest classes served in strict priority (the highest first).
+    pub strict: u32,
+    /// Weights of the other classes, lowest class first, served by weighted
+    /// round robin once no strict class asks (default: equal).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<u32>,
 }
 
 impl Default for SchedulerSection {
     fn default() -> Self {
-        SchedulerSection { overspeed: 0.01, egress_stop: "16KB".into() }
+        SchedulerSection { overspeed: 0.01, egress_stop: "16KB".into(), strict: 0, weights: Vec::new() }
     }
 }
 

@@ -156,6 +156,7 @@ fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
                 datagram: None,
                 window: None,
                 send_at: Vec::new(),
+                tc: None,
             }
         })
         .collect()

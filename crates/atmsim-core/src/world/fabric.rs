@@ -43,6 +43,8 @@ pub(in crate::world) struct Fabric {
     /// port (hosts) or u32::MAX.
     pub(super) egress: Vec<PortId>,
     port_of_node: Vec<u32>,
+    /// Per flow, its traffic class (empty: every flow in class 0).
+    tc_of_flow: Vec<u8>,
     /// Per FAP, bytes in its VOQs.
     voq_bytes: Vec<u64>,
     pub(super) voq_drops: u64,
@@ -83,8 +85,7 @@ impl Fabric {
         let cfg = fm.config.clone();
         let g = &cfg.geometry;
         let links = (0..g.link_count() as u32).map(|l| FabricLink::new(cfg.link_rate, g.delay(l), Some(cfg.llfc))).collect();
-        let ports = g.port_count() as usize;
-        let voqs = g.faps as usize * ports;
+        let voqs = g.voq_count() as usize;
         let schedulers: Vec<EgressScheduler> = fm
             .egress
             .iter()
@@ -92,7 +93,7 @@ impl Fabric {
                 let r = model.ports[p.ix()].rate;
                 let credit_rate = scaled(r, cfg.overspeed_ppm).expect("checked when resolved");
                 let slow = fraction(r, cfg.slow_ppm).expect("checked when resolved");
-                EgressScheduler::new(g.faps, credit_rate, slow, cfg.credit_worth)
+                EgressScheduler::with_classes(g.faps, g.tcs, cfg.strict, &cfg.weights, credit_rate, slow, cfg.credit_worth)
             })
             .collect();
         Fabric {
@@ -106,6 +107,7 @@ impl Fabric {
             fe_next: vec![0; (g.fes * g.faps) as usize],
             egress: fm.egress.clone(),
             port_of_node: fm.port_of_node.clone(),
+            tc_of_flow: fm.tc_of_flow.clone(),
             voq_bytes: vec![0; g.faps as usize],
             voq_drops: 0,
             voq_drop_bytes: 0,
@@ -230,10 +232,12 @@ impl World {
     pub(super) fn fabric_ingress(&mut self, from: PortId, next: PortId, unit: Unit) {
         let src_node = self.ports[from.ix()].from;
         let dst_node = self.ports[next.ix()].to;
+        let flow = self.vcs.get(unit.vc).flow;
         let f = self.fabric();
         let g = &f.cfg.geometry;
         let src_fap = g.fap_of_port(f.port_of_node[src_node.ix()]);
-        let voq = g.voq(src_fap, f.port_of_node[dst_node.ix()]);
+        let tc = f.tc_of_flow.get(flow.ix()).copied().unwrap_or(0) as u32;
+        let voq = g.voq(src_fap, f.port_of_node[dst_node.ix()], tc);
         let len = unit.wire_bytes as u64;
         f.packets_in += 1;
         if f.voq_bytes[src_fap as usize] + len > f.cfg.voq_buffer {
@@ -395,8 +399,10 @@ impl World {
                 self.reassembled(cell.voq, egress);
             }
             CellKind::FlowStatus => {
-                let (src, port) = f.cfg.geometry.voq_ends(cell.voq);
-                if let Some(at) = f.schedulers[port as usize].status(now, src, Crs::from_u32(cell.seq & 3), cell.seq >> 2) {
+                let g = &f.cfg.geometry;
+                let ((src, port), tc) = (g.voq_ends(cell.voq), g.voq_tc(cell.voq));
+                let member = tc * g.faps + src;
+                if let Some(at) = f.schedulers[port as usize].status(now, member, Crs::from_u32(cell.seq & 3), cell.seq >> 2) {
                     self.sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
                 }
             }
@@ -419,9 +425,10 @@ impl World {
         let f = self.fabric();
         let stop = f.cfg.egress_stop;
         let next = match f.schedulers[port as usize].slot(now, queued, stop) {
-            Slot::Grant(src, next) => {
+            Slot::Grant(member, next) => {
                 let g = &f.cfg.geometry;
-                let (voq, dst_fap) = (g.voq(src, port), g.fap_of_port(port));
+                let (src, tc) = (member % g.faps, member / g.faps);
+                let (voq, dst_fap) = (g.voq(src, port, tc), g.fap_of_port(port));
                 let cell =
                     Cell { voq, seq: 0, from_link: 0, payload: f.cfg.control_bytes as u16, dst_fap: src as u8, kind: CellKind::Credit };
                 f.spray(dst_fap, cell);
