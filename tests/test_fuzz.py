@@ -27,8 +27,20 @@ from atmsim.toml import tomllib
 
 EXAMPLES = int(os.environ.get("ATMSIM_FUZZ_EXAMPLES", "150"))
 NAMES = ("aron97-topo1-atm", "aron97-topo2-packet", "morris-kung95-a", "morris-kung95-fig6",
-         "jain96-2src", "arb-twoway-short", "boston97")
+         "jain96-2src", "arb-twoway-short", "boston97", "fabric-incast")
 SCENARIOS = {name: load_scenario(name) for name in NAMES}
+
+# A fabric at its defaults prints no [fabric]: every key of it with its default (a default restated is
+# not a key without effect).
+FABRIC_DEFAULTS = {"fabric.faps": 16, "fabric.fes": 6, "fabric.ports_per_fap": 4, "fabric.fap_links": 18,
+                    "fabric.port_rate": "400Gbps", "fabric.port_delay": "100ns", "fabric.link_rate": "106.25Gbps",
+                    "fabric.link_delay": "50ns", "fabric.link_skew": "0ns", "fabric.cell_payload": "256B",
+                    "fabric.cell_header": "16B", "fabric.packing": "off", "fabric.spray": "round-robin",
+                    "fabric.credit_worth": "4096B", "fabric.control_bytes": "8B", "fabric.tcs": 1,
+                    "fabric.voq.buffer": "64MB", "fabric.crs.max_empty_balance": "4096B", "fabric.crs.slow_rate": 0.1,
+                    "fabric.scheduler.overspeed": 0.01, "fabric.scheduler.egress_stop": "16KB",
+                    "fabric.scheduler.strict": 0, "fabric.llfc.n2": 10, "fabric.reach.detect": "100us",
+                    "fabric.reach.balanced_input": False, "fabric.reassembly_timeout": "10us", "flow.s4.tc": 0}
 
 # Keys of sections a scenario may lack, set with their defaults' kinds.
 OPTIONAL = {
@@ -36,6 +48,7 @@ OPTIONAL = {
                     "abr.vbr.off": "100ms", "abr.vbr.start": "2ms", "abr.loss.port": "SW1->SW2",
                     "abr.loss.probability": 0.0001, "abr.crm": 16},
     "aron97-topo1-atm": {"boston.aida": False, "boston.pieces": 256, "flow.f1.window": "64KB"},
+    "fabric-incast": FABRIC_DEFAULTS,
 }
 SKIP = re.compile(r"^(name|description|duration|seed_randomizes|topology\..*|link\..*\.ends|flow\..*\.name)$")
 
@@ -192,7 +205,8 @@ def without_effect(name: str, pairs, sets) -> str:
             base = _core.resolve(SCENARIOS[name], [x for x in sets if not x.startswith(f"{key}=")])
         except ScenarioError:
             continue  # without it the others are invalid: it has an effect
-        if whole == base and not _same(value, REGISTRY_DEFAULTS.get(key)) and _leaf(key) not in base:
+        default = REGISTRY_DEFAULTS.get(key, FABRIC_DEFAULTS.get(key))
+        if whole == base and not _same(value, default) and _leaf(key) not in base:
             return f"{key}={value} accepted without effect"
     return ""
 
