@@ -43,6 +43,7 @@ EXTERNAL = {
     r"RedQueueDisc|UseHardDrop|Gentle|DropEarly|UseEcn|UNFORCED_MARK": "ns-3's RedQueueDisc and its attributes",
     r"TcpNewReno|TcpCubic|CubicDelta|m_delayMin|TcpDctcp|TcpClassicRecovery|TcpPrrRecovery|TcpTxBuffer|TcpCongestionOps|TcpRecoveryOps": "ns-3's TCP classes",
     r"BytesInFlight|ReTxTimeout|CA_RECOVERY|SlowStartThreshold|HighestSequence|HighestRxAck": "ns-3's TCP socket methods, states and traces",
+    r"AvailableWindow|EnterRecovery|LimitedTransmit": "ns-3's TcpSocketBase methods and its LimitedTransmit attribute",
     # htsim at commit 841d9e7 (docs/fabrics.md names the file and function of each NDP rule).
     r"FatTreeTopology|CompositeQueue|FairPriorityQueue|FairPullQueue|NdpSrc|NdpSink|NdpPullPacer|NdpPacket|Packet|"
     r"NdpSinkLoggerSampling|SCATTER_PERMUTE|PULL_BASED|RESEND_ON_TIMEOUT": "htsim's NDP classes, functions and macros (sim/ndp.cpp, compositequeue.cpp, ...)",

@@ -11,7 +11,9 @@ Scenarios (SCENARIOS): two long-lived flows (started 10 us apart) at round trips
 attribute (atmsim unchanged): TcpFriendliness off, FastConvergence off, CubicDelta 0, and
 its default PRR recovery; an 8-to-1 incast of 8 x 64 KB started together, with 400 packets
 of buffer (nothing lost), with 32 (losses), and with 32 and no SACK (atmsim's `cubic`,
-NewReno recovery underneath; ns-3's Sack = false).
+NewReno recovery underneath; ns-3's Sack = false); the last two also with limited transmit
+(C8): with SACK on both (`-lt`: ns-3's LimitedTransmit, atmsim's tcp.limited_transmit),
+without SACK on ns-3 alone (`-nosack-ns3lt`).
 
 Set alike on both, beyond dctcp_ns3.py's alignment (its docstrings say what): the senders'
 links run at 40 Gb/s (with every link at 10 Gb/s a sender's packets reach R1 no faster than
@@ -55,7 +57,7 @@ MSS = 1460
 TRACE_MS = {100: 1.0, 500: 2.0}
 #: what atmsim runs; the keys prefixed ns3_ are ns-3's alone
 ATMSIM_KEYS = ("flows", "buffer", "rtt_us", "bytes", "duration", "warmup", "variant", "access_gbps", "tick",
-               "rttmin_ticks", "sack")
+               "rttmin_ticks", "sack", "limited_transmit")
 
 
 def _cubic(buffer: int, rtt_us: int, duration: float, warmup: float, **more) -> dict:
@@ -80,13 +82,19 @@ SCENARIOS = {
     "incast-8x64KB-buffer32": {**_cubic(32, 100, 2.0, 0.0), "flows": 8, "bytes": 65536},
     "incast-8x64KB-buffer32-nosack": {**_cubic(32, 100, 2.0, 0.0), "flows": 8, "bytes": 65536, "sack": False,
                                       "variant": "cubic"},
+    # C8: limited transmit on both (ns-3's LimitedTransmit, atmsim's tcp.limited_transmit); without
+    # SACK on ns-3 alone (atmsim's NewReno counts the three duplicates at entry, RFC 6582)
+    "incast-8x64KB-buffer32-lt": {**_cubic(32, 100, 2.0, 0.0), "flows": 8, "bytes": 65536,
+                                  "ns3_limited_transmit": True, "limited_transmit": True},
+    "incast-8x64KB-buffer32-nosack-ns3lt": {**_cubic(32, 100, 2.0, 0.0), "flows": 8, "bytes": 65536, "sack": False,
+                                            "variant": "cubic", "ns3_limited_transmit": True},
 }
 ALIGNED = [f"dumbbell-{rtt}us-b{b}" for rtt in (100, 500) for b in (25, 100, 400)]
 
 
 def atmsim_part(p: dict) -> tuple:
     """The parameters atmsim's run depends on: scenarios equal in these share one atmsim run."""
-    return tuple((k, p[k]) for k in ATMSIM_KEYS)
+    return tuple((k, p.get(k, False)) for k in ATMSIM_KEYS)
 
 
 def _grid(p: dict) -> np.ndarray | None:
@@ -165,6 +173,7 @@ def ns3(p: dict, python: str) -> dict:
             "--duration", str(p["duration"]), "--warmup", str(p["warmup"]), "--recovery", p["ns3_recovery"],
             "--access-gbps", str(p["access_gbps"]), "--min-rto", "0.2"]
     args += ["--sack"] if p["sack"] else []
+    args += ["--limited-transmit"] if p.get("ns3_limited_transmit") else []
     args += [x for a in p["ns3_cubic_attr"] for x in ("--cubic-attr", a)]
     if not p["bytes"]:
         args += ["--trace-ms", str(TRACE_MS[p["rtt_us"]])]

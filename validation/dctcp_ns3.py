@@ -62,8 +62,8 @@ SCENARIOS = {
 
 def scenario(p: dict) -> str:
     """The dumbbell as a scenario file: S1..SN -> R1 -> R2 -> D, RTT/2 - 2 us on the bottleneck.
-    validation/cubic_ns3.py's scenarios add `variant`, `policy` ("tail"), `access_gbps`, `tick` and
-    `rttmin_ticks`."""
+    validation/cubic_ns3.py's scenarios add `variant`, `policy` ("tail"), `access_gbps`, `tick`,
+    `rttmin_ticks` and (one of them) `limited_transmit`."""
     n, finite = p["flows"], p["bytes"] > 0
     variant = p.get("variant", "dctcp-sack" if p["sack"] else "dctcp")
     router = (f'[router]\npolicy = "dctcp"\n[router.dctcp]\nk = {p["k"]}' if p.get("policy", "dctcp") == "dctcp"
@@ -74,7 +74,7 @@ def scenario(p: dict) -> str:
         'name = "dctcp-ns3"', 'network = "packet"', f'duration = "{p["duration"] * 1e3:g}ms"', "seed = 1",
         '[ip]\nheader_bytes = 40\nmtu = "1500B"',
         f'[tcp]\nvariant = "{variant}"\nmss = "1460B"\nwindow = "4MiB"\ntick = "{p.get("tick", "500ms")}"\nrttmin_ticks = {p.get("rttmin_ticks", 2)}',
-        f'delayed_ack = {"true" if p["delayed_ack"] else "false"}',
+        f'delayed_ack = {"true" if p["delayed_ack"] else "false"}' + ("\nlimited_transmit = true" if p.get("limited_transmit") else ""),
         f'[switch]\nbuffer = "{p["buffer"]}packets"',
         router,
         '[report]\nbottleneck = "R1->R2"',

@@ -37,7 +37,8 @@ docs/validation.md, "DCTCP beside ns-3"):
   timestamps, no SACK (atmsim's `dctcp`: NewReno underneath; `--sack`: atmsim's `dctcp-sack`), window scaling, 4 MiB buffers,
   InitialCwnd 10, DelAckCount 1 (an ACK per segment: atmsim's delayed_ack = false; with
   `--del-ack-count 2` ns-3's default, an ACK every second segment or after DelAckTimeout 200 ms),
-  LimitedTransmit off, MinRto 1 s (atmsim's 2 ticks of 500 ms; `--min-rto` sets it), TcpClassicRecovery (cwnd =
+  LimitedTransmit off (`--limited-transmit` on; with SACK ns-3 sends new data on the first
+  duplicate ACKs whichever it is, docs/validation.md C8), MinRto 1 s (atmsim's 2 ticks of 500 ms; `--min-rto` sets it), TcpClassicRecovery (cwnd =
   ssthresh at once on an echo, as atmsim; `--recovery prr` for ns-3's default PRR).
 * Measured over [warmup, duration] (finite flows: from 0 to the last flow's last byte, when
   the run stops): each sink's bytes, the
@@ -177,6 +178,7 @@ def main(argv=None):
     ap.add_argument("--del-ack-count", type=int, default=1, help="TcpSocket::DelAckCount (1: an ACK per segment)")
     ap.add_argument("--sack", action="store_true", help="TcpSocketBase::Sack = true (atmsim's dctcp-sack)")
     ap.add_argument("--recovery", choices=("classic", "prr"), default="classic")
+    ap.add_argument("--limited-transmit", action="store_true", help="TcpSocketBase::LimitedTransmit = true")
     ap.add_argument("--cc", choices=("dctcp", "cubic"), default="dctcp",
                     help="cubic: TcpCubic over a tail-drop FifoQueueDisc (K unused)")
     ap.add_argument("--cubic-attr", action="append", default=[], metavar="NAME=VALUE",
@@ -212,7 +214,7 @@ def main(argv=None):
                      ("TcpSocketBase::Sack", ns.BooleanValue(a.sack)),
                      ("TcpSocketBase::Timestamp", ns.BooleanValue(False)),
                      ("TcpSocketBase::WindowScaling", ns.BooleanValue(True)),
-                     ("TcpSocketBase::LimitedTransmit", ns.BooleanValue(False)),
+                     ("TcpSocketBase::LimitedTransmit", ns.BooleanValue(a.limited_transmit)),
                      ("TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(a.min_rto))),
                      ("RedQueueDisc::UseEcn", ns.BooleanValue(True)),
                      ("RedQueueDisc::UseHardDrop", ns.BooleanValue(False)),
@@ -306,6 +308,8 @@ def main(argv=None):
                        "RedQueueDisc MinTh = MaxTh = %d, MaxSize %dp" % (a.k - 1, a.buffer - 2)),
         "recovery": recovery.__name__,
     }
+    if a.limited_transmit:
+        out["limited_transmit"] = True
     if cubic:
         out["cubic_attributes"] = ["HyStart=false"] + a.cubic_attr
     if a.trace_ms > 0:

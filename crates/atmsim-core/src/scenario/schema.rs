@@ -129,6 +129,12 @@ pub struct TcpSection {
     /// at most once per window of data. Needs `network = "packet"`.
     #[serde(skip_serializing_if = "is_false")]
     pub ecn: bool,
+    /// Limited transmit with SACK (RFC 6675 §5 step 3, RFC 3042): before
+    /// loss recovery each duplicate ACK may send new data while cwnd − pipe
+    /// ≥ 1 SMSS; the data so sent stays out of the FlightSize that sets
+    /// ssthresh (RFC 5681 §3.2). Needs a SACK variant.
+    #[serde(skip_serializing_if = "is_false")]
+    pub limited_transmit: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -150,6 +156,7 @@ impl Default for TcpSection {
             rxtmax_ticks: 128,
             give_up: true,
             ecn: false,
+            limited_transmit: false,
         }
     }
 }

@@ -94,6 +94,12 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         // header's: ECN here is the routers' (RFC 3168 §5).
         return err("tcp.ecn", "ECN marks packets at routers; it needs network = \"packet\"");
     }
+    if s.tcp.limited_transmit && !variant.sack_option {
+        return err(
+            "tcp.limited_transmit",
+            format!("sends by the SACK scoreboard's pipe (RFC 6675 §5): it needs a SACK variant, and tcp.variant = \"{}\"", variant.name()),
+        );
+    }
     let config = TcpConfig {
         variant,
         afr: variant.afr.then_some(s.tcp.afr_predictor),
@@ -108,6 +114,7 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
         give_up: s.tcp.give_up,
         // DCTCP runs on ECN whatever `tcp.ecn` says (RFC 8257 §3).
         ecn: s.tcp.ecn || dctcp,
+        limited_transmit: s.tcp.limited_transmit,
     };
     Ok((config, tick))
 }
@@ -128,6 +135,15 @@ mod tests {
         let e = check(&["tcp.ecn=true"]).unwrap_err();
         assert_eq!(e.key, "tcp.ecn", "{e}");
         assert!(check(&["tcp.ecn=true", "network=packet"]).unwrap().tcp.ecn);
+    }
+
+    #[test]
+    fn limited_transmit_needs_a_sack_variant() {
+        let e = check(&["tcp.limited_transmit=true"]).unwrap_err();
+        assert_eq!(e.key, "tcp.limited_transmit", "{e}");
+        assert!(e.problem.contains("\"lite\""), "{e}");
+        assert!(check(&["tcp.limited_transmit=true", "tcp.variant=sack"]).unwrap().tcp.limited_transmit);
+        assert!(!check(&["tcp.variant=sack"]).unwrap().tcp.limited_transmit);
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct TcpConfig {
     pub give_up: bool,
     /// ECN-capable (RFC 3168 §6.1) at both ends of every connection.
     pub ecn: bool,
+    /// SACK variants: new data on the duplicate ACKs before loss recovery,
+    /// as cwnd − pipe allows (RFC 6675 §5 step 3, RFC 3042).
+    pub limited_transmit: bool,
 }
 
 impl TcpConfig {

@@ -85,6 +85,8 @@ pub struct TcpSender {
     give_up: bool,
     /// ECN (RFC 3168 §6.1), when the scenario enables it (`tcp.ecn`).
     pub ecn: Option<EcnSender>,
+    /// `tcp.limited_transmit` (SACK variants): see `sender/sack.rs`.
+    limited_transmit: bool,
 }
 
 impl TcpSender {
@@ -109,6 +111,7 @@ impl TcpSender {
             rtt_sent_at: 0,
             sent: VecDeque::new(),
             ecn: cfg.ecn.then(EcnSender::default),
+            limited_transmit: cfg.limited_transmit,
         }
     }
 

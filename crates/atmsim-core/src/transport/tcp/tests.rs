@@ -10,6 +10,7 @@ pub(super) const MSS: u64 = 1000;
 /// `sender/sack.rs`).
 pub(super) fn cfg(variant: Variant) -> TcpConfig {
     TcpConfig {
+        limited_transmit: false,
         variant,
         afr: None,
         bp95: true,

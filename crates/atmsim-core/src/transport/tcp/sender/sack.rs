@@ -28,7 +28,15 @@ impl TcpSender {
         self.snd_wnd = seg.wnd as u64;
         let c = self.ctx(now, acked, sample);
         match self.cc.on_sack_ack(&c, blocks) {
-            SackStep::Normal | SackStep::Exit => {
+            SackStep::Normal => {
+                self.output(now, out);
+                // Not during a go-back after a timeout (snd_nxt < snd_max).
+                if self.limited_transmit && self.cc.dupacks() > 0 && self.snd_nxt == self.snd_max {
+                    self.limited_send(now, out);
+                }
+                None
+            }
+            SackStep::Exit => {
                 self.output(now, out);
                 None
             }
@@ -79,6 +87,26 @@ impl TcpSender {
         }
     }
 
+    /// Limited transmit (`tcp.limited_transmit`; RFC 6675 §5 step 3, RFC
+    /// 3042): on a duplicate ACK before loss recovery, new data while
+    /// cwnd − pipe ≥ 1 SMSS and the peer's window allows. With an ACK per
+    /// segment each duplicate SACKs one segment, so one new segment goes
+    /// out for each, as in Linux and in ns-3's SACK sender.
+    fn limited_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let mss = self.mss;
+        let mut pipe = self.cc.sack().expect("a SACK sender").pipe(self.snd_una, self.snd_max, mss);
+        while self.cc.cwnd() >= pipe + mss {
+            let len = mss.min(self.app_end.saturating_sub(self.snd_max));
+            if len == 0 || self.snd_max + len > self.snd_una + self.send_window() {
+                break;
+            }
+            self.emit(now, self.snd_max, len, out);
+            self.snd_nxt = self.snd_max;
+            self.cc.sack_mut().expect("a SACK sender").limited_sent(len);
+            pipe += len;
+        }
+    }
+
     /// A retransmission in loss recovery: never timed (Karn), recorded in
     /// HighRxt/RescueRxt (C.2).
     fn sack_retransmit(&mut self, now: Time, seq: u64, len: u64, rule: u8, out: &mut Vec<Segment>) {
@@ -113,7 +141,7 @@ mod tests {
     use crate::net::{flags, Segment};
     use crate::transport::tcp::congestion::variant;
     use crate::transport::tcp::tests::{cfg, MSS};
-    use crate::transport::tcp::{Reply, TcpReceiver, TcpSender, Variant};
+    use crate::transport::tcp::{Reply, TcpConfig, TcpReceiver, TcpSender, Variant};
     use std::collections::{HashMap, VecDeque};
 
     /// A sender and a SACK receiver joined by a lossless, instantaneous
@@ -227,6 +255,33 @@ mod tests {
         assert_eq!(l.retransmitted(), [20, 30]);
         assert_eq!(l.r.stats.bytes_duplicate, 0, "no SACKed segment resent");
         assert_eq!(l.r.stats.bytes_delivered, 60 * MSS);
+    }
+
+    /// New segments sent after segment `k`'s first transmission and before
+    /// its retransmission.
+    fn new_before_retransmission(log: &[crate::net::Segment], k: u64) -> usize {
+        let at = |n: usize| log.iter().enumerate().filter(|(_, s)| s.len > 0 && (s.seq - 1) / MSS == k).nth(n).unwrap().0;
+        let (first, again) = (at(0), at(1));
+        let top = log[..first].iter().map(|s| s.seq + s.len as u64).max().unwrap();
+        log[first + 1..again].iter().filter(|s| s.len > 0 && s.seq >= top).count()
+    }
+
+    #[test]
+    fn limited_transmit_sends_a_segment_on_each_of_the_first_two_duplicates() {
+        // RFC 6675 §5 step 3: before recovery a duplicate ACK that lowers
+        // pipe below cwnd sends new data; the data so sent stays out of the
+        // FlightSize that sets ssthresh (RFC 5681 §3.2).
+        let v = variant("cubic-sack").unwrap();
+        let mut plain = Link::new(v, 60, &[(20, 1)]);
+        let mut lt = Link::new(v, 60, &[(20, 1)]);
+        lt.s = TcpSender::new(&TcpConfig { limited_transmit: true, ..cfg(v) }, Some(60 * MSS));
+        let (log_plain, log_lt) = (plain.run(), lt.run());
+        assert_eq!(new_before_retransmission(&log_lt, 20), new_before_retransmission(&log_plain, 20) + 2);
+        assert_eq!(lt.ssthresh_at_entry, plain.ssthresh_at_entry, "limited transmit's segments not in FlightSize");
+        for l in [&plain, &lt] {
+            assert_eq!((l.s.stats.timeouts, l.s.stats.fast_retransmits, l.s.stats.segments_retransmitted), (0, 1, 1));
+            assert_eq!(l.r.stats.bytes_delivered, 60 * MSS);
+        }
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub struct Sack {
     high_rxt: u64,
     /// RescueRxt + 1.
     rescue_rxt: u64,
+    /// Bytes limited transmit sent on this run of duplicate ACKs: not part
+    /// of the FlightSize that sets ssthresh (RFC 5681 §3.2, RFC 3042 §2).
+    limited: u64,
 }
 
 impl Sack {
@@ -75,6 +78,7 @@ impl Sack {
         let newly = self.board.update(c.snd_una, c.snd_max, blocks);
         if c.acked > 0 {
             w.dupacks = 0;
+            self.limited = 0;
         }
         if self.in_recovery {
             // (A): a cumulative ACK beyond RecoveryPoint ends recovery; the
@@ -101,15 +105,21 @@ impl Sack {
             return SackStep::Normal;
         }
         // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd =
-        // FlightSize / 2, at least 2 SMSS (RFC 5681 §3.1 eq. 4). No limited
-        // transmit (the BSD sender has none), so FlightSize is all sent.
+        // FlightSize / 2, at least 2 SMSS (RFC 5681 §3.1 eq. 4), the data
+        // limited transmit sent left out (RFC 5681 §3.2; none unless
+        // `tcp.limited_transmit`: the BSD sender has none).
         self.recovery_point = c.snd_max;
-        w.ssthresh = w.reduced_flight(c.snd_max - c.snd_una);
+        w.ssthresh = w.reduced_flight(c.snd_max - c.snd_una - std::mem::take(&mut self.limited));
         w.cwnd = w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = c.snd_una;
         self.rescue_rxt = c.snd_una;
         SackStep::Enter
+    }
+
+    /// New data sent by limited transmit before recovery (`sender/sack.rs`).
+    pub fn limited_sent(&mut self, len: u64) {
+        self.limited += len;
     }
 
     /// `SetPipe()`: bytes in flight by the scoreboard.
@@ -208,6 +218,7 @@ impl LossRecovery for Sack {
         self.board.clear();
         self.in_recovery = false;
         self.recovery_point = c.snd_max;
+        self.limited = 0;
     }
 
     fn in_recovery(&self) -> bool {
