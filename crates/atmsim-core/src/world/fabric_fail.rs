@@ -25,8 +25,8 @@ impl Fabric {
         let g = &self.cfg.geometry;
         let fe = match g.hop_after(link) {
             Hop::ToFap(fe) => fe,
-            Hop::ToFe2(fe1) => return self.to_fe2(fe1, cell),
-            Hop::ToFe3(fe2) => return self.to_fe3(fe2, cell),
+            Hop::ToFe2(fe1) => return self.fe1_sends(fe1, cell),
+            Hop::ToFe3(fe2) => return self.fe2_sends(fe2, cell),
         };
         let at = (fe * g.faps + cell.dst_fap as u32) as usize;
         let n = g.links_per_fe();

@@ -46,7 +46,7 @@ impl Fabric {
     }
 
     /// FE1 `fe1` sends a cell up its next link to an FE2.
-    pub(super) fn to_fe2(&mut self, fe1: u32, cell: Cell) -> Option<u32> {
+    pub(super) fn fe1_sends(&mut self, fe1: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
         let j = self.stages.fe1_next[fe1 as usize];
         self.stages.fe1_next[fe1 as usize] = (j + 1) % g.links_to_fe2s();
@@ -56,7 +56,7 @@ impl Fabric {
 
     /// FE2 `fe2` sends a cell down its next link to an FE3 of the cell's
     /// group that reaches the cell's FAP; the cell is lost if none does.
-    pub(super) fn to_fe3(&mut self, fe2: u32, cell: Cell) -> Option<u32> {
+    pub(super) fn fe2_sends(&mut self, fe2: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
         let dst = cell.dst_fap as u32;
         let group = g.group_of(dst);
