@@ -9,6 +9,9 @@
 //!
 //! - up: FE13 e's k-th link to FE2 s, FE1 → FE2, id base + (e·fe2s + s)·fe2_links + k;
 //! - down: the same link FE2 → FE3, id base + one_way + (e·fe2s + s)·fe2_links + k.
+//!
+//! `StageState` holds the inner hops' round-robin pointers and reach counts
+//! (used by `world/fabric_stages.rs`).
 
 use super::Geometry;
 use crate::time::Time;
@@ -105,6 +108,29 @@ impl Geometry {
         let s = self.spine();
         let fe3 = group * self.fes + j % self.fes;
         (s.base + s.links_one_way() + (fe3 * s.fe2s + fe2) * s.fe2_links + j / self.fes, fe3)
+    }
+}
+
+/// The round-robin pointers and reach counts of the inner hops (empty in one stage).
+pub struct StageState {
+    /// Per FE1, its next link up.
+    pub fe1_next: Vec<u32>,
+    /// Per (FE2, group), its next link down to that group.
+    pub fe2_next: Vec<u32>,
+    /// Per FAP, the FE3s of its group with a usable link down to it.
+    pub fe3s_reaching: Vec<u32>,
+}
+
+impl StageState {
+    pub fn new(g: &Geometry) -> StageState {
+        match &g.spine {
+            None => StageState { fe1_next: Vec::new(), fe2_next: Vec::new(), fe3s_reaching: Vec::new() },
+            Some(s) => StageState {
+                fe1_next: vec![0; s.fe13s as usize],
+                fe2_next: vec![0; (s.fe2s * g.groups()) as usize],
+                fe3s_reaching: vec![g.fes; g.faps as usize],
+            },
+        }
     }
 }
 

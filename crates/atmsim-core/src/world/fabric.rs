@@ -77,7 +77,7 @@ pub(in crate::world) struct Fabric {
     /// Links given a cell while idle, to be started (`start_waking`).
     waking: Vec<u32>,
     /// Three stages: the inner hops' pointers and reach (`fabric_stages.rs`).
-    pub(super) stages: super::fabric_stages::StageState,
+    pub(super) stages: crate::fabric::stages::StageState,
 }
 
 impl Fabric {
@@ -128,7 +128,7 @@ impl Fabric {
             dead: Vec::new(),
             late_credits: Vec::new(),
             waking: Vec::new(),
-            stages: super::fabric_stages::StageState::new(g),
+            stages: crate::fabric::stages::StageState::new(g),
             cfg,
         }
     }

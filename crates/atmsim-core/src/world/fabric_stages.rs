@@ -8,31 +8,7 @@
 //! as in one stage, and per FAP the FE3s of its group that still reach it.
 
 use super::fabric::Fabric;
-use crate::fabric::geometry::Geometry;
 use crate::fabric::Cell;
-
-/// The round-robin pointers and reach counts of the inner hops (empty in one stage).
-pub(super) struct StageState {
-    /// Per FE1, its next link up.
-    fe1_next: Vec<u32>,
-    /// Per (FE2, group), its next link down to that group.
-    fe2_next: Vec<u32>,
-    /// Per FAP, the FE3s of its group with a usable link down to it.
-    pub(super) fe3s_reaching: Vec<u32>,
-}
-
-impl StageState {
-    pub(super) fn new(g: &Geometry) -> StageState {
-        match &g.spine {
-            None => StageState { fe1_next: Vec::new(), fe2_next: Vec::new(), fe3s_reaching: Vec::new() },
-            Some(s) => StageState {
-                fe1_next: vec![0; s.fe13s as usize],
-                fe2_next: vec![0; (s.fe2s * g.groups()) as usize],
-                fe3s_reaching: vec![g.fes; g.faps as usize],
-            },
-        }
-    }
-}
 
 impl Fabric {
     /// Whether a FAP's link up (to FE `fe`) leads to FAP `dst`: in one stage
