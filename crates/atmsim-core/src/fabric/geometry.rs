@@ -9,6 +9,11 @@
 //!
 //! Host-facing ports: FAP f serves egress ports f·ports .. (f + 1)·ports,
 //! one host each.
+//!
+//! Three stages (`spine`, `stages.rs`): the FAPs fall into groups of
+//! `group_faps`, each with its own `fes` FE13 devices (global FE id
+//! group·fes + i mod fes), joined through FE2s; the links above keep their
+//! ids and the FE2 links follow them. One stage is one group of all FAPs.
 
 use crate::time::Time;
 
@@ -25,6 +30,10 @@ pub struct Geometry {
     pub delays: Vec<Time>,
     /// Traffic classes per egress port: a VOQ per (source FAP, port, class).
     pub tcs: u32,
+    /// FAPs per group of FEs (all of them in one stage).
+    pub group_faps: u32,
+    /// The FE2 stage of a three-stage fabric.
+    pub spine: Option<super::stages::Spine>,
 }
 
 impl Geometry {
@@ -32,12 +41,12 @@ impl Geometry {
     /// delays spread evenly over 0 … skew.
     pub fn new(faps: u32, fes: u32, links: u32, ports: u32, delay: Time, skew: Time) -> Geometry {
         let delays = (0..links as u64).map(|i| delay + if links > 1 { skew * i / (links as u64 - 1) } else { 0 }).collect();
-        Geometry { faps, fes, links, ports, delays, tcs: 1 }
+        Geometry { faps, fes, links, ports, delays, tcs: 1, group_faps: faps, spine: None }
     }
 
     /// Links of both directions.
     pub fn link_count(&self) -> usize {
-        2 * (self.faps * self.links) as usize
+        2 * (self.faps * self.links) as usize + self.spine.as_ref().map_or(0, |s| 2 * s.links_one_way() as usize)
     }
 
     pub fn up(&self, fap: u32, i: u32) -> u32 {
@@ -58,13 +67,27 @@ impl Geometry {
         (l / self.links, l % self.links)
     }
 
-    /// The FE a link joins.
+    /// A FAP link down from the fabric (FE to FAP).
+    pub fn to_fap(&self, link: u32) -> bool {
+        (self.faps * self.links..2 * self.faps * self.links).contains(&link)
+    }
+
+    /// The FE (FE13 in three stages) a FAP link joins.
     pub fn fe_of(&self, link: u32) -> u32 {
-        self.fap_and_index(link).1 % self.fes
+        let (fap, i) = self.fap_and_index(link);
+        fap / self.group_faps * self.fes + i % self.fes
+    }
+
+    /// FEs facing the FAPs (FE13s in three stages).
+    pub fn fe_count(&self) -> u32 {
+        self.faps / self.group_faps * self.fes
     }
 
     pub fn delay(&self, link: u32) -> Time {
-        self.delays[self.fap_and_index(link).1 as usize]
+        match &self.spine {
+            Some(s) if link >= 2 * self.faps * self.links => s.delay,
+            _ => self.delays[self.fap_and_index(link).1 as usize],
+        }
     }
 
     /// Links per FAP to each FE.
@@ -72,9 +95,10 @@ impl Geometry {
         self.links / self.fes
     }
 
-    /// The k-th down link from FE `fe` to FAP `fap` (k < links_per_fe).
+    /// The k-th down link from FE `fe` (global id, of `fap`'s group) to FAP
+    /// `fap` (k < links_per_fe).
     pub fn down_from_fe(&self, fe: u32, fap: u32, k: u32) -> u32 {
-        self.down(fap, fe + k * self.fes)
+        self.down(fap, fe % self.fes + k * self.fes)
     }
 
     /// The FAP of an egress port.

@@ -16,12 +16,14 @@
 //! | `link.rs` | one direction of a fabric link: per-priority FIFOs, transmitter, wire, link-level credit |
 //! | `reassembly.rs` | per (source FAP, egress port): cells back into order, packets out whole |
 //! | `geometry.rs` | which link joins which FAP to which fabric element, and their delays |
+//! | `stages.rs` | three stages: the FE2 spine's links between the FE13 groups |
 
 pub mod geometry;
 pub mod link;
 pub mod reassembly;
 pub mod scheduler;
 pub mod segmenter;
+pub mod stages;
 pub mod voq;
 
 pub use geometry::Geometry;

@@ -267,7 +267,7 @@ pub fn resolve(
     if f.llfc.n2 == 0 || f.llfc.n2 > 1_000_000 {
         return err("fabric.llfc.n2", format!("must be 1 to 1,000,000, not {}", f.llfc.n2));
     }
-    let geometry = Geometry::new(f.faps, f.fes, f.fap_links, f.ports_per_fap, link_delay, skew);
+    let geometry = stages(&f, Geometry::new(f.faps, f.fes, f.fap_links, f.ports_per_fap, link_delay, skew), link_delay)?;
     let reassembly_timeout = parse_time(&f.reassembly_timeout).or_else(|p| err("fabric.reassembly_timeout", p))?;
     if reassembly_timeout == 0 {
         return err("fabric.reassembly_timeout", "must be above 0");
@@ -405,4 +405,43 @@ fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Result<Vec<Link
         }
     }
     Ok(out.into_iter().map(|(_, l)| l).collect())
+}
+
+/// `fabric.stages` and the keys of a three-stage shape, each refused where
+/// it does nothing; the FE2 links take `fabric.link_delay`.
+fn stages(f: &FabricSection, g: Geometry, delay: Time) -> Result<Geometry, ScenarioError> {
+    let three = [("fabric.group_faps", f.group_faps), ("fabric.fe2s", f.fe2s), ("fabric.fe2_links", f.fe2_links)];
+    match f.stages {
+        1 => {
+            if let Some((key, _)) = three.iter().find(|(_, v)| v.is_some()) {
+                return err(*key, "does nothing here: it shapes a three-stage fabric (fabric.stages = 3)");
+            }
+            return Ok(g);
+        }
+        3 => {}
+        n => return err("fabric.stages", format!("must be 1 or 3, not {n}")),
+    }
+    let Some(group) = f.group_faps.filter(|&n| n >= 1 && f.faps.is_multiple_of(n)) else {
+        return err(
+            "fabric.group_faps",
+            format!("three stages need FAPs per group, a divisor of fabric.faps ({}), not {:?}", f.faps, f.group_faps),
+        );
+    };
+    let Some(fe2s) = f.fe2s.filter(|&n| n >= 1) else {
+        return err("fabric.fe2s", format!("three stages need at least one FE2, not {:?}", f.fe2s));
+    };
+    let fe2_links = f.fe2_links.unwrap_or(1);
+    // Each FE13 sprays over its links up: bounded as a FAP's links are, and
+    // all of them together as the link arena's ids (u32) allow.
+    let per_fe13 = fe2s as u64 * fe2_links as u64;
+    let all = 2 * per_fe13 * (f.faps / group * f.fes) as u64;
+    if fe2_links == 0 || per_fe13 > MAX_LINKS as u64 || all > MAX_VOQS {
+        return err(
+            "fabric.fe2_links",
+            format!(
+                "must be at least 1, with fe2s × fe2_links up to {MAX_LINKS} per FE13 and {MAX_VOQS} FE2 links in all, not {fe2_links}"
+            ),
+        );
+    }
+    Ok(g.three_stages(group, fe2s, fe2_links, delay))
 }

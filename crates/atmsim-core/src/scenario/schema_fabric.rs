@@ -11,8 +11,19 @@ use serde::{Deserialize, Serialize};
 pub struct FabricSection {
     /// Ingress/egress packet processors (FAPs), at most 256.
     pub faps: u32,
-    /// Fabric elements of the single stage.
+    /// Fabric elements of the single stage (in three stages: FE13s per group).
     pub fes: u32,
+    /// 1: FAP → FE → FAP; 3: FAP → FE1 → FE2 → FE3 → FAP (docs/fabric.md "Three stages").
+    pub stages: u32,
+    /// Three stages: FAPs per group, each group with its own `fes` FE13s (a divisor of `faps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_faps: Option<u32>,
+    /// Three stages: FE2 elements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fe2s: Option<u32>,
+    /// Three stages: links between each FE13 and each FE2 (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fe2_links: Option<u32>,
     /// Host-facing ports per FAP, one host each.
     pub ports_per_fap: u32,
     /// Rate of a host-facing port (and of its host's link).
@@ -105,6 +116,10 @@ impl Default for FabricSection {
         FabricSection {
             faps: 16,
             fes: 6,
+            stages: 1,
+            group_faps: None,
+            fe2s: None,
+            fe2_links: None,
             ports_per_fap: 4,
             port_rate: "400Gbps".into(),
             port_delay: "100ns".into(),

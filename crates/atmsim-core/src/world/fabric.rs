@@ -78,6 +78,8 @@ pub(in crate::world) struct Fabric {
     pub(super) late_credits: Vec<(u32, u64)>,
     /// Links given a cell while idle, to be started (`start_waking`).
     waking: Vec<u32>,
+    /// Three stages: the inner hops' pointers and reach (`fabric_stages.rs`).
+    pub(super) stages: crate::fabric::stages::StageState,
 }
 
 impl Fabric {
@@ -104,7 +106,7 @@ impl Fabric {
             full_credit_rates: schedulers.iter().map(EgressScheduler::credit_rate).collect(),
             schedulers,
             spray_next: vec![0; g.faps as usize],
-            fe_next: vec![0; (g.fes * g.faps) as usize],
+            fe_next: vec![0; (g.fe_count() * g.faps) as usize],
             egress: fm.egress.clone(),
             port_of_node: fm.port_of_node.clone(),
             tc_of_flow: fm.tc_of_flow.clone(),
@@ -124,10 +126,11 @@ impl Fabric {
             lost_at_failure: 0,
             lost_before_detection: 0,
             lost_unreachable: 0,
-            reach: vec![g.links_per_fe(); (g.fes * g.faps) as usize],
+            reach: vec![g.links_per_fe(); (g.fe_count() * g.faps) as usize],
             dead: Vec::new(),
             late_credits: Vec::new(),
             waking: Vec::new(),
+            stages: crate::fabric::stages::StageState::new(g),
             cfg,
         }
     }
@@ -159,7 +162,7 @@ impl Fabric {
             let link = g.up(fap, i);
             let fe = g.fe_of(link);
             let l = &self.links[link as usize];
-            if !l.usable || self.reach[(fe * g.faps + cell.dst_fap as u32) as usize] == 0 {
+            if !l.usable || !self.leads_to(fe, cell.dst_fap as u32) {
                 continue;
             }
             if !self.cfg.least_loaded {
@@ -365,8 +368,8 @@ impl World {
         }
     }
 
-    /// The cell at the head of `link`'s wire arrives: at a fabric element
-    /// (up links), passed on towards its FAP; at a FAP (down links), taken.
+    /// The cell at the head of `link`'s wire arrives: at a fabric element,
+    /// passed on towards its FAP; at a FAP (its links down), taken.
     fn fabric_arrival(&mut self, link: u32) {
         let now = self.now;
         let f = self.fabric();
@@ -375,7 +378,7 @@ impl World {
         let Some(CellInFlight { mut cell, .. }) = l.pipe.pop_front() else { return };
         let f = self.fabric();
         let g = &f.cfg.geometry;
-        if g.is_up(link) {
+        if !g.to_fap(link) {
             cell.from_link = link;
             f.fe_forward(link, cell);
             self.start_waking();

@@ -13,15 +13,21 @@
 use super::fabric::Fabric;
 use super::World;
 use crate::engine::{Event, FabricEvent};
+use crate::fabric::stages::Hop;
 use crate::fabric::{Cell, CellKind};
 
 impl Fabric {
     /// A fabric element passes a cell that came up `link` on to its next
     /// usable link down to the cell's FAP, round robin; None if the cell
     /// was lost (no such link, or a failed one not yet detected).
+    /// In three stages the FE1 and FE2 hops come first (`fabric_stages.rs`).
     pub(super) fn fe_forward(&mut self, link: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
-        let fe = g.fe_of(link);
+        let fe = match g.hop_after(link) {
+            Hop::ToFap(fe) => fe,
+            Hop::ToFe2(fe1) => return self.fe1_sends(fe1, cell),
+            Hop::ToFe3(fe2) => return self.fe2_sends(fe2, cell),
+        };
         let at = (fe * g.faps + cell.dst_fap as u32) as usize;
         let n = g.links_per_fe();
         for step in 0..n {
@@ -29,15 +35,21 @@ impl Fabric {
             let down = g.down_from_fe(fe, cell.dst_fap as u32, k);
             if self.links[down as usize].usable {
                 self.fe_next[at] = (k + 1) % n;
-                let queued = self.enqueue(down, cell);
-                if !queued {
-                    self.forwarded_from(link);
-                }
-                return queued.then_some(down);
+                return self.pass_on(down, cell);
             }
         }
         self.lose_at_element(cell);
         None
+    }
+
+    /// An element queues a cell for its next link; if that link has failed
+    /// the cell is lost and its place in the element is free again.
+    pub(super) fn pass_on(&mut self, next: u32, cell: Cell) -> Option<u32> {
+        let queued = self.enqueue(next, cell);
+        if !queued {
+            self.forwarded_from(cell.from_link);
+        }
+        queued.then_some(next)
     }
 
     /// Balanced input (R9): the egress schedulers of `fap`'s ports grant at
@@ -57,7 +69,7 @@ impl Fabric {
     }
 
     /// A cell lost in a fabric element (no link left to its FAP).
-    fn lose_at_element(&mut self, cell: Cell) {
+    pub(super) fn lose_at_element(&mut self, cell: Cell) {
         self.lost_unreachable += 1;
         self.lose(cell);
         self.forwarded_from(cell.from_link);
@@ -145,6 +157,9 @@ impl World {
                 let (fap, _) = g.fap_and_index(link);
                 let at = (g.fe_of(link) * g.faps + fap) as usize;
                 f.reach[at] -= 1;
+                if f.reach[at] == 0 && g.spine.is_some() {
+                    f.stages.fe3s_reaching[fap as usize] -= 1;
+                }
                 if f.cfg.balanced_input {
                     f.balance_input(fap);
                 }

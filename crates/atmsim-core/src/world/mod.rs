@@ -32,6 +32,7 @@ mod eqds;
 mod eqds_build;
 mod fabric;
 mod fabric_fail;
+mod fabric_stages;
 mod fct;
 mod finish;
 mod forward;

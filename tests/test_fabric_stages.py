@@ -1,0 +1,112 @@
+"""A three-stage scheduled cell fabric (docs/fabric.md "Three stages"): FAP -> FE1 -> FE2 -> FE3 -> FAP.
+
+On 8 FAPs in 2 groups of 4 (3 FE13s each, 6 links from every FAP to each), 6 FE2s with 4 links to
+every FE13: one packet's zero-load latency is F12's closed form with four fabric hops instead of
+two, to the picosecond; a 16-host permutation at full load keeps its books, loses no cell, keeps
+every link within its link credit and serves every egress port at its line rate; after a FAP's
+links from one FE3 fail, the FE2s leave that FE3 out for the FAP and nothing more is lost; the
+keys of the shape are refused where they do nothing or disagree.
+"""
+
+import pytest
+
+from test_fabric import CTL, D_LINK, D_PORT, H, LINK_BPS, P, PORT_BPS, tx
+from test_fabric import run as fabric_run
+from test_fabric import test_bad_fabric_keys_are_refused_naming_the_key as refused_naming
+
+SHAPE = """[fabric]
+faps = 8
+ports_per_fap = {ports}
+fes = 3
+fap_links = 18
+stages = 3
+group_faps = 4
+fe2s = 6
+fe2_links = 4
+{more}"""
+
+def run(tmp_path, duration, flows, ports=1, more=""):
+    """`test_fabric`'s scenario on this shape, its one flow replaced by `flows`."""
+    shape = SHAPE.format(ports=ports, more=more)
+    return fabric_run(tmp_path, 4122, 'rate = "1Gbps"', extra=shape, set=[f"duration={duration}", f"flow=[{flows}]"]).summary
+
+
+def books_balance(s):
+    fab = s["fabric"]
+    lost = sum(fab["cells_lost"].values())
+    return (
+        s["accounting"]["balanced"]
+        and fab["cells_balanced"]
+        and fab["voq_identity_holds"]
+        and lost == fab["cells_lost_at_failure"] + fab["cells_lost_before_detection"] + fab["cells_lost_unreachable"]
+        and fab["llfc_peak_resident_cells"] <= fab["llfc_bound_cells"]
+    )
+
+
+@pytest.mark.parametrize("length", [1500, 4150])
+def test_zero_load_latency_is_f12_with_four_fabric_hops(tmp_path, length):
+    # h4 is on FAP 4 (group 1), h0 on FAP 0 (group 0): every cell crosses an FE2.
+    flow = f'{{ name = "f", kind = "udp", src = "h4", dst = "h0", datagram = "{length - 28}B", send_at = ["0s"], bytes = "{length - 28}B" }}'
+    s = run(tmp_path, "2ms", flow)
+    fct = s["flows"][0]["completion_time_s"]
+    largest_cell = min(length, P) + H
+    expected = (
+        2 * (tx(length, PORT_BPS) + D_PORT)  # host to FAP, FAP to host, store and forward
+        + 8 * (tx(CTL + H, LINK_BPS) + D_LINK)  # FlowStatus there, Credit back: four hops each
+        + 4 * (tx(largest_cell, LINK_BPS) + D_LINK)  # the cells cross in parallel, one per link at every hop
+    )
+    assert round(fct * 1e12) == expected, (fct, expected)
+    assert books_balance(s)
+
+
+#: 16 hosts (2 per FAP), each to a host in the other group, so that every cell crosses an FE2.
+DST = [8 + h * 3 % 8 if h < 8 else (h - 8) * 5 % 8 for h in range(16)]
+PERMUTATION = ", ".join(
+    f'{{ name = "p{h}", kind = "udp", src = "h{h}", dst = "h{d}", rate = "400Gbps", datagram = "4122B" }}' for h, d in enumerate(DST)
+)
+
+
+def test_the_permutation_is_one():
+    assert sorted(DST) == list(range(16)) and all((h // 8) != (d // 8) for h, d in enumerate(DST))
+
+
+def test_a_permutation_reaches_its_line_rate_and_loses_nothing(tmp_path):
+    s = run(tmp_path, "150us", PERMUTATION, ports=2)
+    fab = s["fabric"]
+    assert books_balance(s) and fab["llfc_peak_resident_cells"] > 0
+    assert sum(fab["cells_lost"].values()) == 0 and fab["voq_drops"] == 0 and fab["packets_discarded"] == 0
+    busy = [p["busy_fraction"] for p in s["ports"] if p["name"].startswith("fabric->")]
+    assert min(busy) >= 0.9, busy
+    delivered = [f["bytes_delivered"] for f in s["flows"]]
+    assert min(delivered) >= 0.97 * max(delivered), delivered
+
+
+def test_after_a_fap_loses_its_links_from_one_fe3_nothing_more_is_lost(tmp_path):
+    """FAP 0's links 0, 3, ..., 15 all come from FE13 0 of group 0: down at 20 us, detected at 22 us.
+    Cells already past the FE2s toward FE3 0 are lost; from then on the FE2s leave FE3 0 out for
+    FAP 0, so a run twice as long loses no more, and the flows into FAP 0 go on."""
+    fails = "".join(f'[[fabric.fail]]\nlink = "fap0.l{i}"\nat = "20us"\ndir = "down"\n' for i in range(0, 18, 3))
+    more = '[fabric.reach]\ndetect = "2us"\n' + fails
+    short, long = (run(tmp_path, d, PERMUTATION, ports=2, more=more) for d in ("40us", "80us"))
+    for s in (short, long):
+        assert books_balance(s)
+    assert short["fabric"]["cells_lost_at_failure"] > 0
+    assert long["fabric"]["cells_lost"] == short["fabric"]["cells_lost"], (short["fabric"]["cells_lost"], long["fabric"]["cells_lost"])
+    into_fap0 = [f"p{h}" for h, d in enumerate(DST) if d < 2]
+    for name in into_fap0:
+        before = next(f["bytes_delivered"] for f in short["flows"] if f["name"] == name)
+        after = next(f["bytes_delivered"] for f in long["flows"] if f["name"] == name)
+        # 40 us more at 400 Gb/s is 2 MB; at least nine tenths of it arrives.
+        assert after - before >= 0.9 * 400e9 / 8 * 40e-6, (name, before, after)
+
+
+@pytest.mark.parametrize("sets, key", [
+    (["fabric.stages=2"], "fabric.stages"),
+    (["fabric.fe2s=4"], "fabric.fe2s"),
+    (["fabric.group_faps=4"], "fabric.group_faps"),
+    (["fabric.stages=3", "fabric.fe2s=4", "fabric.group_faps=5"], "fabric.group_faps"),
+    (["fabric.stages=3", "fabric.group_faps=4"], "fabric.fe2s"),
+    (["fabric.stages=3", "fabric.group_faps=4", "fabric.fe2s=4", "fabric.fe2_links=0"], "fabric.fe2_links"),
+])
+def test_bad_stage_keys_are_refused_naming_the_key(sets, key):
+    refused_naming(sets, key)
