@@ -45,6 +45,7 @@ def test_a_strict_class_takes_the_port_and_weights_share_it():
     (["fabric.tcs=3", "fabric.scheduler.strict=1", "fabric.scheduler.weights=[1,2,3]"], "fabric.scheduler.weights"),
     (["fabric.tcs=2", "fabric.scheduler.weights=[1,0]"], "fabric.scheduler.weights"),
     ([TWO], "flow[b].tc"),
+    (["fabric.tcs=2"], "fabric.tcs"),
 ])
 def test_class_keys_that_are_wrong_or_do_nothing_are_refused(sets, key):
     assert_refused(INCAST, sets, key)

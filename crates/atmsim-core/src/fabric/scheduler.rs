@@ -154,8 +154,10 @@ impl EgressScheduler {
         Some(at)
     }
 
-    /// Class `tc`'s next member in `set` after its last served, round robin.
-    fn next_in(&self, set: &[u64], due_by: Option<Time>, tc: u32) -> Option<u32> {
+    /// Class `tc`'s next NORM member after its last served, round robin;
+    /// with `due_by`, its next SLOW member due by then.
+    fn next_in(&self, due_by: Option<Time>, tc: u32) -> Option<u32> {
+        let set = if due_by.is_some() { &self.slow } else { &self.norm };
         let n = self.faps;
         let last = self.last[tc as usize];
         (1..=n)
@@ -163,18 +165,18 @@ impl EgressScheduler {
             .find(|&m| set[(m / 64) as usize] & (1 << (m % 64)) != 0 && due_by.is_none_or(|t| self.slow_due[m as usize] <= t))
     }
 
-    /// The member to serve among those in `set` (and due by `due_by`):
+    /// The NORM member to serve (with `due_by`, the SLOW one due by then):
     /// strict classes first, highest first, then weighted round robin.
-    fn pick(&mut self, set: &[u64], due_by: Option<Time>) -> Option<u32> {
+    fn pick(&mut self, due_by: Option<Time>) -> Option<u32> {
         for tc in (self.tcs - self.strict..self.tcs).rev() {
-            if let Some(m) = self.next_in(set, due_by, tc) {
+            if let Some(m) = self.next_in(due_by, tc) {
                 return Some(m);
             }
         }
         let mut best: Option<(usize, u32)> = None;
         let mut asking = 0;
         for tc in 0..(self.tcs - self.strict) as usize {
-            let Some(m) = self.next_in(set, due_by, tc as u32) else { continue };
+            let Some(m) = self.next_in(due_by, tc as u32) else { continue };
             self.balance[tc] += self.weights[tc];
             asking += self.weights[tc];
             if best.is_none_or(|(b, _)| self.balance[tc] > self.balance[b]) {
@@ -207,9 +209,7 @@ impl EgressScheduler {
             self.paused_slots += 1;
             return Slot::Paused(self.generator.send(now, self.worth));
         }
-        let (norm, slow) = (std::mem::take(&mut self.norm), std::mem::take(&mut self.slow));
-        let pick = self.pick(&norm, None).or_else(|| self.pick(&slow, Some(now)));
-        (self.norm, self.slow) = (norm, slow);
+        let pick = self.pick(None).or_else(|| self.pick(Some(now)));
         match pick {
             Some(src) => {
                 self.last[(src / self.faps) as usize] = src % self.faps;

@@ -358,6 +358,11 @@ fn classes(s: &Scenario, f: &FabricSection) -> Result<(u32, Vec<u32>), ScenarioE
             return err(format!("flow[{}].tc", fl.name), format!("must be below fabric.tcs ({}), not {tc}", f.tcs));
         }
     }
+    // Under a workload the generated flows are all in class 0.
+    let used = s.workload.is_none() && s.flows.iter().any(|fl| fl.tc.is_some_and(|tc| tc > 0));
+    if f.tcs > 1 && !used {
+        return err("fabric.tcs", "does nothing here: every flow is in class 0 (give a [[flow]] a tc above 0)");
+    }
     let weights = if sc.weights.is_empty() { vec![1; weighted] } else { sc.weights.clone() };
     Ok((f.tcs, weights))
 }

@@ -149,8 +149,8 @@ impl Fabric {
     /// failed whose FE reaches the cell's FAP: the next in round-robin
     /// order, or with `least_loaded` the one with the fewest cells waiting
     /// for it or held in its far end (a load-aware sprayer in the manner of
-    /// Juniper's sub-channel choice by credit count and occupancy, spec
-    /// [S43]; ties in round-robin order). The link, or None if the cell was
+    /// Juniper's choice of fabric sub-channel by credit count and memory
+    /// occupancy, US patent 11,070,474; ties in round-robin order). The link, or None if the cell was
     /// lost (no link reaches, or a failed one not yet detected took it).
     pub(super) fn spray(&mut self, fap: u32, cell: Cell) -> Option<u32> {
         let g = &self.cfg.geometry;
