@@ -81,7 +81,7 @@ def show(scenario, sets):
 
 
 #: The traces a run may write (trace_<table>.csv): checked for files of the user's before the run.
-TRACE_TABLES = ("window", "queue", "events", "port", "rate", "abr")
+TRACE_TABLES = ("window", "queue", "events", "port", "rate", "abr", "fabric")
 
 
 def _write_run(d: Path, summary: dict, traces: dict, fmt: str) -> int:

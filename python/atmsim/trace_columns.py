@@ -61,11 +61,13 @@ def _frame(table: str, cols: Mapping, names: dict, start: int = 0, stop=None):
 
     def columns():
         for k, v in decode_table(cols, start, stop).items():
-            codes = v.astype(np.intp) if k in ("flow", "port", "vc") else None
+            codes = v.astype(np.intp) if k in ("flow", "port", "vc", "node") else None
             if k == "flow":
                 yield k, names["flow"][codes]
             elif k == "port" and table == "queue":
                 yield k, names["port"][codes]
+            elif k == "node" and table == "fabric":
+                yield k, names["fabric_node"][codes]
             elif k == "vc" and table == "port":
                 yield "flow", names["vc_flow"][codes]
                 yield "direction", names["vc_direction"][codes]

@@ -32,6 +32,30 @@ impl RateTrace {
     }
 }
 
+/// A scheduled cell fabric's buffers every `trace.interval` (the queue
+/// trace's period): one row per device (`fabric/nodes.rs`). A FAP's row
+/// has its VOQs' bytes (all, and the largest VOQ's), the cells waiting for
+/// its links into the fabric and the bytes its egress holds in
+/// reassembly; an element's row has the cells waiting for its links (its
+/// buffer), the VOQ and reassembly columns 0.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FabricTrace {
+    pub t: Vec<f64>,
+    pub node: Vec<u32>,
+    pub voq_bytes: Vec<u64>,
+    pub largest_voq_bytes: Vec<u64>,
+    pub queued_cells: Vec<u64>,
+    /// The most cells waiting for any one of the device's links.
+    pub largest_link_cells: Vec<u64>,
+    pub reassembly_bytes: Vec<u64>,
+}
+
+impl FabricTrace {
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct QueueTrace {
     pub t: Vec<f64>,
@@ -165,6 +189,8 @@ pub struct TraceNames {
     pub ports: Vec<String>,
     pub vc_flows: Vec<String>,
     pub vc_directions: Vec<&'static str>,
+    /// The fabric's devices (`FabricTrace::node`).
+    pub fabric_nodes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -178,6 +204,9 @@ pub struct Traces {
     pub rate: RateTrace,
     #[serde(skip_serializing_if = "AbrTrace::is_empty")]
     pub abr: AbrTrace,
+    /// Absent when the network is not a scheduled cell fabric.
+    #[serde(skip_serializing_if = "FabricTrace::is_empty")]
+    pub fabric: FabricTrace,
     /// Not serialised: the recorded columns are what the golden digests pin.
     #[serde(skip)]
     pub names: TraceNames,

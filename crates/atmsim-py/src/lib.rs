@@ -97,6 +97,7 @@ fn traces_to_py(py: Python<'_>, t: Traces) -> PyResult<Bound<'_, PyDict>> {
     n.set_item("port", name_list(py, &t.names.ports))?;
     n.set_item("vc_flow", name_list(py, &t.names.vc_flows))?;
     n.set_item("vc_direction", name_list(py, &t.names.vc_directions))?;
+    n.set_item("fabric_node", name_list(py, &t.names.fabric_nodes))?;
     out.set_item("names", n)?;
     let w = PyDict::new_bound(py);
     w.set_item("t", column(py, t.window.t)?)?;
@@ -143,6 +144,18 @@ fn traces_to_py(py: Python<'_>, t: Traces) -> PyResult<Bound<'_, PyDict>> {
         a.set_item("acr_cells_per_s", column(py, t.abr.acr_cells_per_s)?)?;
         a.set_item("waiting", column(py, t.abr.waiting)?)?;
         out.set_item("abr", a)?;
+    }
+    if !t.fabric.is_empty() {
+        // A scheduled cell fabric's devices every trace.interval.
+        let f = PyDict::new_bound(py);
+        f.set_item("t", column(py, t.fabric.t)?)?;
+        f.set_item("node", column(py, t.fabric.node)?)?;
+        f.set_item("voq_bytes", column(py, t.fabric.voq_bytes)?)?;
+        f.set_item("largest_voq_bytes", column(py, t.fabric.largest_voq_bytes)?)?;
+        f.set_item("queued_cells", column(py, t.fabric.queued_cells)?)?;
+        f.set_item("largest_link_cells", column(py, t.fabric.largest_link_cells)?)?;
+        f.set_item("reassembly_bytes", column(py, t.fabric.reassembly_bytes)?)?;
+        out.set_item("fabric", f)?;
     }
     Ok(out)
 }

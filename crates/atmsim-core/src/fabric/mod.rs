@@ -17,9 +17,11 @@
 //! | `reassembly.rs` | per (source FAP, egress port): cells back into order, packets out whole |
 //! | `geometry.rs` | which link joins which FAP to which fabric element, and their delays |
 //! | `stages.rs` | three stages: the FE2 spine's links between the FE13 groups |
+//! | `nodes.rs` | the devices in one numbering, and which one sends on each link (the fabric trace) |
 
 pub mod geometry;
 pub mod link;
+pub mod nodes;
 pub mod reassembly;
 pub mod scheduler;
 pub mod segmenter;

@@ -412,7 +412,8 @@ impl World {
         // A VC past the flows' is the ABR VBR background's (world/build.rs).
         let vc_flows = self.vcs.iter().map(|v| flows.get(v.flow.ix()).map_or_else(|| "vbr".to_string(), String::clone)).collect();
         let vc_directions = self.vcs.iter().map(|v| if v.role == VcRole::Reply { "reply" } else { "data" }).collect();
-        TraceNames { ports: self.ports.iter().map(|p| p.name.clone()).collect(), flows, vc_flows, vc_directions }
+        let fabric_nodes = self.model.fabric.as_ref().map_or_else(Vec::new, |f| crate::fabric::nodes::names(&f.config.geometry));
+        TraceNames { ports: self.ports.iter().map(|p| p.name.clone()).collect(), flows, vc_flows, vc_directions, fabric_nodes }
     }
 }
 

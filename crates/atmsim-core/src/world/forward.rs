@@ -351,7 +351,8 @@ impl World {
         }
     }
 
-    /// Samples every bounded port's occupancy into the queue trace.
+    /// Samples every bounded port's occupancy into the queue trace (and
+    /// the ABR sources and the fabric's devices into theirs).
     pub(super) fn sample_queues(&mut self) {
         let t = secs(self.now);
         if let Some(tr) = &mut self.traces {
@@ -367,6 +368,7 @@ impl World {
         if let (Some(abr), Some(tr)) = (self.services.abr(), self.traces.as_mut()) {
             abr.sample(t, &self.vcs, &mut tr.abr);
         }
+        self.sample_fabric(t);
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
     }
 }

@@ -14,7 +14,7 @@
 //! | `capture.rs` | packet captures: the port log's hook shared with them, hosts' packets, pcap files at the end |
 //! | `service.rs` | what a service declares and does (`ServiceKind`), the hooks it takes (`Takes`) |
 //! | `services.rs` | the registry of the optional mechanisms (ABR, Boston, round-robin input, watched ports, scripted drops in `services/`), and the hooks through which they take part |
-//! | `fabric.rs`, `fabric_fail.rs` | a scheduled cell fabric: VOQs, credits, cells over fabric links and elements, reassembly; link failures |
+//! | `fabric.rs`, `fabric_fail.rs`, `fabric_stages.rs`, `fabric_sample.rs` | a scheduled cell fabric: VOQs, credits, cells over fabric links and elements, reassembly; link failures; three stages; the fabric trace |
 //! | `triggers.rs` | flows started by other flows' completions (a connection matrix's triggers) |
 //! | `finish.rs` | the summary and the accounting identity at the end |
 //!
@@ -32,6 +32,7 @@ mod eqds;
 mod eqds_build;
 mod fabric;
 mod fabric_fail;
+mod fabric_sample;
 mod fabric_stages;
 mod fct;
 mod finish;

@@ -222,6 +222,9 @@ impl Services {
     pub(super) fn input_rr_mut(&mut self) -> Option<&mut InputRoundRobin> {
         self.get_mut()
     }
+    pub(super) fn fabric(&self) -> Option<&Fabric> {
+        self.get()
+    }
     pub(super) fn fabric_mut(&mut self) -> Option<&mut Fabric> {
         self.get_mut()
     }

@@ -170,7 +170,7 @@ def rows(runs) -> tuple:
             traces[(net, tp)] = atmsim.trace_frames(r[1])
     df = pd.DataFrame(out)
     # The fabric's backlog over time is known for the UDP incast only (every source alike: `fabric_backlog`).
-    _, pct = fabric_backlog(traces["source"], traces[("fabric", "UDP at NIC rate")])
+    _, pct, _ = fabric_backlog(traces["source"], traces[("fabric", "UDP at NIC rate")])
     udp_incast = (df.matrix == MATRICES[0]) & (df.transport == "UDP at NIC rate")
     for q, v in pct.items():
         df[f"fabric_held_p{q}_kb"] = np.where(udp_incast, v, np.nan)
@@ -202,7 +202,7 @@ def fabric_backlog(source_trace, egress_trace) -> tuple:
     """The bytes the fabric holds for h0 over time in the UDP incast (VOQs, cells on their way,
     reassembly): 15 sources' packets into the fabric by t (the traced source's departures, one port
     delay later) less the packets that reached h0's egress queue by t; and its time-weighted p50 and
-    p99 (KB) from the first packet to the last."""
+    p99 (KB) from the first packet to the last; and the step function itself (bytes at given times)."""
     def timeline(log, change: str, delay: float) -> tuple:
         rows = log[log.change == change]
         order = np.argsort(rows.t.to_numpy(), kind="stable")
@@ -223,7 +223,23 @@ def fabric_backlog(source_trace, egress_trace) -> tuple:
     order = np.argsort(level, kind="stable")
     cum = np.cumsum(weight[order]) / weight.sum()
     pct = {q: float(level[order][np.searchsorted(cum, q / 100)]) / 1e3 for q in (50, 99)}
-    return pd.DataFrame({"t_us": ts * 1e6, "fabric_held_kb": held(ts) / 1e3}), pct
+    return pd.DataFrame({"t_us": ts * 1e6, "fabric_held_kb": held(ts) / 1e3}), pct, held
+
+
+def fabric_sampled(trace, exact=None) -> pd.DataFrame:
+    """The fabric trace (every 1 µs) summed over the devices: the FAPs' VOQ and reassembly bytes, the
+    cells waiting in the elements; beside it, where given, `exact(t)`: the bytes held for h0 by
+    `fabric_backlog`'s step function at the same instants."""
+    f = trace["fabric"]
+    fe = f.node.str.startswith("fe").to_numpy()
+    by_t = f.groupby("t", sort=True)
+    out = pd.DataFrame({"t_us": np.asarray(list(by_t.groups)) * 1e6,
+                        "voq_kb": by_t.voq_bytes.sum().to_numpy() / 1e3,
+                        "reassembly_kb": by_t.reassembly_bytes.sum().to_numpy() / 1e3,
+                        "element_cells": f[fe].groupby("t", sort=True).queued_cells.sum().to_numpy()})
+    if exact is not None:
+        out["exact_held_kb"] = exact(out.t_us.to_numpy() / 1e6) / 1e3
+    return out
 
 
 def _occupancy(c, traces) -> None:
@@ -232,9 +248,16 @@ def _occupancy(c, traces) -> None:
     from atmsim.plotting import save
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-    held, _ = fabric_backlog(traces["source"], traces[("fabric", "UDP at NIC rate")])
+    held, _, exact = fabric_backlog(traces["source"], traces[("fabric", "UDP at NIC rate")])
     c.table(held, "C1_fabric_held")
     top.plot(held.t_us, held.fabric_held_kb, label="fabric, UDP: bytes held for h0 (VOQs, cells, reassembly)")
+    sampled = []
+    for tp in ("UDP at NIC rate", "DCTCP senders"):
+        d = fabric_sampled(traces[("fabric", tp)], exact if tp == "UDP at NIC rate" else None)
+        top.plot(d.t_us, d.voq_kb + d.reassembly_kb, ls="--" if tp == "UDP at NIC rate" else "-", lw=0.8,
+                 label=f"fabric, {tp}: VOQ + reassembly bytes, the fabric trace every 1 µs")
+        sampled.append(d.assign(transport=tp))
+    c.table(pd.concat(sampled, ignore_index=True), "C1_fabric_trace")
     top.set_ylabel("KB")
     top.legend(fontsize=7)
     top.grid(alpha=0.3)

@@ -108,26 +108,30 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
 /// filling memory.
 const MAX_TICKS: u64 = 100_000_000;
 const MAX_SAMPLES: u64 = 10_000_000;
-/// Rows the queue and ABR traces may hold in all (20 bytes each: 1 GB),
-/// whatever the number of ports: a sample is one row per bounded port and
-/// per ABR source.
-const MAX_TRACE_ROWS: u64 = 50_000_000;
+/// Bytes the sampled traces (queue, ABR, fabric) may hold in all (1 GB),
+/// whatever the number of ports: a sample is one 20-byte row per bounded
+/// port and per ABR source, and one 48-byte row per fabric device.
+const MAX_SAMPLED_BYTES: u64 = 1_000_000_000;
 
-/// For a run with traces on: refuses a `trace.interval` whose samples, one
-/// row per bounded port (and per ABR source), would exceed
-/// [`MAX_TRACE_ROWS`]. (A run without traces takes no samples.)
+/// For a run with traces on: refuses a `trace.interval` whose samples
+/// would hold more than [`MAX_SAMPLED_BYTES`]. (A run without traces takes
+/// no samples.)
 pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
     let samples = m.duration / m.trace_interval;
     let abr_sources = if m.abr.is_some() { m.flows.len() as u64 } else { 0 };
-    let per_sample = m.ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources;
-    let rows = samples.saturating_mul(per_sample);
+    let queues = m.ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources;
+    let devices = m.fabric.as_ref().map_or(0, |f| crate::fabric::nodes::count(&f.config.geometry)) as u64;
+    let bytes = samples.saturating_mul(20 * queues + 48 * devices);
     check_port_log_rows(m)?;
-    if rows > MAX_TRACE_ROWS {
+    if bytes > MAX_SAMPLED_BYTES {
+        let what = if devices > 0 { format!("{queues} queues and {devices} fabric devices") } else { format!("{queues} queues") };
         return err(
             "trace.interval",
             format!(
-                "{} s samples {per_sample} queues {samples} times with traces on: {rows} trace rows; at most {MAX_TRACE_ROWS} (use a longer period or a shorter duration)",
-                crate::time::secs(m.trace_interval)
+                "{} s samples {what} {samples} times with traces on: {:.1} GB of traces; at most {:.0} GB (use a longer period or a shorter duration)",
+                crate::time::secs(m.trace_interval),
+                bytes as f64 / 1e9,
+                MAX_SAMPLED_BYTES as f64 / 1e9
             ),
         );
     }
@@ -311,14 +315,14 @@ mod tests {
 
     #[test]
     fn trace_rows_count_every_bounded_port() {
-        // The base scenario bounds its two switch ports: 10^7 samples are 2 * 10^7 rows.
+        // The base scenario bounds its two switch ports: 10^7 samples are 2 * 10^7 rows, 0.4 GB.
         assert!(check(&["trace.interval=1us", "duration=10s"]).is_ok());
-        // 200 bounded ports sampled 10^6 times would be 2 * 10^8 rows (about 4 GB).
+        // 200 bounded ports sampled 10^6 times would be 2 * 10^8 rows, 4 GB.
         let mut sets = vec!["trace.interval=10us".to_string(), "duration=10s".to_string()];
         let chain = crate::scenario::test_support::check_many_ports(100, &mut sets).expect("valid without traces");
         let e = check_trace_rows(&chain).unwrap_err();
         assert_eq!(e.key, "trace.interval", "{e}");
-        assert!(e.problem.contains("trace rows") && e.problem.contains("at most 50000000"), "{e}");
+        assert!(e.problem.contains("200 queues") && e.problem.contains("4.0 GB of traces; at most 1 GB"), "{e}");
         sets[0] = "trace.interval=1ms".into();
         assert!(check_trace_rows(&crate::scenario::test_support::check_many_ports(100, &mut sets).unwrap()).is_ok());
     }
