@@ -100,6 +100,39 @@ def test_after_a_fap_loses_its_links_from_one_fe3_nothing_more_is_lost(tmp_path)
         assert after - before >= 0.9 * 400e9 / 8 * 40e-6, (name, before, after)
 
 
+def _delivered(s, name):
+    return next(f["bytes_delivered"] for f in s["flows"] if f["name"] == name)
+
+
+def test_a_whole_fe2_that_fails_is_left_out_once_detected(tmp_path):
+    """Every link of FE2 0, both ways (6 FE13s x 4 links), down at 20 us, detected at 22 us: the
+    cells on them or sent onto them before detection are lost, none after (a run twice as long
+    loses no more), and with one FE2 of six gone every flow goes on at 0.9 of its rate or more (the
+    spine's five sixths of 24 links a FE13 still carry its FAPs' 2 x 400 Gb/s)."""
+    fails = "".join(f'[[fabric.fail]]\nlink = "fe{e}.fe2_0.l{k}"\nat = "20us"\n' for e in range(6) for k in range(4))
+    more = '[fabric.reach]\ndetect = "2us"\n' + fails
+    short, long = (run(tmp_path, d, PERMUTATION, ports=2, more=more) for d in ("40us", "80us"))
+    for s in (short, long):
+        assert books_balance(s)
+    assert short["fabric"]["cells_lost_at_failure"] > 0 and short["fabric"]["cells_lost_before_detection"] > 0
+    assert long["fabric"]["cells_lost"] == short["fabric"]["cells_lost"]
+    for h in range(16):
+        gained = _delivered(long, f"p{h}") - _delivered(short, f"p{h}")
+        assert gained >= 0.9 * 400e9 / 8 * 40e-6, (h, gained)
+
+
+@pytest.mark.parametrize("dir", ["up", "down"])
+def test_one_inner_link_that_fails_is_left_out_once_detected(tmp_path, dir):
+    """FE13 1's first link with FE2 2, up (FE1 -> FE2) or down (FE2 -> FE3), down at 20 us,
+    detected at 22 us: losses stop at detection and the flows go on."""
+    more = f'[fabric.reach]\ndetect = "2us"\n[[fabric.fail]]\nlink = "fe1.fe2_2.l0"\nat = "20us"\ndir = "{dir}"\n'
+    short, long = (run(tmp_path, d, PERMUTATION, ports=2, more=more) for d in ("40us", "80us"))
+    assert books_balance(short) and books_balance(long)
+    assert sum(short["fabric"]["cells_lost"].values()) > 0
+    assert long["fabric"]["cells_lost"] == short["fabric"]["cells_lost"]
+    assert min(_delivered(long, f"p{h}") - _delivered(short, f"p{h}") for h in range(16)) >= 0.9 * 400e9 / 8 * 40e-6
+
+
 @pytest.mark.parametrize("sets, key", [
     (["fabric.stages=2"], "fabric.stages"),
     (["fabric.fe2s=4"], "fabric.fe2s"),
@@ -109,4 +142,22 @@ def test_after_a_fap_loses_its_links_from_one_fe3_nothing_more_is_lost(tmp_path)
     (["fabric.stages=3", "fabric.group_faps=4", "fabric.fe2s=4", "fabric.fe2_links=0"], "fabric.fe2_links"),
 ])
 def test_bad_stage_keys_are_refused_naming_the_key(sets, key):
+    refused_naming(sets, key)
+
+
+THREE = ["fabric.stages=3", "fabric.group_faps=4", "fabric.fe2s=4", "fabric.fe2_links=2"]
+
+
+@pytest.mark.parametrize("sets, key", [
+    # An FE2 link in one stage, or past the shape (fabric-incast's 16 FAPs in 4 groups: FE13s 0-23,
+    # FE2s 0-3, links 0-1).
+    (['fabric.fail=[{link = "fe0.fe2_0.l0", at = "1us"}]'], "fabric.fail[0].link"),
+    ([*THREE, 'fabric.fail=[{link = "fe0.fe2_4.l0", at = "1us"}]'], "fabric.fail[0].link"),
+    ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l2", at = "1us"}]'], "fabric.fail[0].link"),
+    ([*THREE, 'fabric.fail=[{link = "fe24.fe2_0.l0", at = "1us"}]'], "fabric.fail[0].link"),
+    ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l0", at = "1us", dir = "sideways"}]'], "fabric.fail[0].dir"),
+    # Balanced input acts on a FAP's links from the fabric, which an FE2 link is not.
+    ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l0", at = "1us"}]', "fabric.reach.balanced_input=true"], "fabric.reach.balanced_input"),
+])
+def test_bad_inner_link_failures_are_refused_naming_the_key(sets, key):
     refused_naming(sets, key)

@@ -112,24 +112,54 @@ impl Geometry {
 }
 
 /// The round-robin pointers and reach counts of the inner hops (empty in one stage).
+#[derive(Debug, PartialEq, Eq)]
 pub struct StageState {
     /// Per FE1, its next link up.
     pub fe1_next: Vec<u32>,
     /// Per (FE2, group), its next link down to that group.
     pub fe2_next: Vec<u32>,
-    /// Per FAP, the FE3s of its group with a usable link down to it.
-    pub fe3s_reaching: Vec<u32>,
+    /// Per (FE2, FAP), its usable links down to an FE3 that reaches the FAP.
+    pub fe2_reach: Vec<u32>,
+    /// Per (FE1, FAP), its usable links up to an FE2 that reaches the FAP:
+    /// a FAP sprays on its links to an FE1 only while this is above 0.
+    pub fe1_reach: Vec<u32>,
 }
 
 impl StageState {
     pub fn new(g: &Geometry) -> StageState {
         match &g.spine {
-            None => StageState { fe1_next: Vec::new(), fe2_next: Vec::new(), fe3s_reaching: Vec::new() },
+            None => StageState { fe1_next: Vec::new(), fe2_next: Vec::new(), fe2_reach: Vec::new(), fe1_reach: Vec::new() },
             Some(s) => StageState {
                 fe1_next: vec![0; s.fe13s as usize],
                 fe2_next: vec![0; (s.fe2s * g.groups()) as usize],
-                fe3s_reaching: vec![g.fes; g.faps as usize],
+                fe2_reach: vec![g.links_to_group(); (s.fe2s * g.faps) as usize],
+                fe1_reach: vec![g.links_to_fe2s(); (s.fe13s * g.faps) as usize],
             },
+        }
+    }
+
+    /// The reach counts again after a failure is detected, from the FE3s'
+    /// reach per FAP (`reach`, per (FE3, FAP): its usable links down to it)
+    /// and which links are usable: an FE2 reaches a FAP by a usable link
+    /// down to an FE3 that does, an FE1 by a usable link up to an FE2 that
+    /// does (the reachability Ramon's elements exchange, counted from the
+    /// FAPs back to the FE1s).
+    pub fn recount(&mut self, g: &Geometry, reach: &[u32], usable: impl Fn(u32) -> bool) {
+        let s = g.spine();
+        for fe2 in 0..s.fe2s {
+            for dst in 0..g.faps {
+                let n = (0..g.links_to_group())
+                    .map(|j| g.down_to_group(fe2, g.group_of(dst), j))
+                    .filter(|&(l, fe3)| usable(l) && reach[(fe3 * g.faps + dst) as usize] > 0);
+                self.fe2_reach[(fe2 * g.faps + dst) as usize] = n.count() as u32;
+            }
+        }
+        for fe1 in 0..s.fe13s {
+            for dst in 0..g.faps {
+                let n = (0..g.links_to_fe2s())
+                    .filter(|&j| usable(g.up_to_fe2(fe1, j)) && self.fe2_reach[(j % s.fe2s * g.faps + dst) as usize] > 0);
+                self.fe1_reach[(fe1 * g.faps + dst) as usize] = n.count() as u32;
+            }
         }
     }
 }
@@ -177,6 +207,35 @@ mod tests {
         // Every FE2 link of both directions, each once, and nothing beyond.
         assert_eq!(all.len(), 48);
         assert_eq!((*all.first().unwrap(), *all.last().unwrap()), (64, 111));
+    }
+
+    #[test]
+    fn reach_is_counted_back_from_the_faps_through_usable_links() {
+        // 8 FAPs in 2 groups, 2 FE13s per group (4 links per FAP: 2 to each), 3 FE2s, 2 links each way.
+        let g = Geometry::new(8, 2, 4, 1, 0, 0).three_stages(4, 3, 2, 0);
+        let mut st = StageState::new(&g);
+        let mut reach = vec![g.links_per_fe(); (g.fe_count() * g.faps) as usize];
+        let all = |_| true;
+        st.recount(&g, &reach, all);
+        assert_eq!(st, StageState::new(&g), "nothing failed: every count full");
+        // FE3 2 (group 1) loses its links down to FAP 5: each FE2 keeps its links to FE3 3.
+        reach[(2 * 8 + 5) as usize] = 0;
+        st.recount(&g, &reach, all);
+        assert!((0..3).all(|fe2| st.fe2_reach[(fe2 * 8 + 5) as usize] == 2));
+        assert!((0..4).all(|fe1| st.fe1_reach[(fe1 * 8 + 5) as usize] == 6));
+        // And FE2 1's links down to FE3 3 fail: FE2 1 no longer reaches FAP 5, so every FE1 has 4 of its 6 links up left.
+        let dead: Vec<u32> =
+            (0..g.links_to_group()).map(|j| g.down_to_group(1, 1, j)).filter(|&(_, fe3)| fe3 == 3).map(|(l, _)| l).collect();
+        st.recount(&g, &reach, |l| !dead.contains(&l));
+        assert_eq!(st.fe2_reach[(8 + 5) as usize], 0);
+        assert!((0..4).all(|fe1| st.fe1_reach[(fe1 * 8 + 5) as usize] == 4));
+        // FAP 4 of the same group is reached as before through FE3 2, and FAP 0 of the other group by all.
+        assert_eq!(st.fe2_reach[(8 + 4) as usize], 2);
+        assert!((0..4).all(|fe1| st.fe1_reach[(fe1 * 8) as usize] == 6));
+        // FE1 0's links up to FE2 0 fail too: it reaches FAP 5 by FE2 2's two links only.
+        let up0: Vec<u32> = (0..g.links_to_fe2s()).map(|j| g.up_to_fe2(0, j)).filter(|&l| g.hop_after(l) == Hop::ToFe3(0)).collect();
+        st.recount(&g, &reach, |l| !dead.contains(&l) && !up0.contains(&l));
+        assert_eq!((st.fe1_reach[5], st.fe1_reach[8 + 5]), (2, 4));
     }
 
     #[test]

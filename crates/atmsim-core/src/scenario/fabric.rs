@@ -289,7 +289,7 @@ pub fn resolve(
         }
     }
     // Balanced input acts on a FAP that loses links from the fabric.
-    let down_toward_a_fap = failures.iter().any(|l| l.rate.is_none() && l.links.iter().any(|&k| !geometry.is_up(k)));
+    let down_toward_a_fap = failures.iter().any(|l| l.rate.is_none() && l.links.iter().any(|&k| geometry.to_fap(k)));
     if f.reach.balanced_input && !down_toward_a_fap {
         return err(
             "fabric.reach.balanced_input",
@@ -372,22 +372,11 @@ fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Result<Vec<Link
     let mut out: Vec<(usize, LinkFailure)> = Vec::new();
     for (n, spec) in f.fail.iter().enumerate() {
         let key = |k: &str| format!("fabric.fail[{n}].{k}");
-        let parsed = spec
-            .link
-            .strip_prefix("fap")
-            .and_then(|r| r.split_once(".l"))
-            .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
-        let Some((fap, i)) = parsed.filter(|&(fap, i)| fap < g.faps && i < g.links) else {
-            return err(
-                key("link"),
-                format!("'{}' is no link: write \"fapF.lI\" with F below {} and I below {}", spec.link, g.faps, g.links),
-            );
-        };
-        let links = match spec.dir.as_str() {
-            "both" => vec![g.up(fap, i), g.down(fap, i)],
-            "up" => vec![g.up(fap, i)],
-            "down" => vec![g.down(fap, i)],
-            other => return err(key("dir"), format!("must be \"both\", \"up\" or \"down\", not \"{other}\"")),
+        let Some(links) = link_directions(g, &spec.link, &spec.dir) else {
+            return match spec.dir.as_str() {
+                "both" | "up" | "down" => err(key("link"), format!("'{}' is no link: {}", spec.link, link_names(g))),
+                other => err(key("dir"), format!("must be \"both\", \"up\" or \"down\", not \"{other}\"")),
+            };
         };
         let at = parse_time(&spec.at).or_else(|p| err(key("at"), p))?;
         let rate = match spec.rate.trim() {
@@ -410,6 +399,41 @@ fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Result<Vec<Link
         }
     }
     Ok(out.into_iter().map(|(_, l)| l).collect())
+}
+
+/// The link ids a `[[fabric.fail]]` names, or None if `name` or `dir` is
+/// none: "fapF.lI", FAP F's I-th link ("up" into the fabric, "down" to the
+/// FAP); in three stages also "feE.fe2J.lK", the K-th link between FE13 E
+/// and FE2 J ("up" from E as FE1 to J, "down" from J to E as FE3).
+fn link_directions(g: &Geometry, name: &str, dir: &str) -> Option<Vec<u32>> {
+    let index = |s: &str, below: u32| s.parse::<u32>().ok().filter(|&n| n < below);
+    let (up, down) = if let Some(rest) = name.strip_prefix("fap") {
+        let (fap, i) = rest.split_once(".l")?;
+        let (fap, i) = (index(fap, g.faps)?, index(i, g.links)?);
+        (g.up(fap, i), g.down(fap, i))
+    } else {
+        let s = g.spine.as_ref()?;
+        let (fe, rest) = name.strip_prefix("fe")?.split_once(".fe2_")?;
+        let (fe2, k) = rest.split_once(".l")?;
+        let (fe, fe2, k) = (index(fe, s.fe13s)?, index(fe2, s.fe2s)?, index(k, s.fe2_links)?);
+        let up = s.base + (fe * s.fe2s + fe2) * s.fe2_links + k;
+        (up, up + s.links_one_way())
+    };
+    match dir {
+        "both" => Some(vec![up, down]),
+        "up" => Some(vec![up]),
+        "down" => Some(vec![down]),
+        _ => None,
+    }
+}
+
+/// How to name a link, for an error.
+fn link_names(g: &Geometry) -> String {
+    let fap = format!("write \"fapF.lI\" with F below {} and I below {}", g.faps, g.links);
+    match &g.spine {
+        None => fap,
+        Some(s) => format!("{fap}, or \"feE.fe2_J.lK\" with E below {}, J below {} and K below {}", s.fe13s, s.fe2s, s.fe2_links),
+    }
 }
 
 /// `fabric.stages` and the keys of a three-stage shape, each refused where

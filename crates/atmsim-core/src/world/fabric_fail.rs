@@ -153,17 +153,19 @@ impl World {
             }
             f.links[link as usize].usable = false;
             let g = &f.cfg.geometry;
-            if !g.is_up(link) {
+            if g.to_fap(link) {
                 let (fap, _) = g.fap_and_index(link);
                 let at = (g.fe_of(link) * g.faps + fap) as usize;
                 f.reach[at] -= 1;
-                if f.reach[at] == 0 && g.spine.is_some() {
-                    f.stages.fe3s_reaching[fap as usize] -= 1;
-                }
                 if f.cfg.balanced_input {
                     f.balance_input(fap);
                 }
             }
+        }
+        let f = self.fabric();
+        if f.cfg.geometry.spine.is_some() {
+            let links = &f.links;
+            f.stages.recount(&f.cfg.geometry, &f.reach, |l| links[l as usize].usable);
         }
     }
 
