@@ -1,5 +1,5 @@
-//! One direction of a fabric link: the cells waiting for it, control cells
-//! first (`PRIORITIES`), its transmitter, its wire, and the link-level
+//! One direction of a fabric link: the cells waiting for it, one FIFO per
+//! cell priority served highest first (`PRIORITIES`), its transmitter, its wire, and the link-level
 //! flow control that keeps a fabric lossless (DNX's LLFC; here the N23
 //! counters of `net/credit.rs` per link rather than per VC: at most N2 + N3
 //! of its cells in the far end's buffer, a credit back every N2 cells the
@@ -14,6 +14,10 @@ pub struct FabricLink {
     transmitter: Serializer,
     pub delay: Time,
     queues: [Ring<Cell>; PRIORITIES],
+    /// Bit q set: queue q holds a cell (the next is the lowest set bit).
+    waiting: u8,
+    /// Cells in all the queues.
+    queued: u64,
     pub pipe: Ring<CellInFlight>,
     /// A transmission is under way: its end is scheduled.
     pub busy: bool,
@@ -45,7 +49,9 @@ impl FabricLink {
         FabricLink {
             transmitter: Serializer::new(rate),
             delay,
-            queues: [Ring::new(), Ring::new()],
+            queues: std::array::from_fn(|_| Ring::new()),
+            waiting: 0,
+            queued: 0,
             pipe: Ring::new(),
             busy: false,
             buf_alloc,
@@ -75,6 +81,8 @@ impl FabricLink {
     /// on its wire (`lost(cell, false)`) is lost.
     pub fn fail(&mut self, mut lost: impl FnMut(Cell, bool)) {
         self.up = false;
+        self.waiting = 0;
+        self.queued = 0;
         for q in &mut self.queues {
             while let Some(c) = q.pop_front() {
                 lost(c, true);
@@ -91,12 +99,15 @@ impl FabricLink {
 
     /// Cells waiting for the transmitter.
     pub fn queued(&self) -> u64 {
-        self.queues.iter().map(|q| q.len() as u64).sum()
+        self.queued
     }
 
-    pub fn enqueue(&mut self, cell: Cell) {
-        self.queues[cell.priority()].push_back(cell);
-        self.peak_queue = self.peak_queue.max(self.queued());
+    /// Queues a cell in FIFO `queue` (0 first: `PRIORITIES` − 1 − its priority).
+    pub fn enqueue(&mut self, cell: Cell, queue: usize) {
+        self.queues[queue].push_back(cell);
+        self.waiting |= 1 << queue;
+        self.queued += 1;
+        self.peak_queue = self.peak_queue.max(self.queued);
     }
 
     /// Starts the next cell if the line is idle, a cell waits and credit
@@ -106,12 +117,19 @@ impl FabricLink {
         if self.busy {
             return None;
         }
-        let q = self.queues.iter().position(|q| !q.is_empty())?;
+        if self.waiting == 0 {
+            return None;
+        }
         if self.buf_alloc > 0 && self.balance <= 0 {
             self.credit_stalls += 1;
             return None;
         }
-        let cell = self.queues[q].pop_front().expect("not empty");
+        let q = self.waiting.trailing_zeros() as usize;
+        let cell = self.queues[q].pop_front().expect("its bit is set");
+        self.queued -= 1;
+        if self.queues[q].is_empty() {
+            self.waiting &= !(1 << q);
+        }
         let wire = (cell.payload as u32 + header) as u64;
         let end = self.transmitter.send(now, wire);
         self.pipe.push_back(CellInFlight { arrive_at: end + self.delay, cell });
@@ -163,12 +181,16 @@ mod tests {
         Cell { voq: 0, seq, from_link: 0, payload: 256, dst_fap: 0, kind }
     }
 
+    /// The lowest data priority's queue, and the control cells'.
+    const DATA: usize = PRIORITIES - 1;
+    const CONTROL: usize = 0;
+
     #[test]
     fn control_cells_go_first_and_the_wire_keeps_order() {
         // 272 wire bytes at 272 bits/ns: 8 ns a cell, 50 ns on the wire.
         let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 50_000, None);
-        l.enqueue(cell(CellKind::Data, 0));
-        l.enqueue(cell(CellKind::Credit, 9));
+        l.enqueue(cell(CellKind::Data, 0), DATA);
+        l.enqueue(cell(CellKind::Credit, 9), CONTROL);
         let (first, end) = l.start(0, 16).unwrap();
         assert_eq!((first.kind, end), (CellKind::Credit, 8_000));
         assert!(l.start(1_000, 16).is_none(), "busy until its end is handled");
@@ -180,10 +202,30 @@ mod tests {
     }
 
     #[test]
+    fn higher_priorities_go_first_and_each_keeps_its_order() {
+        let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 0, None);
+        for (seq, queue) in [(0, 3), (1, 2), (2, 3), (3, 1), (4, 2), (5, CONTROL)] {
+            l.enqueue(cell(if queue == CONTROL { CellKind::FlowStatus } else { CellKind::Data }, seq), queue);
+        }
+        let mut order = Vec::new();
+        while let Some((c, end)) = l.start(order.len() as u64 * 8_000, 16) {
+            order.push(c.seq);
+            l.busy = false;
+            assert_eq!(l.queued(), 6 - order.len() as u64, "at {end}");
+        }
+        assert_eq!(order, [5, 3, 1, 4, 0, 2]);
+        // Failing empties every queue; a later cell is served as before.
+        l.enqueue(cell(CellKind::Data, 6), 2);
+        l.fail(|_, _| {});
+        assert_eq!(l.queued(), 0);
+        assert!(l.start(80_000, 16).is_none());
+    }
+
+    #[test]
     fn link_credit_stops_the_sender_at_n2_plus_n3_and_restarts_it() {
         let mut l = FabricLink::new(Rate::new(272, 1_000).unwrap(), 0, Some((4, 2)));
         for s in 0..10 {
-            l.enqueue(cell(CellKind::Data, s));
+            l.enqueue(cell(CellKind::Data, s), DATA);
         }
         let mut sent = 0;
         while l.start(sent * 8_000, 16).is_some() {

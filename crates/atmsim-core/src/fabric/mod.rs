@@ -85,6 +85,9 @@ pub struct FabricConfig {
     /// The highest classes in strict priority, and the others' weights (lowest first).
     pub strict: u32,
     pub weights: Vec<u32>,
+    /// Per class, its data cells' priority, 0 to `PRIORITIES` − 2 (empty:
+    /// every class at 0).
+    pub class_priorities: Vec<u8>,
     /// Links failing or slowing during the run, in time order.
     pub failures: Vec<LinkFailure>,
 }
@@ -110,9 +113,11 @@ pub enum CellKind {
     Credit,
 }
 
-/// The cell priorities: control cells before data (DNX: 4 priorities,
-/// control at the top; one traffic class of data here).
-pub const PRIORITIES: usize = 2;
+/// The cell priorities (Jericho's four): control cells at the top, data at
+/// its class's priority (`FabricConfig::class_priorities`). A link's queue
+/// `PRIORITIES − 1 − p` holds priority p, so the control cells' queue is
+/// the first.
+pub const PRIORITIES: usize = 4;
 
 /// One fabric cell: 16 bytes, copied through queues and wires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,14 +138,6 @@ pub struct Cell {
 }
 
 const _: () = assert!(std::mem::size_of::<Cell>() == 16);
-
-impl Cell {
-    /// 0 for control cells (first), 1 for data.
-    #[inline]
-    pub fn priority(&self) -> usize {
-        (self.kind == CellKind::Data) as usize
-    }
-}
 
 /// A cell on a wire: when its last bit reaches the far end.
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,7 @@ use super::schema::{LinkSpec, Network, Scenario, Topology, TopologyKind};
 use super::schema_fabric::FabricSection;
 use super::units::{parse_bytes, parse_rate, parse_time};
 use super::{err, ScenarioError};
-use crate::fabric::{CrsThresholds, FabricConfig, Geometry, LinkFailure};
+use crate::fabric::{CrsThresholds, FabricConfig, Geometry};
 use crate::net::{Limit, PortId};
 use crate::time::{Rate, Time};
 
@@ -110,7 +110,7 @@ fn signed_bytes(key: &str, text: &str) -> Result<i64, ScenarioError> {
     }
 }
 
-fn rate(key: &str, text: &str) -> Result<Rate, ScenarioError> {
+pub(super) fn rate(key: &str, text: &str) -> Result<Rate, ScenarioError> {
     parse_rate(text).or_else(|p| err(key, p))
 }
 
@@ -273,7 +273,7 @@ pub fn resolve(
         return err("fabric.reassembly_timeout", "must be above 0");
     }
     let detect = parse_time(&f.reach.detect).or_else(|p| err("fabric.reach.detect", p))?;
-    let failures = failures(&f, &geometry, link_rate)?;
+    let failures = super::fabric_fail::failures(&f, &geometry, link_rate)?;
     if let Some(n) = f.fail.iter().position(|spec| parse_time(&spec.at).is_ok_and(|t| t >= duration)) {
         return err(format!("fabric.fail[{n}].at"), "does nothing here: it is at or after the run's end (duration)");
     }
@@ -297,6 +297,7 @@ pub fn resolve(
         );
     }
     let (tcs, class_weights) = classes(s, &f)?;
+    let class_priorities = class_priorities(&f)?;
     let ppm = |x: f64| (x * 1e6).round() as u64;
     let mut port_of_node = vec![u32::MAX; nodes.names.len()];
     for (g, p) in egress.iter().enumerate() {
@@ -323,6 +324,7 @@ pub fn resolve(
         failures,
         strict: f.scheduler.strict,
         weights: class_weights,
+        class_priorities,
     };
     if scaled(port_rate, config.overspeed_ppm).is_none() || fraction(port_rate, config.slow_ppm).is_none() {
         return err("fabric.port_rate", "cannot be scaled exactly by the overspeed and slow rate (write it in whole bits per second)");
@@ -367,73 +369,31 @@ fn classes(s: &Scenario, f: &FabricSection) -> Result<(u32, Vec<u32>), ScenarioE
     Ok((f.tcs, weights))
 }
 
-/// `[[fabric.fail]]` resolved: each entry's link directions by id, in time order.
-fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Result<Vec<LinkFailure>, ScenarioError> {
-    let mut out: Vec<(usize, LinkFailure)> = Vec::new();
-    for (n, spec) in f.fail.iter().enumerate() {
-        let key = |k: &str| format!("fabric.fail[{n}].{k}");
-        let Some(links) = link_directions(g, &spec.link, &spec.dir) else {
-            return match spec.dir.as_str() {
-                "both" | "up" | "down" => err(key("link"), format!("'{}' is no link: {}", spec.link, link_names(g))),
-                other => err(key("dir"), format!("must be \"both\", \"up\" or \"down\", not \"{other}\"")),
-            };
-        };
-        let at = parse_time(&spec.at).or_else(|p| err(key("at"), p))?;
-        let rate = match spec.rate.trim() {
-            "0" | "0bps" => None,
-            r => Some(rate(&key("rate"), r)?),
-        };
-        if rate.is_some_and(|r| r.bits_per_second() >= link_rate.bits_per_second()) {
-            return err(key("rate"), format!("does nothing here: a slowdown must be below fabric.link_rate ({})", f.link_rate));
-        }
-        out.push((n, LinkFailure { links, at, rate }));
+/// `fabric.class_priorities`: one cell priority per class, 0 to 2 (3 is
+/// the control cells'); refused where it orders nothing (one class, or
+/// every class at one priority other than the default 0).
+fn class_priorities(f: &FabricSection) -> Result<Vec<u8>, ScenarioError> {
+    let p = &f.class_priorities;
+    let top = crate::fabric::PRIORITIES as u32 - 2;
+    if p.is_empty() || p.iter().all(|&x| x == 0) && p.len() == f.tcs as usize {
+        return Ok(Vec::new());
     }
-    out.sort_by_key(|(_, l)| l.at);
-    // A direction already down by then takes nothing more.
-    for (k, (n, l)) in out.iter().enumerate() {
-        if l.links.iter().any(|x| out[..k].iter().any(|(_, o)| o.rate.is_none() && o.links.contains(x))) {
-            return err(
-                format!("fabric.fail[{n}].link"),
-                format!("does nothing here: '{}' is already down by then (an earlier [[fabric.fail]])", f.fail[*n].link),
-            );
-        }
+    if f.tcs == 1 {
+        return err("fabric.class_priorities", "does nothing here: there is one traffic class (fabric.tcs = 1)");
     }
-    Ok(out.into_iter().map(|(_, l)| l).collect())
-}
-
-/// The link ids a `[[fabric.fail]]` names, or None if `name` or `dir` is
-/// none: "fapF.lI", FAP F's I-th link ("up" into the fabric, "down" to the
-/// FAP); in three stages also "feE.fe2J.lK", the K-th link between FE13 E
-/// and FE2 J ("up" from E as FE1 to J, "down" from J to E as FE3).
-fn link_directions(g: &Geometry, name: &str, dir: &str) -> Option<Vec<u32>> {
-    let index = |s: &str, below: u32| s.parse::<u32>().ok().filter(|&n| n < below);
-    let (up, down) = if let Some(rest) = name.strip_prefix("fap") {
-        let (fap, i) = rest.split_once(".l")?;
-        let (fap, i) = (index(fap, g.faps)?, index(i, g.links)?);
-        (g.up(fap, i), g.down(fap, i))
-    } else {
-        let s = g.spine.as_ref()?;
-        let (fe, rest) = name.strip_prefix("fe")?.split_once(".fe2_")?;
-        let (fe2, k) = rest.split_once(".l")?;
-        let (fe, fe2, k) = (index(fe, s.fe13s)?, index(fe2, s.fe2s)?, index(k, s.fe2_links)?);
-        let up = s.base + (fe * s.fe2s + fe2) * s.fe2_links + k;
-        (up, up + s.links_one_way())
-    };
-    match dir {
-        "both" => Some(vec![up, down]),
-        "up" => Some(vec![up]),
-        "down" => Some(vec![down]),
-        _ => None,
+    if p.len() != f.tcs as usize || p.iter().any(|&x| x > top) {
+        return err(
+            "fabric.class_priorities",
+            format!("must give {} priorities, one per class, each 0 to {top} ({} is the control cells')", f.tcs, top + 1),
+        );
     }
-}
-
-/// How to name a link, for an error.
-fn link_names(g: &Geometry) -> String {
-    let fap = format!("write \"fapF.lI\" with F below {} and I below {}", g.faps, g.links);
-    match &g.spine {
-        None => fap,
-        Some(s) => format!("{fap}, or \"feE.fe2_J.lK\" with E below {}, J below {} and K below {}", s.fe13s, s.fe2s, s.fe2_links),
+    if p.iter().all(|&x| x == p[0]) {
+        return err(
+            "fabric.class_priorities",
+            "does nothing here: every class is at one priority (their data cells cross the fabric alike)",
+        );
     }
+    Ok(p.iter().map(|&x| x as u8).collect())
 }
 
 /// `fabric.stages` and the keys of a three-stage shape, each refused where

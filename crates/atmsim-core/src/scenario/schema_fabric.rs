@@ -54,6 +54,11 @@ pub struct FabricSection {
     /// Traffic classes per egress port, 1 to 8: a VOQ per (source FAP,
     /// port, class), a flow's class its `tc`.
     pub tcs: u32,
+    /// Per traffic class, the cell priority its data crosses the fabric
+    /// at: 0 (lowest) to 2; control cells use 3, the top of Jericho's four
+    /// (default: every class at 0).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub class_priorities: Vec<u32>,
     pub voq: VoqSection,
     pub crs: CrsSection,
     pub scheduler: SchedulerSection,
@@ -134,6 +139,7 @@ impl Default for FabricSection {
             credit_worth: "4096B".into(),
             control_bytes: "8B".into(),
             tcs: 1,
+            class_priorities: Vec::new(),
             voq: VoqSection::default(),
             crs: CrsSection::default(),
             scheduler: SchedulerSection::default(),

@@ -17,7 +17,7 @@ use crate::fabric::reassembly::{Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
 use crate::fabric::voq::{Crs, Voq};
-use crate::fabric::{Cell, CellInFlight, CellKind, FabricConfig};
+use crate::fabric::{Cell, CellInFlight, CellKind, FabricConfig, PRIORITIES};
 use crate::net::{PortId, Unit};
 use crate::scenario::fabric::{fraction, scaled};
 use crate::scenario::model::FabricModel;
@@ -45,6 +45,9 @@ pub(in crate::world) struct Fabric {
     port_of_node: Vec<u32>,
     /// Per flow, its traffic class (empty: every flow in class 0).
     tc_of_flow: Vec<u8>,
+    /// Per VOQ, the link queue its data cells wait in (its class's
+    /// priority's; empty: every class at the lowest).
+    data_queue: Vec<u8>,
     /// Per FAP, bytes in its VOQs.
     voq_bytes: Vec<u64>,
     pub(super) voq_drops: u64,
@@ -110,6 +113,10 @@ impl Fabric {
             egress: fm.egress.clone(),
             port_of_node: fm.port_of_node.clone(),
             tc_of_flow: fm.tc_of_flow.clone(),
+            data_queue: match cfg.class_priorities.is_empty() {
+                true => Vec::new(),
+                false => (0..voqs as u32).map(|v| (PRIORITIES - 1) as u8 - cfg.class_priorities[g.voq_tc(v) as usize]).collect(),
+            },
             voq_bytes: vec![0; g.faps as usize],
             voq_drops: 0,
             voq_drop_bytes: 0,
@@ -194,9 +201,13 @@ impl Fabric {
 
     /// Queues a cell for a link; false if the link has failed (the cell is lost).
     pub(super) fn enqueue(&mut self, link: u32, cell: Cell) -> bool {
+        let queue = match cell.kind {
+            CellKind::Data => self.data_queue.get(cell.voq as usize).map_or(PRIORITIES - 1, |&q| q as usize),
+            CellKind::FlowStatus | CellKind::Credit => 0,
+        };
         let l = &mut self.links[link as usize];
         if l.up {
-            l.enqueue(cell);
+            l.enqueue(cell, queue);
             if !l.busy {
                 self.waking.push(link);
             }
