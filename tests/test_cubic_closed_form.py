@@ -33,6 +33,7 @@ def test_the_window_follows_the_closed_form_through_the_epoch(epochs, i):
     assert e["samples"] > 10_000
     assert e["max_dev"] <= 2.5, e
     assert e["mean_dev"] <= 0.3, e
+    assert e["cubic_over_w_est"] > 20, "the cubic term, not the Reno-friendly W_est, sets the window"
 
 
 @pytest.mark.parametrize("i", range(3))
