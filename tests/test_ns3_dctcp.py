@@ -5,7 +5,7 @@ ns-3 results (validation/ns3/dctcp_reference.json, from `python validation/dctcp
 The stored atmsim rows are what atmsim gives today: a model change that moves them must rerun
 the comparison (and say what moved), not leave a stale table in the docs. The tolerances are
 the largest gaps measured over the six aligned dumbbells with a margin; each gap has its named
-cause (N1-N10 in docs/validation.md):
+cause (N1-N11 in docs/validation.md):
 
 * link use within 0.01 (largest gap 0.001);
 * the port's mean queue within 1 packet (largest 0.4) and its maximum within 2 (atmsim's is
