@@ -5,7 +5,7 @@ ns-3 results (validation/ns3/dctcp_reference.json, from `python validation/dctcp
 The stored atmsim rows are what atmsim gives today: a model change that moves them must rerun
 the comparison (and say what moved), not leave a stale table in the docs. The tolerances are
 the largest gaps measured over the six aligned dumbbells with a margin; each gap has its named
-cause (N1-N10 in docs/validation.md):
+cause (N1-N11 in docs/validation.md):
 
 * link use within 0.01 (largest gap 0.001);
 * the port's mean queue within 1 packet (largest 0.4) and its maximum within 2 (atmsim's is
@@ -15,15 +15,22 @@ cause (N1-N10 in docs/validation.md):
   atmsim cuts more often because ns-3 freezes its window after an echo, N2);
 * alpha at the end within 0.05 (largest 0.041, at 500 us: alpha moves by about g x M at each
   marked window, so one instant of the sawtooth differs from another).
+
+The buffer sweep (K = 20, SACK, 40-Gb/s access links) is held to the same tolerances where the
+buffer does not bind the sawtooth (32 and 400 packets), but alpha within 0.07 (largest 0.059)
+and the drops of slow start's overshoot within 20 % (33 against 29); at 22 packets (K + 2) the
+two depart by N11, which the last test checks.
 """
 from __future__ import annotations
 
-
+import numpy as np
 import pytest
 from ns3_rows import assert_rows_are_todays, assert_store_covers, fct, load_study
 
 study, STORE = load_study("dctcp_ns3")
 ALIGNED = [f"dumbbell-{rtt}us-k{k}" for rtt in (100, 500) for k in (10, 20, 40)]
+#: the buffer sweep where the buffer holds the sawtooth: name -> alpha tolerance
+UNBOUND = {f"dumbbell-{rtt}us-k20-b{b}-sack": 0.07 for rtt in (100, 500) for b in (32, 400)}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +41,7 @@ def fresh(tmp_path_factory):
         if name not in cache:
             cache[name] = study.measure(study.SCENARIOS[name], tmp_path_factory.mktemp(name))
         return cache[name]
+    get.workdir = tmp_path_factory.mktemp("runs")
     return get
 
 
@@ -53,9 +61,10 @@ def test_atmsim_rows_are_todays(fresh, name):
     assert_rows_are_todays(fresh(name), STORE[name]["atmsim"], "validation/dctcp_ns3.py --ns3-python PY")
 
 
-@pytest.mark.parametrize("name", ALIGNED)
+@pytest.mark.parametrize("name", ALIGNED + sorted(UNBOUND))
 def test_dumbbell_beside_ns3(fresh, name):
     ours, ns3 = fresh(name), STORE[name]["ns3"]
+    alpha_tolerance = UNBOUND.get(name, 0.05)
     assert abs(ours["utilisation"] - ns3["utilisation"]) <= 0.01
     assert abs(ours["queue_mean"] - ns3["queue_mean"]) <= 1.0
     assert abs(ours["queue_max"] - ns3["queue_max"]) <= 2
@@ -65,8 +74,35 @@ def test_dumbbell_beside_ns3(fresh, name):
         assert _mean(ours, key) == pytest.approx(_mean(ns3, key), rel=0.03), key
     assert _mean(ours, "decreases") == pytest.approx(_mean(ns3, "decreases"), rel=0.12)
     assert ours["marks"] == pytest.approx(ns3["marks"], rel=0.12)
-    assert abs(_mean(ours, "alpha") - _mean(ns3, "alpha")) <= 0.05
-    assert ours["drops"] == ns3["drops"] == 0
+    assert abs(_mean(ours, "alpha") - _mean(ns3, "alpha")) <= alpha_tolerance
+    if name.endswith("-b32-sack"):  # slow start's overshoot, before any echo
+        assert ours["drops"] == pytest.approx(ns3["drops"], rel=0.2) and ours["drops"] > 0
+    else:
+        assert ours["drops"] == ns3["drops"] == 0
+
+
+@pytest.mark.parametrize("rtt", (100, 500))
+def test_where_the_buffer_binds_before_marking_atmsim_cuts_again_for_the_loss(fresh, rtt):
+    """N11: at K + 2 packets of buffer the packets that arrive after the first marks are dropped,
+    in the window the echo already cut. ns-3 (with SACK) retransmits them from CA_CWR without a
+    second cut, no recovery entered and no timeout, and keeps the link full; atmsim halves again
+    on the fast retransmit (RFC 8257 §3.5 asks for one reduction a window across all signals),
+    so its queue empties and it loses link use."""
+    name = f"dumbbell-{rtt}us-k20-b22-sack"
+    ours, ns3 = fresh(name), STORE[name]["ns3"]
+    assert sum(f["recoveries"] for f in ns3["flows"]) <= 1 and sum(f["timeouts"] for f in ns3["flows"]) == 0
+    assert sum(f["retransmitted"] for f in ns3["flows"]) > 50 and ns3["utilisation"] > 0.999
+    assert ours["drops"] > 0 and ours["utilisation"] < ns3["utilisation"] - 0.02
+    assert ours["queue_mean"] < ns3["queue_mean"] - 5
+    # the double cut itself: a halving within a round trip after an echo's cut of a few per cent
+    w = study.run(study.SCENARIOS[name], fresh.workdir).traces["window"]
+    w = w[w.flow == "f1"]
+    t, c = w.t.to_numpy(), w.cwnd.to_numpy()
+    cut = np.flatnonzero(np.diff(c) < 0) + 1
+    ratio = c[cut] / c[cut - 1]
+    halves, echo_cuts = t[cut][ratio < 0.55], t[cut][ratio > 0.85]
+    rtt_s = 1.2 * rtt * 1e-6
+    assert any(((h - echo_cuts > 0) & (h - echo_cuts < rtt_s)).any() for h in halves)
 
 
 @pytest.mark.parametrize("k", (10, 20, 40))

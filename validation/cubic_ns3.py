@@ -98,10 +98,7 @@ def atmsim_part(p: dict) -> tuple:
 
 
 def _grid(p: dict) -> np.ndarray | None:
-    if p["bytes"]:
-        return None
-    step = TRACE_MS[p["rtt_us"]] / 1e3
-    return p["warmup"] + step * np.arange(int(round((p["duration"] - p["warmup"]) / step)) + 1)
+    return None if p["bytes"] else dumbbell.grid(p, TRACE_MS[p["rtt_us"]])
 
 
 def measure(p: dict, workdir: Path) -> dict:
@@ -115,11 +112,7 @@ def measure(p: dict, workdir: Path) -> dict:
     del m["marks"]
     grid = _grid(p)
     if grid is not None:
-        w = r.traces["window"]
-        w = w[w.flow == "f1"]
-        t, cwnd = w.t.to_numpy(), w.cwnd.to_numpy()
-        at = np.searchsorted(t, grid, side="right") - 1
-        m["cwnd_trace"] = [float(cwnd[i]) / MSS if i >= 0 else 0.0 for i in at]
+        m["cwnd_trace"] = dumbbell.cwnd_on_grid(r, grid)
     return m
 
 
@@ -208,24 +201,11 @@ HEADER = ("| scenario | simulator | link use | Gb/s per flow | queue mean / max 
 
 
 def plot(store: dict, path: Path) -> None:
-    """Flow 1's cwnd in both simulators, one panel per aligned dumbbell (at 100 us its first 200 ms)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
-    for ax, name in zip(axes.flat, ALIGNED):
-        p, entry = SCENARIOS[name], store["scenarios"][name]
-        t = (_grid(p) - p["warmup"]) * 1e3
-        for side, style in (("ns3", "C0-"), ("atmsim", "C3-")):
-            ax.plot(t, entry[side]["cwnd_trace"], style, lw=0.9, label="ns-3 TcpCubic" if side == "ns3" else "atmsim cubic-sack")
-        if p["rtt_us"] == 100:
-            ax.set_xlim(0, 200)  # 10-20 cycles; the whole interval is too dense to read
-        ax.set_title(name, fontsize=10)
-        ax.set_xlabel(f"ms after {p['warmup'] * 1e3:.0f} ms")
-        ax.set_ylabel("flow 1 cwnd (segments)")
-    axes.flat[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
+    """Flow 1's cwnd in both simulators, one panel per aligned dumbbell (at 100 us its first
+    200 ms: 10-20 cycles; the whole interval is too dense to read)."""
+    panels = [(name, SCENARIOS[name], {**store["scenarios"][name], "grid": _grid(SCENARIOS[name])},
+               200 if SCENARIOS[name]["rtt_us"] == 100 else None) for name in ALIGNED]
+    dumbbell.plot_cwnd(panels, ("ns-3 TcpCubic", "atmsim cubic-sack"), path)
 
 
 def main() -> None:

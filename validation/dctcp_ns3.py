@@ -2,7 +2,8 @@
 dumbbell of validation/dctcp_fluid.py (N senders -> R1 -> R2 -> D, 10 Gb/s, 1,500-byte
 packets) in atmsim, and the same network in ns-3 (bench/ns3/dctcp_ns3.py).
 
-    python validation/dctcp_ns3.py [--ns3-python PY] [--store validation/ns3/dctcp_reference.json]
+    python validation/dctcp_ns3.py [--ns3-python PY] [--store validation/ns3/dctcp_reference.json] [--only NAMES]
+    python validation/dctcp_ns3.py --plot docs/validation/dctcp-ns3-cwnd.png
 
 Scenarios (SCENARIOS): two long-lived flows with K = 10, 20, 40 at propagation round
 trips of 100 us and 500 us (C·RTT = 83 and 417 packets), buffer 400 packets; at 100 us
@@ -10,7 +11,9 @@ and K = 20 also with ns-3's default PRR recovery (atmsim unchanged) and with del
 on both (ns-3's DelAckCount 2, atmsim's BSD delayed ACK); an 8-to-1 incast, 8 x 64 KB
 started together, K = 20, with a 400-packet buffer (nothing lost) and a 32-packet one
 (the initial windows alone overflow it), there also with SACK on both (atmsim's
-`dctcp-sack`, ns-3's Sack = true).
+`dctcp-sack`, ns-3's Sack = true); and a buffer sweep at K = 20, both round trips: buffers of
+22, 32 and 400 packets (SWEEP_BUFFERS says why those), SACK on both, senders' links at 40 Gb/s,
+flow 1's cwnd on a grid (TRACE_MS) for the figure (--plot).
 Each is measured the same way on both (`measure` here, the docstring of dctcp_ns3.py there):
 per-flow goodput and the link's use, the bottleneck port's occupancy (time-weighted mean and
 max, counting the packet in transmission), marks and drops, each sender's cwnd (mean, and
@@ -46,6 +49,25 @@ def _dumbbell(k: int, rtt_us: int, duration: float, warmup: float, **more) -> di
             "delayed_ack": False, "ns3_recovery": "classic", "sack": False, **more}
 
 
+#: flow 1's cwnd is sampled every this many ms over the read interval, per round trip (us)
+TRACE_MS = {100: 0.05, 500: 0.25}
+#: The buffer sweep at K = 20 (packets, the one in transmission included): 400 never binds
+#: (the sawtooth peaks at K + 3-4); 32 holds the sawtooth but not slow start's first overshoot,
+#: so it binds once, before any echo has cut; 22 = K + 2 binds every cycle, before marking
+#: controls the queue: what arrives in the round trip between the first mark and its echo,
+#: beyond 2 packets above K, is dropped.
+SWEEP_BUFFERS = (22, 32, 400)
+
+
+def _buffer_sweep(buffer: int, rtt_us: int) -> dict:
+    """A dumbbell of the buffer sweep: losses, so SACK on both (without it ns-3 waits for a
+    timeout after a loss in CA_CWR, N10) and senders' links at 40 Gb/s (at 10 Gb/s a flow
+    that fills the port alone locks the other out, as in validation/cubic_ns3.py)."""
+    long = {100: (0.05, 0.02), 500: (0.40, 0.20)}[rtt_us]
+    return {**_dumbbell(20, rtt_us, *long), "buffer": buffer, "sack": True, "access_gbps": 40,
+            "trace_ms": TRACE_MS[rtt_us]}
+
+
 #: name -> parameters; the long-lived runs are read over [warmup, duration], the incasts over
 #: the whole run. At 500 us the windows climb from the first cuts by one packet a round trip
 #: for ~100 round trips: those runs are read over [200 ms, 400 ms].
@@ -57,6 +79,7 @@ SCENARIOS = {
     "incast-8x64KB": {**_dumbbell(20, 100, 0.05, 0.0), "flows": 8, "bytes": 65536},
     "incast-8x64KB-buffer32": {**_dumbbell(20, 100, 3.0, 0.0), "flows": 8, "bytes": 65536, "buffer": 32},
     "incast-8x64KB-buffer32-sack": {**_dumbbell(20, 100, 3.0, 0.0), "flows": 8, "bytes": 65536, "buffer": 32, "sack": True},
+    **{f"dumbbell-{rtt}us-k20-b{b}-sack": _buffer_sweep(b, rtt) for rtt in (100, 500) for b in SWEEP_BUFFERS},
 }
 
 
@@ -111,6 +134,21 @@ def measure(p: dict, workdir: Path) -> dict:
     return measured(p, run(p, workdir))
 
 
+def grid(p: dict, step_ms: float) -> np.ndarray:
+    """The instants (s) every step_ms over the read interval [warmup, duration], both ends in."""
+    step = step_ms / 1e3
+    return p["warmup"] + step * np.arange(int(round((p["duration"] - p["warmup"]) / step)) + 1)
+
+
+def cwnd_on_grid(r, at: np.ndarray) -> list[float]:
+    """Flow f1's cwnd (segments) at each instant of `at`: the last change at or before it."""
+    w = r.traces["window"]
+    w = w[w.flow == "f1"]
+    t, cwnd = w.t.to_numpy(), w.cwnd.to_numpy()
+    i = np.searchsorted(t, at, side="right") - 1
+    return [float(cwnd[j]) / MSS if j >= 0 else 0.0 for j in i]
+
+
 def measured(p: dict, r) -> dict:
     """The run r of scenario p, measured as bench/ns3/dctcp_ns3.py measures ns-3."""
     s = r.summary
@@ -144,18 +182,23 @@ def measured(p: dict, r) -> dict:
             "completion_s": f["completion_time_s"] if finite else None,
         })
     port = next(x for x in s["ports"] if x["name"] == "R1->R2")
-    return {
+    out = {
         "simulator": "atmsim", "flows": flows,
         "utilisation": sum(f["goodput_bps"] for f in flows) / (RATE_BPS * MSS / PACKET),
         "queue_mean": _time_weighted(tq, qq, start, end), "queue_max": int(qq.max()),
         "marks": port.get("units_marked", 0), "drops": port["units_dropped"],
     }
+    if p.get("trace_ms"):
+        out["cwnd_trace"] = cwnd_on_grid(r, grid(p, p["trace_ms"]))
+    return out
 
 
 def ns3(p: dict, python: str) -> dict:
     args = [python, str(NS3_SCRIPT), "--flows", str(p["flows"]), "--k", str(p["k"]), "--buffer", str(p["buffer"]),
             "--rtt-us", str(p["rtt_us"]), "--bytes", str(p["bytes"]), "--duration", str(p["duration"]),
-            "--warmup", str(p["warmup"]), "--recovery", p["ns3_recovery"], "--del-ack-count", "2" if p["delayed_ack"] else "1"] + (["--sack"] if p["sack"] else [])
+            "--warmup", str(p["warmup"]), "--recovery", p["ns3_recovery"], "--del-ack-count", "2" if p["delayed_ack"] else "1",
+            "--access-gbps", str(p.get("access_gbps", 10))] + (["--sack"] if p["sack"] else [])
+    args += ["--trace-ms", str(p["trace_ms"])] if p.get("trace_ms") else []
     out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=1800)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -190,14 +233,53 @@ def write(store: dict, path: Path, doc: str = __doc__, script: str = "dctcp_ns3.
     path.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
 
 
+SWEEP = [f"dumbbell-{rtt}us-k20-b{b}-sack" for rtt in (100, 500) for b in SWEEP_BUFFERS]
+
+
+def plot_cwnd(panels: list[tuple], labels: tuple[str, str], path: Path) -> None:
+    """Flow 1's cwnd in both simulators, a 2 x 3 grid of panels, each (name, scenario, its stored
+    entry, the x-axis' end in ms or None); validation/cubic_ns3.py's figure too."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
+    for ax, (name, p, entry, x_end) in zip(axes.flat, panels):
+        t = (entry["grid"] - p["warmup"]) * 1e3
+        for side, style, label in (("ns3", "C0-", labels[0]), ("atmsim", "C3-", labels[1])):
+            ax.plot(t, entry[side]["cwnd_trace"], style, lw=0.9, label=label)
+        if x_end:
+            ax.set_xlim(0, x_end)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel(f"ms after {p['warmup'] * 1e3:.0f} ms")
+        ax.set_ylabel("flow 1 cwnd (segments)")
+    axes.flat[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def plot(store: dict, path: Path) -> None:
+    """Flow 1's cwnd over the first 5 ms (100 us) or 50 ms (500 us) of the read interval, one
+    panel per dumbbell of the buffer sweep."""
+    panels = []
+    for name in SWEEP:
+        p = SCENARIOS[name]
+        entry = {**store["scenarios"][name], "grid": grid(p, p["trace_ms"])}
+        panels.append((name, p, entry, 5 if p["rtt_us"] == 100 else 50))
+    plot_cwnd(panels, ("ns-3 TcpDctcp", "atmsim dctcp-sack"), path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
     ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--only", help="comma-separated scenario names")
+    ap.add_argument("--plot", help="write flow 1's cwnd in the buffer sweep to this PNG (from the store) and stop")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else list(SCENARIOS)
     store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
+    if a.plot:
+        plot(store, Path(a.plot))
+        return
     print(HEADER)
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
