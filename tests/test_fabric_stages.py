@@ -121,6 +121,15 @@ def test_a_whole_fe2_that_fails_is_left_out_once_detected(tmp_path):
         assert gained >= 0.9 * 400e9 / 8 * 40e-6, (h, gained)
 
 
+def test_a_device_named_whole_fails_as_all_its_links(tmp_path):
+    """`link = "fe2_0"` is FE2 0's 24 link directions listed one by one: the same run, to the cell."""
+    detect = '[fabric.reach]\ndetect = "2us"\n'
+    listed = "".join(f'[[fabric.fail]]\nlink = "fe{e}.fe2_0.l{k}"\nat = "20us"\n' for e in range(6) for k in range(4))
+    whole = '[[fabric.fail]]\nlink = "fe2_0"\nat = "20us"\n'
+    a, b = (run(tmp_path, "30us", PERMUTATION, ports=2, more=detect + fails) for fails in (listed, whole))
+    assert a["fabric"] == b["fabric"] and a["flows"] == b["flows"] and sum(a["fabric"]["cells_lost"].values()) > 0
+
+
 @pytest.mark.parametrize("dir", ["up", "down"])
 def test_one_inner_link_that_fails_is_left_out_once_detected(tmp_path, dir):
     """FE13 1's first link with FE2 2, up (FE1 -> FE2) or down (FE2 -> FE3), down at 20 us,
@@ -156,6 +165,9 @@ THREE = ["fabric.stages=3", "fabric.group_faps=4", "fabric.fe2s=4", "fabric.fe2_
     ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l2", at = "1us"}]'], "fabric.fail[0].link"),
     ([*THREE, 'fabric.fail=[{link = "fe24.fe2_0.l0", at = "1us"}]'], "fabric.fail[0].link"),
     ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l0", at = "1us", dir = "sideways"}]'], "fabric.fail[0].dir"),
+    ([*THREE, 'fabric.fail=[{link = "fe2_0", at = "1us", dir = "up"}]'], "fabric.fail[0].dir"),
+    (['fabric.fail=[{link = "fe2_0", at = "1us"}]'], "fabric.fail[0].link"),
+    ([*THREE, 'fabric.fail=[{link = "fe2_0", at = "1us"}, {link = "fe0.fe2_0.l1", at = "2us"}]'], "fabric.fail[1].link"),
     # Balanced input acts on a FAP's links from the fabric, which an FE2 link is not.
     ([*THREE, 'fabric.fail=[{link = "fe0.fe2_0.l0", at = "1us"}]', "fabric.reach.balanced_input=true"], "fabric.reach.balanced_input"),
 ])

@@ -40,6 +40,30 @@ pub fn sender(g: &Geometry, link: u32) -> u32 {
     }
 }
 
+/// The device at the far end of `link`: the FE (FE1) a FAP's link up
+/// reaches, the FAP a link down reaches, the FE2 an FE1's link up reaches,
+/// the FE3 an FE2's link down reaches.
+pub fn receiver(g: &Geometry, link: u32) -> u32 {
+    if g.is_up(link) {
+        return g.faps + g.fe_of(link);
+    }
+    if g.to_fap(link) {
+        return g.fap_and_index(link).0;
+    }
+    let s = g.spine.as_ref().expect("a link past the FAP links is an FE2 link");
+    let r = link - s.base;
+    if r < s.links_one_way() {
+        g.faps + g.fe_count() + r / s.fe2_links % s.fe2s
+    } else {
+        g.faps + (r - s.links_one_way()) / (s.fe2s * s.fe2_links)
+    }
+}
+
+/// Every link direction into or out of the device numbered `node`.
+pub fn links_of(g: &Geometry, node: u32) -> Vec<u32> {
+    (0..g.link_count() as u32).filter(|&l| sender(g, l) == node || receiver(g, l) == node).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +81,30 @@ mod tests {
                 assert_eq!(sender(&g, g.down(fap, i)), 4 + i % 2);
             }
         }
+    }
+
+    #[test]
+    fn each_link_joins_two_devices_of_neighbouring_stages_and_its_reverse_joins_them_back() {
+        let g = Geometry::new(8, 2, 4, 1, 0, 0).three_stages(4, 3, 2, 0);
+        let (faps, fes) = (8, 8 + g.fe_count());
+        let half = g.faps * g.links;
+        for l in 0..g.link_count() as u32 {
+            let (from, to) = (sender(&g, l), receiver(&g, l));
+            // FAP -> FE13 -> FE2 -> FE13 -> FAP: exactly one end is an FE13.
+            assert!((from < faps) as u8 + (to < faps) as u8 <= 1 && (from >= fes) as u8 + (to >= fes) as u8 <= 1, "link {l}");
+            let reverse = if l < 2 * half {
+                (l + half) % (2 * half)
+            } else {
+                g.spine.as_ref().map(|s| s.base + (l - s.base + s.links_one_way()) % (2 * s.links_one_way())).unwrap()
+            };
+            assert_eq!((sender(&g, reverse), receiver(&g, reverse)), (to, from), "link {l}");
+        }
+        // A whole FE2: 4 FE13s x 2 links, both ways; a FAP: its 4 links both ways.
+        assert_eq!(links_of(&g, fes).len(), 16);
+        assert_eq!(
+            links_of(&g, 3),
+            [g.up(3, 0), g.up(3, 1), g.up(3, 2), g.up(3, 3), g.down(3, 0), g.down(3, 1), g.down(3, 2), g.down(3, 3)]
+        );
     }
 
     #[test]

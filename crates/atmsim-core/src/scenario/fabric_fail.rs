@@ -1,6 +1,7 @@
 //! `[[fabric.fail]]` resolved (docs/fabric.md R9): each entry's link
 //! directions by id, named as the user writes them ("fapF.lI", or in three
-//! stages "feE.fe2_J.lK"), its time and its rate (down, or slowed).
+//! stages "feE.fe2_J.lK"; or a whole device, "fapF", "feE", "fe2_J", every
+//! link into or out of it), its time and its rate (down, or slowed).
 
 use super::fabric::rate;
 use super::schema_fabric::FabricSection;
@@ -14,7 +15,15 @@ pub(super) fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Resu
     let mut out: Vec<(usize, LinkFailure)> = Vec::new();
     for (n, spec) in f.fail.iter().enumerate() {
         let key = |k: &str| format!("fabric.fail[{n}].{k}");
-        let Some(links) = link_directions(g, &spec.link, &spec.dir) else {
+        let device = crate::fabric::nodes::names(g).iter().position(|name| *name == spec.link);
+        if device.is_some() && spec.dir != "both" {
+            return err(
+                key("dir"),
+                format!("'{}' is a whole device, which fails both ways: dir must be \"both\" (or name one of its links)", spec.link),
+            );
+        }
+        let whole = device.map(|d| crate::fabric::nodes::links_of(g, d as u32));
+        let Some(links) = whole.or_else(|| link_directions(g, &spec.link, &spec.dir)) else {
             return match spec.dir.as_str() {
                 "both" | "up" | "down" => err(key("link"), format!("'{}' is no link: {}", spec.link, link_names(g))),
                 other => err(key("dir"), format!("must be \"both\", \"up\" or \"down\", not \"{other}\"")),
@@ -72,8 +81,12 @@ fn link_directions(g: &Geometry, name: &str, dir: &str) -> Option<Vec<u32>> {
 /// How to name a link, for an error.
 fn link_names(g: &Geometry) -> String {
     let fap = format!("write \"fapF.lI\" with F below {} and I below {}", g.faps, g.links);
+    let fes = g.fe_count();
     match &g.spine {
-        None => fap,
-        Some(s) => format!("{fap}, or \"feE.fe2_J.lK\" with E below {}, J below {} and K below {}", s.fe13s, s.fe2s, s.fe2_links),
+        None => format!("{fap}, or a whole device, \"fapF\" or \"feE\" with E below {fes}"),
+        Some(s) => format!(
+            "{fap}, or \"feE.fe2_J.lK\" with E below {fes}, J below {} and K below {}, or a whole device, \"fapF\", \"feE\" or \"fe2_J\"",
+            s.fe2s, s.fe2_links
+        ),
     }
 }
