@@ -1,7 +1,8 @@
-"""Issue 38, rule 1, whole sections: a [[flow]] beside a [workload] did nothing (the workload's flows replace
-every [[flow]]) and was accepted without a word; Morris & Kung's adapter hosts on a scheduled fabric lost track of
-bytes. Both refused, exit 2, one line naming the key, from the command line and the Python API alike; a workload
-set with --set on a scenario with flows still replaces them (docs/fabrics.md), and `atmsim show` prints that."""
+"""Issue 38, rule 1, whole sections: a [[flow]] beside a [workload] did nothing (the workload's flows replace every
+[[flow]]), and so did [tcp]'s keys where no flow is TCP, and both were accepted without a word; Morris & Kung's
+adapter hosts on a scheduled fabric lost track of bytes. All refused, exit 2, one line naming the key, from the
+command line and the Python API alike; a workload set with --set on a scenario with flows still replaces them
+(docs/fabrics.md), and `atmsim show` prints that."""
 import pytest
 
 import atmsim
@@ -53,3 +54,19 @@ def test_adapter_hosts_on_a_scheduled_fabric_are_refused(cli):
     with pytest.raises(atmsim.ScenarioError, match=r"^host.model: .*not modelled on a scheduled fabric"):
         atmsim.run("fabric-incast", set=["host.model=adapter", "duration=20ms"])
     assert atmsim.run("eqds-one", set=["host.model=adapter", "duration=2ms"]).summary["accounting"]["balanced"]
+
+
+@pytest.mark.parametrize("scenario", ["eqds-one", "fabric-incast"])
+@pytest.mark.parametrize("key", ["tcp.variant=vegas", "tcp.window=16KB", "tcp.delayed_ack=false", "tcp.tick=100ms",
+                                 "tcp.initial_window=4", "tcp.ecn=true"])
+def test_tcp_keys_where_no_flow_is_tcp_are_refused(scenario, key):
+    # A whole [tcp] section did nothing on scenarios of EQDS or UDP flows, and was accepted.
+    with pytest.raises(atmsim.ScenarioError, match=rf"^{key.split('=')[0]}: does nothing here: no flow of this"):
+        atmsim.resolve(scenario, [key])
+    assert_refused(scenario, [key], key.split("=")[0])
+
+
+def test_tcp_keys_act_where_a_flow_is_tcp_and_mss_sizes_every_kind():
+    assert atmsim.resolve("eqds-one", ["tcp.mss=4000B"])  # EQDS packets are sized by it
+    atmsim.resolve("eqds-one", ["workload.pattern=incast", "workload.kind=tcp", "tcp.variant=vegas"])  # TCP flows
+    assert atmsim.resolve("eqds-one", ["tcp.variant=lite"])  # the default restated

@@ -36,6 +36,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed))?;
     let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let duration = positive_time("duration", &s.duration)?;
+    tcp_without_tcp_flows(s)?;
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
     let trace_interval = positive_time("trace.interval", &s.trace.interval)?;
@@ -100,6 +101,26 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         super::capture::check(&model)?;
     }
     Ok(model)
+}
+
+/// `[tcp]` where no flow is TCP (or ARB, whose sources share its timers):
+/// every key but `tcp.mss`, which sizes the other kinds' packets too, does
+/// nothing, so one set off its default is refused (issue 38, rule 1;
+/// eqds-one and fabric-incast took tcp.variant, window, tick ... silently).
+fn tcp_without_tcp_flows(s: &Scenario) -> Result<(), ScenarioError> {
+    use super::schema::{FlowKind, TcpSection};
+    if s.flows.iter().any(|f| matches!(f.kind, FlowKind::Tcp | FlowKind::Arb)) {
+        return Ok(());
+    }
+    let table = |t: &TcpSection| match toml::Value::try_from(t) {
+        Ok(toml::Value::Table(t)) => t,
+        _ => unreachable!("a TCP section serialises as a table"),
+    };
+    let (set, default) = (table(&s.tcp), table(&TcpSection::default()));
+    match set.iter().find(|(k, v)| k.as_str() != "mss" && default.get(k.as_str()) != Some(v)) {
+        Some((k, _)) => err(format!("tcp.{k}"), "does nothing here: no flow of this scenario is TCP (its [tcp] keys configure TCP flows)"),
+        None => Ok(()),
+    }
 }
 
 /// Periodic events a run may take per host (coarse ticks) and queue samples
