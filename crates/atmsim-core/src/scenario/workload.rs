@@ -62,7 +62,10 @@ const REPLACED: &str = "does nothing here: the [workload] gives the scenario's f
 /// nothing and is refused: a file that writes both, or `--set flow...`
 /// beside a workload.
 pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, overrides: &[String]) -> Result<(), ScenarioError> {
-    let Some(toml::Value::Table(w)) = table.get("workload") else { return Ok(()) };
+    // Only a matrix or a pattern gives flows (a workload of neither is refused later, naming it).
+    let Some(toml::Value::Table(w)) = table.get("workload").filter(|w| w.get("matrix").or_else(|| w.get("pattern")).is_some()) else {
+        return Ok(());
+    };
     let Some(toml::Value::Array(flows)) = table.get("flow").filter(|f| f.as_array().is_some_and(|a| !a.is_empty())) else {
         return Ok(());
     };
@@ -100,15 +103,15 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option
         }
         return Ok(None);
     };
-    if !s.flows.is_empty() {
-        return err("flow", format!("{REPLACED}: remove the [[flow]]s or the [workload]"));
-    }
     let key = match (&w.matrix, &w.pattern) {
         (Some(_), Some(_)) => return err("workload.pattern", "workload.matrix and workload.pattern both give the flows: set one"),
         (None, None) => return err("workload", "gives no flows: set workload.matrix (a connection matrix file) or workload.pattern"),
         (Some(_), None) => "workload.matrix",
         (None, Some(_)) => "workload.pattern",
     };
+    if !s.flows.is_empty() {
+        return err("flow", format!("{REPLACED}: remove the [[flow]]s or the [workload]"));
+    }
     let Some(hosts) = tree_hosts else {
         return err(key, "needs a generated topology (topology.kind = \"fattree\" or \"fabric\"): a matrix's node N is its host hN");
     };
