@@ -35,6 +35,7 @@ pub mod schema_packet;
 pub mod schema_switch;
 pub mod schema_trace;
 pub mod schema_workload;
+mod serde_words;
 pub mod units;
 pub mod workload;
 
@@ -105,7 +106,7 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = name_items(&e.path().to_string(), &named);
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
-        ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
+        ScenarioError { key, problem: serde_words::in_words(e.into_inner().to_string().replace('\n', " ").trim()) }
     })?;
     scenario.params = params;
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
