@@ -36,7 +36,6 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed))?;
     let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let duration = positive_time("duration", &s.duration)?;
-    tcp_without_tcp_flows(s)?;
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
     let trace_interval = positive_time("trace.interval", &s.trace.interval)?;
@@ -49,6 +48,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let seed = seed.unwrap_or(s.seed);
     occupancy_percentiles(s, &nodes, &ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
+    tcp_without_tcp_flows(s)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
         None => None,
