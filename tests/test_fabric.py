@@ -155,6 +155,7 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     (["fabric.faps=0"], "fabric.faps"),
     (["fabric.faps=300"], "fabric.faps"),
     (["fabric.credit_worth=9000B"], "fabric.credit_worth"),
+    (["fabric.credit_worth=1B"], "fabric.credit_worth"),
     (["fabric.packing=maybe"], "fabric.packing"),
     (["fabric.scheduler.egress_stop=2MB"], "fabric.scheduler.egress_stop"),
     (["fabric.crs.off_to_norm=-1KB"], "fabric.crs.off_to_norm"),
@@ -179,3 +180,15 @@ def test_a_fabric_section_elsewhere_does_nothing_and_is_refused():
     p = subprocess.run([sys.executable, "-m", "atmsim", "validate", "aron97-topo1-packet", "--set", "fabric.faps=4"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "fabric" in p.stderr and "does nothing here" in p.stderr, p.stderr
+
+
+def test_credits_the_links_cannot_carry_are_refused_and_those_they_can_run():
+    # Issue 38 (the fuzzer, seed 38): fabric-incast with 1-B credits held 4 GB after 60 s of wall time, its Credit
+    # cells queueing without end before the FAP's links. The refusal names the smallest credit that fits, which runs.
+    with pytest.raises(atmsim.ScenarioError, match=r"^fabric.credit_worth: 1 B: a FAP's 4 ports granting") as e:
+        atmsim.resolve("fabric-incast", ["fabric.credit_worth=1B"])
+    least = int(float(str(e.value).split("at least ")[1].split(" B")[0]))
+    with pytest.raises(atmsim.ScenarioError, match="fabric.credit_worth"):
+        atmsim.resolve("fabric-incast", [f"fabric.credit_worth={least - 1}B"])
+    s = atmsim.run("fabric-incast", set=[f"fabric.credit_worth={least}B", "duration=20ms"]).summary
+    assert s["accounting"]["balanced"] and sum(f["bytes_delivered"] for f in s["flows"]) == 30_000_000

@@ -36,6 +36,7 @@ pub mod schema_packet;
 pub mod schema_switch;
 pub mod schema_trace;
 pub mod schema_workload;
+mod serde_words;
 pub mod units;
 pub mod workload;
 
@@ -83,9 +84,11 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
         .parse()
         .map_err(|e: toml::de::Error| ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) })?;
     let written: Vec<&str> = SWITCHED_ON_BY_SECTION.iter().copied().filter(|sec| table.contains_key(*sec)).collect();
+    let file_has_workload = table.contains_key("workload");
     for o in overrides {
         overrides::apply_override(&mut table, o)?;
     }
+    workload::replace_flows(&mut table, file_has_workload, overrides)?;
     // `--set abr.x=...` on a scenario without `[abr]` would create the section and so turn ABR on:
     // a key set never switches its mechanism on by being set (issue 38, rule 1).
     if let Some(section) = SWITCHED_ON_BY_SECTION.iter().find(|sec| table.contains_key(**sec) && !written.contains(sec)) {
@@ -104,7 +107,7 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = name_items(&e.path().to_string(), &named);
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
-        ScenarioError { key, problem: e.into_inner().to_string().replace('\n', " ").trim().to_string() }
+        ScenarioError { key, problem: serde_words::in_words(e.into_inner().to_string().replace('\n', " ").trim()) }
     })?;
     scenario.params = params;
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
@@ -123,7 +126,7 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
         Network::Packet => registry::find("router.policy", &s.router.policy)?,
     };
     let mut selected = vec![policy, registry::find("tcp.variant", &s.tcp.variant)?];
-    // A workload's flows replace the scenario's: their kind is the workload's.
+    // A workload's flows replace the scenario's (`workload::replace_flows`): their kind is the workload's.
     let kinds: Vec<FlowKind> = match workload::kind(s) {
         Some(Ok(kind)) => vec![kind],
         Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),

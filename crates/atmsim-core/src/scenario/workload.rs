@@ -27,56 +27,71 @@ pub struct Expanded {
 }
 
 /// The transport of a workload's flows (None without a workload): its
-/// `kind`, else the one kind the scenario's own flows share.
+/// `kind` (`replace_flows` writes the replaced flows' kind there).
 pub fn kind(s: &Scenario) -> Option<Result<FlowKind, ScenarioError>> {
     let w = s.workload.as_ref()?;
-    let kind = match (w.kind.as_deref(), s.flows.first()) {
-        (Some("eqds"), _) => FlowKind::Eqds,
-        (Some("ndp"), _) => FlowKind::Ndp,
-        (Some("tcp"), _) => FlowKind::Tcp,
-        (Some(k), _) => {
+    let kind = match w.kind.as_deref() {
+        Some("eqds") => FlowKind::Eqds,
+        Some("ndp") => FlowKind::Ndp,
+        Some("tcp") => FlowKind::Tcp,
+        Some(k) => {
             return Some(err(
                 "workload.kind",
                 format!("\"{k}\": a matrix's flows are \"eqds\", \"ndp\" or \"tcp\" (flows that start and finish)"),
             ))
         }
-        (None, None) => {
+        None => {
             return Some(err(
                 "workload.kind",
                 "the scenario has no [[flow]] to take the matrix's transport from: set workload.kind (\"eqds\", \"ndp\" or \"tcp\")",
             ))
         }
-        (None, Some(f)) => match s.flows.iter().find(|g| g.kind != f.kind) {
-            None => f.kind,
-            Some(g) => {
-                return Some(err(
-                    "workload.kind",
-                    format!(
-                        "the scenario's flows are of more than one kind ({} and {}): set which the matrix's flows are",
-                        name(f.kind),
-                        name(g.kind)
-                    ),
-                ))
-            }
-        },
     };
-    Some(match kind {
-        FlowKind::Tcp | FlowKind::Ndp | FlowKind::Eqds => Ok(kind),
-        k => err(
-            "workload.kind",
-            format!("\"{}\": a matrix's flows are \"eqds\", \"ndp\" or \"tcp\" (flows that start and finish)", name(k)),
-        ),
-    })
+    Some(Ok(kind))
 }
 
-fn name(k: FlowKind) -> &'static str {
-    match k {
-        FlowKind::Tcp => "tcp",
-        FlowKind::Udp => "udp",
-        FlowKind::Arb => "arb",
-        FlowKind::Ndp => "ndp",
-        FlowKind::Eqds => "eqds",
+/// Why a `[[flow]]` beside a `[workload]` is refused (issue 38, rule 1).
+const REPLACED: &str = "does nothing here: the [workload] gives the scenario's flows and replaces every [[flow]]";
+
+/// `[workload]` meeting `[[flow]]`s in the scenario's TOML table, once the
+/// overrides are applied (`file_has_workload`: the text itself wrote one).
+/// A workload's flows replace the scenario's (docs/fabrics.md), so `--set
+/// workload.*` on a scenario whose file writes flows drops them, keeping the
+/// one transport they share as `workload.kind` unless that is set (`atmsim
+/// show` then prints what runs). Any other meeting leaves flows that would do
+/// nothing and is refused: a file that writes both, or `--set flow...`
+/// beside a workload.
+pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, overrides: &[String]) -> Result<(), ScenarioError> {
+    // Only a matrix or a pattern gives flows (a workload of neither is refused later, naming it).
+    let Some(toml::Value::Table(w)) = table.get("workload").filter(|w| w.get("matrix").or_else(|| w.get("pattern")).is_some()) else {
+        return Ok(());
+    };
+    let Some(toml::Value::Array(flows)) = table.get("flow").filter(|f| f.as_array().is_some_and(|a| !a.is_empty())) else {
+        return Ok(());
+    };
+    let set_flow = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).find(|k| k.split('.').next() == Some("flow"));
+    if let Some(key) = set_flow {
+        return err(key, format!("{REPLACED}: set the flows or a workload, not both"));
     }
+    if file_has_workload {
+        return err("flow", format!("{REPLACED}: remove the [[flow]]s or the [workload] (the workload's transport is workload.kind)"));
+    }
+    let kinds: Vec<&str> = flows.iter().map(|f| f.get("kind").and_then(toml::Value::as_str).unwrap_or("tcp")).collect();
+    let inherited = match kinds.iter().find(|k| **k != kinds[0]) {
+        _ if w.contains_key("kind") => None,
+        None => Some(kinds[0].to_string()),
+        Some(other) => {
+            return err(
+                "workload.kind",
+                format!("the scenario's flows are of more than one kind ({} and {other}): set which the matrix's flows are", kinds[0]),
+            )
+        }
+    };
+    if let (Some(kind), Some(toml::Value::Table(w))) = (inherited, table.get_mut("workload")) {
+        w.insert("kind".into(), toml::Value::String(kind));
+    }
+    table.remove("flow");
+    Ok(())
 }
 
 /// `s` with its workload's flows (None: no workload, the flows as written).
@@ -94,6 +109,9 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option
         (Some(_), None) => "workload.matrix",
         (None, Some(_)) => "workload.pattern",
     };
+    if !s.flows.is_empty() {
+        return err("flow", format!("{REPLACED}: remove the [[flow]]s or the [workload]"));
+    }
     let Some(hosts) = tree_hosts else {
         return err(key, "needs a generated topology (topology.kind = \"fattree\" or \"fabric\"): a matrix's node N is its host hN");
     };

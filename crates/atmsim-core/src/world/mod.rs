@@ -196,9 +196,8 @@ impl World {
         whole
     }
 
-    /// The error of a run whose port log reached `trace.port_rows` (more
-    /// rows than the estimate checked before the run: drops are rows too),
-    /// or None.
+    /// The error of a run whose port log reached `trace.port_rows`, or None
+    /// (the rows are not estimated before the run: `resolve::port_rows`).
     pub fn port_log_overflow(&self) -> Option<ScenarioError> {
         let log = &self.traces.as_ref()?.port;
         let t = log.full_at?;
@@ -206,7 +205,7 @@ impl World {
         Some(ScenarioError {
             key: "trace.port_rows".into(),
             problem: format!(
-                "the port log of {name} reached its {} rows at {t:.6} s of {} s (more than the estimate: drops are rows too); shorten the duration or raise trace.port_rows",
+                "the port log of {name} reached its {} rows at {t:.6} s of {} s (the log is held in memory, 18 bytes a row); shorten the duration or raise trace.port_rows",
                 log.t.len(),
                 crate::time::secs(self.model.duration)
             ),
@@ -275,8 +274,7 @@ mod port_log_cap_tests {
 
     #[test]
     fn a_port_log_at_its_cap_stops_the_run_and_says_so() {
-        // The check before the run is skipped here (as a run with more drops than its estimate passes it):
-        // the log keeps exactly its cap, the run stops at the next observation, and the error names the key.
+        // The log keeps exactly its cap, the run stops at the next observation, and the error names the key.
         let m = check(&["trace.port=X->B", "trace.port_rows=1000", "duration=10s"]).unwrap();
         let mut w = World::new(m, true);
         let whole = w.run_observed(&mut |_, _| true);

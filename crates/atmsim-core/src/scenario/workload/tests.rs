@@ -93,3 +93,33 @@ fn a_file_named_like_a_number_is_a_file_and_other_values_are_refused_in_words() 
     assert_eq!(e.key, "workload.matrix");
     assert!(e.problem.contains("must be the path of a connection matrix file"), "{e}");
 }
+
+#[test]
+fn flows_beside_a_workload_are_refused_as_doing_nothing() {
+    // Under a [workload] every [[flow]] key was accepted and silently ignored (issue 38, rule 1).
+    let both = format!("{EQDS_ONE}\n[workload]\npattern = \"incast\"\nkind = \"eqds\"\n");
+    let e = crate::parse(&both, &[]).unwrap_err();
+    assert!(e.key == "flow" && e.problem.starts_with("does nothing here: the [workload] gives"), "{e}");
+    // --set on the flows beside a workload, whichever wrote the workload.
+    let e = crate::parse(EQDS_ONE, &["workload.pattern=incast".into(), "flow.0.bytes=5MB".into()]).unwrap_err();
+    assert_eq!(e.key, "flow.0.bytes", "{e}");
+    let only_workload = EQDS_ONE.split("[[flow]]").next().unwrap().to_string() + "\n[workload]\npattern = \"incast\"\nkind = \"eqds\"\n";
+    assert!(validate(&crate::parse(&only_workload, &[]).unwrap(), None).is_ok());
+    let e = crate::parse(&only_workload, &[r#"flow=[{name = "x", src = "h1", dst = "h2"}]"#.into()]).unwrap_err();
+    assert!(e.key == "flow" && e.problem.contains("not both"), "{e}");
+    // The resolver refuses them too, however the scenario was made.
+    let mut s = crate::parse(EQDS_ONE, &[]).unwrap();
+    s.workload = crate::parse(&only_workload, &[]).unwrap().workload;
+    assert_eq!(validate(&s, None).unwrap_err().key, "flow");
+}
+
+#[test]
+fn a_workload_set_on_a_scenario_replaces_its_flows_and_shows_what_runs() {
+    let s = crate::parse(EQDS_ONE, &["workload.pattern=incast".into(), "workload.senders=3".into()]).unwrap();
+    assert!(s.flows.is_empty(), "the file's flows are replaced, not kept beside the workload");
+    let shown = crate::scenario::to_toml(&s);
+    assert!(shown.contains("kind = \"eqds\"") && !shown.contains("[[flow]]"), "{shown}");
+    let again = validate(&crate::parse(&shown, &[]).unwrap(), None).unwrap();
+    assert_eq!(again.flows.len(), 3);
+    assert_eq!(with(&["workload.pattern=incast", "workload.senders=3"]).unwrap().flows.len(), 3);
+}

@@ -1,0 +1,82 @@
+//! serde's type errors in the user's words (issue 38, rule 7): "invalid
+//! type: integer `3`, expected a boolean in `tcp.delayed_ack`" becomes "must
+//! be true or false, not 3". Never a parser's or a language's internals
+//! ("unit variant", "struct TcpSection", "u64"); other messages pass as
+//! they are (unknown keys and words already list the choices).
+
+/// `problem` as the user can read it; the key is named beside it already.
+pub fn in_words(problem: &str) -> String {
+    // The TOML deserialiser repeats the key at the end ("... in `tcp.window`").
+    let problem = match problem.rfind(" in `") {
+        Some(i) if problem.ends_with('`') => &problem[..i],
+        _ => problem,
+    };
+    let rest = problem.strip_prefix("invalid type: ").or_else(|| problem.strip_prefix("invalid value: "));
+    let Some((found, expected)) = rest.and_then(|r| r.split_once(", expected ")) else {
+        return problem.to_string();
+    };
+    format!("must be {}, not {}", expected_words(expected), found_words(found))
+}
+
+/// What serde says it found, as the value the user wrote.
+fn found_words(found: &str) -> String {
+    let quoted = |prefix: &str| found.strip_prefix(prefix).map(|v| v.trim_matches('`').to_string());
+    if let Some(v) = quoted("integer ").or_else(|| quoted("floating point ")).or_else(|| quoted("boolean ")) {
+        return v;
+    }
+    if let Some(s) = found.strip_prefix("string ") {
+        return s.to_string();
+    }
+    match found {
+        "sequence" => "a list".into(),
+        "map" => "a table".into(),
+        _ => "that value".into(),
+    }
+}
+
+/// What the key takes, in words.
+fn expected_words(expected: &str) -> String {
+    let max = match expected {
+        "u8" => Some(u8::MAX as u64),
+        "u16" => Some(u16::MAX as u64),
+        "u32" => Some(u32::MAX as u64),
+        "u64" | "usize" => Some(u64::MAX),
+        _ => None,
+    };
+    if let Some(max) = max {
+        return format!("a whole number from 0 to {max}");
+    }
+    if expected.starts_with("struct ") || expected == "a map" {
+        return "a table of keys (a [section] in the file)".into();
+    }
+    match expected {
+        "a boolean" => "true or false".into(),
+        "a string" => "text in quotes".into(),
+        "string only" => "one word in quotes".into(),
+        "a sequence" => "a list in brackets".into(),
+        "i8" | "i16" | "i32" | "i64" => "a whole number".into(),
+        "f32" | "f64" | "a floating point" => "a number".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_words;
+
+    #[test]
+    fn type_errors_name_what_the_key_takes_and_what_was_written() {
+        for (serde, words) in [
+            ("invalid type: integer `3`, expected a boolean in `tcp.delayed_ack`", "must be true or false, not 3"),
+            ("invalid value: integer `-1`, expected u64 in `seed`", "must be a whole number from 0 to 18446744073709551615, not -1"),
+            ("invalid type: integer `1`, expected struct TcpSection in `tcp`", "must be a table of keys (a [section] in the file), not 1"),
+            ("invalid type: unit variant, expected string only in `flow.kind`", "must be one word in quotes, not that value"),
+            ("invalid type: sequence, expected a string in `tcp.variant`", "must be text in quotes, not a list"),
+            ("invalid type: string \"abc\", expected u64 in `seed`", "must be a whole number from 0 to 18446744073709551615, not \"abc\""),
+        ] {
+            assert_eq!(in_words(serde), words);
+        }
+        // Anything else passes as it is: unknown keys and words list their choices already.
+        assert_eq!(in_words("unknown field `bogus`, expected `name`"), "unknown field `bogus`, expected `name`");
+    }
+}

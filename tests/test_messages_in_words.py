@@ -1,0 +1,35 @@
+"""Issue 38, rule 7, as a sweep: every key of every fuzzed scenario (test_fuzz.FIELDS: each section's keys and
+every key of the registry), set to a value of the wrong shape, is refused in the user's words - never a parser's
+or a language's internals ("invalid type: unit variant", "expected struct TcpSection", "expected u64")."""
+import re
+
+import pytest
+
+import test_fuzz as F
+from atmsim import ScenarioError, _core
+
+INTERNALS = re.compile(r"invalid type|invalid value|unit variant|string only|expected struct|\bstruct [A-Z]"
+                       r"|\b[ui](8|16|32|64|size)\b|\bf(32|64)\b|sequence|\bmap\b")
+WRONG_SHAPES = ["[1]", "{ a = 1 }", "-1", "1.5", "true", '"x"']
+
+
+@pytest.mark.parametrize("name", F.NAMES)
+def test_every_key_set_to_the_wrong_shape_is_refused_in_words(name):
+    seen = 0
+    for key in F.FIELDS[name]:
+        for value in WRONG_SHAPES:
+            try:
+                _core.resolve(F.SCENARIOS[name], [f"{key}={value}"])
+            except ScenarioError as e:
+                seen += 1
+                assert not INTERNALS.search(str(e)), f"{key}={value}: {e}"
+    assert seen > len(F.FIELDS[name])  # most keys refuse most shapes
+
+
+def test_the_examples_of_the_issue_read_as_words():
+    for sets, words in [(["tcp.delayed_ack=3"], "tcp.delayed_ack: must be true or false, not 3"),
+                        (["seed=-1"], "seed: must be a whole number from 0 to 18446744073709551615, not -1"),
+                        (["tcp=1"], "tcp: must be a table of keys (a [section] in the file), not 1")]:
+        with pytest.raises(ScenarioError) as e:
+            _core.resolve(F.SCENARIOS["aron97-topo1-atm"], sets)
+        assert str(e.value) == words
