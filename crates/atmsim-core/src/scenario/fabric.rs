@@ -134,7 +134,7 @@ fn signed_bytes(key: &str, text: &str) -> Result<i64, ScenarioError> {
     }
 }
 
-pub(super) fn rate(key: &str, text: &str) -> Result<Rate, ScenarioError> {
+fn rate(key: &str, text: &str) -> Result<Rate, ScenarioError> {
     parse_rate(text).or_else(|p| err(key, p))
 }
 

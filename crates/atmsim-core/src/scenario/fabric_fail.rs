@@ -3,9 +3,8 @@
 //! stages "feE.fe2_J.lK"; or a whole device, "fapF", "feE", "fe2_J", every
 //! link into or out of it), its time and its rate (down, or slowed).
 
-use super::fabric::rate;
 use super::schema_fabric::FabricSection;
-use super::units::parse_time;
+use super::units::{parse_rate, parse_time};
 use super::{err, ScenarioError};
 use crate::fabric::{Geometry, LinkFailure};
 use crate::time::Rate;
@@ -32,7 +31,7 @@ pub(super) fn failures(f: &FabricSection, g: &Geometry, link_rate: Rate) -> Resu
         let at = parse_time(&spec.at).or_else(|p| err(key("at"), p))?;
         let rate = match spec.rate.trim() {
             "0" | "0bps" => None,
-            r => Some(rate(&key("rate"), r)?),
+            r => Some(parse_rate(r).or_else(|p| err(key("rate"), p))?),
         };
         if rate.is_some_and(|r| r.bits_per_second() >= link_rate.bits_per_second()) {
             return err(key("rate"), format!("does nothing here: a slowdown must be below fabric.link_rate ({})", f.link_rate));
