@@ -124,11 +124,12 @@ impl World {
                     let mut lost = Vec::new();
                     f.links[link as usize].fail(|cell, in_element| lost.push((cell, in_element)));
                     f.lost_at_failure += lost.len() as u64;
-                    let down = !f.cfg.geometry.is_up(link);
+                    // Every link but a FAP's own links into the fabric is sent by an element.
+                    let from_element = !f.cfg.geometry.is_up(link);
                     for (cell, in_queue) in lost {
                         f.lose(cell);
                         // A cell waiting at a fabric element held a place there.
-                        if down && in_queue {
+                        if from_element && in_queue {
                             f.forwarded_from(cell.from_link);
                         }
                     }
