@@ -18,8 +18,8 @@ cause (N1-N11 in docs/validation.md):
 
 The buffer sweep (K = 20, SACK, 40-Gb/s access links) is held to the same tolerances where the
 buffer does not bind the sawtooth (32 and 400 packets), but alpha within 0.07 (largest 0.059)
-and the drops of slow start's overshoot within 20 % (33 against 29); at 22 packets (K + 2) the
-two depart by N11, which the last test checks.
+and the drops of slow start's overshoot within 20 % (35 against 33 and 29 against 27); at 22 packets (K + 2), where
+atmsim once departed by N11 (fixed), link use within 0.01 and the queue's mean within 1 packet.
 """
 from __future__ import annotations
 
@@ -82,27 +82,29 @@ def test_dumbbell_beside_ns3(fresh, name):
 
 
 @pytest.mark.parametrize("rtt", (100, 500))
-def test_where_the_buffer_binds_before_marking_atmsim_cuts_again_for_the_loss(fresh, rtt):
-    """N11: at K + 2 packets of buffer the packets that arrive after the first marks are dropped,
-    in the window the echo already cut. ns-3 (with SACK) retransmits them from CA_CWR without a
-    second cut, no recovery entered and no timeout, and keeps the link full; atmsim halves again
-    on the fast retransmit (RFC 8257 §3.5 asks for one reduction a window across all signals),
-    so its queue empties and it loses link use."""
+def test_where_the_buffer_binds_before_marking_a_loss_in_the_echoed_window_cuts_no_more(fresh, rtt):
+    """N11, fixed: at K + 2 packets of buffer the packets that arrive after the first marks are
+    dropped, in the window the echo already cut. ns-3 (with SACK) retransmits them from CA_CWR
+    without a second cut and keeps the link full; atmsim once halved again on the fast
+    retransmit and lost 2-5 % of link use. Now its fast retransmit keeps the echo's ssthresh
+    (RFC 3168 §6.1.2, RFC 8257 §3.5: one reduction a window across all signals;
+    `Window::loss_ssthresh`), and the two agree: the link as full, the queue as deep, no
+    halving within a round trip of an echo's cut."""
     name = f"dumbbell-{rtt}us-k20-b22-sack"
     ours, ns3 = fresh(name), STORE[name]["ns3"]
-    assert sum(f["recoveries"] for f in ns3["flows"]) <= 1 and sum(f["timeouts"] for f in ns3["flows"]) == 0
     assert sum(f["retransmitted"] for f in ns3["flows"]) > 50 and ns3["utilisation"] > 0.999
-    assert ours["drops"] > 0 and ours["utilisation"] < ns3["utilisation"] - 0.02
-    assert ours["queue_mean"] < ns3["queue_mean"] - 5
-    # the double cut itself: a halving within a round trip after an echo's cut of a few per cent
+    assert ours["drops"] > 50, "the buffer still binds: the case is exercised"
+    assert ours["utilisation"] == pytest.approx(ns3["utilisation"], abs=0.01)
+    assert abs(ours["queue_mean"] - ns3["queue_mean"]) <= 1.0
     w = study.run(study.SCENARIOS[name], fresh.workdir).traces["window"]
     w = w[w.flow == "f1"]
     t, c = w.t.to_numpy(), w.cwnd.to_numpy()
     cut = np.flatnonzero(np.diff(c) < 0) + 1
     ratio = c[cut] / c[cut - 1]
     halves, echo_cuts = t[cut][ratio < 0.55], t[cut][ratio > 0.85]
+    assert len(echo_cuts) > 10
     rtt_s = 1.2 * rtt * 1e-6
-    assert any(((h - echo_cuts > 0) & (h - echo_cuts < rtt_s)).any() for h in halves)
+    assert not any(((h - echo_cuts > 0) & (h - echo_cuts < rtt_s)).any() for h in halves)
 
 
 @pytest.mark.parametrize("k", (10, 20, 40))

@@ -2,7 +2,7 @@
 dumbbell of validation/dctcp_fluid.py (N senders -> R1 -> R2 -> D, 10 Gb/s, 1,500-byte
 packets) in atmsim, and the same network in ns-3 (bench/ns3/dctcp_ns3.py).
 
-    python validation/dctcp_ns3.py [--ns3-python PY] [--store validation/ns3/dctcp_reference.json] [--only NAMES]
+    python validation/dctcp_ns3.py [--ns3-python PY | --refresh-atmsim] [--store validation/ns3/dctcp_reference.json] [--only NAMES]
     python validation/dctcp_ns3.py --plot docs/validation/dctcp-ns3-cwnd.png
 
 Scenarios (SCENARIOS): two long-lived flows with K = 10, 20, 40 at propagation round
@@ -21,7 +21,9 @@ the sawtooth's mean peak and trough: the value before and after each decrease), 
 reductions, α at the end, and the incast's completion times.
 
 Without --ns3-python the ns-3 rows come from the store; with it ns-3 runs (one process a
-scenario, ~1 min each on a shared machine) and the store is rewritten with both sides.
+scenario, ~1 min each on a shared machine) and the store is rewritten with both sides. With
+--refresh-atmsim the store's atmsim rows are rewritten and its ns-3 rows kept: after a change
+to atmsim alone, ns-3's runs need not be repeated.
 """
 
 from __future__ import annotations
@@ -271,12 +273,22 @@ def plot(store: dict, path: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
+    ap.add_argument("--refresh-atmsim", action="store_true",
+                    help="rewrite the store's atmsim rows, keep its ns-3 rows (after a change to atmsim)")
     ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--only", help="comma-separated scenario names")
     ap.add_argument("--plot", help="write flow 1's cwnd in the buffer sweep to this PNG (from the store) and stop")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else list(SCENARIOS)
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        ap.error(f"--only: no scenario {unknown[0]!r} (see SCENARIOS)")
+    if a.refresh_atmsim and a.ns3_python:
+        ap.error("--refresh-atmsim keeps the stored ns-3 rows: leave out --ns3-python")
     store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
+    missing = [n for n in names if n not in store["scenarios"]]
+    if (a.refresh_atmsim or not a.ns3_python) and missing and not a.plot:
+        ap.error(f"{a.store} holds no ns-3 row for {missing[0]}: run with --ns3-python")
     if a.plot:
         plot(store, Path(a.plot))
         return
@@ -288,6 +300,9 @@ def main() -> None:
             if a.ns3_python:
                 print(f"ns-3 {name} ...", file=sys.stderr, flush=True)
                 store["scenarios"][name] = {"parameters": p, "ns3": ns3(p, a.ns3_python), "atmsim": ours}
+                write(store, Path(a.store))
+            elif a.refresh_atmsim:
+                store["scenarios"][name]["atmsim"] = ours
                 write(store, Path(a.store))
             print(row(name, p, store["scenarios"][name]["ns3"]))
             print(row(name, p, ours))

@@ -39,6 +39,10 @@ pub struct EcnSender {
     /// `snd_max` at the last window reduction: an ECE reduces again only on
     /// an ACK beyond it, one reduction per window of data (§6.1.2).
     recover: u64,
+    /// `snd_max` at the last reduction for an echo: data below it was sent
+    /// in a window that echo already cut, and its loss keeps ssthresh
+    /// (`Window::loss_ssthresh`).
+    echo_recover: u64,
     /// A reduction not yet announced with CWR (§6.1.2).
     cwr_pending: bool,
     pub stats: EcnSenderStats,
@@ -82,7 +86,14 @@ impl EcnSender {
     /// The sender halved its window for an ECE (counted), `snd_max` sent.
     pub fn reduced_for_echo(&mut self, snd_max: u64) {
         self.stats.reductions += 1;
+        self.echo_recover = snd_max;
         self.reduced(snd_max);
+    }
+
+    /// Was data from `seq` on sent in a window an echo already cut?
+    #[inline]
+    pub fn echo_cut_covers(&self, seq: u64) -> bool {
+        self.active && seq < self.echo_recover
     }
 
     /// The ECN flags of a data segment: ECT(0) on new data, nothing on a

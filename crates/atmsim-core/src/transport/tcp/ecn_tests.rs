@@ -150,3 +150,60 @@ fn the_receiver_echoes_a_ce_mark_on_every_ack_until_cwr() {
     assert_eq!(r.make_ack(Reply::Ack).flags, flags::ACK);
     assert_eq!(r.ecn.as_ref().unwrap().ce_received, 1);
 }
+
+/// Three duplicate ACKs for `una`, each SACKing one more segment above it
+/// (the non-SACK variants ignore the blocks).
+fn three_dupacks(s: &mut TcpSender, una: u64, out: &mut Vec<Segment>) {
+    for i in 1..=3 {
+        s.on_ack_with_sack(0, &ack(una, 0), &[(una + i * MSS, una + (i + 1) * MSS)], out);
+    }
+}
+
+/// N11 (docs/validation.md): a loss in the window an echo already cut is
+/// the congestion that echo answered. The fast retransmit resends, but
+/// ssthresh stays where the echo put it: one reduction per window of data
+/// (RFC 3168 §6.1.2; Linux keeps ssthresh entering recovery from CWR).
+#[test]
+fn a_loss_in_the_window_an_echo_cut_retransmits_without_cutting_again() {
+    for name in ["lite", "tahoe", "newreno", "vegas-rm", "vegas", "sack", "cubic", "dctcp"] {
+        let mut s = established(variant(name).unwrap(), 40);
+        let una = s.snd_una;
+        let mut out = Vec::new();
+        s.on_ack(0, &ack(una + MSS, flags::ECE), &mut out);
+        let cut = s.cc.ssthresh();
+        assert!(cut < 40 * MSS, "{name}: the echo cut ({cut})");
+        three_dupacks(&mut s, una + MSS, &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1, "{name}: the hole is resent");
+        assert_eq!(s.cc.ssthresh(), cut, "{name}: no second cut in the window");
+        assert_eq!(s.ecn.as_ref().unwrap().stats.reductions, 1, "{name}");
+        // The recovery ends with a window to send from.
+        s.on_ack(0, &ack(s.snd_max, 0), &mut out);
+        assert!(s.cc.cwnd() >= 2 * MSS, "{name}: cwnd {} after the recovery", s.cc.cwnd());
+    }
+}
+
+/// The contrast: a loss of data sent after the echo's cut is a new
+/// congestion event and cuts again.
+#[test]
+fn a_loss_of_data_sent_after_the_echo_cut_cuts_again() {
+    for name in ["lite", "newreno", "sack"] {
+        let mut s = established(variant(name).unwrap(), 12);
+        let una = s.snd_una;
+        let mut out = Vec::new();
+        s.on_ack(0, &ack(una + MSS, flags::ECE), &mut out);
+        let mut next = una + 2 * MSS;
+        while out.is_empty() {
+            s.on_ack(0, &ack(next, 0), &mut out);
+            next += MSS;
+        }
+        let boundary = out[0].seq;
+        while next <= boundary {
+            s.on_ack(0, &ack(next, 0), &mut out);
+            next += MSS;
+        }
+        let before = s.cc.ssthresh();
+        three_dupacks(&mut s, boundary, &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1, "{name}");
+        assert!(s.cc.ssthresh() < before, "{name}: {} against {before}", s.cc.ssthresh());
+    }
+}

@@ -128,6 +128,7 @@ impl TcpSender {
             oldest_sent_at,
             oldest_transmissions,
             rtt_sample,
+            echo_cut: self.ecn.as_ref().is_some_and(|e| e.echo_cut_covers(self.snd_una)),
         }
     }
 

@@ -73,6 +73,10 @@ pub struct AckCtx {
     pub oldest_transmissions: u32,
     /// Exact RTT of the newest segment this ACK covers, if it was sent once.
     pub rtt_sample: Option<Time>,
+    /// The data at `snd_una` was sent before the window's last reduction for
+    /// an ECN echo: a loss in it is the congestion that echo already answered
+    /// ([`Window::loss_ssthresh`]).
+    pub echo_cut: bool,
 }
 
 /// A TCP variant as a scenario names it (`tcp.variant`): a window growth,
@@ -268,6 +272,20 @@ impl Window {
         (flight * num / den).max(2 * self.mss)
     }
 
+    /// ssthresh on a fast retransmit: `cut`, the recovery's decrease, unless
+    /// the lost data's window was already cut for an ECN echo
+    /// (`c.echo_cut`), which keeps ssthresh. RFC 3168 §6.1.2 reduces at most
+    /// once per window of data, whatever the signal (RFC 8257 §3.5 likewise
+    /// for DCTCP); Linux's `tcp_enter_recovery` keeps ssthresh when it enters
+    /// recovery from CWR. Finding N11 of docs/validation.md.
+    pub fn loss_ssthresh(&self, c: &AckCtx, cut: u64) -> u64 {
+        if c.echo_cut {
+            self.ssthresh
+        } else {
+            cut
+        }
+    }
+
     /// One more MSS during fast recovery, for a segment that left the
     /// network (Jacobson's window inflation, RFC 5681 §3.2 step 4).
     pub fn inflate(&mut self) {
@@ -366,7 +384,7 @@ impl CongestionControl {
         let step = s.on_ack(&mut self.w, c, blocks);
         match step {
             SackStep::Normal if c.acked > 0 && !self.echo => self.growth.on_ack(&mut self.w, c),
-            SackStep::Enter => self.growth.on_congestion(&mut self.w, before, Congestion::Loss),
+            SackStep::Enter if !c.echo_cut => self.growth.on_congestion(&mut self.w, before, Congestion::Loss),
             SackStep::Exit => self.growth.on_recovery_exit(&mut self.w),
             _ => {}
         }
@@ -390,7 +408,11 @@ impl CongestionControl {
                 if let Some(newcwnd) = cut_to {
                     self.growth.on_window_cut(&mut self.w, newcwnd);
                 }
-                self.growth.on_congestion(&mut self.w, before, Congestion::Loss);
+                // A loss in a window an echo already cut is not a new
+                // congestion event (`Window::loss_ssthresh`).
+                if !c.echo_cut {
+                    self.growth.on_congestion(&mut self.w, before, Congestion::Loss);
+                }
                 let segments = match &mut self.afr {
                     Some(afr) => afr.fast_retransmit(c.snd_una, c.snd_max, self.w.mss),
                     None => 1,

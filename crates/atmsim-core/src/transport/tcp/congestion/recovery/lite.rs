@@ -37,7 +37,7 @@ impl LossRecovery for Lite {
     fn on_dup_ack(&mut self, w: &mut Window, c: &AckCtx) -> DupOutcome {
         let d = w.dupacks;
         if d == THRESH {
-            w.ssthresh = w.half(c.snd_wnd);
+            w.ssthresh = w.loss_ssthresh(c, w.half(c.snd_wnd));
             // The sender retransmits with cwnd = 1 MSS, then inflates by the
             // three segments that left the network.
             w.cwnd = w.ssthresh + THRESH as u64 * w.mss;

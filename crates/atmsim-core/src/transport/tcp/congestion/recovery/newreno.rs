@@ -41,7 +41,7 @@ impl LossRecovery for NewReno {
             // `recover` ("ack − 1 > recover"), keeping one reduction per
             // window; then RFC 5681 §3.2 steps 2–3 with the flight size.
             let flight = c.snd_max - c.snd_una;
-            w.ssthresh = w.reduced_flight(flight);
+            w.ssthresh = w.loss_ssthresh(c, w.reduced_flight(flight));
             self.recover = c.snd_max;
             self.in_recovery = true;
             self.partial_acks = 0;

@@ -109,7 +109,8 @@ impl Sack {
         // limited transmit sent left out (RFC 5681 §3.2; none unless
         // `tcp.limited_transmit`: the BSD sender has none).
         self.recovery_point = c.snd_max;
-        w.ssthresh = w.reduced_flight(c.snd_max - c.snd_una - std::mem::take(&mut self.limited));
+        let cut = w.reduced_flight(c.snd_max - c.snd_una - std::mem::take(&mut self.limited));
+        w.ssthresh = w.loss_ssthresh(c, cut);
         w.cwnd = w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = c.snd_una;

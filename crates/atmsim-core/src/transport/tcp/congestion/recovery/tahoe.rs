@@ -33,7 +33,7 @@ impl LossRecovery for Tahoe {
         // window is acknowledged (ns-2 `bug_fix_`; RFC 6582 §4 keeps the
         // same guard after a timeout).
         if w.dupacks == THRESH && c.snd_una > self.recover {
-            w.ssthresh = w.half(c.snd_wnd);
+            w.ssthresh = w.loss_ssthresh(c, w.half(c.snd_wnd));
             w.cwnd = w.mss;
             self.recover = c.snd_max;
             DupOutcome::FastRetransmit { restore_snd_nxt: false, cut_to: None }

@@ -108,8 +108,12 @@ impl LossRecovery for VegasRm {
                 self.fine.v_timeout += self.fine.v_timeout / 8;
             }
             let mut cut_to = None;
-            // Only a segment sent after the last decrease can decrease again.
-            if self.t_cwnd_changed < c.oldest_sent_at {
+            if c.echo_cut {
+                // An ECN echo already cut this window (`Window::loss_ssthresh`):
+                // the recovery ends in the window it left.
+                self.newcwnd = w.cwnd;
+            } else if self.t_cwnd_changed < c.oldest_sent_at {
+                // Only a segment sent after the last decrease can decrease again.
                 let seg = w.cwnd.min(c.snd_wnd) / w.mss;
                 let seg = if seg <= 3 {
                     2
