@@ -66,6 +66,9 @@ pub struct FabricConfig {
     pub control_bytes: u32,
     /// VOQ bytes a FAP holds, all its VOQs together.
     pub voq_buffer: u64,
+    /// CE on an ECN-capable packet that finds more than this many bytes in
+    /// its VOQ (`fabric.voq.ecn_above`).
+    pub voq_ecn_above: Option<u64>,
     pub crs: CrsThresholds,
     /// The egress scheduler's credit rate over the port rate, in parts per
     /// million above 1.

@@ -17,6 +17,7 @@ pub mod abr_schema;
 pub mod boston;
 pub mod capture;
 pub mod fabric;
+mod fabric_ecn;
 mod fabric_fail;
 pub mod fattree;
 pub mod generators;

@@ -162,11 +162,15 @@ pub fn absent_or_default(f: &Option<FabricSection>) -> bool {
 pub struct VoqSection {
     /// VOQ bytes per FAP, all its VOQs together; a packet that does not fit is dropped.
     pub buffer: String,
+    /// CE on an ECN-capable packet that finds more than this many bytes in
+    /// its VOQ (DCTCP's instantaneous rule, applied at the ingress VOQ); unset: no marking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_above: Option<String>,
 }
 
 impl Default for VoqSection {
     fn default() -> Self {
-        VoqSection { buffer: "64MB".into() }
+        VoqSection { buffer: "64MB".into(), ecn_above: None }
     }
 }
 

@@ -51,6 +51,8 @@ pub(in crate::world) struct Fabric {
     /// Per FAP, bytes in its VOQs.
     voq_bytes: Vec<u64>,
     pub(super) voq_drops: u64,
+    /// Packets marked CE at their VOQ (`voq_ecn_above`).
+    pub(super) voq_marks: u64,
     pub(super) voq_drop_bytes: u64,
     /// Cells made (by FAPs) and cells received (by FAPs), by kind; payload
     /// bytes of data made and received.
@@ -119,6 +121,7 @@ impl Fabric {
             },
             voq_bytes: vec![0; g.faps as usize],
             voq_drops: 0,
+            voq_marks: 0,
             voq_drop_bytes: 0,
             made: [0; 3],
             received: [0; 3],
@@ -260,7 +263,10 @@ impl World {
             return self.unit_dropped(unit);
         }
         f.voq_bytes[src_fap as usize] += len;
-        f.voqs[voq as usize].arrive(unit);
+        // DCTCP's rule at the VOQ (scenario/fabric_ecn.rs): CE on an ECN-capable packet finding more than K bytes.
+        let marks = f.cfg.voq_ecn_above.is_some_and(|k| f.voqs[voq as usize].qsize > k) && unit.is_ecn_capable();
+        f.voq_marks += marks as u64;
+        f.voqs[voq as usize].arrive(if marks { unit.congested() } else { unit });
         self.voq_release(voq);
     }
 

@@ -65,7 +65,7 @@ impl ServiceKind for Fabric {
         let (least, most) = spread(|l| l.cells);
         let (data_least, data_most) = spread(|l| l.data_cells);
         let header = self.cfg.cell_header as u64;
-        Some(json!({
+        let mut block = json!({
             "cells_made": kinds(&self.made),
             "cells_received": kinds(&self.received),
             "cells_inside": self.cells_inside(),
@@ -103,7 +103,12 @@ impl ServiceKind for Fabric {
             "up_link_data_cells_most": data_most,
             "voq_identity_holds": self.invariants_hold(),
             "cells_balanced": self.cells_balanced(),
-        }))
+        });
+        if self.cfg.voq_ecn_above.is_some() {
+            // Only where marking is on: elsewhere the count means nothing.
+            block["voq_marks"] = json!(self.voq_marks);
+        }
+        Some(block)
     }
 }
 
