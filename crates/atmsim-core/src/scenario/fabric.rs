@@ -221,7 +221,7 @@ pub fn resolve(
     if voq_buffer < mtu_wire {
         return err("fabric.voq.buffer", format!("must hold at least one largest packet ({mtu_wire} B), not {voq_buffer} B"));
     }
-    let voq_ecn_above = super::fabric_ecn::ecn_above(s, &f, voq_buffer)?;
+    let voq_ecn_above = super::fabric_ecn::ecn_above(&f, voq_buffer)?;
     let c = &f.crs;
     let crs = CrsThresholds {
         off_to_slow: signed_bytes("fabric.crs.off_to_slow", &c.off_to_slow)?,

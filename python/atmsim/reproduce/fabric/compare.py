@@ -44,13 +44,16 @@ SYSTEMS = {
     # flow's last norm_to_slow bytes (40 KB) trickle out; at 1 they do not.
     ("fabric", "UDP, SLOW at port rate"): (FABRIC, ("fabric.crs.slow_rate=1",), "udp"),
     ("fabric", "DCTCP senders"): (FABRIC, TCP, "tcp"),
+    # DCTCP's marking where the fabric keeps its backlog: the VOQs, at the tree's K (12 packets of 4,150 B).
+    ("fabric", "DCTCP, ECN at VOQs (K = 12)"): (FABRIC, (*TCP, "fabric.voq.ecn_above=49800B"), "tcp"),
     ("fat tree", "EQDS (trim)"): (TREE, (), "eqds"),
     ("fat tree", "DCTCP (K = 12)"): (TREE, (*TCP, "router.policy=dctcp", "switch.buffer=35packets", "router.dctcp.k=12"), "tcp"),
 }
 MATRICES = ("incast 15 -> 1", "permutation", "all-to-all", "ring all-reduce")
 #: Short names for the claim's note, which carries no number of its own (tests/test_notes.py).
 SHORT = {**dict(zip(MATRICES, ("incast", "permutation", "all-to-all", "ring"))),
-         **dict(zip(SYSTEMS, ("fabric UDP", "fabric UDP (SLOW at port rate)", "fabric DCTCP", "tree EQDS", "tree DCTCP")))}
+         **dict(zip(SYSTEMS, ("fabric UDP", "fabric UDP (SLOW at port rate)", "fabric DCTCP", "fabric DCTCP (VOQ ECN)",
+                                 "tree EQDS", "tree DCTCP")))}
 COLLECTIVES = MATRICES[2:]
 
 

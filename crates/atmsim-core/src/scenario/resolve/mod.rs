@@ -66,6 +66,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
     let capture = super::capture::resolve(s, &port_names, &host_names)?;
     let fabric = super::fabric::resolve(written, &nodes, &ports, sizes.mtu, duration)?;
+    if fabric.as_ref().is_some_and(|f| f.config.voq_ecn_above.is_some()) {
+        super::fabric_ecn::check_senders(s)?;
+    }
     let model = Model {
         abr,
         host,
