@@ -95,3 +95,18 @@ def test_ns2_shows_the_deviation_of_arb_fig17_c2():
         below = statistics.mean(m[f"{sim}_share5"] < TAIL_BAND[0] for m in marks)
         assert inb < 0.5 and below > 0.5, sim
         assert max(m[f"{sim}_drop_share5"] or 0 for m in marks) >= 0.8, sim
+
+
+def test_seed_noise_settles_only_at_ten_seeds_and_inside_the_noise():
+    # morris-kung95.fig8.c2's note measures its ratio over fig8's seed sweep; only an excess inside twice the
+    # standard error at 10 seeds or more settles it.
+    row = "morris-kung95.fig8.c2"
+    inside = ("Over 10 seeds (1-10) total(two) / total(one) is 2.76-4.56 per seed, 4.07 as the claim aggregates it, "
+              "standard error 0.187: its distance from 4 (0.065) lies inside twice its standard error (0.373).")
+    kind, ev = settled.settle(row, inside)
+    assert kind == "seeds" and ev.startswith("note: Over 10 seeds")
+    assert settled.settle(row, inside.replace("inside", "outside")) == ("none", "")
+    assert settled.settle(row, inside.replace("Over 10 seeds (1-10)", "Over 3 seeds (1-3)")) == ("none", "")
+    # On the 10-s quick grid the excess lies outside the noise: the row stays at none, with the sweep in its note.
+    got = {r["id"]: r for r in rows()}[row]
+    assert got["settled_by"] == "none" and "Over 10 seeds (1-10)" in got["note"] and "lies outside" in got["note"]
