@@ -110,3 +110,15 @@ def test_seed_noise_settles_only_at_ten_seeds_and_inside_the_noise():
     # On the 10-s quick grid the excess lies outside the noise: the row stays at none, with the sweep in its note.
     got = {r["id"]: r for r in rows()}[row]
     assert got["settled_by"] == "none" and "Over 10 seeds (1-10)" in got["note"] and "lies outside" in got["note"]
+
+
+def test_a_sweep_that_finds_a_fitting_value_settles_nothing():
+    # fig10 and fig11 sweep ARB's M on their two-way runs; an M at which the row holds means a faithful
+    # reading meets the paper, so the row is not settled (it stays at none, docs/arb.md §8).
+    got = {r["id"]: r for r in rows()}
+    for row in ("arb.fig10.c2", "arb.fig11.c3"):
+        fit = re.search(r"M at which the row holds: ([^.]+)\.", got[row]["note"])
+        assert fit and fit.group(1) != "none" and got[row]["settled_by"] == "none", row
+    for r in got.values():
+        m = re.search(r"at which the row holds: ([^.]+)\.", r.get("note", ""))
+        assert not (m and m.group(1) != "none" and r.get("settled_by") == "sweep"), r["id"]
