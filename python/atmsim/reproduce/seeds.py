@@ -144,6 +144,6 @@ def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) ->
     edge = band[0] if value < band[0] else band[1]
     effect = abs(value - edge)
     where = "inside" if effect < 2 * se else "outside"
-    return (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is {min(xs):.2f}-{max(xs):.2f} per seed, "
-            f"{value:.2f} as the claim aggregates it, standard error {se:.3f}: its distance from {edge:g} ({effect:.3f}) "
+    return (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
+            f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: its distance from {edge:g} ({effect:.3f}) "
             f"lies {where} twice its standard error ({2 * se:.3f}).")
