@@ -127,10 +127,10 @@ def test_a_sweep_that_finds_a_fitting_value_settles_nothing():
 def test_seed_noise_settles_a_row_of_several_points_only_if_every_point_is_inside():
     # aron97.fig10.c1 quotes one sentence per failing size; one size outside the noise leaves the row at none.
     row = "aron97.fig10.c1"
-    one = ("At 10000K, E_atm - E_pkt: Over 10 seeds (1-10) the difference is from -0.058 to 0.060 per seed, -0.015 as the "
+    one = ("At 10000K, E_atm - E_pkt: Over 10 seeds (1-10) it is from -0.058 to 0.060 per seed, -0.015 as the "
            "claim aggregates it, standard error 0.010: its distance from -0.01 (0.005) lies inside twice its standard error "
            "(0.020).")
     kind, ev = settled.settle(row, "Per size ... Seed noise (fig10_seeds.csv): " + one)
-    assert kind == "seeds" and ev.startswith("note: Over 10 seeds (1-10) the difference")
+    assert kind == "seeds" and ev.startswith("note: Over 10 seeds (1-10) it is")
     assert settled.settle(row, one + " " + one.replace("inside", "outside")) == ("none", "")
     assert settled.settle(row, one.replace("inside", "outside") + " " + one) == ("none", "")

@@ -147,3 +147,10 @@ def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) ->
     return (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
             f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: its distance from {edge:g} ({effect:.3f}) "
             f"lies {where} twice its standard error ({2 * se:.3f}).")
+
+
+def noise_at(points: dict, band: tuple[float, float], what: str) -> str:
+    """`noise` at each failing point of a row: `points` {label: (per-seed values, the aggregated value)}, one
+    sentence per point ("At LABEL, WHAT: Over N seeds ..."), so that a row is settled by seeds only if every
+    point's effect lies inside its noise (settled.py's patterns require it)."""
+    return " ".join(f"At {label}, {what}: " + noise("it", per, value, band) for label, (per, value) in points.items())

@@ -134,12 +134,9 @@ def _fig10_noise(c, sweep, sizes) -> str:
     df["E"] = 8 * df["size"] / (df["u_max_bytes"] / df["duration_s"] * df["t_last"])
     e = df.pivot_table(index=["size", "seed"], columns="network", values="E")
     c.table(e.reset_index(), "fig10_seeds")
-    out = []
-    for S in sizes:
-        x = e.loc[S]
-        out.append(f"At {S // 1000}K, E_atm - E_pkt: " + seeds.noise("the difference", (x.atm - x.packet).to_dict(),
-                                                                      x.atm.median() - x.packet.median(), (FIG10_SLACK, math.inf)))
-    return " Seed noise (fig10_seeds.csv): " + " ".join(out) if out else ""
+    pts = {f"{S // 1000}K": ((e.loc[S].atm - e.loc[S].packet).to_dict(), e.loc[S].atm.median() - e.loc[S].packet.median())
+           for S in sizes}
+    return " Seed noise (fig10_seeds.csv): " + seeds.noise_at(pts, (FIG10_SLACK, math.inf), "E_atm - E_pkt") if pts else ""
 
 
 @figure("fig10", runs=_fig10_runs)
