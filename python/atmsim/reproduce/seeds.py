@@ -135,18 +135,21 @@ def survives(holds: bool, verdicts: Optional[list], n_seeds: int) -> Optional[bo
 def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) -> str:
     """A failing row's seed noise, for its note (settled.py's `seeds`): `per_seed` {seed: the row's
     quantity in that seed's runs}, `value` the quantity as the claim aggregates it over those seeds, `band`
-    (lo, hi) the claim's band. The effect is the value's distance from the nearer end; it lies inside the
-    noise if smaller than twice the standard error of the per-seed values (the amendment's test for a
-    comparison). The text says the seed count, which settled.py requires to be at least 10."""
+    (lo, hi) the claim's band (ends included). If the value lies in the band, the row holds at these seeds;
+    otherwise the effect is the value's distance from the nearer end, and it lies inside the noise if
+    smaller than twice the standard error of the per-seed values (the amendment's test for a comparison).
+    The text says the seed count, which settled.py requires to be at least 10."""
     xs = [float(x) for x in per_seed.values()]
     n = len(xs)
     se = float(np.std(xs, ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+    head = (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
+            f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: ")
+    if band[0] <= value <= band[1]:
+        return head + f"inside the band: the row holds at {n} seeds."
     edge = band[0] if value < band[0] else band[1]
     effect = abs(value - edge)
     where = "inside" if effect < 2 * se else "outside"
-    return (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
-            f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: its distance from {edge:g} ({effect:.3f}) "
-            f"lies {where} twice its standard error ({2 * se:.3f}).")
+    return head + f"its distance from {edge:g} ({effect:.3f}) lies {where} twice its standard error ({2 * se:.3f})."
 
 
 def noise_at(points: dict, band: tuple[float, float], what: str) -> str:
