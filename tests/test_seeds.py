@@ -104,4 +104,4 @@ def test_noise_compares_the_effect_with_twice_the_standard_error():
     assert "distance from 1.2 (0.200) lies inside" in seeds.noise("x", per, 1.0, (1.2, 4.0))
     # A value inside the band at these seeds: the row holds there, whatever the noise.
     assert seeds.noise("x", per, 3.5, (1.2, 4.0)).endswith("3.500 as the claim aggregates it, standard error 0.333: "
-                                                          "inside the band: the row holds at 10 seeds.")
+                                                          "inside the band at 10 seeds.")

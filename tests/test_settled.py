@@ -139,6 +139,6 @@ def test_seed_noise_settles_a_row_of_several_points_only_if_every_point_is_insid
 def test_a_row_that_holds_at_ten_seeds_is_settled_by_seeds():
     row = "jain96.summary-table.c1"
     note = ("Over 10 seeds (1-10) the Spearman correlation is from 0.452 to 0.929 per seed, 0.881 as the claim aggregates "
-            "it, standard error 0.052: inside the band: the row holds at 10 seeds.")
+            "it, standard error 0.052: inside the band at 10 seeds.")
     assert settled.settle(row, note)[0] == "seeds"
     assert settled.settle(row, note.replace("10 seeds", "3 seeds")) == ("none", "")

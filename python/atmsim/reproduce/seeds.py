@@ -135,8 +135,8 @@ def survives(holds: bool, verdicts: Optional[list], n_seeds: int) -> Optional[bo
 def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) -> str:
     """A failing row's seed noise, for its note (settled.py's `seeds`): `per_seed` {seed: the row's
     quantity in that seed's runs}, `value` the quantity as the claim aggregates it over those seeds, `band`
-    (lo, hi) the claim's band (ends included). If the value lies in the band, the row holds at these seeds;
-    otherwise the effect is the value's distance from the nearer end, and it lies inside the noise if
+    (lo, hi) the claim's band on it (ends included). If the value lies in the band, the failure was the
+    grid's few seeds; otherwise the effect is the value's distance from the nearer end, and it lies inside the noise if
     smaller than twice the standard error of the per-seed values (the amendment's test for a comparison).
     The text says the seed count, which settled.py requires to be at least 10."""
     xs = [float(x) for x in per_seed.values()]
@@ -145,7 +145,7 @@ def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) ->
     head = (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
             f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: ")
     if band[0] <= value <= band[1]:
-        return head + f"inside the band: the row holds at {n} seeds."
+        return head + f"inside the band at {n} seeds."
     edge = band[0] if value < band[0] else band[1]
     effect = abs(value - edge)
     where = "inside" if effect < 2 * se else "outside"
