@@ -25,6 +25,7 @@ import numpy as np
 #: The name of a declared group of runs at many seeds that a note measures seed noise on (settled.py's
 #: `seeds`, at least 10 seeds); the figure's values do not rest on it, so its seeds are not the row's.
 SWEEP = "seed-sweep"
+SWEEP_SEEDS = tuple(range(1, 11))  # a seed sweep's seeds: the fewest the amendment of 2026-11-29 asks of a comparison in doubt
 
 
 def counted(declared):

@@ -21,7 +21,7 @@ from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure, summary_of
 
 from .common import MSS, fairness, frames, row, throughputs, total
-from .table import SWEEP_SEEDS, TAIL_ROWS, VBR, VBR_NOTE
+from .table import TAIL_ROWS, VBR, VBR_NOTE
 from .traces import eom_chain
 
 CONFIGS = TAIL_ROWS  # the plain runs are the summary table's runs of these rows
@@ -36,7 +36,7 @@ def _tail_runs(g):
     (the seed sweep, seeds.SWEEP: only Jain's index is read)."""
     runs = {(k, p): [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=s) for s in g.seeds]
             for k in CONFIGS for p in POLICIES}
-    runs[seeds.SWEEP] = [g.run(*k, s, policy=p, vbr=VBR, tag=(k, p, s)) for k in CONFIGS for p in POLICIES for s in SWEEP_SEEDS]
+    runs[seeds.SWEEP] = [g.run(*k, s, policy=p, vbr=VBR, tag=(k, p, s)) for k in CONFIGS for p in POLICIES for s in seeds.SWEEP_SEEDS]
     return runs
 
 
