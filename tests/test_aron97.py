@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import atmsim
-from atmsim.reproduce import aron97, harness
+from atmsim.reproduce import aron97, harness, seeds
 from atmsim.reproduce.aron97.probe_notes import with_probes
 
 EXPECTED = {
@@ -60,7 +60,10 @@ def test_shared_runs_are_computed_once(tiny):
     union = plan.union()
     assert len(union) == len(set(union))
     lite_t1 = [s for s in union if s.variant == "lite" and s.topo == 1 and not s.trace and s.tick == "500ms"]
-    assert len(lite_t1) == 2 * 2  # two networks x two buffers, one seed (fig3, fig7 and fig8 share them)
+    at_grid = [s for s in lite_t1 if s.seed in plan.grid.seeds]
+    assert len(at_grid) == 2 * 2  # two networks x two buffers, one seed (fig3, fig7 and fig8 share them)
+    # fig3's seed sweep runs them at seeds 1-10 too, the grid's seed among them (run once).
+    assert set(plan.grid.seeds) <= set(seeds.SWEEP_SEEDS) and len(lite_t1) == 2 * 2 * len(seeds.SWEEP_SEEDS)
     fig45 = {s for f in ("fig4", "fig5") for s in harness._specs(plan.declared[f])}
     assert len(fig45) == 2 and all(s.trace for s in fig45)  # fig4 and fig5 share the ATM trace run
     # The other traced runs are the probes the notes quote (issue 37), each declared by several figures, run once.

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from atmsim.reproduce import seeds
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -107,9 +109,10 @@ def test_reproduce_fig3_on_a_tiny_grid_through_the_cli(cli, tmp_path):
     rows = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     assert [r["id"] for r in rows] == sorted([f"aron97.fig3.c{i}" for i in range(1, 10)] + ["aron97.fig3.fair"])
     cached = sorted((out / "runs").glob("*.json"))
-    # topologies x networks x buffers, one seed; and fig12's Lite runs with a 10 ms tick (networks x buffers),
-    # which fig3.c2's note quotes (issue 37; the traced probe runs its notes quote too are not cached).
-    assert len(cached) == 2 * 2 * 2 + 2 * 2
+    # topologies x networks x buffers at each of the seed sweep's 10 seeds (seeds.SWEEP, fig3.c1's note; the grid's
+    # one seed among them); and fig12's Lite runs with a 10 ms tick (networks x buffers), which fig3.c2's note
+    # quotes (issue 37; the traced probe runs its notes quote too are not cached).
+    assert len(cached) == 2 * 2 * 2 * len(seeds.SWEEP_SEEDS) + 2 * 2
     # A second figure into the same DIR merges its rows by id; fig3's stay.
     cli("reproduce", "aron97", "--figure", "segregation", *tiny, check=True)
     ids = {r["id"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}

@@ -85,3 +85,23 @@ def test_the_harness_counts_identical_runs_as_one_seed(tmp_path, monkeypatch):
     assert (rows[0]["seeds"], rows[0]["survives_leaving_out_one_seed"]) == (1, None)
     rows = harness.reproduce(paper(True), out=tmp_path / "distinct")
     assert (rows[0]["seeds"], rows[0]["survives_leaving_out_one_seed"]) == (3, True)
+
+
+def test_a_seed_sweep_is_neither_counted_nor_left_out():
+    # fig8's seed sweep (seeds.SWEEP) samples seeds for a note's noise measure, not the figure's values.
+    declared = {"main": runs(1), seeds.SWEEP: runs(*range(1, 11), name="sweep")}
+    assert seeds.seeds_of(declared) == []
+    assert seeds.without(declared, 3)[seeds.SWEEP] == declared[seeds.SWEEP]
+    assert seeds.counted(declared) == {"main": declared["main"]}
+
+
+def test_noise_compares_the_effect_with_twice_the_standard_error():
+    # Per-seed values 3.0 and 5.0 alternating over 10 seeds: standard error 1.054 / sqrt(10) = 0.333.
+    per = {s: 3.0 if s % 2 else 5.0 for s in range(1, 11)}
+    inside = seeds.noise("x", per, 4.5, (1.2, 4.0))  # 0.5 from 4.0, under 0.667
+    assert "Over 10 seeds (1-10)" in inside and "(0.500) lies inside twice its standard error (0.667)" in inside
+    assert "lies outside" in seeds.noise("x", per, 4.9, (1.2, 4.0))  # 0.9 from 4.0
+    assert "distance from 1.2 (0.200) lies inside" in seeds.noise("x", per, 1.0, (1.2, 4.0))
+    # A value inside the band at these seeds: the row holds there, whatever the noise.
+    assert seeds.noise("x", per, 3.5, (1.2, 4.0)).endswith("3.500 as the claim aggregates it, standard error 0.333: "
+                                                          "inside the band at 10 seeds.")

@@ -227,7 +227,7 @@ def _seed_robustness(p: Plan, fig: Figure, results: dict, made: list) -> None:
     remake = _remake(p, fig, results)
     # A group whose seeds give identical runs is one run (seeds.collapse): its copies are no sample.
     declared = seeds.collapse(p.declared[fig.id], results)
-    specs = _specs(declared)  # a run of no seed (None) runs at its scenario's own: one seed
+    specs = _specs(seeds.counted(declared))  # a run of no seed (None) runs at its scenario's own: one seed
     n_seeds = len({getattr(s, "seed", None) for s in specs}) if specs else None
     n_sampled, verdicts = seeds.leave_one_out(remake, declared)
     for c in made:

@@ -8,14 +8,29 @@ new simulation: the results are the ones the reproduction already has). A verdic
 such remake gives it again. A group of runs at one seed only (a traced probe at seed 1, a fixed
 trace run) is kept as it is: it is no sample over seeds, and the body needs it. With one seed there
 is nothing to leave out, and a body that cannot be made without a seed tells nothing either: the row
-then says null.
+then says null. A group named `SWEEP` is a seed sweep on which a failing row's note measures seed noise
+(settled.py's `seeds`): it is not the figure's sample, so it is neither counted nor left out.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Optional
+
+import numpy as np
+
+
+#: The name of a declared group of runs at many seeds that a note measures seed noise on (settled.py's
+#: `seeds`, at least 10 seeds); the figure's values do not rest on it, so its seeds are not the row's.
+SWEEP = "seed-sweep"
+SWEEP_SEEDS = tuple(range(1, 11))  # a seed sweep's seeds: the fewest the amendment of 2026-11-29 asks of a comparison in doubt
+
+
+def counted(declared):
+    """The declared runs whose seeds are the figure's: all but the seed sweep."""
+    return {k: g for k, g in declared.items() if k != SWEEP} if isinstance(declared, dict) else declared
 
 
 def _seed(spec) -> Optional[int]:
@@ -29,17 +44,19 @@ def _sampled(group: list) -> bool:
 
 def seeds_of(declared) -> list:
     """The seeds sampled by a figure's declared runs (a list of specs or a dict of named lists)."""
+    declared = counted(declared)
     groups = declared.values() if isinstance(declared, dict) else [declared]
     return sorted({_seed(s) for g in groups if _sampled(list(g)) for s in g} - {None})
 
 
 def without(declared, seed):
-    """The declared runs with the runs of `seed` left out of every group that samples several seeds."""
+    """The declared runs with the runs of `seed` left out of every group that samples several seeds (the
+    seed sweep kept whole)."""
     def drop(group):
         group = list(group)
         return [s for s in group if _seed(s) != seed] if _sampled(group) else group
 
-    return {k: drop(g) for k, g in declared.items()} if isinstance(declared, dict) else drop(declared)
+    return {k: g if k == SWEEP else drop(g) for k, g in declared.items()} if isinstance(declared, dict) else drop(declared)
 
 
 def _point(spec):
@@ -83,7 +100,7 @@ def collapse(declared, results: dict):
         first = min(_seed(s) for s in group if _seed(s) is not None)
         return [s for s in group if _seed(s) in (first, None)]
 
-    return {k: one(g) for k, g in declared.items()} if isinstance(declared, dict) else one(declared)
+    return {k: g if k == SWEEP else one(g) for k, g in declared.items()} if isinstance(declared, dict) else one(declared)
 
 
 def leave_one_out(make: Callable[[Path, Any], list], declared) -> tuple[int, dict[str, Optional[list]]]:
@@ -114,3 +131,30 @@ def survives(holds: bool, verdicts: Optional[list], n_seeds: int) -> Optional[bo
     if n_seeds < 2 or not verdicts or len(verdicts) != n_seeds:
         return None
     return all(v == bool(holds) for v in verdicts)
+
+
+def noise(what: str, per_seed: dict, value: float, band: tuple[float, float]) -> str:
+    """A failing row's seed noise, for its note (settled.py's `seeds`): `per_seed` {seed: the row's
+    quantity in that seed's runs}, `value` the quantity as the claim aggregates it over those seeds, `band`
+    (lo, hi) the claim's band on it (ends included). If the value lies in the band, the failure was the
+    grid's few seeds; otherwise the effect is the value's distance from the nearer end, and it lies inside the noise if
+    smaller than twice the standard error of the per-seed values (the amendment's test for a comparison).
+    The text says the seed count, which settled.py requires to be at least 10."""
+    xs = [float(x) for x in per_seed.values()]
+    n = len(xs)
+    se = float(np.std(xs, ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+    head = (f"Over {n} seeds ({min(per_seed)}-{max(per_seed)}) {what} is from {min(xs):.3f} to {max(xs):.3f} per seed, "
+            f"{value:.3f} as the claim aggregates it, standard error {se:.3f}: ")
+    if band[0] <= value <= band[1]:
+        return head + f"inside the band at {n} seeds."
+    edge = band[0] if value < band[0] else band[1]
+    effect = abs(value - edge)
+    where = "inside" if effect < 2 * se else "outside"
+    return head + f"its distance from {edge:g} ({effect:.3f}) lies {where} twice its standard error ({2 * se:.3f})."
+
+
+def noise_at(points: dict, band: tuple[float, float], what: str) -> str:
+    """`noise` at each failing point of a row: `points` {label: (per-seed values, the aggregated value)}, one
+    sentence per point ("At LABEL, WHAT: Over N seeds ..."), so that a row is settled by seeds only if every
+    point's effect lies inside its noise (settled.py's patterns require it)."""
+    return " ".join(f"At {label}, {what}: " + noise("it", per, value, band) for label, (per, value) in points.items())

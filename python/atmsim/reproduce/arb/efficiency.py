@@ -240,11 +240,28 @@ def fig6(c, runs):
 # accumulation threshold and the packet sizes are given; docs/arb.md §3): fig7 runs ARB one-way again at
 # these M, from two packets at the fair share to four round trips, ours (2 s) among them.
 SWEPT_M_S = (0.5, 1.0, 2.0, 3.0, 4.0, 8.0)
+U_BAND, SAME_U = at_least(0.95), at_most(0.03)  # fig10.c2's and fig11.c3's bands on the two-way utilisation
 
 
-def _interval_runs(g) -> list:
-    sc, kind, o, tr = GROUPS["oneway-arb"]
+def _interval_runs(g, key: str = "oneway-arb") -> list:
+    sc, kind, o, tr = GROUPS[key]
     return [g.run(sc, kind, o + (f"arb.interval={m:g}s",), g.seeds[0], True, tag=m) for m in SWEPT_M_S]
+
+
+def _twoway_utilisation_by_m(pairs) -> dict:
+    """{M: the two-way run's utilisation (mean of both directions, [100 s, end])} of an interval sweep."""
+    return {run.tag: float(np.mean([queue_stats(s, tr, p)["utilisation"] for p in (FWD, REV)])) for run, (s, tr) in pairs}
+
+
+def _twoway_sweep_sentence(c, name: str, util: dict, fits) -> str:
+    """The two-way interval sweep of fig10 or fig11 (`name`.csv): utilisation at each M and the M at which
+    `fits(M)`, the row's bands: an M that fits means the sweep does not settle the row (docs/arb.md §8)."""
+    c.write(name, pd.DataFrame([{"interval_s": m, **{f"utilisation_{k}": u[m] for k, u in util.items()}} for m in SWEPT_M_S]))
+    fit = [f"{m:g} s" for m in SWEPT_M_S if fits(m)]
+    return (f" Swept M, the measurement interval [CHG] leave unstated, over {', '.join(f'{m:g}' for m in SWEPT_M_S)} s "
+            f"({name}.csv, one run each): utilisation " + "; ".join(
+                f"{k} " + ", ".join(f"{u[m]:.3f}" for m in SWEPT_M_S) for k, u in util.items())
+            + "; M at which the row holds: " + (", ".join(fit) if fit else "none") + ".")
 
 
 def _interval_sweep(c, pairs, var_band, max_band) -> dict:
@@ -374,7 +391,7 @@ def _fig9_note(a: dict) -> str:
             f"None reaches 0.70 (docs/arb.md §8).")
 
 
-@figure("fig10", runs=_eff_runs)
+@figure("fig10", runs=lambda g: {**_eff_runs(g), "interval-sweep": _interval_runs(g, "twoway-arb")})
 def fig10(c, runs):
     """ARB two-way, long pipe (§3.3, Fig. 10)."""
     claim = _arb(c)
@@ -388,8 +405,10 @@ def fig10(c, runs):
             rule="'no packet losses are found': every run", deviation="overshoot after additive increases: feedback one M + RTT late (see docs/arb.md)")
     u = _med(st, "utilisation")
     claim("c2", statement="ARB two-way utilisation 0.99", kind="value", paper_value="0.99 (§3.3)", ours=u,
-            holds=check(("utilisation (mean of both directions)", u, at_least(0.95))), rule="",
-            deviation="each cut of Rr(1 - A/Mr) acts one interval plus a round trip late and empties the queue briefly: " + queue)
+            holds=check(("utilisation (mean of both directions)", u, U_BAND)), rule="",
+            deviation="each cut of Rr(1 - A/Mr) acts one interval plus a round trip late and empties the queue briefly: " + queue
+            + _twoway_sweep_sentence(c, "fig10_interval_sweep", {"long": (um := _twoway_utilisation_by_m(runs["interval-sweep"]))},
+                                     lambda m: U_BAND.holds(um[m])))
     m, sd, pk = _med(st, "mean"), _med(st, "sd"), float(st.groupby("seed").peak.max().median())
     claim("c3", statement="mean queue 1.95, standard deviation 0.93, maximum 7", kind="value", paper_value="1.95, 0.93, 7 (§3.3)", ours={"mean": m, "sd": sd, "max": pk},
             holds=check(("mean queue", m, within(0.98, 3.9)), ("standard deviation", sd, within(0.47, 1.86)),
@@ -406,7 +425,8 @@ def fig10(c, runs):
             "overshoots: " + queue)
 
 
-@figure("fig11", runs=_eff_runs)
+@figure("fig11", runs=lambda g: {**_eff_runs(g), "interval-sweep": _interval_runs(g, "short-arb"),
+                                 "interval-sweep-long": _interval_runs(g, "twoway-arb")})
 def fig11(c, runs):
     """ARB two-way, short pipe (§3.3, Fig. 11)."""
     claim = _arb(c)
@@ -426,5 +446,12 @@ def fig11(c, runs):
             deviation=queue)
     u, u10 = _med(st, "utilisation"), _med(_stats(runs, "twoway-arb", (FWD, REV)), "utilisation")
     claim("c3", statement="the performance of ARB is not a function of pipe size", kind="shape", paper_value="§3.3", ours={"short": u, "long": u10},
-            holds=check(("utilisation", u, at_least(0.95)), ("|it - fig10's|", abs(u - u10), at_most(0.03))), rule="",
-            deviation=f"utilisation {u:.3f} with the short pipe, {u10:.3f} with the long one; " + queue)
+            holds=check(("utilisation", u, U_BAND), ("|it - fig10's|", abs(u - u10), SAME_U)), rule="",
+            deviation=f"utilisation {u:.3f} with the short pipe, {u10:.3f} with the long one; " + queue + _fig11_sweep(c, runs))
+
+
+def _fig11_sweep(c, runs) -> str:
+    """fig11.c3 at each swept M: the short pipe's utilisation in U_BAND and within SAME_U of the long pipe's."""
+    us, ul = _twoway_utilisation_by_m(runs["interval-sweep"]), _twoway_utilisation_by_m(runs["interval-sweep-long"])
+    return _twoway_sweep_sentence(c, "fig11_interval_sweep", {"short": us, "long": ul},
+                                  lambda m: U_BAND.holds(us[m]) and SAME_U.holds(abs(us[m] - ul[m])))

@@ -5,9 +5,11 @@ Each sender makes one transfer of S bytes on topology 1 with the paper's
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from atmsim.claims import above, at_least, check, frac, within
+from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure
 
 from .common import MSS, Spec, table
@@ -114,10 +116,31 @@ def _sizes11(g) -> list[int]:
     return [2_000, 13_000, 50_000, 100_000] if g.quick else [1_000, 2_000, 5_000, 10_000, 13_000, 20_000, 50_000, 100_000]
 
 
-@figure("fig10", runs=lambda g: _short_runs(g, ["atm", "packet"], ["vegas-afr"], _sizes10(g)))
+FIG10_SLACK = -0.01  # fig10.c1: E_atm >= E_pkt - 0.01 at a size, as its rule states
+
+
+def _fig10_runs(g) -> dict:
+    """fig10's runs, and for c1's note the same runs at each seed of seeds.SWEEP_SEEDS (not fig10's sample: seeds.SWEEP)."""
+    main = _short_runs(g, ["atm", "packet"], ["vegas-afr"], _sizes10(g))
+    return {"main": main, seeds.SWEEP: [dataclasses.replace(r, seed=s) for r in main if r.seed == g.seeds[0] for s in seeds.SWEEP_SEEDS]}
+
+
+def _fig10_noise(c, sweep, sizes) -> str:
+    """At each size where ATM falls behind by more than the slack, E_atm - E_pkt at each seed of the sweep
+    (fig10_seeds.csv) and whether the shortfall lies inside their noise (seeds.noise)."""
+    df = table(sweep)
+    df["E"] = 8 * df["size"] / (df["u_max_bytes"] / df["duration_s"] * df["t_last"])
+    e = df.pivot_table(index=["size", "seed"], columns="network", values="E")
+    c.table(e.reset_index(), "fig10_seeds")
+    pts = {f"{S // 1000}K": ((e.loc[S].atm - e.loc[S].packet).to_dict(), e.loc[S].atm.median() - e.loc[S].packet.median())
+           for S in sizes}
+    return " Seed noise (fig10_seeds.csv): " + seeds.noise_at(pts, (FIG10_SLACK, math.inf), "E_atm - E_pkt") if pts else ""
+
+
+@figure("fig10", runs=_fig10_runs)
 def fig10(c, runs):
     """Vegas-AFR against transfer size, ATM and packet network (§5.3, Fig. 10)."""
-    df, pts = _short(runs)
+    df, pts = _short(runs["main"])
     c.write("fig10", pts, df)
     _plot_sizes(c, pts, ["network", "variant"], "fig10", "Vegas-AFR, topology 1, 192.5K buffers")
     a = pts[pts.network == "atm"].set_index("size")["E"]
@@ -125,9 +148,10 @@ def fig10(c, runs):
     d = a - p
     c.claim("c1", statement="Vegas-AFR performs better over ATM than packet networks over the whole range of transfer sizes", kind="shape",
             paper_value="§5.3", ours={"share_atm_ge_pkt_minus_0.01": frac(d >= -0.01), "worst_diff": float(d.min())},
-            holds=check(("share of sizes with E_atm >= E_pkt - 0.01", frac(d >= -0.01), at_least(0.8)),
+            holds=check(("share of sizes with E_atm >= E_pkt - 0.01", frac(d >= FIG10_SLACK), at_least(0.8)),
                   ("min over sizes of E_atm - E_pkt", float(d.min()), at_least(-0.03))), rule="",
-            note="" if df["all_done"].all() else "some transfers did not finish within 60 s", deviation=_fig10_facts(pts))
+            note="" if df["all_done"].all() else "some transfers did not finish within 60 s",
+            deviation=_fig10_facts(pts) + _fig10_noise(c, runs[seeds.SWEEP], sorted(d[d < FIG10_SLACK].index)))
 
 
 @figure("fig11", runs=lambda g: _short_runs(g, ["atm"], ["vegas-afr", "lite", "lite-iw2"], _sizes11(g)))

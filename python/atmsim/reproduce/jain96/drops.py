@@ -10,13 +10,15 @@ TCP with and without the slides' fast retransmit and recovery (our `lite`,
 """
 from __future__ import annotations
 
+import math
 import statistics
 
 import numpy as np
 import pandas as pd
 
 from atmsim.claims import above, at_least, at_most, check
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce import seeds
+from atmsim.reproduce.harness import figure, summary_of
 
 from .common import MSS, fairness, frames, row, throughputs, total
 from .table import TAIL_ROWS, VBR, VBR_NOTE
@@ -26,9 +28,33 @@ CONFIGS = TAIL_ROWS  # the plain runs are the summary table's runs of these rows
 POLICIES = ["tail", "eom-protect"]
 
 
+FAIRER_SHARE = 4 / 6  # tail-drop.c3's band on the share of pairs where intelligent drop is at least as fair
+
+
 def _tail_runs(g):
-    return {(k, p): [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=s) for s in g.seeds]
+    """Both policies on both rows, traced, at the grid's seeds; for c3's note, the same untraced at seeds 1-10
+    (the seed sweep, seeds.SWEEP: only Jain's index is read)."""
+    runs = {(k, p): [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=s) for s in g.seeds]
             for k in CONFIGS for p in POLICIES}
+    runs[seeds.SWEEP] = [g.run(*k, s, policy=p, vbr=VBR, tag=(k, p, s)) for k in CONFIGS for p in POLICIES for s in seeds.SWEEP_SEEDS]
+    return runs
+
+
+def _c3_noise(c, sweep) -> str:
+    """tail-drop.c3's share of configurations where intelligent drop is at least as fair, at each seed of the
+    sweep (tail-drop_seeds.csv), and whether its shortfall lies inside their noise (seeds.noise)."""
+    df = pd.DataFrame([{"n": k[0], "tbe": k[1], "buffer": k[2], "policy": p, "seed": sd,
+                        "fairness": row(summary_of(s), n=k[0], tbe=k[1], buffer=k[2], policy=p, seed=sd)["fairness"]}
+                       for spec, s in sweep for k, p, sd in [spec.tag]])
+    c.table(df, "tail-drop_seeds")
+    fair = df.pivot_table(index=["n", "tbe", "buffer", "seed"], columns="policy", values="fairness")
+    better = (fair["eom-protect"] >= fair["tail"]).astype(float)
+    gain = fair["eom-protect"] - fair["tail"]
+    return " ".join([
+        seeds.noise("the share of the two configurations where intelligent drop is at least as fair",
+                    better.groupby(level="seed").mean().to_dict(), float(better.mean()), (FAIRER_SHARE, math.inf)),
+        seeds.noise("the mean Jain's index, intelligent - plain,", gain.groupby(level="seed").mean().to_dict(), float(gain.mean()),
+                    (0.0, math.inf))])
 
 
 def _eom_drops(tr, limit):
@@ -55,7 +81,7 @@ def _ssthresh2(tr):
 @figure("tail-drop", runs=_tail_runs)
 def tail_drop(c, runs):
     rows = []
-    for (k, p), group in runs.items():
+    for (k, p), group in ((key, grp) for key, grp in runs.items() if key != seeds.SWEEP):
         limit = k[2]
         for spec, (s, tr) in group:
             tr = frames(tr)
@@ -90,9 +116,9 @@ def tail_drop(c, runs):
             ours={"pairs": [[str(i), a, b] for i, a, b in zip(pair.index, pair.plain, pair.intelligent)],
              "mean_plain": float(pair.plain.mean()), "mean_intelligent": float(pair.intelligent.mean())},
             holds=check(("share of (configuration x seed) pairs with Jain's index intelligent >= plain", better / len(pair),
-                   at_least(4 / 6)),
+                   at_least(FAIRER_SHARE)),
                   ("mean Jain's index, intelligent - plain", pair.intelligent.mean() - pair.plain.mean(), above(0))),
-            rule="the two configurations, every seed", note=VBR_NOTE)
+            rule="the two configurations, every seed", note=VBR_NOTE, deviation=_c3_noise(c, runs[seeds.SWEEP]))
     c.claim("c4", statement="fewer ssthresh = 2 episodes with intelligent drop", kind="shape", paper_value="slide Tail Drop (Cont)",
             ours={"plain": int(plain.ssthresh2_entries.sum()), "intelligent": int(intel.ssthresh2_entries.sum())},
             holds=check(("entries into ssthresh = 2 MSS summed over runs, plain - intelligent",
