@@ -26,7 +26,6 @@ scenario, ~1 min each on a shared machine) and the store is rewritten with both 
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -37,6 +36,7 @@ import numpy as np
 
 import atmsim
 from atmsim import portlog
+from atmsim.one_line_args import OneLineParser
 
 ROOT = Path(__file__).resolve().parents[1]
 NS3_SCRIPT = ROOT / "bench" / "ns3" / "dctcp_ns3.py"
@@ -269,7 +269,7 @@ def plot(store: dict, path: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
     ap.add_argument("--store", default=str(STORE))
     ap.add_argument("--only", help="comma-separated scenario names")
