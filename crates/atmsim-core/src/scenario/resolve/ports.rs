@@ -364,6 +364,12 @@ mod tests {
             key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]),
             "router.red.min_th"
         );
+        // Against the buffer (rule 2): a min_th the average queue never reaches is refused, a max_th past it is a slope.
+        let red = |min, max| check(&["network=packet", "switch.buffer=20packets", "router.policy=red", min, max]);
+        let e = red("router.red.min_th=20", "router.red.max_th=40").unwrap_err();
+        assert_eq!(e.key, "router.red.min_th", "{e}");
+        assert!(e.problem.contains("not below the buffer (20 packets)"), "{e}");
+        assert!(red("router.red.min_th=19", "router.red.max_th=40").is_ok());
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
         // A key of a policy that does not run here does nothing: refused.
         assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.include_arrival=false"]), "router.include_arrival");
