@@ -11,7 +11,13 @@ import argparse
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, with every error one line and exit 2 (argparse prints the usage block first)."""
+    """argparse, with every error one line and exit 2 (argparse prints the usage block first), and no
+    option taken by a prefix (`--work` for `--workers`): as `atmsim`'s options, a name is never guessed
+    (issue 38, rule 9)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {' '.join(str(message).split())}\n")
