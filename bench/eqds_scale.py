@@ -13,12 +13,12 @@ loop CPU, ns per packet-hop, that over the dumbbell's, and peak RSS:
     cargo build --release --example run -p atmsim-core
     python bench/eqds_scale.py [--bin target/release/examples/run] [--repeat 3] [--core 1]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from atmsim.one_line_args import OneLineParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENARIOS = os.path.join(ROOT, "python", "atmsim", "scenarios")
@@ -63,7 +63,7 @@ def measure(binary: str, path: str, extra: list, core) -> tuple:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "examples", "run"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--core", type=int, default=None, help="pin every run to this core (taskset)")

@@ -21,13 +21,13 @@ Families (each varies one thing; the rest is topology 1 as shipped):
   of an in-flight cell: RSS difference over the difference of windows in
   cells (191 cells per 9128-byte segment).
 """
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+from atmsim.one_line_args import OneLineParser
 
 LINK = 'rate = "3us/cell"\n'
 HEAD = """name = "{name}"
@@ -108,7 +108,7 @@ def measure(binary, path, repeat):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", action="append", required=True, metavar="NAME=PATH")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="10 and 40 s only in the duration family")

@@ -192,7 +192,9 @@ def test_a_damaged_run_folder_is_one_line_naming_the_file(cli, tmp_path, file, c
 
 @pytest.mark.parametrize("provenance, says", [
     ("[1, 2]", "reproduction.json: malformed reproduction.json (a JSON list, expected an object)"),
-    ('{"figures": {"fig6": {"scenarios": {}}}}', "malformed claims.json or reproduction.json (KeyError: 'runs')"),
+    ('{"paper": "morris-kung95", "figures": {"fig6": {"scenarios": {}}}}',
+     "malformed claims.json or reproduction.json (KeyError: 'runs')"),
+    ('{"figures": {"fig6": {"runs": 1}}}', "malformed reproduction.json (no 'paper' name: not written by atmsim reproduce)"),
 ])
 def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(cli, tmp_path, provenance, says):
     out = tmp_path / "mk"

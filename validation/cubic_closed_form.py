@@ -21,13 +21,13 @@ K that fits the epoch's cwnd best (least squares over K ± 1 s, to the milliseco
 """
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 MSS = 1460
 C, BETA = 0.4, 0.7
@@ -101,7 +101,7 @@ def measure(duration_s: float) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
     a = ap.parse_args()
     print("| epoch (s) | W_max | cwnd_epoch | K computed (s) | K observed (s) | max abs(cwnd − W(t)) | after 1 RTT | mean "

@@ -35,7 +35,6 @@ to atmsim alone, ns-3's runs need not be repeated.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import subprocess
@@ -44,6 +43,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from atmsim.one_line_args import OneLineParser
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("dctcp_ns3", ROOT / "validation" / "dctcp_ns3.py")
@@ -209,7 +209,7 @@ def plot(store: dict, path: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
     ap.add_argument("--refresh-atmsim", action="store_true",
                     help="rewrite the store's atmsim rows, keep its ns-3 rows (after a change to atmsim)")

@@ -32,7 +32,6 @@ the share of the window's time the queue is empty: the bottleneck is idle then.
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
@@ -40,6 +39,7 @@ import numpy as np
 
 import atmsim
 from atmsim import portlog
+from atmsim.one_line_args import OneLineParser
 
 RATE_BPS = 10e9
 PACKET_BYTES = 1500
@@ -128,7 +128,7 @@ def measure(flows: int, k: int, path: Path, duration: float = DURATION_S, warmup
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="out/dctcp-fluid")
     ap.add_argument("--flows", default="2,10")
     ap.add_argument("--ks", default="2,4,8,12,20,40,65")

@@ -22,10 +22,10 @@ ones (`--no-gentle` leaves them out).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 SCENARIO = "aron97-topo1-packet"
 VARIANTS = ["lite", "tahoe", "newreno", "sack", "vegas"]
@@ -81,7 +81,7 @@ def same_as_plain_red(buffer: int, seed: int) -> None:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/ecn-red"))
     ap.add_argument("--seeds", default="1,2,3,4,5")
     ap.add_argument("--buffers", default="21,60", help="bottleneck buffers in packets (21: the scenario's 192,528 B)")

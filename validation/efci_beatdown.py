@@ -20,10 +20,10 @@ and one of 2 s (a run's first two seconds are the same run).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 LINE = "155.52Mbps"
 TRUNK_DELAY_MS = 1.0
@@ -147,7 +147,7 @@ def beatdown(switch: str, hops: int, t1: float = 2.0, t2: float = 12.0, layout: 
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/efci-beatdown"))
     ap.add_argument("--hops", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--duration", type=float, default=12.0)

@@ -11,10 +11,10 @@ of `duration` and one of 2 s (a run's first two seconds are the same run).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 SCENARIO = "jain96-2src"
 LOSSLESS = ["switch.buffer=100000cells"]
@@ -46,7 +46,7 @@ def window(sets: list[str], t1: float, t2: float) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/erica-plus"))
     ap.add_argument("--duration", type=float, default=10.0)
     args = ap.parse_args(argv)

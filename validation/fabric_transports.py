@@ -27,12 +27,12 @@ Settings, our choices where the papers leave them open:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 MTU = 4150  # bytes: EQDS's MTU, every transport's largest packet here
 BASE = "eqds-incast"  # htsim's 16-host tree, 100 Gb/s, 1 µs, 145,250 B per port
@@ -80,7 +80,7 @@ def measure(transport: str, workload: str, seed: int) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="docs/validation")
     ap.add_argument("--seeds", default="13")
     a = ap.parse_args()

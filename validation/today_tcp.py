@@ -21,11 +21,11 @@ whole method.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from pathlib import Path
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 PACKET = 9168
 VARIANTS = [("Lite", "lite"), ("NewReno+SACK", "sack"), ("CUBIC+SACK", "cubic-sack")]
@@ -58,7 +58,7 @@ def measure(scenario: str, sets: list[str], seeds: list[int]) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("out/today-tcp"))
     ap.add_argument("--seeds", default="1,2,3,4,5")
     ap.add_argument("--ks", default="3,9,15,21,30,45", help="buffers in 9,168-byte packets")

@@ -22,11 +22,11 @@ index of the flows' delivered bytes. Each value is the mean over seeds
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 POLICIES = [
     ("tail", ["switch.policy=tail"]),
@@ -110,7 +110,7 @@ def synchrony(n: int, buffer: int, sets: list[str], duration: float) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/ubr-plus"))
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--seeds", type=int, default=3)

@@ -59,11 +59,14 @@ docs/reproductions.md):
   into CA_RECOVERY, loss_states = entries into CA_LOSS (trace "CongState").
 """
 
-import argparse
 import json
+import os
 import sys
 import time
 from fractions import Fraction
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "atmsim"))
+from one_line_args import OneLineParser  # noqa: E402 - standard library only: ns-3's interpreter may lack atmsim
 
 CELL_RATE_BPS = Fraction(424_000_000, 3)  # 424 bits every 3 us
 IP_PACKET = 9168
@@ -91,7 +94,7 @@ def jain(xs):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--duration", type=float, default=DURATION_S, help="simulated seconds (10)")
     ap.add_argument("--flows", type=int, default=N_FLOWS)
     ap.add_argument("--bytes", type=int, default=FLOW_BYTES, help="bytes per flow")

@@ -10,7 +10,6 @@ the median wall time of the simulation loop of each, the speed ratio and both ef
 throughputs.  If atmsim is missing or fails, only the ns-3 side is reported.
 """
 
-import argparse
 import json
 import os
 import shlex
@@ -18,6 +17,7 @@ import statistics
 import subprocess
 import time
 import sys
+from atmsim.one_line_args import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NS3_SCRIPT = os.path.join(HERE, "aron97_topo1_packet.py")
@@ -72,7 +72,7 @@ def run(cmd, timeout):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs of each simulator (median)")
     ap.add_argument("--ns3-python", default=sys.executable,
                     help="python interpreter with the `ns3` package installed")

@@ -54,9 +54,13 @@ docs/validation.md, "DCTCP beside ns-3"):
   with `--trace-ms T` flow 1's cwnd every T ms over the measured interval.
 """
 
-import argparse
 import json
+import os
+import sys
 import time
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "atmsim"))
+from one_line_args import OneLineParser  # noqa: E402 - standard library only: ns-3's interpreter may lack atmsim
 
 MSS = 1460
 PACKET = 1500
@@ -167,7 +171,7 @@ uint32_t CwndAt(double t) {
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--flows", type=int, default=2)
     ap.add_argument("--k", type=int, default=20, help="atmsim's K: mark above K packets at the port")
     ap.add_argument("--buffer", type=int, default=400, help="packets at the port, the one in transmission included")

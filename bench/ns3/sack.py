@@ -30,7 +30,6 @@ its flow control admit one packet more (bench/ns3/README.md), so both get
 floor(B / 9168) x 9168 bytes.
 """
 
-import argparse
 import json
 import os
 import shlex
@@ -38,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import run  # noqa: E402  (same folder)
+from atmsim.one_line_args import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NS3_SCRIPT = os.path.join(HERE, "aron97_topo1_packet.py")
@@ -66,7 +66,7 @@ def atmsim_row(summary):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--buffers", default="192528",
                     help="comma-separated router buffers in bytes (default 192528)")
     ap.add_argument("--ns3-python", default=sys.executable)

@@ -79,6 +79,9 @@ def _trace(d: Path, name: str):
     try:
         # Flows and ports are named in the traces ("f1", "S->B"): read names as text.
         df = pd.read_csv(path, dtype={"flow": str, "port": str, "direction": str})
+        with open(path, "rb") as f:  # every line atmsim writes ends: a file that does not was cut short
+            if f.seek(0, 2) and (f.seek(-1, 2), f.read(1))[1] != b"\n":
+                raise ValueError("cut short: its last line has no end")
         missing = [c for c in TRACE_COLUMNS[name] if c not in df.columns]
         if missing:
             raise ValueError(f"no column {', '.join(missing)}")

@@ -123,6 +123,11 @@ def load(directory: Path, strict: bool = False) -> dict:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError(f"a JSON {type(data).__name__}, expected an object")
+        # Every reproduction.json atmsim wrote names its paper and figures: an object without them is
+        # another file, not one to report as a reproduction with nothing in it.
+        for k, kind in (("paper", str), ("figures", dict)):
+            if not isinstance(data.get(k), kind):
+                raise ValueError(f"no '{k}' {'name' if kind is str else 'object'}: not written by atmsim reproduce")
         for k in ("figures", "scenarios"):
             if not isinstance(data.get(k, {}), dict):
                 raise ValueError(f"'{k}' is not an object")

@@ -44,8 +44,11 @@ def replace_block(text: str, block: str) -> str:
     return text[:start] + block + text[end + len(END):]
 
 
-def main() -> int:
+def main(argv=None) -> int:
     import atmsim
+    from atmsim.one_line_args import OneLineParser
+
+    OneLineParser(prog="python -m atmsim.registry_doc", description=__doc__.splitlines()[0]).parse_args(argv)
 
     path = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
     if not path.is_file():

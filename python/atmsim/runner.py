@@ -159,6 +159,10 @@ class _Cache:
         p = self.path(job)
         if p is None or not p.exists():
             return None
+        if p.is_dir():  # not ours to remove (it may hold the user's files), and no result can replace it
+            from atmsim.errors import InputError
+
+            raise InputError(f"run cache: {p}: is a folder, not a cached run; move it away, or run with --no-cache")
         try:
             hit = json.loads(p.read_text(encoding="utf-8"))
             problem = summary_problem(hit)

@@ -20,6 +20,8 @@ sys.path.insert(0, HERE)
 
 import reference  # noqa: E402
 
+from atmsim.one_line_args import OneLineParser  # noqa: E402
+
 SCENARIOS_DIR = os.path.join(HERE, "..", "..", "python", "atmsim", "scenarios")
 
 # name: (matrix, -end in µs, -paths or None, description, what the run checks)
@@ -101,6 +103,9 @@ def path_of(name):
 
 
 def main(argv):
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file differs")
+    check = ap.parse_args(argv).check
     stale = []
     for name in RUNS:
         text = render(name)
@@ -108,10 +113,10 @@ def main(argv):
         current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if current != text:
             stale.append(name)
-            if "--check" not in argv:
+            if not check:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text)
-    if "--check" in argv and stale:
+    if check and stale:
         print(f"stale: {', '.join(stale)} (run python validation/htsim/eqds_scenarios.py)")
         return 1
     return 0

@@ -12,7 +12,6 @@ What is stored per run: the exact command line, htsim's commit, user/system CPU 
 seconds of every repeat, peak RSS, and the outputs parsed by htsim_outputs.py (rates from the NDP
 sink sampler's binary log; FCTs from the EQDS mains' "finished" lines).
 """
-import argparse
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import htsim_outputs  # noqa: E402
 import reference  # noqa: E402
+from atmsim.one_line_args import OneLineParser
 
 HTSIM_COMMIT = "841d9e7be46bb968eece766aa4b6c044c7799f67"
 MATRICES = os.path.join(HERE, "matrices")
@@ -184,7 +184,7 @@ def machine():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="/tmp/htsim-build/bin", help="directory of the binaries build.sh made")
     ap.add_argument("--only", nargs="+", choices=SCENARIOS, help="run these and keep the other stored entries")
     ap.add_argument("--repeat", type=int, default=1, help="runs per scenario; CPU is the minimum")

@@ -14,7 +14,6 @@ its load, which the file records.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -22,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from atmsim.one_line_args import OneLineParser
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = {
@@ -48,7 +48,7 @@ def child_cpu(cmd: list, cwd: Path) -> tuple[float, str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("bin_dir", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--core", type=int, default=1)

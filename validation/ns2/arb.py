@@ -32,7 +32,6 @@ docs/validation.md ("The ARB paper's TCP-SS dumbbells in ns-2") has the mapping 
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -50,6 +49,7 @@ import atmsim
 import twin
 from atmsim.reproduce.arb.common import ratio_of, transport
 from phase import atmsim_port_packets, frange, ns2_port_packets, print_partings, save_panels
+from atmsim.one_line_args import OneLineParser
 
 FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
 # case: (scenario, extra overrides, window (s), bottleneck ports measured)
@@ -400,7 +400,7 @@ def plot_fairness(pts, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("what", choices=("efficiency", "fairness", "all", "parting", "oneway-losses", "bursty"),
                     help="parting: where the two simulators' packets at the fairness gateway first differ (--d23 "
                          "values); oneway-losses: arb-oneway's losses, what follows each and when it is resent")

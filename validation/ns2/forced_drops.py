@@ -36,7 +36,6 @@ ns-2.35's ns-default.tcl, read back from the installed `ns`):
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -44,6 +43,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from atmsim.one_line_args import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -575,7 +575,7 @@ def run_case(v: Variant, nd: int, outdir: str, profile: Profile = PROFILES["suit
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--variants", default="tahoe,reno,newreno,sack,reno-nobugfix")
     ap.add_argument("--drops", default="1,2,3,4")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))

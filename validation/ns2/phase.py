@@ -37,7 +37,6 @@ Jacobson's phase tests", has the mapping, the results and the named differences.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -52,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import atmsim
+from atmsim.one_line_args import OneLineParser
 
 SCENARIO = os.path.join(HERE, "phase.toml")
 T0, T1 = 5.0, 25.0          # both connections run; the suite's trace ends at 25 s
@@ -397,7 +397,7 @@ def frange(spec: str) -> list:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("what", nargs="?", default="suite", choices=("suite", "sweep", "all"))
     ap.add_argument("--d2", default="1:16:0.25", help="sweep: s2's access delays, ms (from:to:step)")
     ap.add_argument("--jitter", default="0,0.01", help="sweep: random send time bounds, s (both simulators)")

@@ -25,7 +25,6 @@ no phase: D10).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -61,6 +60,7 @@ from twin_model import ns2_tcl as ns2_tcl
 from twin_model import picoseconds as picoseconds
 from twin_model import seconds as seconds
 from twin_model import size_bytes as size_bytes
+from atmsim.one_line_args import OneLineParser
 
 
 def load(scenario: str = SCENARIO, sets=()) -> Twin:
@@ -366,7 +366,7 @@ def flagged(pts) -> list:
 # ------------------------------------------------------------------------------------------------
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name in ("tcl", "run"):
         p = sub.add_parser(name)

@@ -15,7 +15,6 @@ shared, so the minimum and the median are printed, and the ratios of both. docs/
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -31,6 +30,7 @@ sys.path.insert(0, HERE)
 import atmsim
 import phase
 import twin
+from atmsim.one_line_args import OneLineParser
 
 # name: (scenario, sets, draw) for the aron97 twins; the phase test is its own case
 CASES = {
@@ -105,7 +105,7 @@ def fmt(r: dict) -> str:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--cases", default=",".join(CASES))
     args = ap.parse_args(argv)

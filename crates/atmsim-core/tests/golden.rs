@@ -109,7 +109,8 @@ fn one(name: &str, text: &str, seed: u64, trace: bool) -> Option<String> {
 const MATRIX: &[(&str, &str, &[&str])] = &[
     ("aron97-topo1-atm", "lite-orig", &["tcp.bp95=false", "tcp.delayed_ack=false"]),
     ("aron97-topo1-atm", "per-vc", &["switch.queueing=per-vc", "switch.buffer=48KB"]),
-    ("morris-kung95-a", "oob", &["credit.transport=out-of-band"]),
+    // Credit with its idealised side channel (credit.transport alone, credit off, did nothing: issue 38, rule 1).
+    ("morris-kung95-a", "oob", &["credit.enabled=true", "credit.transport=out-of-band"]),
     // ABR with scattered cell loss at the bottleneck (Jain et al., "Effect of Fast Retransmit").
     ("jain96-2src", "abr-loss", &["abr.loss.port=\"SW1->SW2\"", "abr.loss.probability=0.001", "tcp.variant=lite"]),
     // ABR with the on/off VBR background at strict priority (the two-class port).

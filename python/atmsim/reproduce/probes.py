@@ -11,14 +11,8 @@ import warnings
 
 import atmsim
 from atmsim.errors import InputError
+from atmsim.one_line_args import OneLineParser
 from atmsim.console import plain_where_needed
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """Bad input is one line on stderr and exit 2, as everywhere in atmsim."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
 def bind(probes, prog: str):
@@ -45,7 +39,7 @@ def bind(probes, prog: str):
         on the run the overrides made one line and exit 1, Ctrl-C one line and exit 130; never a
         traceback."""
         plain_where_needed()
-        parser = _OneLineParser(prog=prog)
+        parser = OneLineParser(prog=prog)
         parser.add_argument("what", help="the figure whose probes to run")
         parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                             help="a scenario override applied to every run; repeatable")

@@ -79,10 +79,14 @@ pub struct Key {
 #[derive(Clone, Copy, Debug)]
 pub enum KeyKind {
     Bool,
-    /// A whole number of `unit` (cells, packets), at least `min`.
+    /// A whole number of `unit` (cells, packets), `min` to `max`: `max` is
+    /// the largest the mechanism stores ([`U32`] for a u32 field), so a value
+    /// past it is refused rather than wrapped (issue 38: ndp.mss = 2^32
+    /// was taken as 0).
     Count {
         unit: &'static str,
         min: u64,
+        max: u64,
     },
     /// A real number in a range (`lo`, `hi`; each bound open or closed).
     Real {
@@ -92,6 +96,9 @@ pub enum KeyKind {
     /// One of these names (a string in the scenario).
     Choice(&'static [&'static str]),
 }
+
+/// The `max` of a count a mechanism keeps in a u32.
+pub const U32: u64 = u32::MAX as u64;
 
 /// One end of a real range.
 #[derive(Clone, Copy, Debug)]

@@ -277,11 +277,15 @@ pub fn resolve(
         Limit::Unlimited => None,
     };
     if egress_stop == 0 || room.is_some_and(|r| egress_stop >= r) {
+        // The buffer in the user's words ("Bytes(1000000)" before: issue 38, rule 7).
+        let held = match (buffer, room) {
+            (Limit::Units(n), Some(r)) => format!("{n} packets, {r} B"),
+            (_, Some(r)) => format!("{r} B"),
+            (_, None) => "unbounded".to_string(),
+        };
         return err(
             "fabric.scheduler.egress_stop",
-            format!(
-                "must be above 0 and below the egress port's buffer ({buffer:?}), not {egress_stop} B: at the buffer it would never pause"
-            ),
+            format!("must be above 0 and below the egress port's buffer ({held}), not {egress_stop} B: at the buffer it would never pause"),
         );
     }
     if s.router.policy == "trim" {

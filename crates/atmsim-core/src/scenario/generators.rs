@@ -11,33 +11,40 @@ use crate::base::mechanism::{Golden, Key, KeyDefault, KeyKind, Mechanism, Networ
 use crate::rng::{stream, Stream};
 use rand::seq::SliceRandom;
 
+/// The largest finite transfer (2^62 bytes): its end, one past the last
+/// sequence number, and every window arithmetic above it stay inside 64 bits.
+/// The resolver checks a flow's `bytes` against it; the workload's keys are
+/// declared up to it, so a generated flow too large is refused naming the
+/// workload's key, not a flow the user never wrote ("flow[Eqds_0_1].bytes").
+pub const MAX_FLOW_BYTES: u64 = 1 << 62;
+
 const BYTES: Key = Key {
     name: "workload.bytes",
-    kind: KeyKind::Count { unit: "bytes", min: 1 },
+    kind: KeyKind::Count { unit: "bytes", min: 1, max: MAX_FLOW_BYTES },
     default: KeyDefault::Value("2000000"),
     about: "bytes of each flow (validate.txt's flows are 2,000,000 B)",
 };
 const GROUP: Key = Key {
     name: "workload.group",
-    kind: KeyKind::Count { unit: "hosts", min: 2 },
+    kind: KeyKind::Count { unit: "hosts", min: 2, max: u64::MAX },
     default: KeyDefault::Computed("every host of the tree"),
     about: "ranks per group: hosts h0.. in consecutive groups of this many (hosts past the last whole group stay idle)",
 };
 const SENDERS: Key = Key {
     name: "workload.senders",
-    kind: KeyKind::Count { unit: "hosts", min: 1 },
+    kind: KeyKind::Count { unit: "hosts", min: 1, max: u64::MAX },
     default: KeyDefault::Computed("every host but the receiver"),
     about: "senders: the first this many hosts other than the receiver, in host order",
 };
 const RECEIVER: Key = Key {
     name: "workload.receiver",
-    kind: KeyKind::Count { unit: "host number", min: 0 },
+    kind: KeyKind::Count { unit: "host number", min: 0, max: u64::MAX },
     default: KeyDefault::Value("0"),
     about: "the receiving host's number (h0 = 0)",
 };
 const BUCKET: Key = Key {
     name: "workload.bucket",
-    kind: KeyKind::Count { unit: "bytes", min: 1 },
+    kind: KeyKind::Count { unit: "bytes", min: 1, max: MAX_FLOW_BYTES },
     default: KeyDefault::Value("26214400"),
     about: "bytes each rank all-reduces (PyTorch DDP's 25-MB gradient bucket); each step moves bucket/group, rounded up",
 };

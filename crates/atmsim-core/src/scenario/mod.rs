@@ -108,7 +108,13 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = name_items(&e.path().to_string(), &named);
         let key = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
-        ScenarioError { key, problem: serde_words::in_words(e.into_inner().to_string().replace('\n', " ").trim()) }
+        let problem = e.into_inner().to_string().replace('\n', " ");
+        // "scenario: missing field `name`" (an empty file) named neither the key nor what to do.
+        if let Some(field) = problem.trim().strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+            let key = if key == "scenario" { field.to_string() } else { format!("{key}.{field}") };
+            return ScenarioError { key, problem: "missing: it has no default, so the scenario must give it".into() };
+        }
+        ScenarioError { key, problem: serde_words::in_words(problem.trim()) }
     })?;
     scenario.params = params;
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
@@ -213,6 +219,15 @@ mod tests {
         assert_eq!(key_of(&["flow.f1.kind=nope"]), "flow[f1].kind");
         assert_eq!(key_of(&["link.X-B.rate=[1]"]), "link[X-B].rate");
         assert_eq!(key_of(&["flow.0.start=1.5"]), "flow[f1].start");
+    }
+
+    #[test]
+    fn a_missing_key_is_named_as_the_user_writes_it() {
+        let e = parse("", &[]).unwrap_err();
+        assert_eq!((e.key.as_str(), e.problem.as_str()), ("name", "missing: it has no default, so the scenario must give it"));
+        let no_rate = BASE.replacen("rate = ", "# rate = ", 1);
+        let e = parse(&no_rate, &[]).unwrap_err();
+        assert!(e.key.starts_with("link[") && e.key.ends_with("].rate"), "{e}");
     }
 
     #[test]

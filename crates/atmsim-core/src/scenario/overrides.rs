@@ -30,17 +30,28 @@ pub(super) fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), Sce
             toml::Value::Table(t) => t,
             toml::Value::Array(items) => {
                 let sel = parts[i + 1];
-                let found = items.iter_mut().enumerate().find(|(ix, v)| {
-                    sel.parse::<usize>().ok() == Some(*ix)
-                        || v.get("name").and_then(|n| n.as_str()) == Some(sel)
+                let by_number = sel.parse::<usize>().ok().filter(|&n| n < items.len());
+                let by_name = items.iter().position(|v| {
+                    v.get("name").and_then(|n| n.as_str()) == Some(sel)
                         || v.get("ends").and_then(|e| e.as_array()).is_some_and(|e| {
                             let names: Vec<&str> = e.iter().filter_map(|x| x.as_str()).collect();
                             names.join("-") == sel
                         })
                 });
-                let Some((_, elem)) = found else {
-                    return err(parts[..i + 2].join("."), format!("no {part} named or numbered '{sel}'"));
+                // A name that is another element's number could mean either: refused, never
+                // guessed (issue 38, rule 9: with flows named "2" and "1", flow.2 took the first
+                // flow, named "2", not the third).
+                let ix = match (by_number, by_name) {
+                    (Some(n), Some(m)) if n != m => {
+                        return err(
+                            parts[..i + 2].join("."),
+                            format!("could mean {part} number {n} or the {part} named '{sel}' (number {m}): give {part}s names that are not numbers"),
+                        )
+                    }
+                    (Some(n), _) | (None, Some(n)) => n,
+                    (None, None) => return err(parts[..i + 2].join("."), format!("no {part} named or numbered '{sel}'")),
                 };
+                let elem = &mut items[ix];
                 if i + 2 == parts.len() {
                     return err(path, "cannot replace a whole array element; set one of its keys");
                 }
@@ -101,6 +112,24 @@ mod tests {
         assert_eq!(set("flow.f1=1").unwrap_err().key, "flow.f1");
         assert_eq!(set("a.b=1").unwrap_err().key, "a");
         assert_eq!(set("t..x=1").unwrap_err().key, "t..x");
+    }
+
+    #[test]
+    fn a_name_that_is_another_elements_number_is_refused_not_guessed() {
+        let two_flows = |first: &str, second: &str| -> toml::Table {
+            format!("[[flow]]\nname = \"{first}\"\n[[flow]]\nname = \"{second}\"\n").parse().unwrap()
+        };
+        let mut t = two_flows("1", "x");
+        let e = apply_override(&mut t, "flow.1.bytes=1MB").unwrap_err();
+        assert_eq!(e.key, "flow.1", "{e}");
+        assert!(e.problem.contains("could mean flow number 1 or the flow named '1' (number 0)"), "{e}");
+        // Name and number of the same flow, or a name past the numbers: one meaning, taken.
+        let mut t = two_flows("x", "1");
+        apply_override(&mut t, "flow.1.bytes=1MB").unwrap();
+        assert_eq!(t["flow"][1]["bytes"].as_str(), Some("1MB"));
+        let mut t = two_flows("x", "7");
+        apply_override(&mut t, "flow.7.bytes=1MB").unwrap();
+        assert_eq!(t["flow"][1]["bytes"].as_str(), Some("1MB"));
     }
 
     #[test]

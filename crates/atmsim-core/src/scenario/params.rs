@@ -70,13 +70,26 @@ fn table_at<'t>(table: &'t mut toml::Table, path: &[&str], key: &str) -> Result<
     Ok(Some(cur))
 }
 
+/// A count's range in words: "at least 1", or "1 to 4294967295".
+fn count_range(min: u64, max: u64) -> String {
+    if max == u64::MAX {
+        format!("at least {min}")
+    } else {
+        format!("{min} to {max}")
+    }
+}
+
 /// A key's value, checked against its declaration.
 fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> {
     match (key.kind, value) {
         (KeyKind::Bool, toml::Value::Boolean(b)) => Ok(ParamValue::Bool(*b)),
         (KeyKind::Bool, _) => Err(problem(key.name, "must be true or false")),
-        (KeyKind::Count { min, .. }, toml::Value::Integer(n)) if *n >= 0 && *n as u64 >= min => Ok(ParamValue::Count(*n as u64)),
-        (KeyKind::Count { unit, min }, _) => Err(problem(key.name, format!("must be a whole number of {unit}, at least {min}"))),
+        (KeyKind::Count { min, max, .. }, toml::Value::Integer(n)) if (min..=max).contains(&(*n as u64)) && *n >= 0 => {
+            Ok(ParamValue::Count(*n as u64))
+        }
+        (KeyKind::Count { unit, min, max }, _) => {
+            Err(problem(key.name, format!("must be a whole number of {unit}, {}", count_range(min, max))))
+        }
         (KeyKind::Choice(names), toml::Value::String(v)) if names.contains(&v.as_str()) => {
             Ok(ParamValue::Choice(names.iter().find(|n| **n == v.as_str()).expect("just checked")))
         }
@@ -199,10 +212,29 @@ mod tests {
 
     #[test]
     fn a_count_is_whole_and_at_least_its_minimum() {
-        let key = Key { name: "switch.x", kind: KeyKind::Count { unit: "cells", min: 1 }, default: KeyDefault::Value("1"), about: "" };
+        let key = Key {
+            name: "switch.x",
+            kind: KeyKind::Count { unit: "cells", min: 1, max: u64::MAX },
+            default: KeyDefault::Value("1"),
+            about: "",
+        };
         assert_eq!(checked(&key, &toml::Value::Integer(3)), Ok(ParamValue::Count(3)));
         for bad in [toml::Value::Integer(0), toml::Value::Integer(-1), toml::Value::Float(2.5)] {
             assert!(checked(&key, &bad).unwrap_err().problem.contains("whole number of cells"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_count_kept_in_a_u32_is_refused_past_it_rather_than_wrapped() {
+        // ndp.mss = 4294967296 was taken, as 0.
+        let key = Key {
+            name: "ndp.mss",
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: crate::base::mechanism::U32 },
+            default: KeyDefault::Value("9000"),
+            about: "",
+        };
+        assert_eq!(checked(&key, &toml::Value::Integer(4_294_967_295)), Ok(ParamValue::Count(4_294_967_295)));
+        let e = checked(&key, &toml::Value::Integer(4_294_967_296)).unwrap_err();
+        assert_eq!(e.problem, "must be a whole number of bytes, 1 to 4294967295", "{e}");
     }
 }

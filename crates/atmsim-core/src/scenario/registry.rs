@@ -62,7 +62,8 @@ pub fn to_json<'a>(mechanisms: impl Iterator<Item = &'a Mechanism>) -> String {
     let key = |k: &Key| -> Value {
         let (kind, unit, range) = match k.kind {
             KeyKind::Bool => ("bool", "", String::new()),
-            KeyKind::Count { unit, min } => ("count", unit, format!(">= {min}")),
+            KeyKind::Count { unit, min, max } if max == u64::MAX => ("count", unit, format!(">= {min}")),
+            KeyKind::Count { unit, min, max } => ("count", unit, format!("{min} to {max}")),
             KeyKind::Real { lo, hi } => ("real", "", range(lo, hi)),
             KeyKind::Choice(names) => ("choice", "", format!("one of {}", choices(names.iter().copied()))),
         };

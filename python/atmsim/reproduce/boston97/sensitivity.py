@@ -16,13 +16,13 @@ seeds per point) and sensitivity_runs.csv. Variants:
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from pathlib import Path
 
 from atmsim.reproduce.harness import medians, run_all, summary_of
 
 from .common import SOURCES, grid, metrics
+from atmsim.one_line_args import OneLineParser
 
 SIZES = (512, 9180)
 BUFFERS = (64, 512, 4000)
@@ -62,14 +62,20 @@ def table(results: dict, seconds: float):
     return df, medians(df, ["variant", "protocol", "L", "B"])
 
 
+def seed_list(text: str) -> list[int]:
+    """--seeds: comma-separated whole numbers (argparse names this function when one is not)."""
+    return [int(x) for x in text.split(",")]
+
+
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/boston97-sensitivity"))
-    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--seeds", type=seed_list, default=[1, 2, 3],
+                    help="comma-separated whole numbers (default 1,2,3)")
     ap.add_argument("--duration", default=None)
     ap.add_argument("--workers", type=int, default=None)
     a = ap.parse_args(argv)
-    g = grid(False, [int(x) for x in a.seeds.split(",")], a.duration)
+    g = grid(False, a.seeds, a.duration)
     a.out.mkdir(parents=True, exist_ok=True)
     df, pts = table(run_all(runs(g), workers=a.workers, cache_dir=a.out / "runs", label="boston97 sensitivity"), g.seconds)
     df.to_csv(a.out / "sensitivity_runs.csv", index=False)

@@ -12,7 +12,6 @@ jain96` writes into claims.json for that figure.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from atmsim.reproduce import harness
 
 from . import PAPER
+from atmsim.one_line_args import OneLineParser
 
 
 def seeds(text: str) -> list[int]:
@@ -31,7 +31,7 @@ def seeds(text: str) -> list[int]:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m atmsim.reproduce.jain96.probe", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="python -m atmsim.reproduce.jain96.probe", description=__doc__.split("\n\n")[0])
     ap.add_argument("figure", choices=PAPER.figure_ids())
     ap.add_argument("--seeds", type=seeds, default=None, help="e.g. 1,2,3 or 1-10 (default: the full grid's 1-3)")
     ap.add_argument("--duration", default=None, help="run length, e.g. 6s (default 3s)")

@@ -33,7 +33,7 @@ impl Policy for DctcpMark {
         docs: "packet.md",
         keys: &[Key {
             name: "router.dctcp.k",
-            kind: KeyKind::Count { unit: "packets", min: 1 },
+            kind: KeyKind::Count { unit: "packets", min: 1, max: u64::MAX },
             default: KeyDefault::Value("20"),
             about: "marking threshold K on the instantaneous queue, below the buffer (Alizadeh et al.: 20 at 1 Gb/s, 65 at 10 Gb/s)",
         }],

@@ -59,7 +59,7 @@ impl Policy for Epd {
         docs: "atm.md",
         keys: &[Key {
             name: EPD_THRESHOLD,
-            kind: KeyKind::Count { unit: "cells", min: 1 },
+            kind: KeyKind::Count { unit: "cells", min: 1, max: u64::MAX },
             default: KeyDefault::Computed("the buffer less the cells of a full frame, at least half the buffer"),
             about: "EPD threshold (Romanow & Floyd give the mechanism, not a threshold), at most the buffer",
         }],
@@ -94,7 +94,7 @@ impl Policy for Epd {
 
 const EOM_RESERVE: &[Key] = &[Key {
     name: "switch.eom_reserve",
-    kind: KeyKind::Count { unit: "cells", min: 0 },
+    kind: KeyKind::Count { unit: "cells", min: 0, max: u64::MAX },
     default: KeyDefault::Computed("the scenario's VCs, two per flow"),
     about: "cells kept for EOM cells, smaller than the buffer",
 }];

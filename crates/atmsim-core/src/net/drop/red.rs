@@ -69,7 +69,7 @@ impl Policy for Red {
         about: "RED (Floyd & Jacobson 1993): early random drops from the average queue; with ECN, CE marks (RFC 3168 §7)",
         docs: "packet.md",
         keys: &[
-            real("router.red.min_th", Bound::Open(0.0), Bound::None, "5.0", "lower threshold of the average queue, packets (below max_th)"),
+            real("router.red.min_th", Bound::Open(0.0), Bound::None, "5.0", "lower threshold of the average queue, packets (below max_th and the buffer)"),
             real("router.red.max_th", Bound::Open(0.0), Bound::None, "15.0", "upper threshold of the average queue, packets"),
             real("router.red.max_p", Bound::Open(0.0), Bound::Closed(1.0), "0.02", "drop probability at max_th"),
             real("router.red.w_q", Bound::Open(0.0), Bound::Closed(1.0), "0.002", "weight of the queue's moving average"),
@@ -113,6 +113,13 @@ impl Policy for Red {
         };
         if cfg.min_th >= cfg.max_th {
             return Err(KeyError::new("router.red.min_th", "need 0 < min_th < max_th"));
+        }
+        // The average queue never passes the buffer: a min_th at or above it
+        // would leave RED a drop-tail queue (issue 38, rule 2). A max_th past
+        // it is a slope, and taken.
+        if cfg.min_th >= cx.units as f64 {
+            let problem = format!("{} packets is not below the buffer ({} packets): the average queue never reaches it, so RED would never act", cfg.min_th, cx.units);
+            return Err(KeyError::new("router.red.min_th", problem));
         }
         Ok(cfg)
     }

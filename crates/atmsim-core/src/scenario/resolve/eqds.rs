@@ -5,8 +5,9 @@ use super::{err, ScenarioError};
 use crate::scenario::schema::Scenario;
 use crate::transport::eqds::EqdsConfig;
 
-/// `[eqds]`'s configuration for flow `fkey` of `bytes` payload bytes.
-pub(super) fn eqds_config(s: &Scenario, fkey: &str, bytes: Option<u64>) -> Result<EqdsConfig, ScenarioError> {
+/// `[eqds]`'s configuration for flow `fkey` of `bytes` payload bytes, on a
+/// network whose packets are at most `ip_mtu` bytes.
+pub(super) fn eqds_config(s: &Scenario, fkey: &str, bytes: Option<u64>, ip_mtu: u64) -> Result<EqdsConfig, ScenarioError> {
     let cfg = EqdsConfig::from_params(&s.params);
     if bytes.is_none() {
         return err(format!("{fkey}.bytes"), "an EQDS flow needs a size (htsim's EQDS sender counts its backlog down from it)");
@@ -16,6 +17,13 @@ pub(super) fn eqds_config(s: &Scenario, fkey: &str, bytes: Option<u64>) -> Resul
     }
     if cfg.mtu > u16::MAX as u32 {
         return err("eqds.mss", format!("{} bytes with the header is more than a packet of 65535 bytes", cfg.mtu));
+    }
+    // As NDP's: a packet larger than the network's MTU (issue 38, rule 2;
+    // eqds.mss = 60000 ran on eqds-one's 9,180-byte MTU).
+    if cfg.mtu as u64 > ip_mtu {
+        let key = if s.params.get("eqds.mss").is_some() { "eqds.mss" } else { "eqds.header_bytes" };
+        let problem = format!("a full EQDS packet (eqds.mss + eqds.header_bytes = {} bytes) must fit ip.mtu ({ip_mtu} bytes)", cfg.mtu);
+        return err(key, problem);
     }
     Ok(cfg)
 }
@@ -45,5 +53,17 @@ mod tests {
         assert!(e.problem.contains("its other keys are in [eqds]"), "{e:?}");
         let e = check(&["flow.f1.kind=\"eqds\"", "flow.f1.bytes=\"2000000B\""]).unwrap_err();
         assert_eq!(e.problem, "EQDS flows need network = \"packet\"", "{e:?}");
+    }
+
+    #[test]
+    fn a_full_eqds_packet_must_fit_the_ip_mtu() {
+        let e = eqds(&["flow.f1.bytes=\"2000000B\"", "ip.mtu=\"4149B\"", "tcp.mss=\"1000B\""]).unwrap_err();
+        assert_eq!(e.key, "eqds.header_bytes", "{e}");
+        assert!(e.problem.contains("(eqds.mss + eqds.header_bytes = 4150 bytes) must fit ip.mtu (4149 bytes)"), "{e}");
+        assert_eq!(
+            eqds(&["flow.f1.bytes=\"2000000B\"", "ip.mtu=\"4150B\"", "tcp.mss=\"1000B\"", "eqds.mss=4087"]).unwrap_err().key,
+            "eqds.mss"
+        );
+        assert!(eqds(&["flow.f1.bytes=\"2000000B\"", "ip.mtu=\"4150B\"", "tcp.mss=\"1000B\""]).is_ok());
     }
 }

@@ -11,9 +11,7 @@ use crate::scenario::units::{parse_bytes, parse_rate};
 use crate::scenario::Network;
 use crate::transport::eqds::hash_choice;
 
-/// The largest finite transfer (2^62 bytes): its end, one past the last
-/// sequence number, and every window arithmetic above it stay inside 64 bits.
-const MAX_FLOW_BYTES: u64 = 1 << 62;
+use crate::scenario::generators::MAX_FLOW_BYTES;
 use crate::time::Time;
 
 /// Every flow, in file order; a scenario needs at least one.
@@ -105,7 +103,7 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                     }
                     (App::Ndp(cfg), Vec::new())
                 } else {
-                    (App::Eqds(eqds_config(s, &fkey, bytes)?), Vec::new())
+                    (App::Eqds(eqds_config(s, &fkey, bytes, sizes.mtu)?), Vec::new())
                 }
             }
             FlowKind::Arb => {

@@ -10,6 +10,7 @@ use crate::scenario::model::{Network, PortModel};
 use crate::scenario::registry;
 use crate::scenario::routing::Nodes;
 use crate::scenario::schema::{InputServiceName, QueueingName, Scenario};
+use crate::scenario::schema_hosts::CreditSection;
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
 use crate::time::Time;
 
@@ -44,7 +45,32 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
     };
     let switch_delay = time("credit.switch_delay", &s.credit.switch_delay)?;
     let host_delay = time("credit.host_delay", &s.credit.host_delay)?;
+    if config.is_none() {
+        credit_keys_without_credit(s, switch_delay, host_delay)?;
+    }
     Ok(Credit { config, switch_delay, host_delay })
+}
+
+/// `[credit]` with credit flow control off: its keys configure nothing, so
+/// one set off its default is refused (issue 38, rule 1: `credit.transport =
+/// "out-of-band"` on morris-kung95-a ran as if unset). A default restated,
+/// as the morris-kung95 scenarios do for the reproduction's `--set
+/// credit.enabled=true`, is not an error; delays compare as times ("0s" is
+/// "0us").
+fn credit_keys_without_credit(s: &Scenario, switch_delay: Time, host_delay: Time) -> Result<(), ScenarioError> {
+    let default = CreditSection::default();
+    let default_time = |t: &str| time("credit", t).expect("the default delays parse");
+    let off_default = [
+        ("credit.n2", s.credit.n2 != default.n2),
+        ("credit.n3", s.credit.n3 != default.n3),
+        ("credit.switch_delay", switch_delay != default_time(&default.switch_delay)),
+        ("credit.host_delay", host_delay != default_time(&default.host_delay)),
+        ("credit.transport", s.credit.transport != default.transport),
+    ];
+    match off_default.iter().find(|(_, off)| *off) {
+        Some((key, _)) => err(*key, "does nothing here: credit flow control is off (set credit.enabled = true to use it)"),
+        None => Ok(()),
+    }
 }
 
 /// The largest per-VC credit buffer (N2 + N3 cells) a scenario may ask for.
@@ -218,6 +244,32 @@ mod tests {
         assert!(e.problem.contains("too large"), "{e}");
     }
 
+    #[test]
+    fn credit_keys_without_credit_are_refused_and_defaults_restated_are_not() {
+        use crate::scenario::test_support::{check, key_of};
+        for (set, key) in [
+            ("credit.n2=5", "credit.n2"),
+            ("credit.n3=200", "credit.n3"),
+            ("credit.switch_delay=1us", "credit.switch_delay"),
+            ("credit.host_delay=0s", "credit.host_delay"),
+            ("credit.transport=out-of-band", "credit.transport"),
+        ] {
+            assert_eq!(key_of(&[set]), key, "{set}");
+            assert!(check(&["credit.enabled=true", set]).is_ok(), "{set} with credit on");
+        }
+        let e = check(&["credit.transport=out-of-band"]).unwrap_err();
+        assert!(e.problem.contains("credit.enabled = true"), "{e}");
+        // Restated defaults, in any unit, as the morris-kung95 scenarios write them.
+        assert!(check(&[
+            "credit.n2=10",
+            "credit.n3=90",
+            "credit.switch_delay=0s",
+            "credit.host_delay=0.005ms",
+            "credit.transport=in-band"
+        ])
+        .is_ok());
+    }
+
     use crate::net::drop::{DropSpec, EomProtectSpec, FairShareConfig, FairShareRule};
     use crate::net::Limit;
     use crate::scenario::test_support::{check, key_of};
@@ -312,6 +364,12 @@ mod tests {
             key_of(&["network=packet", "switch.buffer=20packets", "router.policy=red", "router.red.min_th=20"]),
             "router.red.min_th"
         );
+        // Against the buffer (rule 2): a min_th the average queue never reaches is refused, a max_th past it is a slope.
+        let red = |min, max| check(&["network=packet", "switch.buffer=20packets", "router.policy=red", min, max]);
+        let e = red("router.red.min_th=20", "router.red.max_th=40").unwrap_err();
+        assert_eq!(e.key, "router.red.min_th", "{e}");
+        assert!(e.problem.contains("not below the buffer (20 packets)"), "{e}");
+        assert!(red("router.red.min_th=19", "router.red.max_th=40").is_ok());
         assert_eq!(key_of(&["router.limit=5"]), "router.limit");
         // A key of a policy that does not run here does nothing: refused.
         assert_eq!(key_of(&["network=packet", "switch.buffer=20packets", "router.include_arrival=false"]), "router.include_arrival");

@@ -25,7 +25,7 @@ pub use pacer::{EqdsPacer, List};
 pub use sink::EqdsSink;
 pub use source::{EqdsSource, SourceStats, Timeout};
 
-use crate::base::mechanism::{Bound, Golden, Key, KeyDefault, KeyKind, Mechanism, Networks, Params};
+use crate::base::mechanism::{Bound, Golden, Key, KeyDefault, KeyKind, Mechanism, Networks, Params, U32};
 use crate::time::{Rate, Time};
 
 /// Credit is counted in quanta of this many bytes (E2: htsim `PULL_QUANTUM`).
@@ -111,25 +111,25 @@ pub const MECHANISM: Mechanism = Mechanism {
     keys: &[
         Key {
             name: "eqds.mss",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: U32 },
             default: KeyDefault::Value("4086"),
-            about: "payload bytes of a full packet: htsim's -mtu 4150 less the header (E1)",
+            about: "payload bytes of a full packet: htsim's -mtu 4150 less the header (E1); with the header at most ip.mtu",
         },
         Key {
             name: "eqds.header_bytes",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: U32 },
             default: KeyDefault::Value("64"),
             about: "header bytes; ACKs, NACKs, PULLs, RTSs and trimmed packets are this size (E1)",
         },
         Key {
             name: "eqds.cwnd",
-            kind: KeyKind::Count { unit: "packets", min: 1 },
+            kind: KeyKind::Count { unit: "packets", min: 1, max: U32 },
             default: KeyDefault::Value("50"),
             about: "the speculative first window and the maximum window, in MTUs (E4)",
         },
         Key {
             name: "eqds.paths",
-            kind: KeyKind::Count { unit: "entropies", min: 1 },
+            kind: KeyKind::Count { unit: "entropies", min: 1, max: U32 },
             default: KeyDefault::Value("64"),
             about: "entropy values each sender cycles through, up to 32768 (E10; htsim's -paths, a power of two there)",
         },
@@ -141,19 +141,19 @@ pub const MECHANISM: Mechanism = Mechanism {
         },
         Key {
             name: "eqds.pacer_mtu",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: U32 },
             default: KeyDefault::Value("4160"),
             about: "the MTU the pull pacer's interval counts: htsim's main_eqds builds the pacers before any sender sets the MTU to 4,150, so they count the library's 4,096 + 64 (E6)",
         },
         Key {
             name: "eqds.credit_per_pull",
-            kind: KeyKind::Count { unit: "quanta", min: 1 },
+            kind: KeyKind::Count { unit: "quanta", min: 1, max: U32 },
             default: KeyDefault::Value("8"),
             about: "512-B quanta of credit per PULL (E2)",
         },
         Key {
             name: "eqds.ack_threshold",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: u64::MAX },
             default: KeyDefault::Value("16384"),
             about: "bytes accepted since the last ACK above which the receiver ACKs (E9)",
         },

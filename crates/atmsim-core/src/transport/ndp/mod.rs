@@ -25,7 +25,7 @@ pub use paths::{PathChoice, Strategy};
 pub use sink::NdpSink;
 pub use source::{NdpSource, SourceStats};
 
-use crate::base::mechanism::{Bound, Key, KeyDefault, KeyKind, Mechanism, Networks, Params};
+use crate::base::mechanism::{Bound, Key, KeyDefault, KeyKind, Mechanism, Networks, Params, U32};
 use crate::time::{Rate, Time};
 
 /// NDP's parameters, as its keys set them (htsim's defaults in the
@@ -77,19 +77,19 @@ pub const MECHANISM: Mechanism = Mechanism {
     keys: &[
         Key {
             name: "ndp.mss",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: U32 },
             default: KeyDefault::Value("9000"),
             about: "payload bytes of a full packet (N1)",
         },
         Key {
             name: "ndp.header_bytes",
-            kind: KeyKind::Count { unit: "bytes", min: 1 },
+            kind: KeyKind::Count { unit: "bytes", min: 1, max: U32 },
             default: KeyDefault::Value("64"),
             about: "header bytes of every packet; a trimmed packet, an ACK, a NACK and a PULL are this size (N1)",
         },
         Key {
             name: "ndp.initial_window",
-            kind: KeyKind::Count { unit: "packets", min: 1 },
+            kind: KeyKind::Count { unit: "packets", min: 1, max: U32 },
             default: KeyDefault::Value("23"),
             about: "packets sent at the start without a pull (N7; htsim's library default is 15, its reference runs 23)",
         },

@@ -1,0 +1,117 @@
+"""Rule 2 (issue 38), swept over every key of the registry (`atmsim.registry()`): a parameter is checked
+against the others it relates to (thresholds, targets and reserves against the buffer they live in, packet
+sizes against the MTU, host counts against the tree). Each key is either in RELATED, with the scenario
+that selects it, the largest value its relation allows and the message naming the relation one past it,
+or in UNRELATED with the reason no other parameter bounds it; a key registered later fails
+test_every_registry_key_is_classified until it is placed. Past its limit a key is refused, exit 2, one
+line naming it and the relation in the user's words (no Rust value shapes such as `Bytes(1000000)`);
+at its limit it is taken. Found by this sweep: ndp.mss = 4294967296 was taken as 0 (and eqds.paths,
+eqds.cwnd ... wrapped alike), RED's min_th at or past the buffer left a drop-tail queue, an EQDS
+packet larger than ip.mtu ran."""
+import re
+
+import pytest
+
+import atmsim
+from conftest import run_cli
+
+ATM_EPD = ("aron97-topo1-atm", ["switch.policy=epd"])
+RED = ("aron97-topo1-packet", ["router.policy=red", "switch.buffer=20packets", "router.red.max_th=40"])
+INCAST = ("eqds-perm-16", ["workload.pattern=incast", "workload.kind=eqds"])
+RING = ("eqds-perm-16", ["workload.pattern=ring_allreduce", "workload.kind=eqds"])
+SHIFT = ("eqds-perm-16", ["workload.pattern=shift_all_to_all", "workload.kind=eqds"])
+EQDS = ("eqds-one", ["tcp.mss=1000B", "ip.mtu=4150B"])
+
+#: key: ((scenario, overrides), the largest value taken, what the refusal one past it says).
+RELATED = {
+    "switch.epd_threshold": (ATM_EPD, 4011, "the buffer in cells"),
+    "switch.eom_reserve": (("aron97-topo1-atm", ["switch.policy=eom-protect"]), 4010, "smaller than the buffer"),
+    "router.red.min_th": (RED, 19, "not below the buffer (20 packets)"),
+    "router.dctcp.k": (("aron97-topo1-packet", ["router.policy=dctcp", "switch.buffer=20packets"]), 19,
+                       "not below the buffer (20 packets)"),
+    "ndp.mss": (("ndp-in-out", []), 9116, "must fit ip.mtu (9180 bytes)"),
+    "ndp.header_bytes": (("ndp-in-out", []), 180, "must fit ip.mtu (9180 bytes)"),
+    "eqds.mss": (EQDS, 4086, "must fit ip.mtu (4150 bytes)"),
+    "eqds.header_bytes": (EQDS, 64, "must fit ip.mtu (4150 bytes)"),
+    "workload.senders": (INCAST, 15, "the tree has 16 hosts"),
+    "workload.receiver": (INCAST, 15, "beyond the tree's 16 hosts"),
+    "workload.group": (RING, 16, "the tree's 16 hosts"),
+}
+
+#: key: why no other parameter bounds it (its own range, from the registry, still holds).
+UNRELATED = {
+    "router.red.max_th": "a slope: past the buffer the drop probability at the buffer is lower, and taken",
+    "router.red.max_p": "a probability, in (0, 1]",
+    "router.red.w_q": "an averaging weight, in (0, 1]",
+    "router.red.ecn": "a switch", "router.red.gentle": "a switch", "router.include_arrival": "a switch",
+    "occupancy.percentiles": "a switch", "router.trim_service": "a choice", "ndp.paths": "a choice",
+    "switch.fair_share.r": "a fraction of the fair share, in (0, 1]",
+    "switch.fair_share.z": "a multiple of the fair share",
+    "ndp.initial_window": "a window: a flow's bytes bound what it sends",
+    "ndp.pull_rate": "a multiple of the line rate, in (0, 100]",
+    "eqds.cwnd": "a window: a flow's bytes bound what it sends",
+    "eqds.paths": "entropies, up to 32768 whatever the tree",
+    "eqds.pull_interval": "a multiple of one frame's time, in (0, 100]",
+    "eqds.pacer_mtu": "htsim's pacer counts its own MTU (4,160), not the packets'",
+    "eqds.credit_per_pull": "quanta per pull: how much each pull releases",
+    "eqds.ack_threshold": "bytes between ACKs: past a flow's size, one ACK at its end",
+    "eqds.rto_base_us": "a time", "eqds.rto_queue_drains": "a multiple of a queue's drain time",
+    "workload.bytes": "a flow's size", "workload.bucket": "a collective's size",
+}
+
+REGISTRY_KEYS = sorted({k["name"] for m in atmsim.registry() for k in m["keys"]})
+
+
+def test_every_registry_key_is_classified():
+    assert set(RELATED) | set(UNRELATED) == set(REGISTRY_KEYS), "classify the new keys"
+    assert not set(RELATED) & set(UNRELATED)
+
+
+def refusal(scenario, sets):
+    p = run_cli("validate", scenario, *[a for s in sets for a in ("--set", s)])
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert not re.search(r"\b(Bytes|Units|Some|None|Limit)\(", p.stderr), p.stderr
+    return p.stderr
+
+
+@pytest.mark.parametrize("key", sorted(RELATED))
+def test_a_key_past_what_its_relation_allows_is_refused_naming_both(key):
+    (scenario, sets), limit, says = RELATED[key]
+    atmsim.resolve(scenario, [*sets, f"{key}={limit}"])
+    line = refusal(scenario, [*sets, f"{key}={limit + 1}"])
+    assert line.startswith(f"atmsim: error: {key}: ") and says in line, line
+
+
+@pytest.mark.parametrize("key", [k for m in atmsim.registry() for k in m["keys"] if k["kind"] == "count"],
+                         ids=lambda k: k["name"])
+def test_no_count_wraps_past_what_it_is_kept_in(key):
+    # 2^32 was taken as 0 where a key is kept in 32 bits; 2^63 - 1 past any; each refused or, where the
+    # key is a size the run may hold (workload.bytes), kept as written.
+    scenario, sets = next((s for k, (s, _, _) in RELATED.items() if k == key["name"]), None) or {
+        "ndp": ("ndp-in-out", []), "eqds": ("eqds-one", []), "workload": SHIFT,
+        "switch": ("aron97-topo1-atm", ["switch.policy=eom-protect"]),
+        "router": ("aron97-topo1-packet", ["router.policy=dctcp", "switch.buffer=20packets"])}[key["name"].split(".")[0]]
+    for value in (2**32, 2**63 - 1):
+        try:
+            resolved = atmsim.resolve(scenario, [*sets, f"{key['name']}={value}"])
+        except atmsim.ScenarioError as e:
+            assert str(e).startswith(f"{key['name']}: "), e
+            continue
+        assert re.search(rf"^{key['name'].split('.')[-1]} = {value}$", resolved, re.M), (key["name"], value)
+
+
+#: Keys the core keeps in 32 bits: 2^32 was taken and wrapped (ndp.mss = 4294967296 ran as 0).
+KEPT_IN_32_BITS = ["ndp.mss", "ndp.header_bytes", "ndp.initial_window", "eqds.header_bytes", "eqds.cwnd",
+                   "eqds.paths", "eqds.pacer_mtu", "eqds.credit_per_pull"]
+
+
+@pytest.mark.parametrize("key", KEPT_IN_32_BITS)
+def test_a_key_kept_in_32_bits_refuses_2_to_the_32(key):
+    scenario = "ndp-in-out" if key.startswith("ndp.") else "eqds-one"
+    line = refusal(scenario, [f"{key}={2**32}"])
+    assert line.startswith(f"atmsim: error: {key}: must be a whole number of ") and "to 4294967295" in line, line
+
+
+def test_the_fabric_egress_stop_names_the_buffer_in_bytes():
+    line = refusal("fabric-incast", ["fabric.scheduler.egress_stop=1GB"])
+    assert "below the egress port's buffer (1000000 B)" in line, line
