@@ -32,6 +32,19 @@ impl ServiceKind for Fabric {
                 variation: "link-slowed",
                 overrides: &["fabric.fail=[{link = \"fap0.l3\", at = \"100us\", rate = \"10Gbps\", dir = \"down\"}]", "fabric.packing=continuous"],
             },
+            // DCTCP senders, two of them sharing a VOQ, with ECN at the VOQs (`fabric.voq.ecn_above`).
+            Golden {
+                scenario: "fabric-incast",
+                variation: "voq-ecn",
+                overrides: &[
+                    "flow=[{name = \"a\", kind = \"tcp\", src = \"h4\", dst = \"h0\", bytes = \"400000B\"}, {name = \"b\", kind = \"tcp\", src = \"h5\", dst = \"h0\", bytes = \"400000B\"}, {name = \"c\", kind = \"tcp\", src = \"h8\", dst = \"h0\", bytes = \"400000B\"}]",
+                    "tcp.variant=dctcp-sack",
+                    "tcp.window=4MiB",
+                    "tcp.delayed_ack=false",
+                    "fabric.voq.ecn_above=20000B",
+                    "duration=300us",
+                ],
+            },
         ],
     };
 
