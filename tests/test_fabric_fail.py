@@ -121,6 +121,7 @@ def test_balanced_input_slows_the_credits_toward_a_fap_that_lost_links_and_spare
     (["fabric.fail=[{link = \"fap0.l0\", at = \"9us\", rate = \"1Gbps\"}, {link = \"fap0.l0\", at = \"2us\"}]"],
      "fabric.fail[0].link"),
     (["fabric.crs.off_to_slow=2KB"], "fabric.crs.off_to_slow"),
+    (["fabric.voq.buffer=1MB", "fabric.crs.off_to_norm=1MB"], "fabric.crs.off_to_norm"),  # a VOQ never holds more
     (["fabric.crs.satisfied_backoff=-1KB"], "fabric.crs.satisfied_backoff"),
     (["fabric.fap_links=1", "fabric.fes=1", "fabric.link_skew=10ns"], "fabric.link_skew"),
     (["fabric.faps=256", "fabric.ports_per_fap=128"], "fabric.ports_per_fap"),

@@ -246,6 +246,13 @@ pub fn resolve(
     if crs.off_to_norm < crs.off_to_slow {
         return err("fabric.crs.off_to_norm", "must be at least fabric.crs.off_to_slow (NORM asks more than SLOW)");
     }
+    if i64::try_from(voq_buffer).is_ok_and(|b| crs.off_to_norm >= b) {
+        // Qsize never exceeds the FAP's VOQ buffer (and CrBal is above minus one packet).
+        return err(
+            "fabric.crs.off_to_norm",
+            format!("must be below fabric.voq.buffer ({voq_buffer} B): a VOQ never holds more, so it would never turn NORM"),
+        );
+    }
     if crs.norm_to_slow > crs.off_to_norm {
         return err("fabric.crs.norm_to_slow", "must be at most fabric.crs.off_to_norm (else a VOQ would leave NORM as it enters it)");
     }
