@@ -218,16 +218,7 @@ def main() -> None:
     ap.add_argument("--plot", help="write the cwnd traces of the six dumbbells to this PNG")
     ap.add_argument("--cycles", help="print flow 1's cycle lengths in this scenario (C1) and stop")
     a = ap.parse_args()
-    names = a.only.split(",") if a.only else list(SCENARIOS)
-    unknown = [n for n in names if n not in SCENARIOS]
-    if unknown:
-        ap.error(f"--only: no scenario {unknown[0]!r} (see SCENARIOS)")
-    if a.refresh_atmsim and a.ns3_python:
-        ap.error("--refresh-atmsim keeps the stored ns-3 rows: leave out --ns3-python")
-    store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
-    missing = [n for n in names if n not in store["scenarios"]]
-    if a.refresh_atmsim and missing:
-        ap.error(f"--refresh-atmsim: {a.store} holds no ns-3 row for {missing[0]}: run with --ns3-python")
+    names, store = dumbbell.names_and_store(ap, a, SCENARIOS)
     if a.cycles:
         with tempfile.TemporaryDirectory() as tmp:
             print_cycles(a.cycles, store, Path(tmp))

@@ -270,6 +270,36 @@ def plot(store: dict, path: Path) -> None:
     plot_cwnd(panels, ("ns-3 TcpDctcp", "atmsim dctcp-sack"), path)
 
 
+def read_store(ap, path: Path) -> dict:
+    """The store at `path` (none yet: empty); one that cannot be read, or is not a store, is one line."""
+    if not path.exists():
+        return {"scenarios": {}}
+    try:
+        store = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        ap.error(f"--store {path}: cannot be read ({e})")
+    if not isinstance(store, dict) or not isinstance(store.get("scenarios"), dict):
+        ap.error(f"--store {path}: not a store of scenarios (no 'scenarios' table)")
+    return store
+
+
+def names_and_store(ap, a, scenarios: dict) -> tuple[list, dict]:
+    """The scenarios `--only` names (every one by default) and the store, checked: an unknown name,
+    --refresh-atmsim beside --ns3-python, or a scenario to run without ns-3 whose ns-3 row the store
+    lacks is one line, exit 2 (this script's and cubic_ns3.py's)."""
+    names = a.only.split(",") if a.only else list(scenarios)
+    unknown = [n for n in names if n not in scenarios]
+    if unknown:
+        ap.error(f"--only: no scenario {unknown[0]!r} (see SCENARIOS)")
+    if a.refresh_atmsim and a.ns3_python:
+        ap.error("--refresh-atmsim keeps the stored ns-3 rows: leave out --ns3-python")
+    store = read_store(ap, Path(a.store))
+    missing = [n for n in names if n not in store["scenarios"]]
+    if missing and not a.ns3_python:
+        ap.error(f"{a.store} holds no ns-3 row for {missing[0]}: run with --ns3-python")
+    return names, store
+
+
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns3-python", help="an interpreter with the ns3 package: rerun ns-3 and rewrite the store")
@@ -279,19 +309,10 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated scenario names")
     ap.add_argument("--plot", help="write flow 1's cwnd in the buffer sweep to this PNG (from the store) and stop")
     a = ap.parse_args()
-    names = a.only.split(",") if a.only else list(SCENARIOS)
-    unknown = [n for n in names if n not in SCENARIOS]
-    if unknown:
-        ap.error(f"--only: no scenario {unknown[0]!r} (see SCENARIOS)")
-    if a.refresh_atmsim and a.ns3_python:
-        ap.error("--refresh-atmsim keeps the stored ns-3 rows: leave out --ns3-python")
-    store = json.loads(Path(a.store).read_text(encoding="utf-8")) if Path(a.store).exists() else {"scenarios": {}}
-    missing = [n for n in names if n not in store["scenarios"]]
-    if (a.refresh_atmsim or not a.ns3_python) and missing and not a.plot:
-        ap.error(f"{a.store} holds no ns-3 row for {missing[0]}: run with --ns3-python")
     if a.plot:
-        plot(store, Path(a.plot))
+        plot(read_store(ap, Path(a.store)), Path(a.plot))
         return
+    names, store = names_and_store(ap, a, SCENARIOS)
     print(HEADER)
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
