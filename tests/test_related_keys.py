@@ -45,6 +45,7 @@ UNRELATED = {
     "router.red.w_q": "an averaging weight, in (0, 1]",
     "router.red.ecn": "a switch", "router.red.gentle": "a switch", "router.include_arrival": "a switch",
     "occupancy.percentiles": "a switch", "router.trim_service": "a choice", "ndp.paths": "a choice",
+    "ndp.nack_draws_path": "a switch",
     "switch.fair_share.r": "a fraction of the fair share, in (0, 1]",
     "switch.fair_share.z": "a multiple of the fair share",
     "ndp.initial_window": "a window: a flow's bytes bound what it sends",

@@ -42,6 +42,11 @@ pub struct NdpConfig {
     /// Pull rate as a multiple of the line rate (N9: 1).
     pub pull_rate: f64,
     pub strategy: Strategy,
+    /// A NACK draws a path from the cycle before the resend draws the one
+    /// it takes (N13; htsim's `NdpSrc::processNack` calls `choose_route`
+    /// for the packet it queues, and `send_packet` calls it again when the
+    /// packet goes, so each retransmission moves the cycle on twice).
+    pub nack_draws_path: bool,
 }
 
 impl NdpConfig {
@@ -55,6 +60,7 @@ impl NdpConfig {
                 "pull" => Strategy::Pull,
                 _ => Strategy::Perm,
             },
+            nack_draws_path: p.bool("ndp.nack_draws_path", true),
         }
     }
 
@@ -105,9 +111,18 @@ pub const MECHANISM: Mechanism = Mechanism {
             default: KeyDefault::Value("\"perm\""),
             about: "per-packet path choice: \"perm\" cycles through a random permutation of the paths (N15), \"pull\" also skips paths with many NACKs (N16)",
         },
+        Key {
+            name: "ndp.nack_draws_path",
+            kind: KeyKind::Bool,
+            default: KeyDefault::Value("true"),
+            about: "a NACK takes a path from the cycle and the resend takes another, as htsim does (N13); false: one, when resent",
+        },
     ],
     counters: &[],
-    goldens: &[Golden { scenario: "ndp-in-out", variation: "pull-paths", overrides: &["duration=2ms", "measure.from=1ms", "measure.to=2ms", "ndp.paths=\"pull\""] }],
+    goldens: &[
+        Golden { scenario: "ndp-in-out", variation: "pull-paths", overrides: &["duration=2ms", "measure.from=1ms", "measure.to=2ms", "ndp.paths=\"pull\""] },
+        Golden { scenario: "ndp-failure", variation: "nack-draws-once", overrides: &["duration=3ms", "measure.from=1ms", "measure.to=3ms", "ndp.nack_draws_path=false"] },
+    ],
 };
 
 use crate::base::mechanism::Golden;
