@@ -23,3 +23,13 @@ def test_the_shipped_htsim_numbers_are_the_stored_runs():
         for flow, fct in run.get("flow_fct_us", {}).items():
             assert fct == next(f["fct_us"] for f in d["flows"] if f["name"] == flow)
     assert sorted(shipped["runs"]) == sorted(reference.EQDS_SCENARIOS), "every validate.txt run is shipped"
+
+
+def test_the_shipped_seed_sweeps_are_the_stored_runs():
+    shipped = json.loads((ROOT / "python/atmsim/reproduce/eqds22/htsim_841d9e7.json").read_text(encoding="utf-8"))
+    assert sorted(shipped["seed_sweeps"]) == sorted(reference.SEED_SWEEPS)
+    for name, seeds in reference.SEED_SWEEPS.items():
+        stored = reference.seed_sweep(name)
+        assert sorted(stored) == seeds and all(v["finished"] == 16 for v in stored.values())
+        assert {int(s): v for s, v in shipped["seed_sweeps"][name].items()} == {
+            s: {"tail_us": v["tail_us"], "median_us": v["median_us"]} for s, v in stored.items()}

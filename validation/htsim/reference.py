@@ -19,6 +19,8 @@ NDP_SCENARIOS = ["ndp_in_out", "ndp_in_out_100g", "ndp_failure_perm", "ndp_failu
 EQDS_SCENARIOS = ["eqds_one", "eqds_bidir", "eqds_incast", "eqds_incast_128", "eqds_outcast_incast",
                   "eqds_perm_16n_paths128", "eqds_perm_16n_paths1", "eqds_perm_1024n_paths128", "eqds_perm_1024n_paths1"]
 SCENARIOS = NDP_SCENARIOS + EQDS_SCENARIOS
+#: Runs also stored at htsim seeds 1-10 (run.py --seed-sweep): their outputs are a draw of the seed.
+SEED_SWEEPS = {"eqds_perm_16n_paths1": list(range(1, 11))}
 
 _cache = {}
 
@@ -37,6 +39,14 @@ def run(name):
     if name not in runs:
         raise KeyError(f"no stored htsim run {name!r}; stored: {', '.join(runs)}")
     return runs[name]
+
+
+def seed_sweep(name):
+    """{seed: {"tail_us", "median_us", "finished"}} of a run of SEED_SWEEPS at htsim seeds 1-10 (int keys)."""
+    sweeps = load().get("seed_sweeps", {})
+    if name not in sweeps:
+        raise KeyError(f"no stored htsim seed sweep {name!r}: run validation/htsim/run.py --seed-sweep")
+    return {int(k): v for k, v in sweeps[name]["seeds"].items()}
 
 
 def user_cpu_s(name):

@@ -62,6 +62,11 @@ EQDS_RUNS = {
 SCENARIOS = list(NDP_RUNS) + list(EQDS_RUNS)
 assert SCENARIOS == reference.SCENARIOS
 
+# Runs whose outputs are a draw of htsim's seed (`-seed S`, 13 by default): with one entropy a flow keeps
+# the path its switches' salted hashes give it. `--seed-sweep` runs them at these seeds, once each.
+SEED_SWEEPS = {"eqds_perm_16n_paths1": tuple(range(1, 11))}
+assert set(SEED_SWEEPS) <= set(EQDS_RUNS) and reference.SEED_SWEEPS == {k: list(v) for k, v in SEED_SWEEPS.items()}
+
 
 def fail(message):
     """One line naming the problem, exit status 2 (the project's rule for bad input)."""
@@ -85,14 +90,14 @@ def timed_run(argv, cwd, stdout_path, stderr_path):
     return p.returncode, ru.ru_utime, ru.ru_stime, wall, ru.ru_maxrss
 
 
-def run_one(name, bindir, cpu, repeat):
+def run_one(name, bindir, cpu, repeat, seed=None):
     if name in NDP_RUNS:
         binary, logname, args = NDP_RUNS[name]
         matrix = None
     else:
         matrix, params, _, _ = EQDS_RUNS[name]
         binary, logname = "htsim_eqds", None
-        args = ["-tm", f"connection_matrices/{matrix}", *params]
+        args = ["-tm", f"connection_matrices/{matrix}", *params, *(["-seed", str(seed)] if seed is not None else [])]
     exe = os.path.join(bindir, binary)
     if not os.access(exe, os.X_OK):
         fail(f"{exe} is missing: build it with validation/htsim/build.sh CHECKOUT")
@@ -194,6 +199,9 @@ def main(argv=None):
                     help="run these with the counted binaries (--counted-bin) and add their events and packet-hops "
                          "to the stored entries, which must exist and whose outputs they must reproduce")
     ap.add_argument("--table", action="store_true", help="print the CPU table of the stored --out file and stop")
+    ap.add_argument("--seed-sweep", action="store_true",
+                    help="run " + ", ".join(SEED_SWEEPS) + " at htsim seeds 1-10 and store their tails and medians "
+                         "(seed_sweeps); the other stored entries are kept")
     ap.add_argument("--counted-bin", default="/tmp/htsim-build/counted-bin", help="directory build_counted.sh made")
     a = ap.parse_args(argv)
     if a.repeat < 1:
@@ -210,6 +218,8 @@ def main(argv=None):
             return print(cpu_table(json.load(f)))
     if a.count:
         return add_counts(a)
+    if a.seed_sweep:
+        return seed_sweep(a)
     ref = {}
     if os.path.exists(a.out):
         with open(a.out, encoding="utf-8") as f:
@@ -230,6 +240,26 @@ def main(argv=None):
             runs[name]["counted"] = old["counted"]
         print(f"user {runs[name]['user_cpu_s']} s")
     ref["runs"] = {k: runs[k] for k in SCENARIOS if k in runs}
+    write(ref, a.out)
+
+
+def seed_sweep(a):
+    """Each run of SEED_SWEEPS at each of its seeds: the tail and the median FCT (µs) and the flows finished."""
+    if not os.path.exists(a.out):
+        fail(f"{a.out} does not exist: make it with a run first")
+    with open(a.out, encoding="utf-8") as f:
+        ref = json.load(f)
+    sweeps = ref.setdefault("seed_sweeps", {})
+    for name, seeds in SEED_SWEEPS.items():
+        by_seed = {}
+        for seed in seeds:
+            out = run_one(name, a.bin, a.cpu, 1, seed)["outputs"]
+            by_seed[str(seed)] = {"tail_us": out["tail_fct_us"], "median_us": out["median_fct_us"], "finished": out["finished"]}
+            print(f"{name} -seed {seed}: tail {out['tail_fct_us']} µs")
+        matrix, params, _, _ = EQDS_RUNS[name]
+        sweeps[name] = {"command": " ".join(["taskset", "-c", str(a.cpu), "./htsim_eqds", "-tm", f"connection_matrices/{matrix}",
+                                             *params, "-seed", "S"]),
+                        "measured": time.strftime("%Y-%m-%d", time.gmtime()), "seeds": by_seed}
     write(ref, a.out)
 
 

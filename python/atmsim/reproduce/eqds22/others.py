@@ -2,16 +2,23 @@
 over 128 entropies and over one (docs/reproductions.md, eqds22)."""
 from __future__ import annotations
 
+import json
 import statistics
+from pathlib import Path
 
-from atmsim.claims import at_most, check, within
+from atmsim.claims import at_least, at_most, check, within
 from atmsim.reproduce.harness import Run, figure, summary_of
 
-from .common import HTSIM, every_flow_completes, fcts_us, line_bound, near_htsim, one_run, tail_target
+from .common import HTSIM, LINE_BOUND_US, every_flow_completes, fcts_us, line_bound, near_htsim, one_run, tail_target
 
 #: Seeds beside the scenario's for the one-entropy 16-host permutation: which flows the switches'
-#: salted hashes put on one link is a draw, and its tail follows it (a note of a failing claim).
-SALT_SEEDS = tuple(range(1, 9))
+#: salted hashes put on one link is a draw of the salts, in htsim (its `-seed`) as here, so its tail
+#: and median are compared as medians over these seeds on both sides (the catalogue's aggregation,
+#: and its amendment of 2026-11-29: a comparison within the noise of one draw is judged on 10 seeds).
+SALT_SEEDS = tuple(range(1, 11))
+HTSIM_SEEDS = {int(k): v for k, v in json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text(encoding="utf-8"))
+               ["seed_sweeps"]["eqds_perm_16n_paths1"].items()}
+assert sorted(HTSIM_SEEDS) == list(SALT_SEEDS), "htsim's seed sweep covers SALT_SEEDS"
 
 
 @figure("bidir", runs=lambda g: [Run("eqds-bidir")])
@@ -70,21 +77,46 @@ def _perm_16_1path_runs(g) -> dict:
 
 @figure("perm-16-1path", runs=_perm_16_1path_runs)
 def perm_16_1path(c, runs):
-    """A 16-host permutation with one entropy per flow: each flow on the one path its hashes pick."""
+    """A 16-host permutation with one entropy per flow: each flow on the one path its hashes pick.
+    validate.txt's target, the line-rate bound and completion are judged on every run (the
+    scenario's seed and seeds 1-10); the tail and the median beside htsim's as medians over seeds
+    1-10, each simulator at its own seeds."""
     import pandas as pd
 
+    s, ref, row = one_run(c, runs["run"], "perm-16-1path", "eqds_perm_16n_paths1", median=True)
     by_seed = [(spec.seed, fcts_us(summary_of(result))) for spec, result in runs["seeds"]]
-    c.table(pd.DataFrame([{"seed": seed, "tail_us": max(f), "median_us": statistics.median(f), "completed": len(f)}
+    c.table(pd.DataFrame([{"seed": seed, "tail_us": max(f), "median_us": statistics.median(f), "completed": len(f),
+                           "htsim_tail_us": HTSIM_SEEDS[seed]["tail_us"], "htsim_median_us": HTSIM_SEEDS[seed]["median_us"]}
                           for seed, f in by_seed]), "perm-16-1path_seeds")
-    tails = [max(f) for _, f in by_seed if f]
-    medians = [statistics.median(f) for _, f in by_seed if f]
-
-    deviation = (f"With one entropy each flow keeps the one path its switches' salted hashes give it, so which flows share "
-                 f"a link is a draw of the salts: over seeds {SALT_SEEDS[0]}-{SALT_SEEDS[-1]} of the same run the tail spans "
-                 f"{min(tails):,.1f}-{max(tails):,.1f} µs and the median {min(medians):,.1f}-{max(medians):,.1f} µs "
-                 "(perm-16-1path_seeds.csv); htsim's draw is one more.")
-
-    _perm_run(c, runs["run"], "perm-16-1path", "eqds_perm_16n_paths1", 1300.0, False, deviation)
+    every = [f for _, f in by_seed] + [fcts_us(s)]
+    tails, medians = [max(f) for _, f in by_seed], [statistics.median(f) for _, f in by_seed]
+    h_tails = [HTSIM_SEEDS[seed]["tail_us"] for seed, _ in by_seed]
+    h_medians = [HTSIM_SEEDS[seed]["median_us"] for seed, _ in by_seed]
+    worst, shortest = max(max(f) for f in every), min(min(f) for f in every)
+    done, flows = sum(len(f) for f in every), len(s["flows"]) * len(every)
+    c.claim("c1", statement="the permutation meets validate.txt's target, at every seed", kind="value",
+            paper_value="tail <= 1,300 µs (validate.txt)", ours=worst, holds=check(("largest tail FCT (µs)", worst, at_most(1300.0))),
+            rule="")
+    c.claim("c2", statement="no flow finishes sooner than its bytes at line rate, at any seed", kind="value",
+            paper_value=f">= W·8/C = {LINE_BOUND_US:.1f} µs (closed form)", ours=shortest,
+            holds=check(("shortest FCT (µs)", shortest, at_least(LINE_BOUND_US))), rule="")
+    seeds = f"seeds {SALT_SEEDS[0]}-{SALT_SEEDS[-1]}"
+    draw = (f"Which flows share a link is a draw of the switches' salts in both simulators, so both run at {seeds} "
+            f"(htsim `-seed S`, stored by validation/htsim/run.py --seed-sweep; perm-16-1path_seeds.csv). Tails: ours "
+            f"{min(tails):,.1f}-{max(tails):,.1f} µs, mean {statistics.fmean(tails):,.1f}; htsim's {min(h_tails):,.1f}-"
+            f"{max(h_tails):,.1f}, mean {statistics.fmean(h_tails):,.1f}; above htsim's largest in "
+            f"{sum(t > max(h_tails) for t in tails)} of our {len(tails)} seeds. Medians: ours {min(medians):,.1f}-"
+            f"{max(medians):,.1f}, htsim's {min(h_medians):,.1f}-{max(h_medians):,.1f}. At the scenario's seed 13 alone "
+            f"(one draw each): tail {row['tail_us']:,.1f} against htsim's {ref['tail_us']:,.1f}, median "
+            f"{row['median_us']:,.1f} against {ref['median_us']:,.1f}.")
+    for cid, what, ours, theirs, band in (("c3", "tail", tails, h_tails, 0.05), ("c4", "median FCT", medians, h_medians, 0.03)):
+        mine, htsims = statistics.median(ours), statistics.median(theirs)
+        c.claim(cid, statement=f"the {what} within ±{band:.0%} of htsim's, medians over {seeds} on both sides", kind="value",
+                paper_value=f"htsim 841d9e7, median over {seeds}: {htsims:,.1f} µs ±{band:.0%}", ours=mine,
+                holds=check((f"{what} / htsim's (medians over {seeds})", mine / htsims, within(1 - band, 1 + band))),
+                rule="", note=draw)
+    c.claim("c5", statement="every flow completes, at every seed", kind="value", paper_value="validate.txt: all flows finished",
+            ours=done, holds=check(("flows completed / flows, over the seeds", done / flows, at_least(1.0))), rule="")
 
 
 @figure("perm-1024", runs=lambda g: [Run("eqds-perm-1024")])
