@@ -20,7 +20,7 @@ EQDS_SCENARIOS = ["eqds_one", "eqds_bidir", "eqds_incast", "eqds_incast_128", "e
                   "eqds_perm_16n_paths128", "eqds_perm_16n_paths1", "eqds_perm_1024n_paths128", "eqds_perm_1024n_paths1"]
 SCENARIOS = NDP_SCENARIOS + EQDS_SCENARIOS
 #: Runs also stored at htsim seeds 1-10 (run.py --seed-sweep): their outputs are a draw of the seed.
-SEED_SWEEPS = {"eqds_perm_16n_paths1": list(range(1, 11))}
+SEED_SWEEPS = {"eqds_perm_16n_paths1": list(range(1, 11)), "eqds_perm_1024n_paths1": list(range(1, 11))}
 
 _cache = {}
 
@@ -42,7 +42,7 @@ def run(name):
 
 
 def seed_sweep(name):
-    """{seed: {"tail_us", "median_us", "finished"}} of a run of SEED_SWEEPS at htsim seeds 1-10 (int keys)."""
+    """{seed: {"tail_us", "median_us", "finished", "retransmissions"}} of a run of SEED_SWEEPS at htsim seeds 1-10 (int keys)."""
     sweeps = load().get("seed_sweeps", {})
     if name not in sweeps:
         raise KeyError(f"no stored htsim seed sweep {name!r}: run validation/htsim/run.py --seed-sweep")

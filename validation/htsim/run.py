@@ -64,7 +64,7 @@ assert SCENARIOS == reference.SCENARIOS
 
 # Runs whose outputs are a draw of htsim's seed (`-seed S`, 13 by default): with one entropy a flow keeps
 # the path its switches' salted hashes give it. `--seed-sweep` runs them at these seeds, once each.
-SEED_SWEEPS = {"eqds_perm_16n_paths1": tuple(range(1, 11))}
+SEED_SWEEPS = {"eqds_perm_16n_paths1": tuple(range(1, 11)), "eqds_perm_1024n_paths1": tuple(range(1, 11))}
 assert set(SEED_SWEEPS) <= set(EQDS_RUNS) and reference.SEED_SWEEPS == {k: list(v) for k, v in SEED_SWEEPS.items()}
 
 
@@ -244,7 +244,8 @@ def main(argv=None):
 
 
 def seed_sweep(a):
-    """Each run of SEED_SWEEPS at each of its seeds: the tail and the median FCT (µs) and the flows finished."""
+    """Each run of SEED_SWEEPS at each of its seeds: the tail and the median FCT (µs), the flows finished and the
+    retransmissions."""
     if not os.path.exists(a.out):
         fail(f"{a.out} does not exist: make it with a run first")
     with open(a.out, encoding="utf-8") as f:
@@ -254,7 +255,8 @@ def seed_sweep(a):
         by_seed = {}
         for seed in seeds:
             out = run_one(name, a.bin, a.cpu, 1, seed)["outputs"]
-            by_seed[str(seed)] = {"tail_us": out["tail_fct_us"], "median_us": out["median_fct_us"], "finished": out["finished"]}
+            by_seed[str(seed)] = {"tail_us": out["tail_fct_us"], "median_us": out["median_fct_us"], "finished": out["finished"],
+                                  "retransmissions": out["totals"]["rtx"]}
             print(f"{name} -seed {seed}: tail {out['tail_fct_us']} µs")
         matrix, params, _, _ = EQDS_RUNS[name]
         sweeps[name] = {"command": " ".join(["taskset", "-c", str(a.cpu), "./htsim_eqds", "-tm", f"connection_matrices/{matrix}",

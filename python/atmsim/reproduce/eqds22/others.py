@@ -16,9 +16,9 @@ from .common import HTSIM, LINE_BOUND_US, every_flow_completes, fcts_us, line_bo
 #: and median are compared as medians over these seeds on both sides (the catalogue's aggregation,
 #: and its amendment of 2026-11-29: a comparison within the noise of one draw is judged on 10 seeds).
 SALT_SEEDS = tuple(range(1, 11))
-HTSIM_SEEDS = {int(k): v for k, v in json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text(encoding="utf-8"))
-               ["seed_sweeps"]["eqds_perm_16n_paths1"].items()}
-assert sorted(HTSIM_SEEDS) == list(SALT_SEEDS), "htsim's seed sweep covers SALT_SEEDS"
+HTSIM_SEEDS = {name: {int(k): v for k, v in sweep.items()} for name, sweep in
+               json.loads((Path(__file__).parent / "htsim_841d9e7.json").read_text(encoding="utf-8"))["seed_sweeps"].items()}
+assert all(sorted(sweep) == list(SALT_SEEDS) for sweep in HTSIM_SEEDS.values()), "htsim's seed sweeps cover SALT_SEEDS"
 
 
 @figure("bidir", runs=lambda g: [Run("eqds-bidir")])
@@ -77,42 +77,65 @@ def _perm_16_1path_runs(g) -> dict:
 
 @figure("perm-16-1path", runs=_perm_16_1path_runs)
 def perm_16_1path(c, runs):
-    """A 16-host permutation with one entropy per flow: each flow on the one path its hashes pick.
-    validate.txt's target, the line-rate bound and completion are judged on every run (the
-    scenario's seed and seeds 1-10); the tail and the median beside htsim's as medians over seeds
-    1-10, each simulator at its own seeds."""
+    """A 16-host permutation with one entropy per flow: each flow on the one path its hashes pick."""
+    _salt_sweep(c, runs, "perm-16-1path", "eqds_perm_16n_paths1", 1300.0, False)
+
+
+def _above(seeds: list) -> str:
+    return f"above the target at seed {', '.join(map(str, seeds))}" if seeds else "no seed above the target"
+
+
+def _salt_sweep(c, runs, name: str, ref_name: str, target_us: float, retransmissions: bool):
+    """A one-entropy permutation at the scenario's seed and SALT_SEEDS. validate.txt's target at the
+    scenario's seed, where validate.txt sets it; the line-rate bound and completion on every run; the
+    tail, the median (and the retransmissions) beside htsim's as medians over SALT_SEEDS, each
+    simulator at its own seeds."""
     import pandas as pd
 
-    s, ref, row = one_run(c, runs["run"], "perm-16-1path", "eqds_perm_16n_paths1", median=True)
-    by_seed = [(spec.seed, fcts_us(summary_of(result))) for spec, result in runs["seeds"]]
-    c.table(pd.DataFrame([{"seed": seed, "tail_us": max(f), "median_us": statistics.median(f), "completed": len(f),
-                           "htsim_tail_us": HTSIM_SEEDS[seed]["tail_us"], "htsim_median_us": HTSIM_SEEDS[seed]["median_us"]}
-                          for seed, f in by_seed]), "perm-16-1path_seeds")
-    every = [f for _, f in by_seed] + [fcts_us(s)]
-    tails, medians = [max(f) for _, f in by_seed], [statistics.median(f) for _, f in by_seed]
-    h_tails = [HTSIM_SEEDS[seed]["tail_us"] for seed, _ in by_seed]
-    h_medians = [HTSIM_SEEDS[seed]["median_us"] for seed, _ in by_seed]
-    worst, shortest = max(max(f) for f in every), min(min(f) for f in every)
+    s, ref, row = one_run(c, runs["run"], name, ref_name, median=True)
+    theirs = HTSIM_SEEDS[ref_name]
+    by_seed = [(spec.seed, summary_of(result)) for spec, result in runs["seeds"]]
+    rows = [{"seed": seed, "tail_us": max(fcts_us(r)), "median_us": statistics.median(fcts_us(r)), "completed": len(fcts_us(r)),
+             "retransmissions": sum(f["segments_retransmitted"] for f in r["flows"]),
+             **{f"htsim_{k}": v for k, v in theirs[seed].items() if k != "finished"}} for seed, r in by_seed]
+    c.table(pd.DataFrame(rows), f"{name}_seeds")
+    every = [fcts_us(r) for _, r in by_seed] + [fcts_us(s)]
+    worst, shortest = max(max(f) for f in every[:-1]), min(min(f) for f in every)
     done, flows = sum(len(f) for f in every), len(s["flows"]) * len(every)
-    c.claim("c1", statement="the permutation meets validate.txt's target, at every seed", kind="value",
-            paper_value="tail <= 1,300 µs (validate.txt)", ours=worst, holds=check(("largest tail FCT (µs)", worst, at_most(1300.0))),
-            rule="")
+    # validate.txt's target is set at htsim's default seed (13, the scenario's): judged there, with
+    # how both simulators fare at the other seeds in the note.
+    over = [seed for seed, r in by_seed if max(fcts_us(r)) > target_us]
+    h_over = [seed for seed, _ in by_seed if theirs[seed]["tail_us"] > target_us]
+    c.claim("c1", statement="the permutation meets validate.txt's target", kind="value",
+            paper_value=f"tail <= {target_us:,.0f} µs (validate.txt)", ours=row["tail_us"],
+            holds=check(("tail FCT (µs)", row["tail_us"], at_most(target_us))), rule="", one_run=True,
+            note=(f"At the scenario's seed 13, where validate.txt sets the target. Largest tail over seeds "
+                  f"{SALT_SEEDS[0]}-{SALT_SEEDS[-1]}: ours {worst:,.1f} µs ({_above(over)}), "
+                  f"htsim's {max(theirs[s]['tail_us'] for s, _ in by_seed):,.1f} µs ({_above(h_over)})."))
     c.claim("c2", statement="no flow finishes sooner than its bytes at line rate, at any seed", kind="value",
             paper_value=f">= W·8/C = {LINE_BOUND_US:.1f} µs (closed form)", ours=shortest,
             holds=check(("shortest FCT (µs)", shortest, at_least(LINE_BOUND_US))), rule="")
     seeds = f"seeds {SALT_SEEDS[0]}-{SALT_SEEDS[-1]}"
+
+    def spread(key: str) -> str:
+        mine, htsims = [r[key] for r in rows], [r[f"htsim_{key}"] for r in rows]
+        d = 0 if key == "retransmissions" else 1
+        return (f"ours {min(mine):,.{d}f}-{max(mine):,.{d}f} (mean {statistics.fmean(mine):,.{d}f}), htsim's "
+                f"{min(htsims):,.{d}f}-{max(htsims):,.{d}f} (mean {statistics.fmean(htsims):,.{d}f})")
+
+    tails, h_tails = [r["tail_us"] for r in rows], [r["htsim_tail_us"] for r in rows]
     draw = (f"Which flows share a link is a draw of the switches' salts in both simulators, so both run at {seeds} "
-            f"(htsim `-seed S`, stored by validation/htsim/run.py --seed-sweep; perm-16-1path_seeds.csv). Tails: ours "
-            f"{min(tails):,.1f}-{max(tails):,.1f} µs, mean {statistics.fmean(tails):,.1f}; htsim's {min(h_tails):,.1f}-"
-            f"{max(h_tails):,.1f}, mean {statistics.fmean(h_tails):,.1f}; above htsim's largest in "
-            f"{sum(t > max(h_tails) for t in tails)} of our {len(tails)} seeds. Medians: ours {min(medians):,.1f}-"
-            f"{max(medians):,.1f}, htsim's {min(h_medians):,.1f}-{max(h_medians):,.1f}. At the scenario's seed 13 alone "
-            f"(one draw each): tail {row['tail_us']:,.1f} against htsim's {ref['tail_us']:,.1f}, median "
-            f"{row['median_us']:,.1f} against {ref['median_us']:,.1f}.")
-    for cid, what, ours, theirs, band in (("c3", "tail", tails, h_tails, 0.05), ("c4", "median FCT", medians, h_medians, 0.03)):
-        mine, htsims = statistics.median(ours), statistics.median(theirs)
+            f"(htsim `-seed S`, stored by validation/htsim/run.py --seed-sweep; {name}_seeds.csv). Tails: {spread('tail_us')}; "
+            f"above htsim's largest in {sum(t > max(h_tails) for t in tails)} of our {len(tails)} seeds. Medians: "
+            f"{spread('median_us')}." + (f" Retransmissions: {spread('retransmissions')}." if retransmissions else "") +
+            f" At the scenario's seed 13 alone (one draw each): tail {row['tail_us']:,.1f} against htsim's {ref['tail_us']:,.1f}, "
+            f"median {row['median_us']:,.1f} against {ref['median_us']:,.1f}.")
+    compared = [("c3", "tail", "tail_us", 0.05), ("c4", "median FCT", "median_us", 0.03)]
+    for cid, what, key, band in compared + ([("c6", "retransmissions", "retransmissions", 0.20)] if retransmissions else []):
+        mine, htsims = statistics.median(r[key] for r in rows), statistics.median(r[f"htsim_{key}"] for r in rows)
+        unit = "" if key == "retransmissions" else " µs"
         c.claim(cid, statement=f"the {what} within ±{band:.0%} of htsim's, medians over {seeds} on both sides", kind="value",
-                paper_value=f"htsim 841d9e7, median over {seeds}: {htsims:,.1f} µs ±{band:.0%}", ours=mine,
+                paper_value=f"htsim 841d9e7, median over {seeds}: {htsims:,.1f}{unit} ±{band:.0%}", ours=mine,
                 holds=check((f"{what} / htsim's (medians over {seeds})", mine / htsims, within(1 - band, 1 + band))),
                 rule="", note=draw)
     c.claim("c5", statement="every flow completes, at every seed", kind="value", paper_value="validate.txt: all flows finished",
@@ -125,26 +148,19 @@ def perm_1024(c, runs):
     _perm_run(c, runs, "perm-1024", "eqds_perm_1024n_paths128", 220.0, True)
 
 
-#: The one-entropy 1,024-host permutation under other salts: a probe, 14-27 s of CPU a seed (measured 2026-11-29).
-SALT_PROBE_1024 = ("With one entropy each flow keeps the path its switches' salted hashes give it, and which flows share a link "
-                   "is a draw of the salts: `atmsim run eqds-perm-1024-1path --seed N` for N = 1, 2, 3 (13 is the scenario's) "
-                   "gives tails 1,170.3, 1,070.0, 1,102.7 (995.6) µs, medians 496.7, 483.6, 467.6 (478.3) µs and "
-                   "818,257, 816,505, 780,013 (812,567) retransmissions against htsim's 982.3 µs, 457.9 µs and 776,465: "
-                   "every median above htsim's, by 2.1-8.5 %. Our switch hash is a 64-bit mix, htsim's FreeBSD's "
-                   "(docs/fabrics.md, E10); whether htsim's spreads one-path flows more evenly was not traced.")
-
-
-def _perm_1024_1path_runs(g) -> list:
+def _perm_1024_1path_runs(g) -> dict:
     # --quick builds the scenario and stops at once (`duration=1ns`): it still checks that the run
-    # builds, without its 14-27 s of CPU.
-    return [Run("eqds-perm-1024-1path", ("duration=1ns",) if g.quick else ())]
+    # builds, without the CPU of eleven runs (14-27 s each).
+    if g.quick:
+        return {"run": [Run("eqds-perm-1024-1path", ("duration=1ns",))], "seeds": []}
+    return {"run": [Run("eqds-perm-1024-1path")], "seeds": [Run("eqds-perm-1024-1path", seed=s) for s in SALT_SEEDS]}
 
 
 @figure("perm-1024-1path", runs=_perm_1024_1path_runs)
 def perm_1024_1path(c, runs):
     """A 1,024-host permutation with one entropy per flow (only built by --quick)."""
     if not c.quick:
-        return _perm_run(c, runs, "perm-1024-1path", "eqds_perm_1024n_paths1", 1300.0, True, SALT_PROBE_1024)
+        return _salt_sweep(c, runs, "perm-1024-1path", "eqds_perm_1024n_paths1", 1300.0, True)
     nothing = {"tail_us": None, "median_us": None, "min_us": None, "retransmissions": None, "completed": 0, "flows": 1024}
     _perm(c, nothing, HTSIM["eqds_perm_1024n_paths1"], 1300.0, True,
           note="not run by --quick (built only: a 1,024-host run is too long for it): judged on the full run")
