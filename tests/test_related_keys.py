@@ -116,3 +116,73 @@ def test_a_key_kept_in_32_bits_refuses_2_to_the_32(key):
 def test_the_fabric_egress_stop_names_the_buffer_in_bytes():
     line = refusal("fabric-incast", ["fabric.scheduler.egress_stop=1GB"])
     assert "below the egress port's buffer (1000000 B)" in line, line
+
+
+# Relations outside the registry (issue 38, rules 1 and 2), each decided by a measurement. Refused: an
+# abr.pcr above an ABR source's own link (its cells cannot leave faster; what it schedules faster queues in
+# its own adapter: jain96-2src with abr.switch = "efci" and PCR twice the links, S1's port peaks at 1,796
+# cells against 33), and, with traces on, a trace.interval longer than the run (only the sample at 0,
+# before anything happened). Each only where set: a default never refuses a scenario.
+REFUSED_PAST_THE_LINK = [
+    ("jain96-2src", ["abr.pcr=155.52Mbps"], ["abr.pcr=155.53Mbps"], "abr.pcr: '155.53Mbps' is above the rate of S1->SW1"),
+    ("jain96-2src", ["link.S1-SW1.rate=100Mbps", "abr.pcr=100Mbps"], ["link.S1-SW1.rate=100Mbps", "abr.pcr=100.01Mbps"],
+     "(100 Mb/s), the link an ABR source sends on"),
+]
+
+
+@pytest.mark.parametrize("scenario, taken, refused, says", REFUSED_PAST_THE_LINK)
+def test_a_pcr_past_the_link_is_refused_and_at_the_limit_taken(scenario, taken, refused, says):
+    atmsim.resolve(scenario, taken)
+    line = refusal(scenario, refused)
+    assert says in line, line
+    with pytest.raises(atmsim.ScenarioError) as api:
+        atmsim.resolve(scenario, refused)
+    assert line == f"atmsim: error: {api.value}\n", (line, api.value)
+
+
+def test_a_pcr_at_its_default_is_not_checked():
+    atmsim.resolve("jain96-2src", ["link.S1-SW1.rate=100Mbps"])
+
+
+def test_a_trace_interval_longer_than_the_run_is_refused_with_traces_on(cli):
+    line = "trace.interval: 0.001 s is longer than the run (0.0005 s): its traces would hold only their sample at 0"
+    p = cli("run", "jain96-2src", "--set", "duration=0.5ms", "--trace")
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == [f"atmsim: error: {line} (use a shorter period)"], p.stderr
+    with pytest.raises(atmsim.ScenarioError, match=re.escape(line)):
+        atmsim.run("jain96-2src", set=["duration=0.5ms"], trace=True)
+    # Without traces it samples nothing whatever the run; at the run's length, a sample at its end too; the
+    # default (10 ms) is never refused.
+    atmsim.run("jain96-2src", set=["duration=0.5ms"])
+    assert atmsim.run("jain96-2src", set=["duration=1ms"], trace=True).traces["queue"]["t"].max() == 0.001
+    atmsim.run("eqds-one", set=["duration=1ms"], trace=True)
+
+
+# Kept: key -> why it may pass the other key, each measured below.
+KEPT_PAST = {
+    "fabric.crs.max_empty_balance": "past fabric.voq.buffer: credit is spent by packets as they pass, not held "
+                                    "beside them, so a larger balance lets a later burst through unqueued",
+    "tcp.tick": "past duration: no tick fires in the run, so no retransmission timeout does",
+    # A written flow starting past the end sends nothing (aron97-topo1-atm for 1 s, f8 starting at 2 s: 0
+    # segments; at 1 s, one cell in its adapter), but boston97 and arb's fig9 probe leave a source out of a
+    # run this way, and `fairness` counts its zero (0.7741 against 0.8283 with f8 at 0.5 s): refusing it
+    # changes their tables (left to a decision with re-recorded goldens).
+    "flow.start": "past duration: the reproductions' way to leave a flow out of a run",
+}
+
+
+def test_an_empty_voq_balance_above_the_voq_buffer_lets_a_later_burst_through():
+    bursts = "flow=[" + ", ".join(f'{{name = "{n}", kind = "udp", src = "h4", dst = "h0", rate = "400Gbps", '
+                                  f'datagram = "4122B", bytes = "200000B", start = "{t}"}}'
+                                  for n, t in (("a", "0us"), ("b", "100us"))) + "]"
+    sets = [bursts, "duration=200us", "fabric.link_delay=5us", "fabric.voq.buffer=16KB", "fabric.crs.off_to_norm=8KB",
+            "fabric.crs.norm_to_slow=8KB"]
+    second = {b: atmsim.run("fabric-incast", set=[*sets, f"fabric.crs.max_empty_balance={b}"]).summary["flows"][1]
+              for b in ("16KB", "1MB")}
+    assert second["16KB"]["bytes_delivered"] < 100_000 and second["1MB"]["bytes_delivered"] == 200_000, second
+
+
+def test_a_tick_past_the_run_is_taken_and_turns_the_timeouts_off():
+    sets = ["duration=2s", "switch.buffer=10packets"]
+    timeouts = {t: sum(f["timeouts"] for f in atmsim.run("aron97-topo1-packet", set=[*sets, f"tcp.tick={t}"])
+                       .summary["flows"]) for t in ("500ms", "5s")}
+    assert timeouts["500ms"] > 0 and timeouts["5s"] == 0, timeouts

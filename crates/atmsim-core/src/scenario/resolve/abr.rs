@@ -11,7 +11,7 @@ use crate::atm::abr::{cells_per_second, AbrConfig, AbrSwitch, EfciConfig};
 use crate::net::Limit;
 use crate::scenario::abr_schema::VbrSection;
 use crate::scenario::abr_schema::{AbrSection, AbrSwitchName};
-use crate::scenario::model::PortModel;
+use crate::scenario::model::{App, FlowModel, PortModel};
 use crate::scenario::schema::{HostKind, QueueingName, Scenario};
 use crate::scenario::units::parse_rate;
 use crate::scenario::Network;
@@ -79,6 +79,34 @@ pub(super) fn abr(s: &Scenario, ports: &[PortModel], is_host: &[bool]) -> Result
     };
     let switch = switch(a, ports, is_host)?;
     Ok(Some(AbrConfig { source: params(a)?, switch, erica: erica(a)?, turnaround: a.turnaround.into(), vbr, loss }))
+}
+
+/// `abr.pcr`, where set, at most the rate of every ABR source's own link
+/// (issue 38, rule 2): a source's cells leave on that link, so an ACR above
+/// it is a rate no cell is sent at, and the cells it schedules faster queue
+/// in the source's own adapter (jain96-2src with abr.switch = "efci" and a
+/// PCR of twice the links: S1's port peaked at 1,796 cells, 33 at the
+/// links' rate). Every VC of a TCP flow is an ABR source, the ACKs' too
+/// (world/abr.rs). The default is not checked: it never refuses a scenario.
+pub(super) fn pcr_fits_links(s: &Scenario, flows: &[FlowModel], ports: &[PortModel]) -> Result<(), ScenarioError> {
+    let Some(a) = &s.abr else { return Ok(()) };
+    if a.pcr == AbrSection::default().pcr {
+        return Ok(());
+    }
+    let pcr = parse_rate(&a.pcr).or_else(|p| err("abr.pcr", p))?;
+    let first_hops = flows.iter().filter(|f| f.app == App::Tcp).flat_map(|f| [f.data_route.first(), f.ack_route.first()]);
+    match first_hops.flatten().map(|p| &ports[p.ix()]).min_by_key(|p| p.rate.bits_per_second() as u64) {
+        Some(p) if pcr.bits_per_second() > p.rate.bits_per_second() => err(
+            "abr.pcr",
+            format!(
+                "'{}' is above the rate of {} ({} Mb/s), the link an ABR source sends on: its cells cannot leave faster",
+                a.pcr,
+                p.name,
+                p.rate.bits_per_second() / 1e6
+            ),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The switches' algorithm; `[abr.efci]` is checked even when ERICA runs,

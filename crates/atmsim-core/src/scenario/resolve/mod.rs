@@ -61,6 +61,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
     }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
+    abr::pcr_fits_links(s, &flows, &ports)?;
     let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
     let port_names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     let host_names: Vec<&str> = nodes.names.iter().zip(&nodes.is_host).filter(|(_, &h)| h).map(|(n, _)| n.as_str()).collect();
@@ -138,9 +139,22 @@ const MAX_SAMPLES: u64 = 10_000_000;
 const MAX_SAMPLED_BYTES: u64 = 1_000_000_000;
 
 /// For a run with traces on: refuses a `trace.interval` whose samples
-/// would hold more than [`MAX_SAMPLED_BYTES`]. (A run without traces takes
-/// no samples.)
+/// would hold more than [`MAX_SAMPLED_BYTES`], or, where set, one longer
+/// than the run, whose traces would hold only their sample at 0, before
+/// anything happened (issue 38, rule 1; the default never refuses a run).
+/// (A run without traces takes no samples.)
 pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
+    let default = parse_time(&super::schema_trace::TraceSection::default().interval).expect("the default parses");
+    if m.trace_interval > m.duration && m.trace_interval != default {
+        return err(
+            "trace.interval",
+            format!(
+                "{} s is longer than the run ({} s): its traces would hold only their sample at 0 (use a shorter period)",
+                crate::time::secs(m.trace_interval),
+                crate::time::secs(m.duration)
+            ),
+        );
+    }
     let samples = m.duration / m.trace_interval;
     let abr_sources = if m.abr.is_some() { m.flows.len() as u64 } else { 0 };
     let queues = m.ports.iter().filter(|p| p.limit != crate::net::Limit::Unlimited).count() as u64 + abr_sources;
