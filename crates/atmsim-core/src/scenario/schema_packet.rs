@@ -82,7 +82,7 @@ impl Default for ArbSection {
             adaptive_rinc: true,
             compare_with: "ra".into(),
             k_acc: 3.0,
-            accumulation: "own-rate".into(),
+            accumulation: "queue".into(),
         }
     }
 }
