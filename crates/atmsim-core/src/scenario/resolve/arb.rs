@@ -142,7 +142,7 @@ mod tests {
         fn with(extra: &str) -> [&str; 3] {
             ["network=packet", "switch.buffer=20packets", extra]
         }
-        assert_eq!(key_of(&with("arb.accumulation=\"queue\"")), "arb.accumulation");
+        assert_eq!(key_of(&with("arb.accumulation=\"own-rate\"")), "arb.accumulation");
         assert_eq!(key_of(&with("arb.k_acc=0.6")), "arb.k_acc");
         let default = crate::scenario::schema_packet::ArbSection::default();
         assert!(check(&with(&format!("arb.accumulation=\"{}\"", default.accumulation))).is_ok());
