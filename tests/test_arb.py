@@ -2,9 +2,9 @@
 of `reproduce arb --quick`, failing rows explain themselves, ARB and
 random-drop runs balance their books, and bad [arb] keys are named."""
 import json
-import tomllib
 
 import atmsim
+from atmsim.toml import tomllib
 
 CLAIMS = (
     [f"arb.fig6.a{k}" for k in range(1, 6)]

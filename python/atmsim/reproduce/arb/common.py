@@ -72,8 +72,8 @@ def _with_own_rate_threshold(run: Run) -> Optional[Run]:
 # The accumulation rule's other reading (docs/arb.md §2, issue 37): the runs count k_acc = 3 in packets of the
 # bottleneck's queue, [CHG §3.3] "when the queue length is greater than 3 packets"; before issue 37 they counted it in
 # packet times at each connection's own measured rate. Every row gives its verdict under both.
-OWN_RATE = Reading("accumulation = own-rate", "k_acc = 3 packet times at each connection's own measured rate, the rule "
-                   "before issue 37, instead of 3 packets of the bottleneck's queue", _with_own_rate_threshold)
+OWN_RATE = Reading("accumulation = own-rate", "k_acc in packet times at each connection's own measured rate, the rule "
+                   "before the §3.3 reading, instead of in packets of the bottleneck's queue", _with_own_rate_threshold)
 
 
 def grid(quick: bool, seeds: Optional[list] = None, ratio_max: Optional[float] = None) -> Grid:

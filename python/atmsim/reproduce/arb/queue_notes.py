@@ -12,12 +12,12 @@ one rate interval of another connection's.
 from __future__ import annotations
 
 import re
-import tomllib
 
 import numpy as np
 import pandas as pd
 
 import atmsim
+from atmsim.toml import tomllib
 
 from .common import WARMUP_S, frame, queue_series
 
