@@ -4,6 +4,7 @@ random-drop runs balance their books, and bad [arb] keys are named."""
 import json
 
 import atmsim
+from atmsim.toml import tomllib
 
 CLAIMS = (
     [f"arb.fig6.a{k}" for k in range(1, 6)]
@@ -51,6 +52,9 @@ def test_bad_arb_key_is_one_line_exit_2(cli):
     p = cli("run", "arb-oneway", "--set", "arb.theta=1.5")
     assert p.returncode == 2
     assert p.stderr.strip().count("\n") == 0 and "arb.theta" in p.stderr
+    # The accumulation rule's keys do nothing without an ARB flow: refused, as one line.
+    p = cli("run", "aron97-topo1-packet", "--set", "arb.accumulation=own-rate")
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0 and "arb.accumulation" in p.stderr and "no flow" in p.stderr
     p = cli("run", "aron97-topo1-atm", "--set", "router.policy=random-drop")
     assert p.returncode == 2 and "router.policy" in p.stderr
 
@@ -76,3 +80,30 @@ def test_the_seed_reaches_nothing_in_the_efficiency_figures_arb_runs_and_they_ru
         group = k.removesuffix(efficiency.WARM)
         kind = efficiency.GROUPS[group][1] if group in efficiency.GROUPS else "tcp"  # twoway-tcp-host2: TCP-SS
         assert len({r.seed for r in rs}) == (3 if kind == "tcp" else 1), k
+
+
+def test_every_row_with_arb_runs_gives_its_verdict_under_both_accumulation_readings():
+    # Issue 37: the runs count k_acc in packets of the bottleneck's queue ([CHG §3.3]); the own-rate reading is
+    # declared as another reading of the setup, twinned on ARB runs only (docs/arb.md §2). The quick golden (what
+    # `reproduce all --quick` writes): every row of a figure with ARB runs has its own-rate verdict, the rows of
+    # TCP-SS-only figures none, and a row whose verdict differs says so in its note.
+    from pathlib import Path
+
+    from atmsim.reproduce import harness
+    from atmsim.reproduce.arb import PAPER
+    from atmsim.reproduce.arb.common import OWN_RATE, grid
+
+    g = grid(True)
+    assert OWN_RATE.twin(g.run("arb-oneway", "arb")).overrides[-1] == "arb.accumulation=own-rate"
+    assert OWN_RATE.twin(g.run("arb-oneway", "tcp")) is None
+    assert tomllib.loads(atmsim.resolve("arb-twoway", []))["arb"]["accumulation"] == "queue"
+    twinned = {f for f, t in harness.plan(PAPER, None, True).twins.items() if t}
+    assert {"fig7", "fig10", "fig11", "fig15", "fig16-arb"} <= twinned and not {"fig12", "fig16", "fig17"} & twinned
+    golden = Path(__file__).parent / "golden/reproduce-all-quick/arb.claims.json"
+    for r in json.loads(golden.read_text(encoding="utf-8")):
+        if r["figure"] not in twinned:
+            assert "readings" not in r, r["id"]
+            continue
+        other = r["readings"][OWN_RATE.name]["holds"]
+        assert isinstance(other, bool), r["id"]
+        assert (f"At {OWN_RATE.name} " in r["note"]) == (other != r["holds"]), r["id"]

@@ -16,7 +16,8 @@ by tests/test_settled.py), or a pattern the row's own note must match, with the 
 match. A note that no longer matches its pattern (another grid, a changed note) leaves the row at
 `none`: the evidence is the run's, not this table's. Only rows listed here can be settled; the list
 was written from the evidence the repository held on 2026-11-29 (docs/reproductions.md, "What settles
-a failing claim").
+a failing claim"), less arb.fig7.c4 and c5, which M's sweep settled under the accumulation rule's own-rate
+reading and which hold under its queue reading (issue 37, docs/arb.md §2).
 """
 from __future__ import annotations
 
@@ -68,12 +69,6 @@ SETTLED: dict[str, Evidence] = {
     # no a is Reno's window near the paper's 2.57 segments.
     "boston97.fig7.c1": Evidence("sweep", note=r"Measured access sweep, a: .*Swept a with both rates in their bands: none"),
     "boston97.fig7.c5": Evidence("sweep", note=r"Reno / Boston a = [\d.]+: [\d.]+ / [\d.]+.*not 2\.57"),
-    # ARB's measurement interval M, unstated, swept from two packets at the fair share to four round trips
-    # (0.5-8 s, one run each: the seed reaches nothing in ARB): at no M is the one-way queue's variance within
-    # a factor 4 of 1.6, nor its maximum after the warm-up at most 8 (the accumulation threshold of three
-    # connections, 3 packet times each, lets the queue reach 9 before any receiver cuts).
-    "arb.fig7.c4": Evidence("sweep", note=r"queue variance [\d., ]+; M with it in \[[\d.]+, [\d.]+\]: none"),
-    "arb.fig7.c5": Evidence("sweep", note=r"sampled maximum after \d+ s [\d., ]+; M with it <= [\d.]+: none"),
     # The ratio total(two) / total(one) at each of 10 seeds (fig8's seed sweep): its excess over the band's 4.0
     # lies inside twice the standard error of the per-seed ratios (full run; the 10-s quick run's excess
     # does not, so there the row stays at none).

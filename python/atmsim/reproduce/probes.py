@@ -24,10 +24,17 @@ def bind(probes, prog: str):
         return [p.run() for p in probes(what).values()]
 
     def measure(what: str, pairs) -> dict:
-        """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`."""
+        """`what`'s measures by label, from the (run, (summary, raw traces)) pairs of `runs(what)`, in
+        its order; under another reading of the setup each run's twin stands in its place (readings.py)."""
+        pairs = list(pairs)
+        labelled = list(probes(what).items())
         got = {run: res for run, res in pairs}
+        if not all(p.run() in got for _, p in labelled):
+            if len(pairs) != len(labelled):
+                raise ValueError(f"{what}: {len(pairs)} runs for {len(labelled)} probes")
+            got = {p.run(): res for (_, p), (_, res) in zip(labelled, pairs)}
         out = {}
-        for label, p in probes(what).items():
+        for label, p in labelled:
             s, raw = got[p.run()]
             out[label] = p.measure(s, atmsim.trace_frames(raw))
         return out

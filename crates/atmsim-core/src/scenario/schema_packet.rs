@@ -59,8 +59,13 @@ pub struct ArbSection {
     /// Compare the reply with "ra" (measured rate: the paper's pseudo-code)
     /// or "rs" (allowed rate: its prose).
     pub compare_with: String,
-    /// Queueing-accumulation threshold in packet times at the measured rate.
+    /// Queueing-accumulation threshold, in packet times of the rate
+    /// `accumulation` names.
     pub k_acc: f64,
+    /// What `k_acc` counts: "queue", packets of the bottleneck's queue (packet
+    /// times at the path's slowest line), or "own-rate", packet times at the
+    /// connection's own measured rate (`transport/arb/accumulation.rs`).
+    pub accumulation: String,
 }
 
 impl Default for ArbSection {
@@ -77,6 +82,7 @@ impl Default for ArbSection {
             adaptive_rinc: true,
             compare_with: "ra".into(),
             k_acc: 3.0,
+            accumulation: "queue".into(),
         }
     }
 }

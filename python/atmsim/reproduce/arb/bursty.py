@@ -14,7 +14,7 @@ import pandas as pd
 from atmsim.claims import above, at_least, at_most, check, within
 from atmsim.reproduce.harness import figure
 
-from .queue_notes import bursty_note
+from .queue_notes import accumulation_threshold, bursty_note, rate_interval_s
 
 LINE_BPS, DATA_B, PAYLOAD_B = 800e3, 1000, 960
 ENDS = (50, 100, 150, 200, 250)
@@ -177,5 +177,7 @@ def fig16_arb(c, runs):
                   ("node 5's smallest mean share over the buffers", float(per.min()), within(0.15, 0.25)),
                   ("its largest", float(per.max()), within(0.15, 0.25))),
             rule="every buffer; equal shares of five greedy senders",
-            deviation="below some buffer the five receivers' accumulation thresholds together exceed the buffer, so it "
-            "overflows, and node 5, whose NAKs and replies come last, recovers slowest. " + bursty_note(df, RTT5_S))
+            deviation=f"the receivers cut once the queueing exceeds their accumulation threshold, {accumulation_threshold(runs[0][0])}, "
+            f"and a cut acts one rate interval ({rate_interval_s('arb-bursty'):g} s) plus a round trip after the request that measured "
+            "it, so a buffer with little room above the threshold overflows, and node 5, whose NAKs and replies come last, recovers "
+            "slowest. " + bursty_note(df, RTT5_S))

@@ -10,6 +10,7 @@ window; the queue amplitude is the median over 10 s windows of (max - min).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -19,6 +20,7 @@ import pandas as pd
 
 import atmsim
 from atmsim.reproduce.harness import Run
+from atmsim.reproduce.readings import Reading
 
 SAMPLE = "20ms"  # queue sampling interval of traced runs
 WARMUP_S = 100.0  # efficiency runs: statistics over [100 s, end]
@@ -58,6 +60,20 @@ class Grid:
         if trace:
             o += (f"trace.interval={SAMPLE}",)
         return Run(scenario, o, seed, trace, tag)
+
+
+def _with_own_rate_threshold(run: Run) -> Optional[Run]:
+    """An ARB run with the accumulation threshold at each connection's own rate; None for a TCP-SS run."""
+    if not any(o.endswith(".kind=arb") for o in run.overrides):
+        return None
+    return dataclasses.replace(run, overrides=run.overrides + ("arb.accumulation=own-rate",))
+
+
+# The accumulation rule's other reading (docs/arb.md §2, issue 37): the runs count k_acc = 3 in packets of the
+# bottleneck's queue, [CHG §3.3] "when the queue length is greater than 3 packets"; before issue 37 they counted it in
+# packet times at each connection's own measured rate. Every row gives its verdict under both.
+OWN_RATE = Reading("accumulation = own-rate", "k_acc in packet times at each connection's own measured rate, the rule "
+                   "before the §3.3 reading, instead of in packets of the bottleneck's queue", _with_own_rate_threshold)
 
 
 def grid(quick: bool, seeds: Optional[list] = None, ratio_max: Optional[float] = None) -> Grid:

@@ -1,11 +1,13 @@
 """The notes of ARB's failing queue and utilisation rows (Figs. 7, 10, 11, 16-arb), measured on the
 figure's own runs (issue 37: a note's numbers come from the run it annotates).
 
-Why ARB's queue sits higher than the paper's (docs/arb.md, "Deviations"): the receiver's accumulation
-threshold is a few packet times at the connection's own rate, so N connections sharing a queue let it
-grow to a multiple of N packets before any cut, and the receivers, seeing the same queue, cut together.
-The notes quote what the runs show of this: how high the queue goes, how long it stays empty after the
-cuts, and how many of the cuts fall within one rate interval of another connection's.
+What the notes say of ARB's queue (docs/arb.md §2, §8): the receivers force a cut once the queueing their
+packets meet exceeds the accumulation threshold, which the runs count as 3 packets of the bottleneck's queue
+([CHG §3.3]; `arb.accumulation`, whose other reading, 3 packet times at each connection's own rate, let N
+connections sharing a queue grow it to about 3N packets), and a cut acts one rate interval plus a round trip
+after the request that measured it. The notes name the threshold the run resolved to and quote what the runs
+show: how high the queue goes, how long it stays empty after the cuts, and how many of the cuts fall within
+one rate interval of another connection's.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 import atmsim
+from atmsim.toml import tomllib
 
 from .common import WARMUP_S, frame, queue_series
 
@@ -27,6 +30,17 @@ def rate_interval_s(scenario: str) -> float:
     if m is None:
         raise ValueError(f"{scenario}: no [arb] interval")
     return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+
+
+def accumulation_threshold(run) -> str:
+    """The accumulation threshold the ARB run `run` resolves to, in words: its `arb.k_acc` and what
+    `arb.accumulation` counts it in."""
+    # θ set off its default only so that the resolved text has the section: `resolve` leaves out an [arb] equal
+    # to its defaults, and θ does not touch the two keys read here.
+    arb = tomllib.loads(atmsim.resolve(run.scenario, [*run.overrides, "arb.theta=0.5"]))["arb"]
+    if arb["accumulation"] == "queue":
+        return f"{arb['k_acc']:g} packets of the bottleneck's queue (arb.accumulation = \"queue\")"
+    return f"{arb['k_acc']:g} packet times at each connection's own measured rate (arb.accumulation = \"{arb['accumulation']}\")"
 
 
 def cuts(tr: dict, t0: float = WARMUP_S) -> pd.DataFrame:
@@ -76,7 +90,7 @@ def queue_note(pairs, ports, scenario: str) -> str:
                          "conns": len(s["flows"]) / len(ports)})
     d = pd.DataFrame(rows).median()
     together = "they cut together" if d["sync"] >= 0.5 else "most cuts are a connection's own"
-    return (f"connections per queue: {d['conns']:.0f}; over [{WARMUP_S:.0f} s, end] the queue averages {d['mean']:.2f} "
+    return (f"accumulation threshold: {accumulation_threshold(pairs[0][0])}; connections per queue: {d['conns']:.0f}; over [{WARMUP_S:.0f} s, end] the queue averages {d['mean']:.2f} "
             f"packets, reaches {d['max']:.0f} and is above {PAPER_CUT_QUEUE} packets {d['above3']:.1%} of the time; it is "
             f"empty {d['empty']:.1%} of the time, in periods of a median {d['empty_median_s']:.2f} s. The receivers' "
             f"accumulation rule cuts the senders {d['cuts_per_100s']:.1f} times per 100 s, and {d['sync']:.0%} of the cuts "

@@ -49,6 +49,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     occupancy_percentiles(s, &nodes, &ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
     tcp_without_tcp_flows(s)?;
+    arb::accumulation_without_arb_flows(s)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
         None => None,

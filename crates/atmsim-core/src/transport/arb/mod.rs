@@ -12,16 +12,19 @@
 //! | `rate.rs` | the three operating regions: a plain value fed with replies, timeouts and losses |
 //! | `sender.rs` | pacing, requests, outstanding-request timeouts, go-back on a NAK |
 //! | `receiver.rs` | in-order delivery, the measured rate Rr, queueing-accumulation detection, NAKs |
+//! | `accumulation.rs` | the accumulation rule's threshold under its two readings (`arb.accumulation`) |
 //!
 //!
 //! Its two packets are headers of their own in the frame record
 //! (`base::ArbData`, `base::ArbReply`, variants of `FrameHeader`).
 
+pub mod accumulation;
 pub mod rate;
 pub mod receiver;
 pub mod sender;
 
 pub use crate::base::{ArbData, ArbReply};
+pub use accumulation::Accumulation;
 pub use rate::{RateControl, Region};
 pub use receiver::ArbReceiver;
 pub use sender::ArbSender;
@@ -89,8 +92,10 @@ pub struct ArbConfig {
     /// Halve Rinc on R2 (down to Rinc/4), reset it on R3, double it back on increases.
     pub adaptive_rinc: bool,
     pub compare_with: CompareWith,
-    /// Queueing-accumulation threshold, in packet times at the measured rate.
+    /// Queueing-accumulation threshold, in packet times of the rate `accumulation` names.
     pub k_acc: f64,
+    /// Which rate `k_acc` counts packet times at (`accumulation.rs`).
+    pub accumulation: Accumulation,
 }
 
 impl ArbConfig {
@@ -122,6 +127,7 @@ pub(crate) fn test_config() -> ArbConfig {
         adaptive_rinc: true,
         compare_with: CompareWith::Ra,
         k_acc: 3.0,
+        accumulation: Accumulation::OwnRate,
     }
 }
 

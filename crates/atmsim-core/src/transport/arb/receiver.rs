@@ -9,7 +9,8 @@
 //! our rule: the accumulated change of one-way delay since the emptiest
 //! moment seen, A = d - d_min (the queueing the connection's packets now
 //! meet along the path), is checked at each request; when A exceeds `k_acc`
-//! packet times at the measured rate, the reply reports Rr·(1 − A/Mr),
+//! packet times (at the bottleneck's rate, or at the connection's own
+//! measured rate: the two readings of `accumulation.rs`), the reply reports Rr·(1 − A/Mr),
 //! removing the rate that built the standing queue, and carries the ACCUM
 //! flag, which makes the sender reduce to θ·Rr even when that Rr is within
 //! ΔR of its rate (the hold band the rule exists to break; without the flag
@@ -114,7 +115,7 @@ impl ArbReceiver {
         if rr_net <= 0.0 || mr <= 0.0 {
             return (rr_net, false);
         }
-        let threshold = self.cfg.k_acc * self.cfg.packet_bits() / rr_net;
+        let threshold = self.cfg.accumulation.threshold(self.cfg.k_acc, self.cfg.packet_bits(), rr_net);
         if accumulated > threshold {
             return (rr_net * (1.0 - accumulated / mr).max(0.0), true);
         }
@@ -139,7 +140,7 @@ impl ArbReceiver {
 mod tests {
     use super::*;
     use crate::time::PS_PER_MS;
-    use crate::transport::arb::test_config;
+    use crate::transport::arb::{test_config, Accumulation};
 
     const S: Time = 1000 * PS_PER_MS;
 
@@ -177,6 +178,36 @@ mod tests {
         // threshold 2 s): Rr (1 - 4/4) = 0.
         let rep = r.on_data(6 * S, &data(901, 2 * S, 2)).unwrap();
         assert_eq!((rep.rr, rep.loss, rep.accumulated), (0, false, true), "the rule fired: the sender must cut");
+    }
+
+    /// The two readings of k_acc on the same arrivals (`accumulation.rs`):
+    /// a sender at 4000 b/s (a 4000-bit packet a second) on a path whose
+    /// slowest line runs at 12 kb/s (a third of it, as one of three
+    /// connections), k_acc = 1. The queue reading's threshold is one packet
+    /// of that line, 1/3 s; the own-rate reading's is one packet at the rate
+    /// measured over Mr = 2 s + A (two packets), 1.25 s at A = 0.5 s. A
+    /// request that meets A = 0.5 s of queueing is cut under the first only,
+    /// one that meets 0.2 s under neither, one that meets 3 s (own-rate
+    /// threshold 2.5 s) under both.
+    #[test]
+    fn the_queue_reading_cuts_at_a_queue_the_own_rate_reading_lets_build() {
+        let fired = |accumulation: Accumulation, queueing: Time| {
+            let mut cfg = test_config();
+            cfg.k_acc = 1.0;
+            cfg.accumulation = accumulation;
+            let mut r = ArbReceiver::new(&cfg);
+            // An empty path first (delay 100 ms), then a second without a
+            // request, then the request, `queueing` later than the empty path.
+            r.on_data(S / 10, &data(1, 0, 0));
+            r.on_data(S + S / 10, &data(451, S, 0));
+            let rep = r.on_data(2 * S + S / 10 + queueing, &data(901, 2 * S, 1)).unwrap();
+            rep.accumulated
+        };
+        let queue = Accumulation::named("queue", 12e3).unwrap();
+        let own = Accumulation::named("own-rate", 12e3).unwrap();
+        assert_eq!((fired(queue, S / 2), fired(own, S / 2)), (true, false));
+        assert_eq!((fired(queue, S / 5), fired(own, S / 5)), (false, false));
+        assert_eq!((fired(queue, 3 * S), fired(own, 3 * S)), (true, true));
     }
 
     #[test]
