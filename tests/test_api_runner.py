@@ -194,3 +194,17 @@ def test_trace_array_says_what_is_missing():
         r.trace_array("windw", "cwnd")
     with pytest.raises(ValueError, match=r"^trace 'window' has no column 'cwin' \(columns: t, "):
         r.trace_array("window", "cwin")
+
+
+def test_an_invalid_scenario_in_a_worker_reaches_the_caller_as_its_one_line():
+    # The core's exception used to be named `_core.PyScenarioError`, which pickle cannot find, so a
+    # worker's invalid scenario surfaced as "PicklingError" (found by issue 38's rule-2 sweep).
+    import pickle
+
+    e = pickle.loads(pickle.dumps(atmsim.ScenarioError("tcp.mss: problem")))
+    assert type(e) is atmsim.ScenarioError and str(e) == "tcp.mss: problem"
+    text = atmsim.load_scenario("aron97-topo1-atm")
+    jobs = [Job(text, ("duration=1s",), 1), Job(text, ("duration=1s", "tcp.mss=0B"), 1)]
+    with pytest.raises(atmsim.ScenarioError) as raised:
+        run_jobs(jobs, workers=2, progress=False)
+    assert str(raised.value).startswith("tcp.mss") and "\n" not in str(raised.value)

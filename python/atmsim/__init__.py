@@ -21,6 +21,11 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from . import _core
 from ._core import ScenarioError
 
+# The core's exception is made as `_core.PyScenarioError`, a name pickle cannot find again, so an
+# invalid scenario in a `reproduce` or sweep worker reached the user as "PicklingError". Named where
+# it is exported, it crosses a process boundary as itself and its one line.
+ScenarioError.__module__, ScenarioError.__name__, ScenarioError.__qualname__ = "atmsim", "ScenarioError", "ScenarioError"
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd

@@ -109,7 +109,7 @@ def _salt_sweep(c, runs, name: str, ref_name: str, target_us: float, retransmiss
     c.claim("c1", statement="the permutation meets validate.txt's target", kind="value",
             paper_value=f"tail <= {target_us:,.0f} µs (validate.txt)", ours=row["tail_us"],
             holds=check(("tail FCT (µs)", row["tail_us"], at_most(target_us))), rule="", one_run=True,
-            note=(f"At the scenario's seed 13, where validate.txt sets the target. Largest tail over seeds "
+            note=(f"At the scenario's seed {s['seed']}, where validate.txt sets the target. Largest tail over seeds "
                   f"{SALT_SEEDS[0]}-{SALT_SEEDS[-1]}: ours {worst:,.1f} µs ({_above(over)}), "
                   f"htsim's {max(theirs[s]['tail_us'] for s, _ in by_seed):,.1f} µs ({_above(h_over)})."))
     c.claim("c2", statement="no flow finishes sooner than its bytes at line rate, at any seed", kind="value",
@@ -128,7 +128,7 @@ def _salt_sweep(c, runs, name: str, ref_name: str, target_us: float, retransmiss
             f"(htsim `-seed S`, stored by validation/htsim/run.py --seed-sweep; {name}_seeds.csv). Tails: {spread('tail_us')}; "
             f"above htsim's largest in {sum(t > max(h_tails) for t in tails)} of our {len(tails)} seeds. Medians: "
             f"{spread('median_us')}." + (f" Retransmissions: {spread('retransmissions')}." if retransmissions else "") +
-            f" At the scenario's seed 13 alone (one draw each): tail {row['tail_us']:,.1f} against htsim's {ref['tail_us']:,.1f}, "
+            f" At the scenario's seed {s['seed']} alone (one draw each): tail {row['tail_us']:,.1f} against htsim's {ref['tail_us']:,.1f}, "
             f"median {row['median_us']:,.1f} against {ref['median_us']:,.1f}.")
     compared = [("c3", "tail", "tail_us", 0.05), ("c4", "median FCT", "median_us", 0.03)]
     for cid, what, key, band in compared + ([("c6", "retransmissions", "retransmissions", 0.20)] if retransmissions else []):
