@@ -49,9 +49,14 @@ def test_leafspine_is_a_built_in_and_runs(cli):
     assert "leafspine-ndp-perm" in cli("list", check=True).stdout
     s = atmsim.run("leafspine-ndp-perm", ["duration=10ms", "measure.from=5ms", "measure.to=10ms"]).summary
     assert len(s["flows"]) == 32 and s["accounting"]["balanced"]
-    # Each flow near its closed form, 10 Gb/s x 9,000/9,128, within a few 5-ms sampling quanta.
+    # Each flow near its closed form, 10 Gb/s x 9,000/9,128. A flow's bytes delivered in the 5-ms
+    # window differ from rate x window by the change of its backlog in the network between the
+    # window's ends, which per-packet spraying keeps within about one port's data queue: 7 full
+    # packets of 9,064 B in 72,000 B, plus the packet straddling an end. (3 quanta, the bound before,
+    # held by the draw: seeds 1, 2, 3 and 13 reach -4.7, and the old one-draw path choice -3.8 at 40 ms.)
     closed, quantum = 10e9 * 9000 / 9128, 9000 * 8 / 0.005
-    assert all(abs(f["goodput_bps"] - closed) <= 3 * quantum for f in s["flows"]), [f["goodput_bps"] for f in s["flows"]]
+    bound = (72000 // 9064 + 1) * quantum
+    assert all(abs(f["goodput_bps"] - closed) <= bound for f in s["flows"]), [f["goodput_bps"] for f in s["flows"]]
 
 
 @pytest.mark.parametrize("scenario, setting, key", [
