@@ -65,6 +65,12 @@ pub struct HostNic {
     /// arrives before it (most packets of a receiving host find the NIC
     /// idle: one event less per packet).
     pub deferred_free: Option<u64>,
+    /// Ends of transmission are no events at all: the choice at each end is
+    /// made the next time the port is looked at (a packet arrives, or the
+    /// pipe's head leaves), over the packets that had arrived by then
+    /// (`Port::nic_ends_before`). Where the NIC is not watched and its link
+    /// has a delay (set by `world/build.rs`).
+    pub lazy: bool,
 }
 
 impl HostNic {
@@ -74,7 +80,7 @@ impl HostNic {
         let mut vcs = vcs.to_vec();
         vcs.sort_unstable();
         let class = || Class { queues: vec![VecDeque::new(); vcs.len()], ..Class::default() };
-        HostNic { high: class(), low: class(), vcs, in_tx: None, deferred_free: None }
+        HostNic { high: class(), low: class(), vcs, in_tx: None, deferred_free: None, lazy: false }
     }
 
     pub fn enqueue(&mut self, now: Time, unit: Unit) {

@@ -327,14 +327,26 @@ impl Port {
     /// Returns the unit (heading for its next hop).
     #[inline]
     pub fn pop_pipe(&mut self) -> Unit {
-        let unit = self.pipe.front().expect("a pipe event has a unit").unit;
+        let head = *self.pipe.front().expect("a pipe event has a unit");
         self.pipe.drop_front();
         match &mut self.discipline {
             Discipline::Fifo(fifo) => fifo.left_pipe(&self.pipe, self.delay),
             Discipline::TrimFifo(t) => t.left_pipe(&self.pipe, self.delay),
-            _ => {}
+            _ => self.nic_left_pipe(head.arrive_at),
         }
-        unit
+        head.unit
+    }
+
+    /// A lazy NIC's packet reached the far end, a link delay after its end
+    /// of transmission: the choices due before now are made (the caller
+    /// schedules the pipe's new head). Out of line and cold: the FIFO's
+    /// path above is every run's, and its code must not grow.
+    #[cold]
+    #[inline(never)]
+    fn nic_left_pipe(&mut self, now: Time) {
+        if matches!(&self.discipline, Discipline::HostNic(nic) if nic.lazy) {
+            self.nic_ends_before(now);
+        }
     }
 }
 

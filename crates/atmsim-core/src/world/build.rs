@@ -89,7 +89,7 @@ impl World {
             sched.schedule(first, Event::Abr(crate::engine::AbrEvent::Vbr));
         }
         let bounded = flows.iter().filter(|c| c.bytes.is_some()).count();
-        World {
+        let mut world = World {
             atm: model.network == Network::Atm,
             sched,
             now: 0,
@@ -117,11 +117,14 @@ impl World {
             // A watched port reports departures at its end-of-transmission events (the port log,
             // captures); the occupancy percentiles read each unit's departure when it is offered
             // and watch switch ports only, so they leave the deferral on.
-            defer_nic_free: services.watch().is_none() && !trace && model.host.is_none(),
+            defer_nic_free: false,
             services,
             triggers: model.triggers.as_ref().map(super::triggers::TriggerState::new),
             model,
-        }
+        };
+        let defer = world.services.watch().is_none() && !trace && world.model.host.is_none();
+        world.defer_nic_ends(defer);
+        world
     }
 }
 

@@ -75,6 +75,9 @@ impl World {
     fn transmitter_free_at(&mut self, p: PortId, free_at: Time) {
         if self.defer_nic_free {
             if let Some(nic) = self.ports[p.ix()].host_nic_mut() {
+                if nic.lazy {
+                    return;
+                }
                 if nic.queued() == 0 {
                     nic.deferred_free = Some(self.sched.reserve());
                     return;
@@ -82,6 +85,32 @@ impl World {
             }
         }
         self.sched.schedule(free_at, Event::Port(PortEvent::Free(p)));
+    }
+
+    /// Whether host NICs defer their ends of transmission: each an event
+    /// only when a packet waits for it, and none at all on a link with a
+    /// delay (`HostNic::lazy`: the choice is made when the port is next
+    /// looked at); or every end an event (watched ports, traces, modelled
+    /// hosts).
+    pub(super) fn defer_nic_ends(&mut self, defer: bool) {
+        self.defer_nic_free = defer;
+        for port in &mut self.ports {
+            let delay = port.delay;
+            if let Some(nic) = port.host_nic_mut() {
+                nic.lazy = defer && delay > 0;
+            }
+        }
+    }
+
+    /// The run ended with the clock at `bound` (exclusive): lazy NICs make
+    /// the choices their ends of transmission before it would have made,
+    /// so that the books read as if each end had been an event.
+    pub(super) fn nic_ends_at_the_end(&mut self, bound: Time) {
+        if self.defer_nic_free {
+            for port in &mut self.ports {
+                port.nic_ends_before(bound);
+            }
+        }
     }
 
     /// A packet arrives at host NIC `p`: its deferred end of transmission,
@@ -156,7 +185,7 @@ mod tests {
         let m = crate::scenario::validate(&s, None).unwrap();
         let mut w = super::World::new(m, false);
         assert!(w.defer_nic_free, "deferred in a plain run");
-        w.defer_nic_free = defer;
+        w.defer_nic_ends(defer);
         w.run();
         let (mut summary, _) = w.finish();
         summary.wall_s = 0.0;

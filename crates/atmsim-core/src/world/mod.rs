@@ -189,8 +189,14 @@ impl World {
                 }
             }
         }
+        // Ends of transmission at lazy NICs up to the last instant run:
+        // all of the run's last picosecond when it ran to its end, else
+        // those before the instant it stopped at.
         if self.unfinished != 0 && whole {
             self.now = self.model.duration;
+            self.nic_ends_at_the_end(self.now + 1);
+        } else {
+            self.nic_ends_at_the_end(self.now);
         }
         self.wall_s = started.elapsed().as_secs_f64();
         whole

@@ -88,6 +88,12 @@ impl Port {
     pub(super) fn offer_nic(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
         let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
+        if nic.lazy {
+            // The ends of transmission before this arrival choose first
+            // (their packet is still on the wire: no pipe was empty).
+            self.nic_ends_before(now);
+        }
+        let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
         if nic.in_tx.is_none() && nic.queued() == 0 {
             // An idle NIC with nothing waiting (most packets of a receiving
             // host: its ACKs and PULLs) sends the packet at once: what
@@ -102,6 +108,30 @@ impl Port {
         Offer::Queued(self.start_next(now))
     }
 
+    /// A lazy NIC (`HostNic::lazy`): makes the choices of the ends of
+    /// transmission due before `bound`, in turn, each over the packets
+    /// waiting then (every packet that arrived at or before that end: an
+    /// arrival triggers this first), and puts each packet chosen on the
+    /// line at its end; the NIC goes idle at the first end that finds
+    /// nothing waiting. What the end-of-transmission events would do, but
+    /// for an arrival at the very picosecond of an end, which the choice
+    /// here always sees. The packet on the wire is still in the pipe until
+    /// its far end takes it, where this runs first (`Port::pop_pipe`).
+    pub fn nic_ends_before(&mut self, bound: Time) {
+        let Discipline::HostNic(nic) = &mut self.discipline else { return };
+        while let Some((_, end)) = nic.in_tx {
+            if end >= bound {
+                return;
+            }
+            let Some((arrived, unit)) = nic.pop_next() else {
+                nic.in_tx = None;
+                return;
+            };
+            let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, end, arrived, unit);
+            nic.in_tx = Some((unit, started.free_at()));
+        }
+    }
+
     /// A host's NIC: the next packet, control first, round robin within a class.
     pub(super) fn start_next_nic(&mut self, now: Time) -> Option<Started> {
         let Discipline::HostNic(nic) = &mut self.discipline else { return None };
@@ -112,5 +142,75 @@ impl Port {
         let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, arrived, unit);
         nic.in_tx = Some((unit, started.free_at()));
         Some(started)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::net::drop::{DropPolicy, DropSpec, PortContext};
+    use crate::net::host_nic::HostNic;
+    use crate::net::port::Offer;
+    use crate::net::{Discipline, Limit, NodeId, Port, PortId, Unit, VcId};
+    use crate::time::{Rate, Time};
+
+    /// A NIC at 1 byte per ps with a delay of 50 ps, for VCs 1 and 2 (data)
+    /// and 3 (control), its ends of transmission lazy or not.
+    fn nic(lazy: bool) -> Port {
+        let cx = PortContext { limit: Limit::Unlimited, num_vcs: 4, seed: 1, port: PortId(0), packet_time: 1 };
+        let policy = DropPolicy::new(DropSpec::Tail(()), &cx);
+        let mut hn = HostNic::new(&[(1, false), (2, false), (3, true)]);
+        hn.lazy = lazy;
+        let rate = Rate::new(8, 1).unwrap();
+        Port::new("h->s".into(), NodeId(0), NodeId(1), rate, 50, Limit::Unlimited, policy, Discipline::HostNic(Box::new(hn)))
+    }
+
+    /// Offers `arrivals` (time, unit) to the NIC, its ends of transmission
+    /// as events (each after every arrival at its instant) unless lazy;
+    /// the far end takes each packet when it arrives. Returns what reached
+    /// the far end, when, and the port's books.
+    fn drive(lazy: bool, arrivals: &[(Time, Unit)]) -> (Vec<(Time, u32)>, u64, u128, u64) {
+        let mut p = nic(lazy);
+        let (mut next, mut end, mut out) = (0, None::<Time>, Vec::new());
+        loop {
+            let ta = arrivals.get(next).map_or(Time::MAX, |a| a.0);
+            let te = end.unwrap_or(Time::MAX);
+            let tp = p.pipe.front().map_or(Time::MAX, |f| f.arrive_at);
+            if ta == Time::MAX && te == Time::MAX && tp == Time::MAX {
+                break;
+            }
+            if ta <= te && ta <= tp {
+                let Offer::Queued(started) = p.offer(ta, &arrivals[next].1) else { unreachable!("a NIC queues") };
+                if let (false, Some(st)) = (lazy, started) {
+                    end = Some(st.free_at());
+                }
+                next += 1;
+            } else if te <= tp {
+                p.finish_tx(te);
+                end = p.start_next(te).map(|st| st.free_at());
+            } else {
+                let u = p.pop_pipe();
+                out.push((tp, u.frame));
+            }
+        }
+        (out, p.stats.busy, p.stats.occupancy_integral, p.stats.peak_occupancy)
+    }
+
+    #[test]
+    fn a_lazy_nic_sends_what_its_ends_of_transmission_would_have() {
+        // Data on VCs 1 and 2 (100 or 400 bytes), control on 3 (10 bytes),
+        // arriving in bursts and at random, some at the very instant a
+        // transmission ends.
+        let mut x = 7u64;
+        for round in 0..200 {
+            let (mut t, mut arrivals) = (0, Vec::new());
+            for frame in 0..40 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                t += [0, 0, 10, 60, 100, 250, 400, 900][(x >> 61) as usize];
+                let vc = 1 + ((x >> 40) % 3) as u32;
+                let bytes = if vc == 3 { 10 } else { [100, 400][((x >> 30) & 1) as usize] };
+                arrivals.push((t, Unit::new(VcId(vc), frame, 0, 1, bytes)));
+            }
+            assert_eq!(drive(true, &arrivals), drive(false, &arrivals), "round {round}");
+        }
     }
 }
