@@ -134,10 +134,7 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
     };
     let mut selected = vec![policy, registry::find("tcp.variant", &s.tcp.variant)?];
     // A workload's flows replace the scenario's (`workload::replace_flows`): their kind is the workload's.
-    let kinds: Vec<FlowKind> = match workload::kind(s) {
-        Some(Ok(kind)) => vec![kind],
-        Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),
-    };
+    let kinds = flow_kinds(s);
     if kinds.contains(&FlowKind::Ndp) {
         selected.push(registry::find("flow.kind", "ndp")?);
     }
@@ -175,13 +172,42 @@ fn name_items(path: &str, named: &[(&'static str, Vec<Option<String>>)]) -> Stri
     path.to_string()
 }
 
-/// The fully resolved scenario as TOML (defaults filled in).
+/// The fully resolved scenario as TOML: every mechanism that takes effect
+/// with its defaults filled in, and none that does not (DESIGN, `atmsim
+/// show`: "defaults filled in for every mechanism that takes effect"). An
+/// `[arb]` at its defaults was left out though ARB flows ran, and a
+/// `[fabric]` at its defaults though the fabric was the topology.
 pub fn to_toml(s: &Scenario) -> String {
-    let toml::Value::Table(mut table) = toml::Value::try_from(s).expect("a valid scenario serialises") else {
+    let mut shown = s.clone();
+    if s.topology.kind == TopologyKind::Fabric && s.fabric.is_none() {
+        shown.fabric = Some(Default::default());
+    }
+    let toml::Value::Table(mut table) = toml::Value::try_from(&shown).expect("a valid scenario serialises") else {
         unreachable!("a scenario is a table")
     };
-    params::put_back(&mut table, &s.params);
+    let kinds = flow_kinds(s);
+    // `[arb]` configures ARB flows alone (the arb-* scenarios keep theirs when their flows run as TCP).
+    if !kinds.contains(&FlowKind::Arb) {
+        table.remove("arb");
+    }
+    // Without TCP flows (or ARB ones, whose sources share its timers) only `tcp.mss`, which sizes
+    // the other kinds' packets too, takes effect (`resolve::tcp_without_tcp_flows`).
+    let tcp = kinds.iter().any(|k| matches!(k, FlowKind::Tcp | FlowKind::Arb));
+    if let (false, Some(toml::Value::Table(t))) = (tcp, table.get_mut("tcp")) {
+        t.retain(|k, _| k == "mss");
+    }
+    let in_effect: Vec<&'static Mechanism> =
+        selected(s).unwrap_or_default().into_iter().filter(|m| tcp || m.selected_by != "tcp.variant").collect();
+    params::put_back(&mut table, &params::with_defaults(&s.params, &in_effect));
     toml::to_string(&table).expect("a valid scenario serialises")
+}
+
+/// The kinds of the flows that run: a workload's, or those written.
+fn flow_kinds(s: &Scenario) -> Vec<FlowKind> {
+    match workload::kind(s) {
+        Some(Ok(kind)) => vec![kind],
+        Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),
+    }
 }
 
 #[cfg(test)]
