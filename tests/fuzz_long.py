@@ -12,7 +12,8 @@ a panic, a traceback (an exception escaping, or "internal error"), a hang
 (more than --timeout seconds), an exit code other than 0 or 2 (a sweep whose
 points failed exits 1 by design and is counted apart), an error that is not
 one line, an unbalanced or physically impossible summary, a key accepted
-without effect (`test_fuzz.without_effect`), or a staging folder or lock
+without effect (`test_fuzz.without_effect`, or a flow that never starts:
+`test_fuzz.never_started`), or a staging folder or lock
 file left behind. The keys are every scenario's own and every key of the
 registry (`atmsim.registry()`), with the mechanism that selects it half the
 time; counts.json also gives the process's peak resident memory. Counts by outcome go to LOG/counts.json every 1000
@@ -199,8 +200,7 @@ def api_case(r: random.Random) -> tuple[dict, str, str]:
     name = r.choice(F.NAMES)
     pairs = overrides(r, name)
     sets = [f"{k}={v}" for k, v in pairs]
-    dur = r.choice(TIMES) if r.random() < 0.05 else "20ms"
-    sets.append(f"duration={dur}")
+    sets.append(f"duration={r.choice(TIMES)}" if r.random() < 0.05 else F.DURATION[name])
     case = {"kind": "api", "scenario": name, "set": sets}
     note(case)
     try:
@@ -214,7 +214,7 @@ def api_case(r: random.Random) -> tuple[dict, str, str]:
         F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
     except AssertionError as e:
         return case, "invalid summary", str(e)[:500]
-    inert = F.without_effect(name, pairs, sets)
+    inert = F.without_effect(name, pairs, sets) or F.never_started(name, sets)
     return (case, "accepted without effect", inert) if inert else (case, "ran", "")
 
 
@@ -260,7 +260,7 @@ def run_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
     name = r.choice(F.NAMES)
     pairs = overrides(r, name) if r.random() < 0.7 else []
     args = ["run", name, "--json"] + [a for k, v in pairs for a in ("--set", f"{k}={v}")]
-    args += ["--set", f"duration={r.choice(TIMES) if r.random() < 0.1 else '20ms'}"]
+    args += ["--set", f"duration={r.choice(TIMES)}" if r.random() < 0.1 else F.DURATION[name]]
     if r.random() < 0.1:
         args += ["--seed", r.choice(F.INT_LIMITS)]
     kind, p = folders.pick(r) if r.random() < 0.6 else ("none", None)
@@ -283,7 +283,7 @@ def run_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
 
 def sweep_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
     name = r.choice(F.NAMES)
-    args = ["sweep", name, "--set", "duration=20ms", "--no-progress"]
+    args = ["sweep", name, "--set", F.DURATION[name], "--no-progress"]
     shape = r.random()
     if shape < 0.15:  # a grid past the limit (100,000 points), or malformed
         args += r.choice([[a for i in range(3) for a in ("--vary", f"k{i}=" + ",".join(map(str, range(47))))],
@@ -326,7 +326,7 @@ def file_case(r: random.Random, root: Path) -> tuple[dict, str, str]:
         text = bytes(r.randrange(256) for _ in range(r.randint(0, 200)))
     path = root / "scenario.toml"
     path.write_bytes(text)
-    args = r.choice([["validate", str(path)], ["run", str(path), "--json", "--set", "duration=20ms"]])
+    args = r.choice([["validate", str(path)], ["run", str(path), "--json", "--set", F.DURATION[name]]])
     case = {"kind": "file", "scenario": name, "how": how, "args": args}
     note(case)
     code, out, err = invoke(args)

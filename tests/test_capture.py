@@ -107,7 +107,7 @@ def test_tshark_decodes_the_atm_capture(cli, tmp_path):
     assert [f["name"] for f in summary["capture"]["files"]] == ["port-R1-R2.pcap", "host-S1.pcap", "host-S2.pcap"]
     # The AAL5 PDUs leaving the port: one per EOM cell the port log saw leave, per VCI (32 + the VC's
     # number; the port log names a VC by its flow and direction, the core's trace names list them by number).
-    raw = atmsim._core.run(atmsim.load_scenario("aron97-topo1-atm"), ["duration=0.01s"], None, True)[1]["names"]
+    raw = atmsim._core.run(atmsim.load_scenario("aron97-topo1-atm"), ["duration=0.1s"], None, True)[1]["names"]
     vci = {(flow, d): 32 + i for i, (flow, d) in enumerate(zip(raw["vc_flow"], raw["vc_direction"]))}
     with open(out / "trace_port.csv", encoding="utf-8") as f:
         eoms = collections.Counter(vci[r["flow"], r["direction"]] for r in csv.DictReader(f)

@@ -3,7 +3,8 @@ a physically valid, balanced summary or refuses it with one line naming the
 key — never a panic, a traceback, a hang or a runaway.
 
 Each case takes a built-in scenario (every section: [abr], [arb], [boston]
-included), shortens it to 20 ms, and overrides one to three of its keys. The
+included), shortens it to 20 ms past its last flow's start (a flow that would
+start at or past the end is refused), and overrides one to three of its keys. The
 keys are the scenario's own, read from its resolved TOML (flows by name,
 links by their ends), so most overrides reach the simulator, and every key
 the registry declares (`atmsim.registry()`: RED's, fair share's, EPD's, ...)
@@ -30,8 +31,7 @@ NAMES = ("aron97-topo1-atm", "aron97-topo2-packet", "morris-kung95-a", "morris-k
          "jain96-2src", "arb-twoway-short", "boston97", "fabric-incast")
 SCENARIOS = {name: load_scenario(name) for name in NAMES}
 
-# A fabric at its defaults prints no [fabric]: every key of it with its default (a default restated is
-# not a key without effect).
+# Every key of [fabric] with its default (a default restated is not a key without effect), and a flow's class.
 FABRIC_DEFAULTS = {"fabric.faps": 16, "fabric.fes": 6, "fabric.ports_per_fap": 4, "fabric.fap_links": 18,
                     "fabric.port_rate": "400Gbps", "fabric.port_delay": "100ns", "fabric.link_rate": "106.25Gbps",
                     "fabric.link_delay": "50ns", "fabric.link_skew": "0ns", "fabric.cell_payload": "256B",
@@ -104,6 +104,17 @@ def fields(name: str) -> dict:
 
 
 FIELDS = {name: fields(name) for name in NAMES}
+
+
+def seconds(text: str) -> float:
+    """A time as the scenarios write them ("80ms", "0.947s"), in seconds."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(s|ms|us|ns|ps)\s*", text)
+    return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}[m.group(2)]
+
+
+#: Each scenario's run: 20 ms past its last flow's start (boston97's sources start up to 0.95 s in).
+DURATION = {name: f"duration={round((max(seconds(f['start']) for f in tomllib.loads(resolve(name))['flow']) + 0.02) * 1e6)}us"
+            for name in NAMES}
 
 
 def choices(name: str) -> dict:
@@ -206,14 +217,17 @@ def without_effect(name: str, pairs, sets) -> str:
         except ScenarioError:
             continue  # without it the others are invalid: it has an effect
         default = REGISTRY_DEFAULTS.get(key, FABRIC_DEFAULTS.get(key))
-        if whole == base and not _same(value, default) and _leaf(key) not in base:
+        if whole == base and not _same(value, default) and not _restated(key, value, base):
             return f"{key}={value} accepted without effect"
     return ""
 
 
-def _leaf(key: str) -> str:
-    """How the resolved TOML writes the key's last part (`min_th = `)."""
-    return f"\n{key.rsplit('.', 1)[-1]} = "
+def _restated(key: str, value: str, resolved: str) -> bool:
+    """Does the resolved TOML already write the key's last part with this value (`buffer = "192528B"`: the
+    scenario's own value set again)? `atmsim show` writes the defaults of every mechanism in effect, so a
+    key being written is not enough."""
+    leaf = re.escape(key.rsplit(".", 1)[-1])
+    return any(_same(value, v.strip().strip('"')) for v in re.findall(rf"^{leaf} = (.*)$", resolved, re.M))
 
 
 def physically_valid(s: dict, one_direction: bool) -> None:
@@ -246,7 +260,7 @@ ONE_DIRECTION = set(NAMES) - {"arb-twoway-short", "morris-kung95-fig6"}
 @given(case=cases())
 def test_any_overrides_run_valid_or_fail_in_one_line(case):
     name, pairs = case
-    sets = [f"{key}={value}" for key, value in pairs] + ["duration=20ms"]
+    sets = [f"{key}={value}" for key, value in pairs] + [DURATION[name]]
     try:
         summary, _ = _core.run(SCENARIOS[name], sets, None, False)
     except ScenarioError as e:
@@ -256,12 +270,30 @@ def test_any_overrides_run_valid_or_fail_in_one_line(case):
     moved = any(k in ("report.bottleneck", "network") or k.endswith((".src", ".dst", ".kind")) for k, _ in pairs)
     physically_valid(json.loads(summary), name in ONE_DIRECTION and not moved)
     assert not without_effect(name, pairs, sets), without_effect(name, pairs, sets)
+    assert not never_started(name, sets), never_started(name, sets)
+
+
+def never_started(name: str, sets) -> str:
+    """For an accepted case: a written flow that starts at or past the run's end, so never does anything
+    (issue 38, rule 1: refused, naming its start). '' if there is none."""
+    doc = tomllib.loads(_core.resolve(SCENARIOS[name], sets))
+    late = [f["name"] for f in doc.get("flow", []) if seconds(f["start"]) >= seconds(doc["duration"])]
+    return f"flow {late[0]} accepted though it starts at or past the end" if late else ""
+
+
+def test_the_fuzzer_flags_a_flow_that_never_starts(monkeypatch):
+    # A resolver that took a start past the end (as it did before issue 38's round three) is caught.
+    assert never_started("aron97-topo1-atm", ["duration=1s", "flow.f8.start=0.5s"]) == ""
+    real = _core.resolve
+    monkeypatch.setattr(_core, "resolve", lambda text, sets=(): real(text, [*sets, "duration=1s", "flow.f8.start=0.5s"])
+                        .replace('start = "0.5s"', 'start = "2s"'))
+    assert never_started("aron97-topo1-atm", []) == "flow f8 accepted though it starts at or past the end"
 
 
 def test_the_fuzzer_flags_a_key_accepted_without_effect(monkeypatch):
     # The check the long run makes on every accepted case (issue 38): a resolver that dropped
     # router.red.min_th without a word is caught; the key it prints, and a default restated, are not.
-    name, sets = "aron97-topo2-packet", ["router.policy=red", "switch.buffer=100packets", "duration=20ms"]
+    name, sets = "aron97-topo2-packet", ["router.policy=red", "switch.buffer=100packets", DURATION["aron97-topo2-packet"]]
     pairs = [("router.policy", "red"), ("switch.buffer", "100packets")]
     assert without_effect(name, [*pairs, ("router.red.min_th", "3")], [*sets, "router.red.min_th=3"]) == ""
     assert without_effect(name, [*pairs, ("router.red.min_th", "5")], [*sets, "router.red.min_th=5"]) == ""

@@ -324,7 +324,7 @@ def test_run_jobs_checks_its_cache_before_the_first_job(tmp_path, monkeypatch):
     ran = []
     monkeypatch.setattr(runner, "_run_one", lambda job: ran.append(job))
     (tmp_path / "runs").write_text("", encoding="utf-8")
-    job = runner.Job(load_scenario("aron97-topo1-packet"), ("duration=10ms",))
+    job = runner.Job(load_scenario("aron97-topo1-packet"), ("duration=100ms",))
     with pytest.raises(InputError, match=f"^run cache: {tmp_path}/runs: cannot be written \\(exists and is not a directory\\)"):
         runner.run_jobs([job], workers=1, cache_dir=tmp_path / "runs")
     assert ran == []

@@ -77,7 +77,7 @@ COMMANDS = {
     "show": ["show", "ndp-in-out"],
     "validate": ["validate", "eqds-incast"],
     "run": ["run", "eqds-one"],
-    "run-atm": ["run", "aron97-topo1-atm", "--set", "duration=50ms"],
+    "run-atm": ["run", "aron97-topo1-atm", "--set", "duration=100ms"],
     "run-json": ["run", "eqds-one", "--json"],
     "sweep": ["sweep", "eqds-one", "--vary", "eqds.paths=8,16", "--workers", "1", "--out", "sweep"],
     "reproduce": ["reproduce", "eqds22", "--quick", "--out", "repro"],

@@ -162,12 +162,35 @@ KEPT_PAST = {
     "fabric.crs.max_empty_balance": "past fabric.voq.buffer: credit is spent by packets as they pass, not held "
                                     "beside them, so a larger balance lets a later burst through unqueued",
     "tcp.tick": "past duration: no tick fires in the run, so no retransmission timeout does",
-    # A written flow starting past the end sends nothing (aron97-topo1-atm for 1 s, f8 starting at 2 s: 0
-    # segments; at 1 s, one cell in its adapter), but boston97 and arb's fig9 probe leave a source out of a
-    # run this way, and `fairness` counts its zero (0.7741 against 0.8283 with f8 at 0.5 s): refusing it
-    # changes their tables (left to a decision with re-recorded goldens).
-    "flow.start": "past duration: the reproductions' way to leave a flow out of a run",
 }
+
+
+# Refused past the run (issue 38, rule 1): a written flow starting at or past the end sent nothing (aron97-topo1-atm
+# for 1 s, f8 starting at 2 s: 0 segments; at 1 s, one cell in its adapter) and `fairness` counted its zero
+# (0.7741 against 0.8283 with f8 at 0.5 s). boston97 and arb's fig9 probe left sources out of runs this way; they
+# now use `flow.NAME=off`, which leaves the flow out of the run, fairness included.
+@pytest.mark.parametrize("start", ["1s", "2s", "5000s"])
+def test_a_flow_starting_at_or_past_the_end_is_refused_naming_its_start(cli, start):
+    sets = ["duration=1s", f"flow.f8.start={start}"]
+    p = cli("run", "aron97-topo1-atm", *[a for s in sets for a in ("--set", s)])
+    line = (f"atmsim: error: flow[f8].start: {start.removesuffix('s')} s is at or past the run's end (duration 1 s): "
+            "the flow would never start (start it earlier, or leave it out with --set flow.f8=off)\n")
+    assert p.returncode == 2 and p.stderr == line, p.stderr
+    with pytest.raises(atmsim.ScenarioError) as api:
+        atmsim.run("aron97-topo1-atm", set=sets)
+    assert line == f"atmsim: error: {api.value}\n"
+
+
+def test_a_flow_left_out_is_not_counted_anywhere():
+    # The run without f8 is the run with f8 never started, but for f8: its fairness is over the flows that ran.
+    short = ["duration=1s", "switch.buffer=20000B"]
+    left_out = atmsim.run("aron97-topo1-atm", set=[*short, "flow.f8=off"]).summary
+    late = atmsim.run("aron97-topo1-atm", set=[*short, "flow.f8.start=999999999999ps"]).summary
+    assert [f["name"] for f in left_out["flows"]] == [f"f{i}" for i in range(1, 8)]
+    assert [f["bytes_delivered"] for f in left_out["flows"]] == [f["bytes_delivered"] for f in late["flows"][:7]]
+    delivered = [f["bytes_delivered"] for f in left_out["flows"]]
+    assert left_out["fairness"] == pytest.approx(sum(delivered) ** 2 / (7 * sum(x * x for x in delivered)))
+    assert "name = \"f8\"" not in atmsim.resolve("aron97-topo1-atm", ["flow.f8=off"])
 
 
 def test_an_empty_voq_balance_above_the_voq_buffer_lets_a_later_burst_through():

@@ -27,3 +27,15 @@ def test_and_from_the_python_api(set_, key):
 def test_a_section_the_scenario_writes_takes_overrides_as_before():
     assert "tbe = 1024" in atmsim.resolve("jain96-2src", ["abr.tbe=1024"])
     assert "aida = false" in atmsim.resolve("boston97", ["boston.aida=false"])
+
+
+def test_an_arb_key_set_where_no_flow_is_arb_is_refused(cli):
+    # arb-bursty runs TCP-SS: [arb] waits for flow.fN.kind=arb, and `--set arb.theta=0.5` was taken without
+    # effect (issue 38, rule 1; `atmsim show` writes no [arb] where no flow is ARB).
+    r = cli("validate", "arb-bursty", "--set", "arb.theta=0.5")
+    assert r.returncode == 2 and r.stderr.startswith("atmsim: error: arb.theta: does nothing here: no flow of this "
+                                                     "scenario is ARB") and r.stderr.count("\n") == 1, r.stderr
+    atmsim.resolve("arb-bursty", ["arb.theta=0.95"])  # what the scenario has, restated
+    arb = [f"flow.f{k}.kind=arb" for k in range(1, 6)]
+    assert "theta = 0.5" in atmsim.resolve("arb-bursty", [*arb, "arb.theta=0.5"])
+    assert "[arb]" not in atmsim.resolve("arb-bursty")

@@ -134,3 +134,23 @@ def test_run_out_writes_the_port_log_it_would_have_written_whole(cli, tmp_path):
     port.to_csv(tmp_path / "whole.csv", index=False)
     assert (tmp_path / "csv" / "trace_port.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "parquet" / "trace_port.parquet"), port)
+
+
+@pytest.mark.parametrize("limit_mb", [500, 800])
+def test_at_a_memory_limit_a_traced_run_ends_in_one_line(limit_mb):
+    # Under `ulimit -v` (500 MB here) a port log raised past what fits aborted the process with the allocator's
+    # "memory allocation of 35840 bytes failed" and a backtrace; at 800 MB the hand-over to Python raised
+    # MemoryError, printed as an internal error (issue 38). The log's growth failing now stops the run like its cap
+    # (exit 2, naming trace.port_rows), and memory that runs out elsewhere is one line, exit 1.
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
+
+    sets = ["duration=600s", "trace.port=R1->R2", "trace.port_rows=400000000"]
+    p = subprocess.run([sys.executable, "-m", "atmsim", "run", "aron97-topo1-atm", *[a for s in sets for a in ("--set", s)],
+                        "--trace"], capture_output=True, text=True, preexec_fn=limit, timeout=300)
+    errors = [x for x in p.stderr.splitlines() if not x.startswith("atmsim: aron97-topo1-atm: simulated")]
+    assert p.returncode in (0, 1, 2) and len(errors) == (p.returncode != 0), p.stderr[-2000:]
+    assert not errors or errors[0].startswith(("atmsim: error: trace.port_rows: the port log of R1->R2 could not grow past",
+                                               "atmsim: error: out of memory: ")), errors

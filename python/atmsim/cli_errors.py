@@ -7,7 +7,7 @@ folder that cannot be written or is in use) prints exactly one line
 "atmsim: error: <key>: <problem>": no traceback and no usage block, so scripts
 can show the line to a user as is. Any other failure says why on one line too
 and exits 1: results that could not be written (OutputError: a full disk), a
-closed stdout pipe, or "internal error: <type>: <message>" for a bug
+closed stdout pipe, memory that ran out, or "internal error: <type>: <message>" for a bug
 (ATMSIM_DEBUG=1 shows its traceback). Ctrl-C and SIGTERM: "interrupted", 130.
 """
 from __future__ import annotations
@@ -119,6 +119,10 @@ class Group(click.Group):
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             fail("stdout: broken pipe (the program reading the output closed it)", 1)
+        except MemoryError:
+            # At a memory limit (a container's, `ulimit -v`): what ran out, in one line, not a bug's.
+            fail("out of memory: the run and its results do not fit in the memory this process may use "
+                 "(shorten the duration, run without traces, or lower trace.port_rows)", 1)
         except OSError as e:
             # A path the user gave that cannot be read or written.
             where = f"{e.filename}: " if e.filename else ""

@@ -48,8 +48,11 @@ def summary_lines(s: dict) -> list[str]:
                      "(the same line without the cell tax)")
     if e is not None and e > 1:
         lines.append(f"  {E_ABOVE_1}")
-    n = len(s["flows"])
-    lines.append(f"Jain's fairness index {_ratio(s['fairness'], '.3f')} over the flows' useful bytes "
+    # Over the flows that started: a workload's flow whose trigger never fired is no share (docs/metrics.md).
+    unstarted = s.get("flows_not_started", 0)
+    n = len(s["flows"]) - unstarted
+    over = f"the {n} flows that started' useful bytes ({unstarted} never did)" if unstarted else "the flows' useful bytes"
+    lines.append(f"Jain's fairness index {_ratio(s['fairness'], '.3f')} over {over} "
                  f"(1: equal shares{f'; 1/{n}: one flow gets all' if n > 1 else ''})")
     a = s["accounting"]
     lines.append(f"{unit[:-1]} loss ratio {_ratio(s['cell_loss_ratio'], '.4%')}: {a['cells_dropped']:,} of "

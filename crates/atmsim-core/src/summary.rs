@@ -223,7 +223,12 @@ pub struct Summary {
     pub effective_throughput: f64,
     pub effective_throughput_common: f64,
     pub u_max_bytes: f64,
+    /// Jain's index over the flows the run started (`world/finish.rs`).
     pub fairness: f64,
+    /// Flows that never started: a workload's flows waiting for a trigger
+    /// that did not fire within the run (absent when every flow started).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flows_not_started: u64,
     pub bottleneck: String,
     pub dead_cell_share: f64,
     pub cell_loss_ratio: f64,

@@ -146,12 +146,23 @@ pub struct PortLog {
     pub cap: Option<usize>,
     #[serde(skip)]
     pub full_at: Option<f64>,
+    /// The log could not grow at `full_at`: the memory ran out before its cap.
+    #[serde(skip)]
+    pub out_of_memory: bool,
 }
 
 impl PortLog {
     pub fn push(&mut self, t: f64, vc: u32, frame: u32, eom: bool, change: PortChange) {
-        if self.cap.is_some_and(|cap| self.t.len() >= cap) {
+        if self.full_at.is_some() || self.cap.is_some_and(|cap| self.t.len() >= cap) {
             self.full_at.get_or_insert(t);
+            return;
+        }
+        // The log is most of a traced run's memory: at a memory limit (a container's, `ulimit -v`)
+        // its growth failing stops the run with one line, where an infallible push aborted the
+        // process with the allocator's message and a backtrace (issue 38).
+        if self.t.len() == self.t.capacity() && !self.grow() {
+            self.out_of_memory = true;
+            self.full_at = Some(t);
             return;
         }
         self.t.push(t);
@@ -159,6 +170,16 @@ impl PortLog {
         self.frame.push(frame);
         self.eom.push(eom);
         self.change.push(change);
+    }
+
+    /// Room for as many rows again (at least 4,096), in every column, or false.
+    fn grow(&mut self) -> bool {
+        let more = self.t.len().max(4096);
+        self.t.try_reserve(more).is_ok()
+            && self.vc.try_reserve(more).is_ok()
+            && self.frame.try_reserve(more).is_ok()
+            && self.eom.try_reserve(more).is_ok()
+            && self.change.try_reserve(more).is_ok()
     }
 }
 

@@ -118,7 +118,27 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     })?;
     scenario.params = params;
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
+    arb_set_without_arb_flows(text, overrides, services, &scenario)?;
     Ok(scenario)
+}
+
+/// `--set arb.KEY=...` where no flow is ARB: `[arb]` configures ARB flows
+/// alone, so a value other than the one the scenario had does nothing and
+/// is refused (issue 38, rule 1; `atmsim show` writes no `[arb]` there). The
+/// file's own `[arb]` is taken: the arb-* scenarios write theirs and run
+/// TCP-SS by turning their flows to TCP (`resolve/arb.rs`).
+fn arb_set_without_arb_flows(text: &str, overrides: &[String], services: &[&'static Mechanism], s: &Scenario) -> Result<(), ScenarioError> {
+    let is_arb = |o: &&String| o.split_once('=').is_some_and(|(k, _)| k.trim().split('.').next() == Some("arb"));
+    let Some(first) = overrides.iter().find(is_arb) else { return Ok(()) };
+    if flow_kinds(s).contains(&FlowKind::Arb) {
+        return Ok(());
+    }
+    let others: Vec<String> = overrides.iter().filter(|o| !is_arb(o)).cloned().collect();
+    if parse_with(text, &others, services)?.arb == s.arb {
+        return Ok(()); // it restates what the scenario has
+    }
+    let key = first.split_once('=').map_or(first.as_str(), |(k, _)| k.trim());
+    err(key, "does nothing here: no flow of this scenario is ARB (flow.NAME.kind = \"arb\"), and [arb] configures ARB flows alone")
 }
 
 /// Sections whose presence turns their mechanism on (ABR, TCP Boston).
@@ -134,10 +154,7 @@ fn selected(s: &Scenario) -> Result<Vec<&'static Mechanism>, ScenarioError> {
     };
     let mut selected = vec![policy, registry::find("tcp.variant", &s.tcp.variant)?];
     // A workload's flows replace the scenario's (`workload::replace_flows`): their kind is the workload's.
-    let kinds: Vec<FlowKind> = match workload::kind(s) {
-        Some(Ok(kind)) => vec![kind],
-        Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),
-    };
+    let kinds = flow_kinds(s);
     if kinds.contains(&FlowKind::Ndp) {
         selected.push(registry::find("flow.kind", "ndp")?);
     }
@@ -175,13 +192,42 @@ fn name_items(path: &str, named: &[(&'static str, Vec<Option<String>>)]) -> Stri
     path.to_string()
 }
 
-/// The fully resolved scenario as TOML (defaults filled in).
+/// The fully resolved scenario as TOML: every mechanism that takes effect
+/// with its defaults filled in, and none that does not (DESIGN, `atmsim
+/// show`: "defaults filled in for every mechanism that takes effect"). An
+/// `[arb]` at its defaults was left out though ARB flows ran, and a
+/// `[fabric]` at its defaults though the fabric was the topology.
 pub fn to_toml(s: &Scenario) -> String {
-    let toml::Value::Table(mut table) = toml::Value::try_from(s).expect("a valid scenario serialises") else {
+    let mut shown = s.clone();
+    if s.topology.kind == TopologyKind::Fabric && s.fabric.is_none() {
+        shown.fabric = Some(Default::default());
+    }
+    let toml::Value::Table(mut table) = toml::Value::try_from(&shown).expect("a valid scenario serialises") else {
         unreachable!("a scenario is a table")
     };
-    params::put_back(&mut table, &s.params);
+    let kinds = flow_kinds(s);
+    // `[arb]` configures ARB flows alone (the arb-* scenarios keep theirs when their flows run as TCP).
+    if !kinds.contains(&FlowKind::Arb) {
+        table.remove("arb");
+    }
+    // Without TCP flows (or ARB ones, whose sources share its timers) only `tcp.mss`, which sizes
+    // the other kinds' packets too, takes effect (`resolve::tcp_without_tcp_flows`).
+    let tcp = kinds.iter().any(|k| matches!(k, FlowKind::Tcp | FlowKind::Arb));
+    if let (false, Some(toml::Value::Table(t))) = (tcp, table.get_mut("tcp")) {
+        t.retain(|k, _| k == "mss");
+    }
+    let in_effect: Vec<&'static Mechanism> =
+        selected(s).unwrap_or_default().into_iter().filter(|m| tcp || m.selected_by != "tcp.variant").collect();
+    params::put_back(&mut table, &params::with_defaults(&s.params, &in_effect));
     toml::to_string(&table).expect("a valid scenario serialises")
+}
+
+/// The kinds of the flows that run: a workload's, or those written.
+fn flow_kinds(s: &Scenario) -> Vec<FlowKind> {
+    match workload::kind(s) {
+        Some(Ok(kind)) => vec![kind],
+        Some(Err(_)) | None => s.flows.iter().map(|f| f.kind).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +249,22 @@ mod tests {
         // A section the file writes takes overrides as before.
         let with_abr = format!("{text}\n[abr]\n");
         assert!(super::parse(&with_abr, &["abr.tbe=1024".to_string()]).is_ok());
+    }
+
+    #[test]
+    fn an_arb_key_set_where_no_flow_is_arb_is_refused() {
+        // arb-bursty's flows are TCP-SS: its [arb] waits for flow.fN.kind=arb, and arb.theta=0.5 did nothing.
+        let text = include_str!("../../../../python/atmsim/scenarios/arb-bursty.toml");
+        let set = |o: &[&str]| parse(text, &o.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        let e = set(&["arb.theta=0.5"]).unwrap_err();
+        assert_eq!(e.key, "arb.theta", "{e}");
+        assert!(e.problem.starts_with("does nothing here: no flow of this scenario is ARB"), "{e}");
+        assert!(set(&["arb.theta=0.95"]).is_ok(), "restating what the scenario has is not an error");
+        let arb: Vec<String> = (1..=5).map(|k| format!("flow.f{k}.kind=arb")).collect();
+        let with_arb: Vec<&str> = arb.iter().map(String::as_str).chain(["arb.theta=0.5"]).collect();
+        assert_eq!(set(&with_arb).unwrap().arb.theta, 0.5);
+        // The file's own [arb] is taken with TCP flows (the TCP-SS runs of the arb-* scenarios).
+        assert!(set(&[]).is_ok());
     }
 
     #[test]

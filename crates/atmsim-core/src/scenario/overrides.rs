@@ -51,10 +51,18 @@ pub(super) fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), Sce
                     (Some(n), _) | (None, Some(n)) => n,
                     (None, None) => return err(parts[..i + 2].join("."), format!("no {part} named or numbered '{sel}'")),
                 };
-                let elem = &mut items[ix];
                 if i + 2 == parts.len() {
-                    return err(path, "cannot replace a whole array element; set one of its keys");
+                    // `flow.NAME=off` leaves a flow out of the run: the way to run a built-in
+                    // with fewer flows, where a start past the run's end is refused (issue 38,
+                    // rule 1: such a flow would do nothing).
+                    if i == 0 && *part == "flow" && raw == "off" {
+                        items.remove(ix);
+                        return Ok(());
+                    }
+                    let hint = if i == 0 && *part == "flow" { " (flow.NAME=off leaves the flow out)" } else { "" };
+                    return err(path, format!("cannot replace a whole array element; set one of its keys{hint}"));
                 }
+                let elem = &mut items[ix];
                 // Skip the selector segment.
                 let rest = parts[i + 2..].join(".");
                 let toml::Value::Table(t) = elem else {
@@ -110,6 +118,8 @@ mod tests {
         assert_eq!(set("link.A-X.rate=1Mbps").unwrap()["link"][0]["rate"].as_str(), Some("1Mbps"));
         assert_eq!(set("link.X-A.rate=1Mbps").unwrap_err().key, "link.X-A");
         assert_eq!(set("flow.f1=1").unwrap_err().key, "flow.f1");
+        assert!(set("flow.f1=1").unwrap_err().problem.contains("flow.NAME=off leaves the flow out"));
+        assert_eq!(set("link.A-X=off").unwrap_err().key, "link.A-X");
         assert_eq!(set("a.b=1").unwrap_err().key, "a");
         assert_eq!(set("t..x=1").unwrap_err().key, "t..x");
     }
@@ -130,6 +140,22 @@ mod tests {
         let mut t = two_flows("x", "7");
         apply_override(&mut t, "flow.7.bytes=1MB").unwrap();
         assert_eq!(t["flow"][1]["bytes"].as_str(), Some("1MB"));
+    }
+
+    #[test]
+    fn a_flow_set_off_is_left_out() {
+        let two: toml::Table = "[[flow]]\nname = \"a\"\n[[flow]]\nname = \"b\"\n".parse().unwrap();
+        let mut t = two.clone();
+        apply_override(&mut t, "flow.a=off").unwrap();
+        assert_eq!(t["flow"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect::<Vec<_>>(), ["b"]);
+        // Once left out it is no longer there to set.
+        assert_eq!(apply_override(&mut t, "flow.a.start=1s").unwrap_err().key, "flow.a");
+        let mut t = two;
+        apply_override(&mut t, "flow.1=off").unwrap();
+        assert_eq!(t["flow"][0]["name"].as_str(), Some("a"));
+        // Every flow left out: the scenario has none to run.
+        let e = check(&["flow.f1=off"]).unwrap_err();
+        assert!(e.problem.contains("at least one"), "{e}");
     }
 
     #[test]

@@ -166,6 +166,23 @@ fn key_named(mechanisms: &[&'static Mechanism], name: &str) -> &'static Key {
     keys.iter().find(|k| k.name == name).expect("just found")
 }
 
+/// The keys a scenario set, with the default of every other key of the
+/// mechanisms in effect that has one as a value (a default computed from
+/// the scenario, such as `switch.epd_threshold`'s, is left unwritten).
+pub(super) fn with_defaults(params: &Params, in_effect: &[&'static Mechanism]) -> Params {
+    let mut all = params.clone();
+    for key in registry::keys_of(in_effect.iter().copied()) {
+        let KeyDefault::Value(text) = key.default else { continue };
+        if all.0.contains_key(key.name) {
+            continue;
+        }
+        let value: toml::Value =
+            format!("v = {text}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")).expect("a declared default is TOML");
+        all.0.insert(key.name, checked(key, &value).expect("a declared default is in its range"));
+    }
+    all
+}
+
 /// Writes the keys a scenario set back into its TOML (for `atmsim show`).
 pub(super) fn put_back(table: &mut toml::Table, params: &Params) {
     for (name, value) in &params.0 {

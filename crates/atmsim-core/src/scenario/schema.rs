@@ -386,7 +386,8 @@ pub struct Scenario {
     /// A window over which every flow's goodput is measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<MeasureSection>,
-    #[serde(default, skip_serializing_if = "crate::scenario::schema_packet::ArbSection::is_default")]
+    /// Written by `atmsim show` only where ARB flows run (`to_toml`).
+    #[serde(default)]
     pub arb: crate::scenario::schema_packet::ArbSection,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abr: Option<super::abr_schema::AbrSection>,
@@ -396,8 +397,8 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture: Option<super::schema_capture::CaptureSection>,
     /// A scheduled cell fabric between the hosts (`topology.kind = "fabric"`);
-    /// `atmsim show` leaves it out when every key is its default.
-    #[serde(default, skip_serializing_if = "super::schema_fabric::absent_or_default")]
+    /// `atmsim show` writes it, defaults filled in, wherever the fabric is the topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fabric: Option<super::schema_fabric::FabricSection>,
     pub topology: Topology,
     #[serde(rename = "link", default, skip_serializing_if = "Vec::is_empty")]

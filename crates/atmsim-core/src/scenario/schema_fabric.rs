@@ -151,11 +151,6 @@ impl Default for FabricSection {
     }
 }
 
-/// No `[fabric]`, or one that restates every default: `atmsim show` writes none.
-pub fn absent_or_default(f: &Option<FabricSection>) -> bool {
-    f.as_ref().is_none_or(|f| *f == FabricSection::default())
-}
-
 /// `[fabric.voq]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

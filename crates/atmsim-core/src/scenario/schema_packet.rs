@@ -86,9 +86,3 @@ impl Default for ArbSection {
         }
     }
 }
-
-impl ArbSection {
-    pub fn is_default(&self) -> bool {
-        *self == ArbSection::default()
-    }
-}

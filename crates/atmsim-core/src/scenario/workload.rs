@@ -13,6 +13,7 @@ use super::model::{JobModel, TriggerPlan};
 use super::schema::{FlowKind, FlowSpec, Scenario};
 use super::{err, ScenarioError};
 use crate::net::FlowId;
+use crate::time::{secs, Time};
 use std::collections::HashMap;
 
 /// The largest matrix file read (about a million connection lines).
@@ -96,7 +97,8 @@ pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, ov
 
 /// `s` with its workload's flows (None: no workload, the flows as written).
 /// `tree_hosts`: the hosts of its generated fat tree, if it has one.
-pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option<Expanded>, ScenarioError> {
+/// `duration`: the run's, past which a connection's start is refused.
+pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64, duration: Time) -> Result<Option<Expanded>, ScenarioError> {
     let Some(w) = &s.workload else {
         if s.flows.is_empty() {
             return err("flow", "a scenario needs at least one [[flow]], or a [workload]");
@@ -125,6 +127,20 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64) -> Result<Option
             let text = read(path).map_err(|why| ScenarioError { key: key.into(), problem: format!("'{path}': {why}") })?;
             let m = parse(&text).map_err(in_file)?;
             let triggers = check(&m, hosts).map_err(in_file)?;
+            // A connection that starts at or past the run's end would never start: refused like a
+            // written flow's start (issue 38, rule 1). One started by a trigger may still not be
+            // reached in the run: `fairness` counts the flows that started (`world/finish.rs`).
+            if let Some(c) = m.conns.iter().find(|c| matches!(c.start, Start::At(t) if t >= duration)) {
+                let Start::At(t) = c.start else { unreachable!("just matched") };
+                return Err(in_file(LineError {
+                    line: c.line,
+                    problem: format!(
+                        "its connection starts at {} s, at or past the run's end (duration {} s): it would never start",
+                        secs(t),
+                        secs(duration)
+                    ),
+                }));
+            }
             (m, triggers, Vec::new())
         }
         (None, Some(pattern)) => {

@@ -365,6 +365,11 @@ impl World {
         let fct_slowdown = self.fct_slowdowns(&mut flows);
         let delivered: Vec<f64> = flows.iter().map(|f| f.bytes_delivered as f64).collect();
         let total: f64 = delivered.iter().sum();
+        // Fairness is over the flows the run started: a written flow always starts (one that
+        // would start at or past the end is refused, `resolve/flows.rs`), but a workload's flow
+        // waiting for a trigger that never fired is no share of the line, and counting its zero
+        // made the index lower the shorter the run (issue 38).
+        let started: Vec<f64> = (0..flows.len()).filter(|&f| self.ever_started(f)).map(|f| delivered[f]).collect();
         let dead_share = if self.atm { bn.stats.dead_units as f64 / (cap_bytes / crate::net::CELL_BYTES as f64) } else { 0.0 };
         let mut summary = Summary {
             scenario: m.name.clone(),
@@ -378,7 +383,8 @@ impl World {
             effective_throughput: total / u_max,
             effective_throughput_common: total / u_common,
             u_max_bytes: u_max,
-            fairness: jain_fairness(&delivered),
+            fairness: jain_fairness(&started),
+            flows_not_started: (flows.len() - started.len()) as u64,
             bottleneck: bn.name.clone(),
             dead_cell_share: dead_share,
             cell_loss_ratio: if acc.cells_sent > 0 { acc.cells_dropped as f64 / acc.cells_sent as f64 } else { 0.0 },

@@ -208,6 +208,16 @@ impl World {
         let log = &self.traces.as_ref()?.port;
         let t = log.full_at?;
         let name = self.model.trace_port.map(|p| self.model.ports[p.ix()].name.as_str()).unwrap_or("?");
+        if log.out_of_memory {
+            return Some(ScenarioError {
+                key: "trace.port_rows".into(),
+                problem: format!(
+                    "the port log of {name} could not grow past {} rows at {t:.6} s of {} s: out of memory (the log is held in memory, 18 bytes a row); shorten the duration or lower trace.port_rows",
+                    log.t.len(),
+                    crate::time::secs(self.model.duration)
+                ),
+            });
+        }
         Some(ScenarioError {
             key: "trace.port_rows".into(),
             problem: format!(

@@ -81,6 +81,12 @@ impl World {
         }
     }
 
+    /// Did flow `f` start in the run? A flow waiting for a trigger only if the trigger fired
+    /// (every other flow starts before the run's end: validation refuses a later start).
+    pub(super) fn ever_started(&self, f: usize) -> bool {
+        !waits(self.model.triggers.as_ref(), f) || self.triggers.as_ref().is_some_and(|s| s.started_at[f].is_some())
+    }
+
     /// When flow `f` (model `m`) started: its trigger's firing, else its start time.
     pub(super) fn started_at(&self, f: usize, m: &FlowModel) -> Time {
         self.triggers.as_ref().and_then(|s| s.started_at[f]).unwrap_or(m.start)

@@ -161,7 +161,7 @@ def probes(what: str, extra=()) -> dict:
     """The probes of one figure by label: what `python -m atmsim.reproduce.arb.anatomy WHAT` runs."""
     extra = tuple(extra)
     if what == "fig9":
-        one = tuple(f"flow.{d}{k}.start=5000s" for k in range(2, 6) for d in "fr")  # one connection each way: the others never start
+        one = tuple(f"flow.{d}{k}=off" for k in range(2, 6) for d in "fr")  # one connection each way: the others left out
         return {"tahoe": twoway_short_probe(extra=extra), "timeout_only": twoway_short_probe(extra=extra + ("tcp.variant=timeout-only",)),
                 "one_each_way": twoway_short_probe(extra=extra + one)}
     if what == "fig12":

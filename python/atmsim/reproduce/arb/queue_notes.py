@@ -35,9 +35,8 @@ def rate_interval_s(scenario: str) -> float:
 def accumulation_threshold(run) -> str:
     """The accumulation threshold the ARB run `run` resolves to, in words: its `arb.k_acc` and what
     `arb.accumulation` counts it in."""
-    # θ set off its default only so that the resolved text has the section: `resolve` leaves out an [arb] equal
-    # to its defaults, and θ does not touch the two keys read here.
-    arb = tomllib.loads(atmsim.resolve(run.scenario, [*run.overrides, "arb.theta=0.5"]))["arb"]
+    # The resolved scenario writes [arb], defaults filled in, wherever ARB flows run.
+    arb = tomllib.loads(atmsim.resolve(run.scenario, list(run.overrides)))["arb"]
     if arb["accumulation"] == "queue":
         return f"{arb['k_acc']:g} packets of the bottleneck's queue (arb.accumulation = \"queue\")"
     return f"{arb['k_acc']:g} packet times at each connection's own measured rate (arb.accumulation = \"{arb['accumulation']}\")"

@@ -86,8 +86,8 @@ class Grid:
         starts = start_times(seed)
         for i in range(1, SOURCES + 1):
             o.append(f"link.S{i}-X.rate={rate}")
-            # A source that is not part of the run starts after its end.
-            o.append(f"flow.s{i}.start={starts[i - 1] if i <= sources else 2 * self.seconds}s")
+            # A source that is not part of the run is left out of it (a start past the end is refused).
+            o.append(f"flow.s{i}.start={starts[i - 1]}s" if i <= sources else f"flow.s{i}=off")
         t = dict(protocol=protocol, L=L, B=B, w_kb=w_kb, seed=seed, sources=sources)
         return Run(SCENARIO, tuple(o), seed, False, {**t, **(tag or {})})
 

@@ -19,9 +19,11 @@ fn rate_or(key: &str, text: &str, auto: f64) -> Result<f64, ScenarioError> {
 
 /// `arb.accumulation` and `arb.k_acc` where no flow is ARB: the accumulation
 /// rule runs only in ARB receivers, so either set off its default does
-/// nothing and is refused (issue 38, rule 1). The section's other keys are
-/// not: the arb-* scenarios write them for their ARB connections and run
-/// TCP-SS by turning the flows to TCP (`flow.fN.kind=tcp`), section kept.
+/// nothing and is refused (issue 38, rule 1). The file's other `[arb]` keys
+/// are not: the arb-* scenarios write them for their ARB connections and run
+/// TCP-SS by turning the flows to TCP (`flow.fN.kind=tcp`), section kept;
+/// any of them set by `--set` off what the scenario has is
+/// (`scenario::arb_set_without_arb_flows`).
 pub(super) fn accumulation_without_arb_flows(s: &Scenario) -> Result<(), ScenarioError> {
     if s.flows.iter().any(|f| matches!(f.kind, FlowKind::Arb)) {
         return Ok(());
@@ -147,9 +149,10 @@ mod tests {
         let default = crate::scenario::schema_packet::ArbSection::default();
         assert!(check(&with(&format!("arb.accumulation=\"{}\"", default.accumulation))).is_ok());
         assert!(check(&with("arb.k_acc=3")).is_ok());
-        // With an ARB flow both are taken; the section's other keys are not refused without one.
+        // With an ARB flow both are taken; without one any other key set off what the scenario has is refused
+        // too (`scenario::arb_set_without_arb_flows`; a file's own [arb] is taken).
         assert!(check(&[ARB[0], ARB[1], ARB[2], "arb.accumulation=\"queue\"", "arb.k_acc=0.6"]).is_ok());
-        assert!(check(&with("arb.rinc=\"2500bps\"")).is_ok());
+        assert_eq!(key_of(&with("arb.rinc=\"2500bps\"")), "arb.rinc");
     }
 
     #[test]

@@ -157,6 +157,27 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
     Ok(flows)
 }
 
+/// A written flow whose start is at or past the run's end never sends a
+/// byte: refused, naming its start (issue 38, rule 1: a key whose value has
+/// no effect). Such starts were once the way to leave a source out of a
+/// run, and counted its zero in `fairness`; `--set flow.NAME=off` leaves it
+/// out instead (`overrides.rs`). A workload's connections are checked where
+/// their matrix is read (`workload.rs`), naming its line.
+pub(super) fn start_within_the_run(flows: &[FlowModel], duration: Time) -> Result<(), ScenarioError> {
+    match flows.iter().find(|f| f.start >= duration) {
+        Some(f) => err(
+            format!("flow[{}].start", f.name),
+            format!(
+                "{} s is at or past the run's end (duration {} s): the flow would never start (start it earlier, or leave it out with --set flow.{}=off)",
+                crate::time::secs(f.start),
+                crate::time::secs(duration),
+                f.name
+            ),
+        ),
+        None => Ok(()),
+    }
+}
+
 /// A TCP transfer, or a UDP source at a constant rate or at scripted times.
 fn app(f: &FlowSpec, fkey: &str, sizes: &Sizes) -> Result<(App, Vec<Time>), ScenarioError> {
     let mut send_at = Vec::new();
@@ -239,6 +260,17 @@ mod tests {
         assert!(e.problem.contains("70064 bytes") && e.problem.contains("ip.mtu (9180 bytes)"), "{e}");
         assert_eq!(bad(&["ndp.header_bytes=200"]).key, "ndp.header_bytes");
         assert!(validate(&parse(text, &["ndp.mss=9116".into()]).unwrap(), None).is_ok(), "9,116 + 64 = 9,180 fits");
+    }
+
+    #[test]
+    fn a_flow_that_would_start_at_or_past_the_end_is_refused() {
+        // Before: taken, and the flow sent nothing (aron97-topo1-atm for 1 s with f8 at 2 s: 0 segments).
+        for start in ["1s", "2s", "100000s"] {
+            let e = check(&["duration=1s", &format!("flow.f1.start={start}")]).unwrap_err();
+            assert_eq!(e.key, "flow[f1].start", "{start}: {e}");
+            assert!(e.problem.contains("at or past the run's end (duration 1 s)") && e.problem.contains("flow.f1=off"), "{e}");
+        }
+        assert!(check(&["duration=1s", "flow.f1.start=999999999999ps"]).is_ok(), "a picosecond before the end starts");
     }
 
     #[test]

@@ -33,9 +33,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let tree_hosts = generated.as_ref().map(|g| g.topology.hosts.len() as u32);
     let s = generated.as_ref().unwrap_or(s);
     // So does a workload's matrix, as if its flows were written out.
-    let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed))?;
-    let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let duration = positive_time("duration", &s.duration)?;
+    let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed), duration)?;
+    let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
     let trace_interval = positive_time("trace.interval", &s.trace.interval)?;
@@ -48,6 +48,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let seed = seed.unwrap_or(s.seed);
     occupancy_percentiles(s, &nodes, &ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
+    if workload.is_none() {
+        flows::start_within_the_run(&flows, duration)?;
+    }
     tcp_without_tcp_flows(s)?;
     arb::accumulation_without_arb_flows(s)?;
     let trace_port = match &s.trace.port {

@@ -123,3 +123,16 @@ fn a_workload_set_on_a_scenario_replaces_its_flows_and_shows_what_runs() {
     assert_eq!(again.flows.len(), 3);
     assert_eq!(with(&["workload.pattern=incast", "workload.senders=3"]).unwrap().flows.len(), 3);
 }
+
+#[test]
+fn a_connection_that_starts_at_or_past_the_end_is_refused_naming_its_line() {
+    // eqds-one runs 1 ms: a connection at 1 ms (10^9 ps) or later would never start (issue 38, rule 1).
+    let late = matrix_file("late", "Nodes 16\nConnections 2\n0->13 start 0 size 5\n3->1 start 1000000000 size 5\n");
+    let e = with(&[&format!("workload.matrix={late}")]).unwrap_err();
+    assert_eq!(e.key, "workload.matrix");
+    assert_eq!(
+        e.problem,
+        format!("'{late}' line 4: its connection starts at 0.001 s, at or past the run's end (duration 0.001 s): it would never start")
+    );
+    assert!(with(&[&format!("workload.matrix={late}"), "duration=1000001ns"]).is_ok());
+}

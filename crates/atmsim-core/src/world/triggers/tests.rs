@@ -57,3 +57,19 @@ fn a_barrier_waits_for_its_count_and_a_multishot_starts_one_flow_each() {
     assert_eq!((started(&multi, 2), started(&multi, 3)), (first, second));
     assert!(first < second);
 }
+
+#[test]
+fn fairness_is_over_the_flows_that_started() {
+    // The third flow waits for the first, which cannot finish its 100 MB in the run's 1 ms: it never
+    // starts, and counting its zero made the index lower the shorter the run (issue 38).
+    let w = run(
+        "unstarted",
+        "Nodes 16\nConnections 3\nTriggers 1\n0->13 id 1 start 0 size 100000000 send_done_trigger 1\n1->5 id 2 start 0 size 300000\n13->6 id 3 trigger 1 size 1000\ntrigger id 1 oneshot\n",
+    );
+    let (s, _) = w.finish();
+    let delivered: Vec<f64> = s.flows.iter().map(|f| f.bytes_delivered as f64).collect();
+    assert!(delivered[0] > 0.0 && delivered[1] > 0.0 && delivered[2] == 0.0, "{delivered:?}");
+    assert_eq!(s.flows_not_started, 1);
+    assert_eq!(s.fairness, crate::stats::jain_fairness(&delivered[..2]));
+    assert!(s.fairness > crate::stats::jain_fairness(&delivered));
+}
