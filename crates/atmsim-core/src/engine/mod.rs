@@ -13,9 +13,11 @@ use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::ring::Ring;
 use crate::time::Time;
 use packed::Packed;
+use tournament::{Tournament, LANE_SLOTS};
 
 mod fabric_event;
 mod packed;
+mod tournament;
 
 pub use fabric_event::FabricEvent;
 
@@ -228,11 +230,11 @@ pub struct Scheduler {
     /// The key of `far`'s root (`u128::MAX` when it is empty).
     far_key: u128,
     lanes: Vec<Lane>,
-    /// Per lane, the key of its front (`u128::MAX` when it is empty), side
-    /// by side: choosing the next event compares these, and reads no
-    /// lane's ring (NDP's Fig. 22 takes nearly every event from a lane,
-    /// and the six rings' fronts cost ~150 instructions per event).
-    lane_fronts: [u128; MAX_LANES],
+    /// Per lane, the key of its front (`u128::MAX` when empty, and past
+    /// [`MAX_LANES`]), side by side: choosing reads no lane's ring.
+    lane_fronts: [u128; LANE_SLOTS],
+    /// The earliest front, as a tournament over the slots.
+    lane_best: Tournament,
     /// Events in the lanes (the lanes are not looked at while none).
     in_lanes: usize,
     /// The time of the event handed out last (the gaps count from it).
@@ -257,7 +259,8 @@ impl Default for Scheduler {
             far_key: u128::MAX,
             far_from: Time::MAX,
             lanes: Vec::new(),
-            lane_fronts: [u128::MAX; MAX_LANES],
+            lane_fronts: [u128::MAX; LANE_SLOTS],
+            lane_best: Tournament::default(),
             in_lanes: 0,
             now: 0,
             taken: Taken::NONE,
@@ -312,11 +315,24 @@ impl Scheduler {
             let queue = &mut self.lanes[i].queue;
             if queue.is_empty() {
                 self.lane_fronts[i] = s.key();
+                self.lane_best.update(&self.lane_fronts, i);
             }
             queue.push_back(s);
         } else {
             place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
         }
+    }
+
+    /// The front of lane `i` was handed out last: it leaves, and the lane's
+    /// next front takes its place in the tournament. Out of line, so that
+    /// a run without lanes (topology 1) keeps the loop's code small.
+    #[inline(never)]
+    fn take_lane_front(&mut self, i: usize) {
+        let queue = &mut self.lanes[i].queue;
+        queue.drop_front();
+        self.lane_fronts[i] = queue.front().map_or(u128::MAX, Scheduled::key);
+        self.lane_best.update(&self.lane_fronts, i);
+        self.in_lanes -= 1;
     }
 
     /// Takes the insertion number the next [`Scheduler::schedule`] would
@@ -375,11 +391,7 @@ impl Scheduler {
                 self.far_key = self.far[0].key();
             }
         } else if taken != Taken::NONE {
-            let i = taken.0 - Taken::LANE;
-            let queue = &mut self.lanes[i].queue;
-            queue.drop_front();
-            self.lane_fronts[i] = queue.front().map_or(u128::MAX, Scheduled::key);
-            self.in_lanes -= 1;
+            self.take_lane_front(taken.0 - Taken::LANE);
         }
         // The earliest of the two roots and the lanes' fronts (no key is
         // u128::MAX: no event is due at the end of time).
@@ -390,13 +402,11 @@ impl Scheduler {
             taken = Taken::FAR;
         }
         if self.in_lanes > 0 {
-            // Every slot, a constant count the compiler unrolls: an
-            // undeclared lane's front is u128::MAX and never chosen.
-            for (i, &key) in self.lane_fronts.iter().enumerate() {
-                if key < best_key {
-                    best_key = key;
-                    taken = Taken(Taken::LANE + i);
-                }
+            let i = self.lane_best.winner();
+            let key = self.lane_fronts[i];
+            if key < best_key {
+                best_key = key;
+                taken = Taken(Taken::LANE + i);
             }
         }
         if best_key == u128::MAX {

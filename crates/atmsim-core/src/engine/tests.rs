@@ -192,3 +192,19 @@ fn events_stay_small() {
     assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
     assert_eq!(std::mem::size_of::<Scheduled>(), 32);
 }
+
+#[test]
+fn the_tournament_names_the_least_key_after_every_change() {
+    // Random keys changed one slot at a time, emptied (u128::MAX) now and
+    // then: the winner's key is always the least of the eight.
+    let mut keys = [u128::MAX; LANE_SLOTS];
+    let mut t = Tournament::default();
+    let mut x = 99u64;
+    for step in 0..20_000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let i = (x >> 61) as usize;
+        keys[i] = if (x >> 40).is_multiple_of(5) { u128::MAX } else { ((x >> 20) % 1000) as u128 * 1_000_000 + step as u128 };
+        t.update(&keys, i);
+        assert_eq!(keys[t.winner()], *keys.iter().min().unwrap(), "step {step}");
+    }
+}
