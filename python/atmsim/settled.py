@@ -51,6 +51,12 @@ SETTLED: dict[str, Evidence] = {
     # ns-2 on aron97's topology 1 as a packet network: Lite's mean occupancy is a quarter to a third of B
     # at k >= 21, as in atmsim (docs/validation.md, "Evidence for issue 24").
     "aron97.fig8.c6": Evidence("simulator", file="validation/ns2/twin_points.json"),
+    # ns-2 on the packet-network series of the fairness rows, the reproduction's own scenarios (Lite on topologies 1
+    # and 2 for fig3; Lite and Vegas on topology 1 for fig8): points below the floor and under half of them at 0.95,
+    # Lite alone too; with the arrival ties broken the two simulators agree and both fall further (docs/validation.md,
+    # "Evidence for issue 37").
+    "aron97.fig3.fair": Evidence("simulator", file="validation/ns2/aron97_rows_points.json"),
+    "aron97.fig8.fair": Evidence("simulator", file="validation/ns2/aron97_rows_points.json"),
     # ns-2 on the ARB paper's dumbbells: the two-way short pipe is busy 0.92 of the time (not 70 %), and
     # below an RTT ratio of 1.2 node 1 gets about half the line (not 90 %) (docs/validation.md).
     "arb.fig9.c1": Evidence("simulator", file="validation/ns2/arb_reference.json"),
