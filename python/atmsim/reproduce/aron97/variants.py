@@ -8,9 +8,13 @@ networks); each writes its own csv, png and claims.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pandas as pd
 
 from atmsim.claims import at_least, at_most, below, check, frac, within
+from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure
 
 from .common import VARIANTS, medians, series, table
@@ -86,8 +90,40 @@ def _fig6_c2_mechanism(pts, o2: dict, cite: str) -> str:
 
 # --------------------------------------------------------------------------- fig7, fig8
 
+# fig8.c3, "little or no change ... with and without AFR" (§5.1.1): |E(x-afr) - E(x)| <= AFR_SAME at a share of
+# the points of at least SAME_SHARE.
+AFR_SAME = 0.02
+SAME_SHARE = 0.8
+
+
 def _six_runs(g, lite: bool = False):
     return with_probes(g.specs([1], ["atm", "packet"], VARIANTS), g, lite=lite, vegas=True)
+
+
+def _fig8_runs(g) -> dict:
+    """fig8's runs (shared with fig7), and its six packet series at seeds 1-10 for c3's note (the seed sweep, not
+    fig8's sample: seeds.SWEEP)."""
+    return {**_six_runs(g), seeds.SWEEP: dataclasses.replace(g, seeds=seeds.SWEEP_SEEDS).specs([1], ["packet"], VARIANTS)}
+
+
+def _c3_noise(c, sweep) -> str:
+    """fig8.c3's three shares (x = lite, vegas-rm, vegas) at each seed of the sweep (fig8_seeds.csv) and as the
+    claim aggregates them over its seeds (medians per point), with their noise (seeds.noise). Every test of the row
+    is quoted, so that it is settled by seeds only if each holds at ten seeds or lies inside its noise; "" without a
+    sweep (tests on synthetic data)."""
+    if not sweep:
+        return ""
+    df = table(sweep)[["network", "variant", "k", "seed", "E"]]
+    c.table(df, "fig8_seeds")
+    e = df.pivot_table(index=["k", "seed"], columns="variant", values="E")
+    med = e.groupby(level="k").median()
+    out = []
+    for x in ("lite", "vegas-rm", "vegas"):
+        same = ((e[f"{x}-afr"] - e[x]).abs() <= AFR_SAME).astype(float)
+        out.append(seeds.noise(f"the share of points with |E({x}-afr) - E({x})| <= {AFR_SAME:g}",
+                               same.groupby(level="seed").mean().to_dict(),
+                               frac((med[f"{x}-afr"] - med[x]).abs() <= AFR_SAME), (SAME_SHARE, math.inf)))
+    return " Seed noise (fig8_seeds.csv): " + " ".join(out)
 
 
 def _six(runs):
@@ -183,7 +219,7 @@ def fig7(c, groups):
     fairness_claim(c, df[df.network == "atm"], (lite_stalls(groups), vegas_cite(groups, start=False)), flow_table(runs))
 
 
-@figure("fig8", runs=_six_runs)
+@figure("fig8", runs=_fig8_runs)
 def fig8(c, groups):
     """The six variants over the packet network, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 8)."""
     runs = groups["main"]
@@ -199,10 +235,10 @@ def fig8(c, groups):
     c.claim("c2", statement="Vegas-AFR matches the throughput of Vegas on packet networks", kind="shape", paper_value="§5", ours=o2,
             holds=check(("share of points with |E_vafr - E_vegas| <= 0.02", o2, at_least(0.8))), rule="",
             deviation=_afr_change_facts(pts, E, {"vegas": o2}))
-    o3 = {x: frac((E[f"{x}-afr"] - E[x]).abs() <= 0.02) for x in ["lite", "vegas-rm", "vegas"]}
+    o3 = {x: frac((E[f"{x}-afr"] - E[x]).abs() <= AFR_SAME) for x in ["lite", "vegas-rm", "vegas"]}
     c.claim("c3", statement="little or no change on packet networks with and without AFR", kind="shape", paper_value="§5.1.1", ours=o3,
-            holds=check(*[(f"share of points with |E({x}-afr) - E({x})| <= 0.02", v, at_least(0.8)) for x, v in o3.items()]), rule="",
-            deviation=_afr_change_facts(pts, E, o3))
+            holds=check(*[(f"share of points with |E({x}-afr) - E({x})| <= {AFR_SAME:g}", v, at_least(SAME_SHARE)) for x, v in o3.items()]),
+            rule="", deviation=_afr_change_facts(pts, E, o3) + _c3_noise(c, groups.get(seeds.SWEEP)))
     den = (E["vegas"] - E["lite"]).sum()
     r = (E["vegas-rm"] - E["lite"]).sum() / den if den else float("nan")
     o4 = frac(E["vegas-rm"] > E["lite"])
