@@ -56,14 +56,13 @@ def _job(args):
     (topo, variant, tick), k, draw, seeds, offset_ps = args
     scenario = f"aron97-topo{topo}-packet"
     s = sets(variant, k, tick)
-    keep = ("E", "jain", "timeouts")
     if draw == 0:
         r = twin.run_case(scenario, s, 0, at=False)
         at = [twin.run_atmsim(scenario, s, seed) for seed in seeds]
-        row = {"ns2": {m: r["ns2"][m] for m in keep}, "atmsim_seeds": [{m: a[m] for m in keep} for a in at]}
+        row = {"ns2": {m: r["ns2"][m] for m in METRICS}, "atmsim_seeds": [{m: a[m] for m in METRICS} for a in at]}
     else:
         r = twin.run_case(scenario, s, draw, offset_ps=offset_ps)
-        row = {sim: {m: r[sim][m] for m in keep} for sim in ("ns2", "atmsim")}
+        row = {sim: {m: r[sim][m] for m in METRICS} for sim in ("ns2", "atmsim")}
     row.update(topology=topo, variant=variant, tick=tick, k=k, draw=draw)
     return row
 
