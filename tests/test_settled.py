@@ -157,3 +157,24 @@ def test_a_row_that_holds_at_ten_seeds_is_settled_by_seeds():
             "it, standard error 0.052: inside the band at 10 seeds.")
     assert settled.settle(row, note)[0] == "seeds"
     assert settled.settle(row, note.replace("10 seeds", "3 seeds")) == ("none", "")
+
+
+def test_fig7_c6_is_settled_only_if_no_reading_of_packet_tcp_fits():
+    # Both readings of "packet-TCP" are judged by the row's own band (variants._c6_check); a reading that fits leaves
+    # the row at none.
+    import pandas as pd
+
+    from atmsim.reproduce.aron97 import variants
+
+    ks = [3, 9]
+    E = {"vegas": pd.Series([0.9, 0.9], index=ks), "vegas-afr": pd.Series([0.95, 0.95], index=ks)}
+    Ep = {"vegas": pd.Series([1.0, 1.0], index=ks), "vegas-afr": pd.Series([0.97, 0.97], index=ks),
+          "lite": pd.Series([0.8, 0.8], index=ks)}
+    assert variants._c6_check(*variants._c6_gaps(E, Ep, ks, None)).holds        # gap 0.10, Vegas-AFR's a fifth of it
+    assert not variants._c6_check(*variants._c6_gaps(E, Ep, ks, "lite")).holds  # ATM above packet Lite
+    row = "aron97.fig7.c6"
+    note = ("Readings of 'packet-TCP' run (median gap of Vegas, of Vegas-AFR): as Vegas on the packet network -0.055, -0.054; "
+            "as Lite on the packet network -0.209, -0.208; readings that fit the band: none. vegas-anatomy ...")
+    kind, ev = settled.settle(row, note)
+    assert kind == "sweep" and ev.endswith("readings that fit the band: none") and "-0.209" in ev
+    assert settled.settle(row, note.replace("band: none", "band: Lite")) == ("none", "")
