@@ -1,9 +1,9 @@
 """Issue 38, rule 1, for the keys of the schema's own sections ([credit], [host], [tcp], [trace],
-[capture]): `atmsim show` prints a key exactly where it takes effect, and a key that does nothing there,
+[capture], [atm]): `atmsim show` prints a key exactly where it takes effect, and a key that does nothing there,
 set off its default, is refused naming it ("does nothing here"). `show` printed all of [credit] with credit
 flow control off, the adapters' `host.tcp_rate` and `host.bus_rate` on ideal hosts and `tcp.afr_predictor`
-without an AFR variant, and left out `trace.port_rows` and `capture.max_bytes` at their defaults where a port
-was logged or a capture configured; `host.tcp_rate` on ideal hosts was taken without effect. Checked over
+without an AFR variant and `[atm]` on packet networks, and left out `trace.port_rows` and `capture.max_bytes` at their defaults where a port
+was logged or a capture configured; `host.tcp_rate` on ideal hosts and `atm.encapsulation` on a packet network were taken without effect. Checked over
 every built-in scenario and golden variation (tests/test_show_tables.py's list), with what is in effect read
 from the resolved scenario's own words, independently of the core's table of them."""
 import pytest
@@ -15,7 +15,8 @@ from test_show_tables import VARIATIONS, at, kinds
 # A value other than the default for each key the rule covers.
 OFF_DEFAULT = {"credit.n2": "5", "credit.n3": "200", "credit.switch_delay": "1us", "credit.host_delay": "1us",
                "credit.transport": "out-of-band", "host.tcp_rate": "1MB/s", "host.bus_rate": "1MB/s",
-               "host.send_jitter": "1us", "tcp.afr_predictor": "hysteresis", "trace.port_rows": "5"}
+               "host.send_jitter": "1us", "tcp.afr_predictor": "hysteresis", "trace.port_rows": "5",
+               "atm.encapsulation": "aal5-llc"}
 
 
 def in_effect(doc: dict) -> dict:
@@ -26,7 +27,7 @@ def in_effect(doc: dict) -> dict:
     effect = {k: credit for k in OFF_DEFAULT if k.startswith("credit.")}
     effect |= {"host.tcp_rate": adapter, "host.bus_rate": adapter, "host.send_jitter": not adapter,
                "tcp.afr_predictor": tcp and str(at(doc, "tcp.variant")).endswith("-afr"),
-               "trace.port_rows": at(doc, "trace.port") is not None}
+               "trace.port_rows": at(doc, "trace.port") is not None, "atm.encapsulation": doc["network"] == "atm"}
     return effect
 
 

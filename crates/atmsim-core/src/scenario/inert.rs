@@ -1,5 +1,5 @@
-//! The keys of the schema's own sections (`[tcp]`, `[credit]`, `[host]`,
-//! `[trace]`) that do nothing in a scenario as resolved, in one table
+//! The keys of the schema's own sections (`[atm]`, `[tcp]`, `[credit]`,
+//! `[host]`, `[trace]`) that do nothing in a scenario as resolved, in one table
 //! ([`inert`]) read both ways: validation refuses such a key set off its
 //! default ([`refuse`]; issue 38, rule 1: a key whose value has no effect is
 //! an error), and `atmsim show` leaves it out ([`hide`]), so what show
@@ -12,7 +12,7 @@
 //! printed `[credit]`, the adapters' rates and `tcp.afr_predictor` where they
 //! did nothing, but left `trace.port_rows` out where a port was logged.
 
-use super::schema::{FlowKind, Scenario};
+use super::schema::{FlowKind, Network, Scenario};
 use super::units::{parse_rate, parse_time};
 use super::{registry, ScenarioError};
 use crate::scenario::schema_hosts::HostKind;
@@ -72,6 +72,10 @@ fn inert(s: &Scenario, kinds: &[FlowKind]) -> Vec<Inert> {
             why: "it is for ideal hosts (host.model = \"ideal\"), and host.model = \"adapter\"".into(),
         }),
     }
+    if s.network == Network::Packet {
+        // A packet network's links carry IP packets whole: no cells, no AAL5.
+        out.push(Inert { section: "atm", keys: Keys::AllBut(&[]), why: "it is for ATM cells, and network = \"packet\"".into() });
+    }
     if s.trace.port.is_none() {
         out.push(Inert {
             section: "trace",
@@ -118,7 +122,7 @@ fn same(value: &toml::Value, default: Option<&toml::Value>) -> bool {
 /// Refuses a key of [`inert`] set to other than its default.
 pub(super) fn refuse(s: &Scenario, kinds: &[FlowKind]) -> Result<(), ScenarioError> {
     let mut d = s.clone();
-    (d.tcp, d.credit, d.host, d.trace) = (Default::default(), Default::default(), Default::default(), Default::default());
+    (d.atm, d.tcp, d.credit, d.host, d.trace) = Default::default();
     let (set, default) = (tables(s), tables(&d));
     for i in inert(s, kinds) {
         let defaults = default.get(i.section).and_then(|v| v.as_table());
@@ -130,7 +134,8 @@ pub(super) fn refuse(s: &Scenario, kinds: &[FlowKind]) -> Result<(), ScenarioErr
     Ok(())
 }
 
-/// Leaves the keys of [`inert`] out of `table`, `s` as TOML (for `atmsim show`).
+/// Leaves the keys of [`inert`] out of `table`, `s` as TOML (for `atmsim
+/// show`), and a section left empty (`[atm]` on a packet network).
 pub(super) fn hide(table: &mut toml::Table, s: &Scenario, kinds: &[FlowKind]) {
     for i in inert(s, kinds) {
         let Some(toml::Value::Table(sec)) = table.get_mut(i.section) else { continue };
@@ -138,5 +143,8 @@ pub(super) fn hide(table: &mut toml::Table, s: &Scenario, kinds: &[FlowKind]) {
             Keys::Only(names) => !names.contains(&k),
             Keys::AllBut(names) => names.contains(&k),
         });
+        if sec.is_empty() {
+            table.remove(i.section);
+        }
     }
 }

@@ -303,10 +303,13 @@ mod tests {
 
     #[test]
     fn show_of_a_packet_scenario_round_trips() {
-        let o: Vec<String> = ["network=packet", "switch.buffer=21packets", "atm.encapsulation=aal5-vcmux"].map(String::from).to_vec();
+        let o: Vec<String> = ["network=packet", "switch.buffer=21packets"].map(String::from).to_vec();
         let text = to_toml(&parse(BASE, &o).unwrap());
         assert!(text.contains("[router]\npolicy = \"tail\""), "{text}");
-        assert!(text.contains("encapsulation = \"aal5-vcmux\""), "{text}");
+        // No cells on a packet network: `[atm]` does nothing there, is not shown, and is refused off its default.
+        assert!(!text.contains("[atm]"), "{text}");
+        let cells = [o.clone(), vec!["atm.encapsulation=aal5-vcmux".to_string()]].concat();
+        assert_eq!(validate(&parse(BASE, &cells).unwrap(), None).unwrap_err().key, "atm.encapsulation");
         let again = parse(&text, &[]).unwrap();
         assert_eq!(to_toml(&again), text);
         validate(&again, None).unwrap();
