@@ -211,7 +211,7 @@ def api_case(r: random.Random) -> tuple[dict, str, str]:
         return case, ("refused" if ok else "error not one line"), msg
     s = json.loads(summary)
     try:
-        F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
+        F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs), F.resized(pairs))
     except AssertionError as e:
         return case, "invalid summary", str(e)[:500]
     inert = F.without_effect(name, pairs, sets) or F.never_started(name, sets)
@@ -273,7 +273,7 @@ def run_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
     if code == 0:
         try:
             s = json.loads(out)
-            F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs))
+            F.physically_valid(s, name in F.ONE_DIRECTION and not moved(pairs), F.resized(pairs))
         except (ValueError, AssertionError) as e:
             return case, "invalid summary", str(e)[:500]
     if p is not None:

@@ -209,3 +209,15 @@ def test_a_tick_past_the_run_is_taken_and_turns_the_timeouts_off():
     timeouts = {t: sum(f["timeouts"] for f in atmsim.run("aron97-topo1-packet", set=[*sets, f"tcp.tick={t}"])
                        .summary["flows"]) for t in ("500ms", "5s")}
     assert timeouts["500ms"] > 0 and timeouts["5s"] == 0, timeouts
+
+
+def test_a_scripted_datagram_at_or_past_the_end_is_refused_naming_its_time(cli):
+    # morris-kung95-fig6's last datagram is scripted at 15.552 ms: a 15 ms run took it and never sent it.
+    p = cli("validate", "morris-kung95-fig6", "--set", "duration=15ms")
+    line = ("atmsim: error: flow[window].send_at[11]: 0.015552 s after the flow's start (0 s) is at or past the run's "
+            "end (duration 0.015 s): the datagram would never be sent\n")
+    assert p.returncode == 2 and p.stderr == line, p.stderr
+    with pytest.raises(atmsim.ScenarioError) as api:
+        atmsim.resolve("morris-kung95-fig6", ["duration=15ms"])
+    assert line == f"atmsim: error: {api.value}\n"
+    atmsim.resolve("morris-kung95-fig6", ["duration=15553us"])

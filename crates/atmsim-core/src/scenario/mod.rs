@@ -21,6 +21,7 @@ mod fabric_ecn;
 mod fabric_fail;
 pub mod fattree;
 pub mod generators;
+mod inert;
 pub mod matrix;
 pub mod matrix_check;
 pub mod model;
@@ -211,11 +212,10 @@ pub fn to_toml(s: &Scenario) -> String {
         table.remove("arb");
     }
     // Without TCP flows (or ARB ones, whose sources share its timers) only `tcp.mss`, which sizes
-    // the other kinds' packets too, takes effect (`resolve::tcp_without_tcp_flows`).
+    // the other kinds' packets too, takes effect; that and every other key of the schema's
+    // sections that does nothing here (`[credit]` with credit off, ...) is left out (`inert.rs`).
     let tcp = kinds.iter().any(|k| matches!(k, FlowKind::Tcp | FlowKind::Arb));
-    if let (false, Some(toml::Value::Table(t))) = (tcp, table.get_mut("tcp")) {
-        t.retain(|k, _| k == "mss");
-    }
+    inert::hide(&mut table, s, &kinds);
     let in_effect: Vec<&'static Mechanism> =
         selected(s).unwrap_or_default().into_iter().filter(|m| tcp || m.selected_by != "tcp.variant").collect();
     params::put_back(&mut table, &params::with_defaults(&s.params, &in_effect));
@@ -303,10 +303,13 @@ mod tests {
 
     #[test]
     fn show_of_a_packet_scenario_round_trips() {
-        let o: Vec<String> = ["network=packet", "switch.buffer=21packets", "atm.encapsulation=aal5-vcmux"].map(String::from).to_vec();
+        let o: Vec<String> = ["network=packet", "switch.buffer=21packets"].map(String::from).to_vec();
         let text = to_toml(&parse(BASE, &o).unwrap());
         assert!(text.contains("[router]\npolicy = \"tail\""), "{text}");
-        assert!(text.contains("encapsulation = \"aal5-vcmux\""), "{text}");
+        // No cells on a packet network: `[atm]` does nothing there, is not shown, and is refused off its default.
+        assert!(!text.contains("[atm]"), "{text}");
+        let cells = [o.clone(), vec!["atm.encapsulation=aal5-vcmux".to_string()]].concat();
+        assert_eq!(validate(&parse(BASE, &cells).unwrap(), None).unwrap_err().key, "atm.encapsulation");
         let again = parse(&text, &[]).unwrap();
         assert_eq!(to_toml(&again), text);
         validate(&again, None).unwrap();

@@ -18,7 +18,7 @@ pub struct CaptureSection {
     /// Most bytes the pcap files of a run may hold together: a run whose
     /// files reach it stops, naming the key (they are written as the run
     /// goes, or held in memory by `atmsim.run(capture=True)`).
-    #[serde(default = "default_max_bytes", skip_serializing_if = "is_default_max_bytes")]
+    #[serde(default = "default_max_bytes")]
     pub max_bytes: String,
 }
 
@@ -28,11 +28,6 @@ fn default_snaplen() -> u32 {
 
 fn default_max_bytes() -> String {
     DEFAULT_MAX_BYTES.into()
-}
-
-/// `atmsim show` writes the cap only where it is not the default.
-fn is_default_max_bytes(s: &str) -> bool {
-    s == DEFAULT_MAX_BYTES
 }
 
 /// The pcap files' cap unless `capture.max_bytes` says otherwise: a 60 s

@@ -17,7 +17,6 @@ pub struct TraceSection {
     /// log is held in memory until the run ends, so a run whose log would
     /// exceed it is refused before it starts, and one that reaches it (more
     /// drops than the estimate counts) stops with the same key named.
-    #[serde(skip_serializing_if = "is_default_port_rows")]
     pub port_rows: u64,
 }
 
@@ -26,11 +25,6 @@ pub struct TraceSection {
 /// at most whatever the duration (a 10 s run of topology 1's bottleneck
 /// logs about 4 million).
 pub const DEFAULT_PORT_ROWS: u64 = 20_000_000;
-
-/// `atmsim show` writes the cap only where it is not the default.
-fn is_default_port_rows(n: &u64) -> bool {
-    *n == DEFAULT_PORT_ROWS
-}
 
 impl Default for TraceSection {
     fn default() -> Self {

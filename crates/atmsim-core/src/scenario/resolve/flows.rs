@@ -164,8 +164,8 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
 /// out instead (`overrides.rs`). A workload's connections are checked where
 /// their matrix is read (`workload.rs`), naming its line.
 pub(super) fn start_within_the_run(flows: &[FlowModel], duration: Time) -> Result<(), ScenarioError> {
-    match flows.iter().find(|f| f.start >= duration) {
-        Some(f) => err(
+    if let Some(f) = flows.iter().find(|f| f.start >= duration) {
+        return err(
             format!("flow[{}].start", f.name),
             format!(
                 "{} s is at or past the run's end (duration {} s): the flow would never start (start it earlier, or leave it out with --set flow.{}=off)",
@@ -173,9 +173,24 @@ pub(super) fn start_within_the_run(flows: &[FlowModel], duration: Time) -> Resul
                 crate::time::secs(duration),
                 f.name
             ),
-        ),
-        None => Ok(()),
+        );
     }
+    // So is a scripted datagram at or past the end: it would never be sent
+    // (its times count from the flow's start, `world/build.rs`).
+    for f in flows {
+        if let Some((k, &t)) = f.send_at.iter().enumerate().find(|(_, &t)| f.start.saturating_add(t) >= duration) {
+            return err(
+                format!("flow[{}].send_at[{k}]", f.name),
+                format!(
+                    "{} s after the flow's start ({} s) is at or past the run's end (duration {} s): the datagram would never be sent",
+                    crate::time::secs(t),
+                    crate::time::secs(f.start),
+                    crate::time::secs(duration)
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A TCP transfer, or a UDP source at a constant rate or at scripted times.
@@ -271,6 +286,24 @@ mod tests {
             assert!(e.problem.contains("at or past the run's end (duration 1 s)") && e.problem.contains("flow.f1=off"), "{e}");
         }
         assert!(check(&["duration=1s", "flow.f1.start=999999999999ps"]).is_ok(), "a picosecond before the end starts");
+    }
+
+    #[test]
+    fn a_scripted_datagram_at_or_past_the_end_is_refused() {
+        // Before: taken, and the datagram was never sent (issue 38, rule 1).
+        let udp = |at: &str| -> Vec<String> {
+            ["duration=1s", "flow.f1.kind=udp", "flow.f1.start=0.5s", &format!("flow.f1.send_at=[\"0.1s\", \"{at}\"]")]
+                .map(String::from)
+                .to_vec()
+        };
+        for at in ["0.5s", "2s"] {
+            let o = udp(at);
+            let e = check(&o.iter().map(String::as_str).collect::<Vec<_>>()).unwrap_err();
+            assert_eq!(e.key, "flow[f1].send_at[1]", "{at}: {e}");
+            assert!(e.problem.contains("at or past the run's end (duration 1 s)"), "{e}");
+        }
+        let o = udp("499999999999ps");
+        assert!(check(&o.iter().map(String::as_str).collect::<Vec<_>>()).is_ok(), "a picosecond before the end is sent");
     }
 
     #[test]

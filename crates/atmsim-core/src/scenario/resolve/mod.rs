@@ -15,7 +15,6 @@ mod tcp;
 use super::model::{FlowModel, Model, PortModel};
 use super::routing::Nodes;
 use super::schema::{HostKind, Scenario};
-use super::schema_trace::DEFAULT_PORT_ROWS;
 use super::units::{parse_rate, parse_time};
 use super::{err, ScenarioError};
 use crate::host::HostModel;
@@ -51,7 +50,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
-    tcp_without_tcp_flows(s)?;
+    // A key of the schema's sections that does nothing here (`inert.rs`).
+    let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
+    super::inert::refuse(s, &kinds)?;
     arb::accumulation_without_arb_flows(s)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
@@ -61,9 +62,6 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let bottleneck = bottleneck(s, &nodes, &ports, &flows)?;
     let host = host(s)?;
     let send_jitter = time("host.send_jitter", &s.host.send_jitter)?;
-    if send_jitter > 0 && host.is_some() {
-        return err("host.send_jitter", "is for ideal hosts (host.model = \"ideal\")");
-    }
     let abr = abr::abr(s, &ports, &nodes.is_host)?;
     abr::pcr_fits_links(s, &flows, &ports)?;
     let boston = super::boston::resolve(s, sizes.encap.cells(sizes.max_ip()))?;
@@ -109,26 +107,6 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         super::capture::check(&model)?;
     }
     Ok(model)
-}
-
-/// `[tcp]` where no flow is TCP (or ARB, whose sources share its timers):
-/// every key but `tcp.mss`, which sizes the other kinds' packets too, does
-/// nothing, so one set off its default is refused (issue 38, rule 1;
-/// eqds-one and fabric-incast took tcp.variant, window, tick ... silently).
-fn tcp_without_tcp_flows(s: &Scenario) -> Result<(), ScenarioError> {
-    use super::schema::{FlowKind, TcpSection};
-    if s.flows.iter().any(|f| matches!(f.kind, FlowKind::Tcp | FlowKind::Arb)) {
-        return Ok(());
-    }
-    let table = |t: &TcpSection| match toml::Value::try_from(t) {
-        Ok(toml::Value::Table(t)) => t,
-        _ => unreachable!("a TCP section serialises as a table"),
-    };
-    let (set, default) = (table(&s.tcp), table(&TcpSection::default()));
-    match set.iter().find(|(k, v)| k.as_str() != "mss" && default.get(k.as_str()) != Some(v)) {
-        Some((k, _)) => err(format!("tcp.{k}"), "does nothing here: no flow of this scenario is TCP (its [tcp] keys configure TCP flows)"),
-        None => Ok(()),
-    }
 }
 
 /// Periodic events a run may take per host (coarse ticks) and queue samples
@@ -191,8 +169,8 @@ fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
     match (s.trace.port_rows, &s.trace.port) {
         (0, _) => err("trace.port_rows", "must be positive (rows of the port log)"),
         // Restating the default does nothing wrong (the rule of every key).
-        (DEFAULT_PORT_ROWS, _) | (_, Some(_)) => Ok(s.trace.port_rows),
-        (_, None) => err("trace.port_rows", "caps the port log, but no port is logged (set trace.port)"),
+        // Set without trace.port, it is refused as doing nothing (`inert.rs`).
+        _ => Ok(s.trace.port_rows),
     }
 }
 

@@ -10,7 +10,6 @@ use crate::scenario::model::{Network, PortModel};
 use crate::scenario::registry;
 use crate::scenario::routing::Nodes;
 use crate::scenario::schema::{InputServiceName, QueueingName, Scenario};
-use crate::scenario::schema_hosts::CreditSection;
 use crate::scenario::units::{parse_buffer, parse_rate, BufferSize};
 use crate::time::Time;
 
@@ -45,32 +44,7 @@ fn credit(s: &Scenario) -> Result<Credit, ScenarioError> {
     };
     let switch_delay = time("credit.switch_delay", &s.credit.switch_delay)?;
     let host_delay = time("credit.host_delay", &s.credit.host_delay)?;
-    if config.is_none() {
-        credit_keys_without_credit(s, switch_delay, host_delay)?;
-    }
     Ok(Credit { config, switch_delay, host_delay })
-}
-
-/// `[credit]` with credit flow control off: its keys configure nothing, so
-/// one set off its default is refused (issue 38, rule 1: `credit.transport =
-/// "out-of-band"` on morris-kung95-a ran as if unset). A default restated,
-/// as the morris-kung95 scenarios do for the reproduction's `--set
-/// credit.enabled=true`, is not an error; delays compare as times ("0s" is
-/// "0us").
-fn credit_keys_without_credit(s: &Scenario, switch_delay: Time, host_delay: Time) -> Result<(), ScenarioError> {
-    let default = CreditSection::default();
-    let default_time = |t: &str| time("credit", t).expect("the default delays parse");
-    let off_default = [
-        ("credit.n2", s.credit.n2 != default.n2),
-        ("credit.n3", s.credit.n3 != default.n3),
-        ("credit.switch_delay", switch_delay != default_time(&default.switch_delay)),
-        ("credit.host_delay", host_delay != default_time(&default.host_delay)),
-        ("credit.transport", s.credit.transport != default.transport),
-    ];
-    match off_default.iter().find(|(_, off)| *off) {
-        Some((key, _)) => err(*key, "does nothing here: credit flow control is off (set credit.enabled = true to use it)"),
-        None => Ok(()),
-    }
 }
 
 /// The largest per-VC credit buffer (N2 + N3 cells) a scenario may ask for.

@@ -7,7 +7,6 @@ use crate::scenario::registry;
 use crate::scenario::schema::{Network, Scenario};
 use crate::scenario::units::parse_bytes;
 use crate::time::Time;
-use crate::transport::tcp::afr::Predictor;
 use crate::transport::tcp::congestion::EcnUse;
 use crate::transport::tcp::{congestion, TcpConfig};
 
@@ -70,12 +69,6 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     let tick = positive_time("tcp.tick", &s.tcp.tick)?;
     let declared = registry::find("tcp.variant", &s.tcp.variant)?;
     let variant = congestion::variant(declared.name).expect("a registered variant");
-    if !variant.afr && s.tcp.afr_predictor != Predictor::Saturating {
-        return err(
-            "tcp.afr_predictor",
-            format!("does nothing here: AFR runs with an \"-afr\" variant, and tcp.variant = \"{}\"", variant.name()),
-        );
-    }
     let initial_window = s.tcp.initial_window.unwrap_or(variant.initial_window);
     if initial_window == 0 {
         return err("tcp.initial_window", "must be at least one segment");
