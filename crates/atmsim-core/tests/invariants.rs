@@ -111,11 +111,13 @@ fn random_scenario(
     delack: bool,
 ) -> String {
     let mut t = format!(
-        "name = \"prop\"\nnetwork = \"{}\"\nduration = \"300ms\"\n[tcp]\nmss = \"{mss}B\"\nwindow = \"64KiB\"\nvariant = \"{variant}\"\ndelayed_ack = {delack}\ntick = \"10ms\"\n[atm]\nencapsulation = \"aal5-llc\"\n[switch]\nbuffer = \"{}\"\npolicy = \"{}\"\n[topology]\nhosts = [{}]\nswitches = [\"X\", \"Y\"]\n",
+        "name = \"prop\"\nnetwork = \"{}\"\nduration = \"300ms\"\n[tcp]\nmss = \"{mss}B\"\nwindow = \"64KiB\"\nvariant = \"{variant}\"\ndelayed_ack = {delack}\ntick = \"10ms\"\n{atm_section}[switch]\nbuffer = \"{}\"\npolicy = \"{}\"\n[topology]\nhosts = [{}]\nswitches = [\"X\", \"Y\"]\n",
         if atm { "atm" } else { "packet" },
         if atm { format!("{buffer_cells}cells") } else { format!("{}B", (buffer_cells * 48).max(mss as u64 + 40)) },
         if atm { policy } else { "tail" },
-        (0..flows).flat_map(|i| [format!("\"S{i}\""), format!("\"D{i}\"")]).collect::<Vec<_>>().join(", ")
+        (0..flows).flat_map(|i| [format!("\"S{i}\""), format!("\"D{i}\"")]).collect::<Vec<_>>().join(", "),
+        // The encapsulation is for ATM cells; on a packet network it is refused.
+        atm_section = if atm { "[atm]\nencapsulation = \"aal5-llc\"\n" } else { "" },
     );
     for i in 0..flows {
         t += &format!("[[link]]\nends = [\"S{i}\", \"X\"]\nrate = \"{}Mbps\"\ndelay = \"1us\"\n", rate_mbps * 2);
