@@ -186,7 +186,9 @@ def atmsim_sets(d2_ms: float, jitter_s: float = 0.0) -> list:
 
 def run_atmsim(d2_ms, jitter_s=0.0, seed=1, scenario: str = SCENARIO) -> dict:
     sets = atmsim_sets(d2_ms, jitter_s)
-    s0 = atmsim.run(scenario, sets + [f"duration={T0}s"], seed=seed).summary
+    # The later connection starts at T0 itself: a run must hold its start (a start at or past the
+    # end is refused), so the first run ends one picosecond after T0, before anything it sends lands.
+    s0 = atmsim.run(scenario, sets + [f"duration={round(T0 * 1e12) + 1}ps"], seed=seed).summary
     s1 = atmsim.run(scenario, sets + [f"duration={T1}s"], seed=seed).summary
     f0, f1 = s0["flows"], s1["flows"]
     delivered = [(f1[i]["bytes_delivered"] - f0[i]["bytes_delivered"]) / PAYLOAD for i in (0, 1)]
