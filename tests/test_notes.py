@@ -25,12 +25,13 @@ PACKAGE = ROOT / "python/atmsim"
 GOLDEN = ROOT / "tests/golden/reproduce-all-quick"
 
 # Identifiers, not quantities: figure and claim IDs, paper IDs and citation keys, sections, amendment
-# dates, file names, command-line options with their values, named nodes and ports of a topology.
+# dates, file names, command-line options with their values, named nodes and ports of a topology, the simulators
+# ns-2 and ns-3.
 IDENTIFIERS = re.compile("|".join([
     r"\bfig\d+[a-z]?(?:-[a-z]+)*", r"\btable\d+", r"\b[ca]\d+\b", r"§\s?\d+(?:\.\d+)*", r"\d{4}-\d{2}-\d{2}",
     r"[\w-]*\d[\w-]*\.(?:csv|png|json|md|toml)\b", r"--[\w-]+ [\w,.=-]+",
     r"\b(?:aron97|jain96|boston97|morris[-_]kung95|eqds22|ndp17|arb)\b", r"\[[A-Z]+\d+\]", r"\bcatalogue \d+(?:\.\d+)*",
-    r"\b(?:[Nn]ode|host|switch|gateway|S|R)[ -]?\d+\b", r"\b[\w-]+->[\w-]+\b", r"\bperm-\d+[\w-]*", r"\b[A-Za-z_]+\d+\b",
+    r"\b(?:[Nn]ode|host|switch|gateway|S|R)[ -]?\d+\b", r"\bns-[23]\b", r"\b[\w-]+->[\w-]+\b", r"\bperm-\d+[\w-]*", r"\b[A-Za-z_]+\d+\b",
 ]))
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 

@@ -8,7 +8,8 @@ show the same deviation?).
 
 For every packet-network series that ns-2 can twin (`twin.NS_VARIANTS`: no AFR, no Vegas-RM alone) of
 the rows `fig3.fair` (Lite, topologies 1 and 2), `fig8.fair` (Lite and Vegas, topology 1) and `fig12.c4`
-(Vegas with the 10 ms and the 500 ms tick, topology 1), at every buffer of aron97's grid, both simulators
+(Vegas with the 10 ms and the 500 ms tick, topology 1), and the packet baselines of `fig12.c2` (Lite at the
+10 ms tick) and `fig6.c2` (Vegas for Vegas-AFR, topology 2), at every buffer of aron97's grid, both simulators
 run the reproduction's own scenario (`aron97-topo{1,2}-packet` with the run's overrides, as
 reproduce/aron97/common.py `Spec.job` writes them):
 
@@ -42,6 +43,12 @@ SERIES = {
     "fig3.fair": ((1, "lite", "500ms"), (2, "lite", "500ms")),
     "fig8.fair": ((1, "lite", "500ms"), (1, "vegas", "500ms")),
     "fig12.c4": ((1, "vegas", "10ms"), (1, "vegas", "500ms")),
+    # The packet baselines of rows that compare ATM with the packet network (their ATM side has no twin), those not
+    # above already: fig12.c2's packet Lite at the 10 ms tick, and fig6.c2's packet Vegas-AFR as Vegas on topology 2
+    # (ns-2 has no AFR; on topology 1's packet network atmsim's Vegas-AFR is within 0.02 of Vegas at most buffers,
+    # fig8.c2). fig7.c5's packet Lite and fig6.c2's topology-1 Vegas are fig3.fair's and fig8.fair's series.
+    "fig12.c2": ((1, "lite", "10ms"),),
+    "fig6.c2": ((2, "vegas", "500ms"),),
 }
 
 

@@ -16,6 +16,7 @@ from atmsim.claims import above, at_least, at_most, below, check, within
 from atmsim.reproduce.harness import figure
 
 from .common import RTT1_MS, d23_of, ratio_of
+from .open_rows import would_settle
 
 LINE_BPS, DATA_B, PAYLOAD_B = 800e3, 1000, 960
 D23 = "link.node-2-gateway-3.delay"
@@ -285,7 +286,7 @@ def fig15(c, runs):
             ours={"max_gap": gap, "min_sum": tot},
             holds=check(("largest |node 1 - node 2| over the ratios (cluster means, of the bottleneck)", gap, at_most(0.1)),
                   ("smallest node 1 + node 2", tot, at_least(0.9))), rule="",
-            deviation=_fig15_note(cl, _probe("fig15", runs["anatomy"])))
+            deviation=_fig15_note(cl, _probe("fig15", runs["anatomy"])) + would_settle("fig15.c1"))
     lr = float(cl.loss_ratio.max())
     c.claim("c2", statement="drops are rare", kind="value", paper_value="§4.4", ours=lr,
             holds=check(("largest drops / packets sent over the points (cluster means)", lr, at_most(0.001))), rule="every point")
