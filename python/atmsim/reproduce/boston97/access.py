@@ -22,12 +22,13 @@ RATIOS = (1.0, 1.025, 1.05, 1.2, 1.5, 2.0)
 
 
 def runs(g, ratios=RATIOS) -> list:
-    """One source, Reno and Boston, each ratio and seed: the fig7(a) run with the access link's rate set last."""
+    """One source, Reno and Boston, each ratio and seed: the fig7(a) run (its bytes per second recorded, as fig7.c6
+    reads them) with the access link's rate set last."""
     out = []
     for a in ratios:
         for p in ("reno", "boston"):
             for s in g.seeds:
-                r = g.run(p, L, B, W, s, sources=1, tag={"ratio": round(a, 4)})
+                r = g.run(p, L, B, W, s, sources=1, per_second=True, tag={"ratio": round(a, 4)})
                 out.append(dataclasses.replace(r, overrides=r.overrides + (f"link.S1-X.rate={LINE_BPS * a:.0f}bps",)))
     return out
 
