@@ -55,8 +55,9 @@ SETTLE_SIMULATOR = (" What would settle it: the same points on the paper's own s
 SETTLE_STARTS = (" What would settle it: the paper's start times, which it does not state (ours are drawn from the seed), "
                  "or a seed sweep of the smallest buffer's runs at ten seeds or more, which this reproduction does not make: "
                  "it would tell whether the lockout is a draw of the start times or comes with every draw.")
-SETTLE_ACCESS = (" What would settle it: the paper's access model (cell or packet access, which sets a; it states neither); the a "
-                 "that fit this row lose far more or far less than the paper's own rates (fig7.c1).")
+SETTLE_ACCESS = (" What would settle it: the paper's access model (cell or packet access, which sets a; it states neither); "
+                 "at the a that fit this row the single source's loss rates are not the paper's, and no swept a gives "
+                 "those (fig7.c1).")
 
 
 def window_packets(w_kb: int, L: int) -> int:
