@@ -31,6 +31,7 @@ IDENTIFIERS = re.compile("|".join([
     r"[\w-]*\d[\w-]*\.(?:csv|png|json|md|toml)\b", r"--[\w-]+ [\w,.=-]+",
     r"\b(?:aron97|jain96|boston97|morris[-_]kung95|eqds22|ndp17|arb)\b", r"\[[A-Z]+\d+\]", r"\bcatalogue \d+(?:\.\d+)*",
     r"\b(?:[Nn]ode|host|switch|gateway|S|R)[ -]?\d+\b", r"\b[\w-]+->[\w-]+\b", r"\bperm-\d+[\w-]*", r"\b[A-Za-z_]+\d+\b",
+    r"\bns-\d\b", r"\bFigs?\. \d+",  # the simulators ns-1 and ns-2; a paper's figure by its own name ("Fig. 4")
 ]))
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
