@@ -26,12 +26,13 @@ GOLDEN = ROOT / "tests/golden/reproduce-all-quick"
 
 # Identifiers, not quantities: figure and claim IDs, paper IDs and citation keys, sections, amendment
 # dates, file names, command-line options with their values, named nodes and ports of a topology, the simulators
-# ns-2 and ns-3.
+# ns-1, ns-2 and ns-3, and a paper's figure by its own name ("Fig. 4").
 IDENTIFIERS = re.compile("|".join([
     r"\bfig\d+[a-z]?(?:-[a-z]+)*", r"\btable\d+", r"\b[ca]\d+\b", r"§\s?\d+(?:\.\d+)*", r"\d{4}-\d{2}-\d{2}",
     r"[\w-]*\d[\w-]*\.(?:csv|png|json|md|toml)\b", r"--[\w-]+ [\w,.=-]+",
     r"\b(?:aron97|jain96|boston97|morris[-_]kung95|eqds22|ndp17|arb)\b", r"\[[A-Z]+\d+\]", r"\bcatalogue \d+(?:\.\d+)*",
-    r"\b(?:[Nn]ode|host|switch|gateway|S|R)[ -]?\d+\b", r"\bns-[23]\b", r"\b[\w-]+->[\w-]+\b", r"\bperm-\d+[\w-]*", r"\b[A-Za-z_]+\d+\b",
+    r"\b(?:[Nn]ode|host|switch|gateway|S|R)[ -]?\d+\b", r"\b[\w-]+->[\w-]+\b", r"\bperm-\d+[\w-]*", r"\b[A-Za-z_]+\d+\b",
+    r"\bns-\d\b", r"\bFigs?\. \d+",
 ]))
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 

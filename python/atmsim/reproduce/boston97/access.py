@@ -21,14 +21,16 @@ L, B, W = 9180, 512, 64
 RATIOS = (1.0, 1.025, 1.05, 1.2, 1.5, 2.0)
 
 
-def runs(g, ratios=RATIOS) -> list:
-    """One source, Reno and Boston, each ratio and seed: the fig7(a) run with the access link's rate set last."""
+def runs(g, ratios=RATIOS, sources: int = 1) -> list:
+    """Reno and Boston, each ratio and seed: the fig7 run of `sources` sources (one: its bytes per second recorded,
+    as fig7.c6 reads them) with the access links' rate set last."""
     out = []
     for a in ratios:
         for p in ("reno", "boston"):
             for s in g.seeds:
-                r = g.run(p, L, B, W, s, sources=1, tag={"ratio": round(a, 4)})
-                out.append(dataclasses.replace(r, overrides=r.overrides + (f"link.S1-X.rate={LINE_BPS * a:.0f}bps",)))
+                r = g.run(p, L, B, W, s, sources=sources, per_second=sources == 1, tag={"ratio": round(a, 4)})
+                links = tuple(f"link.S{i}-X.rate={LINE_BPS * a:.0f}bps" for i in range(1, sources + 1))
+                out.append(dataclasses.replace(r, overrides=r.overrides + links))
     return out
 
 
@@ -40,6 +42,6 @@ def rows(pairs, seconds: float) -> list[dict]:
     for run, r in pairs:
         s = summary_of(r)
         a = run.tag.get("ratio", packet_ratio(L))
-        out.append({**run.tag, "ratio": a, **metrics(s, L, 1, seconds), "loss_when_full": 1 - 1 / a,
+        out.append({**run.tag, "ratio": a, **metrics(s, L, run.tag["sources"], seconds), "loss_when_full": 1 - 1 / a,
                     "cells_lost_per_frame_when_full": cells(L) * (1 - 1 / a)})
     return out

@@ -48,6 +48,18 @@ def packet_ratio(L: int) -> float:
     return 53 * cells(L) / L
 
 
+# What would settle a failing row that nothing here settles (issue 37): appended to its note.
+SETTLE_SIMULATOR = (" What would settle it: the same points on the paper's own simulator (ns-1 with the authors' cell switch "
+                    "and Boston's dispersal, not public) or on another cell-level simulator with TCP Reno and Boston; ns-2 "
+                    "has neither cells nor Boston, so no independent twin exists here.")
+SETTLE_STARTS = (" What would settle it: the paper's start times, which it does not state (ours are drawn from the seed), "
+                 "or a seed sweep of the smallest buffer's runs at ten seeds or more, which this reproduction does not make: "
+                 "it would tell whether the lockout is a draw of the start times or comes with every draw.")
+SETTLE_ACCESS = (" What would settle it: the paper's access model (cell or packet access, which sets a; it states neither); "
+                 "at the a that fit this row the single source's loss rates are not the paper's, and no swept a gives "
+                 "those (fig7.c1).")
+
+
 def window_packets(w_kb: int, L: int) -> int:
     """ns-1 windows are in packets: max(1, floor(w x 1024 / L))."""
     return max(1, w_kb * 1024 // L)

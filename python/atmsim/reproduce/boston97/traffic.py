@@ -11,16 +11,18 @@ from atmsim.claims import above, at_least, at_most, check, within
 from atmsim.reproduce.harness import figure, summary_of
 
 from . import access
-from .common import HEADER, LINE_BPS, cap, cells, metrics, packet_ratio
+from .common import HEADER, LINE_BPS, SETTLE_ACCESS, cap, cells, metrics, packet_ratio
 
 L, B, W = 9180, 512, 64
 PLOT_S = 100
+C6 = ("switch_input_Bps", "bottleneck_Bps", "accepted_Bps")  # c6's byte counts over the first PLOT_S seconds
 
 
 def _runs(g):
     out = {k: [g.run(p, L, B, W, s, sources=n, per_second=True) for p in ("reno", "boston") for s in g.seeds]
            for k, n in (("one", 1), ("sixteen", 16))}
     out["access"] = access.runs(g)  # the one-source mechanism: losses against the access/output rate ratio
+    out["access16"] = access.runs(g, sources=16)  # c7 against the same ratios
     return out
 
 
@@ -39,13 +41,39 @@ def _series(s: dict, sources: int, seconds: int) -> pd.DataFrame:
                          "accepted_Bps": col("bytes_accepted_by_s", L / (L - HEADER))})
 
 
+def _first_seconds(pairs, seconds: int) -> pd.DataFrame:
+    """Per one-source run: the bytes at the switch input, on the bottleneck and accepted in the first `seconds`
+    (c6's three quantities), keyed like access.rows (ratio, protocol, seed)."""
+    out = []
+    for run, r in pairs:
+        d = _series(summary_of(r), 1, seconds)
+        out.append({"ratio": run.tag.get("ratio", packet_ratio(L)), "protocol": run.tag["protocol"], "seed": run.tag["seed"],
+                    **{k: float(d[k].sum()) for k in ("switch_input_Bps", "bottleneck_Bps", "accepted_Bps")}})
+    return pd.DataFrame(out)
+
+
+def _swept(A, what: str, value, fits) -> str:
+    """A one-source row against the access sweep (fig7_access.csv): `value(reno, boston)` at each swept a, as text,
+    and the a at which `fits(reno, boston)`, every test of the row in its band."""
+    ratios = sorted({a for a, _ in A})
+    ok = [a for a in ratios if fits(A[a, "reno"], A[a, "boston"])]
+    return (f" Access sweep, {what} by a: " + ", ".join(f"{a:.4g}: {value(A[a, 'reno'], A[a, 'boston'])}" for a in ratios)
+            + ". Swept a with every test of the row in its band: " + (", ".join(f"{a:.4g}" for a in ok) or "none") + "."
+            + (SETTLE_ACCESS if ok else ""))
+
+
+def _rel(reno, boston, k) -> float:
+    """|Boston/Reno - 1| of one of c6's byte counts."""
+    return abs(getattr(boston, k) / getattr(reno, k) - 1) if getattr(reno, k) else float("inf")
+
+
 @figure("fig7", runs=_runs)
 def fig7(c, runs):
     """One source and 16 sources: bytes per second at three places over the first 100 s (§4.3, Fig. 7)."""
     sec = c.grid.seconds
     rows, series = [], []
     for k, pairs in runs.items():
-        if k == "access":
+        if k.startswith("access"):
             continue
         for run, r in pairs:
             s = summary_of(r)
@@ -58,8 +86,12 @@ def fig7(c, runs):
     ts = pd.concat(series)
     c.write("fig7", pts, df)
     acc_runs = pd.DataFrame(access.rows(runs["access"] + runs["one"], sec))
+    acc_runs = acc_runs.merge(_first_seconds(runs["access"] + runs["one"], int(min(PLOT_S, sec))), on=["ratio", "protocol", "seed"])
     acc = acc_runs.drop(columns=["seed"]).groupby(["ratio", "protocol"], sort=True).median(numeric_only=True).reset_index()
     c.write("fig7_access", acc, acc_runs)
+    acc16_runs = pd.DataFrame(access.rows(runs["access16"] + runs["sixteen"], sec))
+    acc16 = acc16_runs.drop(columns=["seed"]).groupby(["ratio", "protocol"], sort=True).median(numeric_only=True).reset_index()
+    c.write("fig7_access16", acc16, acc16_runs)
     ts.to_csv(c.out / "fig7_series.csv", index=False)
     import matplotlib.pyplot as plt
 
@@ -107,24 +139,31 @@ def fig7(c, runs):
                 "is damaged and a damaged frame sends no ACK, so no duplicate ACKs come back); Boston: "
                 f"{one_b.fast_retransmits:.0f} fast retransmits, {one_b.timeouts:.0f} timeouts (its partial ACKs, counted as "
                 "duplicates, trigger fast retransmits but do not spare the timeouts)")
+    band2 = within(0, 0.08)
+    more_of = lambda r, b: b.cells_sent / r.cells_sent - 1
     c.claim("c2", statement="one source: Boston generated 3.2 % more traffic than Reno", kind="value", paper_value="3.2 % (§4.3)", ours=more,
-            holds=check(("Boston's cells into the switch / Reno's - 1", more, within(0, 0.08))), rule="",
+            holds=check(("Boston's cells into the switch / Reno's - 1", more, band2)), rule="",
             deviation=f"Measured {src}: Boston's retransmissions carry only the m - r missing pieces: it retransmits "
                       f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {(retx_r - retx_b) / (one_r.cells_sent - one_b.cells_sent):.0%} "
                       f"of the {one_r.cells_sent - one_b.cells_sent:.0f} cells it sends less; it gains no sending rate because "
-                      f"both recover by timeouts ({recovery}).")
+                      f"both recover by timeouts ({recovery})."
+                      + _swept(A, "Boston's cells / Reno's - 1", lambda r, b: f"{more_of(r, b):.3f}", lambda r, b: band2.holds(more_of(r, b))))
     ok_cap = round(cap(L), 3)
+    er, eb = within(0.781, 0.881), within(0.846, ok_cap)
     c.claim("c3", statement="one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", kind="value", paper_value="83.1 %, 89.6 % (footnote 8)",
             ours={"reno": one_r.eta, "boston": one_b.eta},
-            holds=check(("eta_Reno", one_r.eta, within(0.781, 0.881)), ("eta_Boston", one_b.eta, within(0.846, ok_cap)),
+            holds=check(("eta_Reno", one_r.eta, er), ("eta_Boston", one_b.eta, eb),
                   ("eta_Boston - eta_Reno", one_b.eta - one_r.eta, above(0))), rule="",
             deviation=f"Measured {src}: {recovery}; the line idles during the timeouts (bottleneck busy Reno "
                       f"{one_r.bottleneck_busy:.3f}, Boston {one_b.bottleneck_busy:.3f}). Without the access excess (a = 1) both "
-                      f"deliver {A[1.0, 'reno'].eta:.3f} / {A[1.0, 'boston'].eta:.3f} with no loss.")
+                      f"deliver {A[1.0, 'reno'].eta:.3f} / {A[1.0, 'boston'].eta:.3f} with no loss."
+                      + _swept(A, "eta Reno / Boston", lambda r, b: f"{r.eta:.3f} / {b.eta:.3f}",
+                               lambda r, b: er.holds(r.eta) and eb.holds(b.eta) and b.eta > r.eta))
     ratio = one_b.eta / one_r.eta if one_r.eta else float("inf")
     c.claim("c4", statement="one source: Boston's effective throughput 7.83 % above Reno's", kind="value", paper_value="1.0783 (footnote 8)", ours=ratio,
             holds=check(("eta_Boston / eta_Reno", ratio, within(1.02, 1.15))), rule="",
-            deviation=f"Measured {src}: both recover by timeouts and deliver about the same ({recovery}).")
+            deviation=f"Measured {src}: both recover by timeouts and deliver about the same ({recovery})."
+                      + _swept(A, "eta Boston / Reno", lambda r, b: f"{b.eta / r.eta:.3f}", lambda r, b: within(1.02, 1.15).holds(b.eta / r.eta)))
     wb, wr = one_b.window_segments, one_r.window_segments
     near = min((a for a, p in A if p == "reno" and a > 1), key=lambda a: abs(A[a, "reno"].plr - 0.049))
     c.claim("c5", statement="one source: average window 3.02 segments (Boston), 2.57 (Reno)", kind="value", paper_value="27.7 kB, 23.9 kB (footnote 9)",
@@ -151,7 +190,10 @@ def fig7(c, runs):
                   ("|Boston/Reno - 1| of accepted bytes, 0-100 s", rel["accepted_Bps"], at_least(0.05))),
             rule=f"median over the seeds ({len(seeds)})",
             deviation=f"Measured {src}: Boston sends fewer cells (its retransmissions carry only the missing pieces, fig7.c2) and "
-                      f"both deliver about the same ({recovery}).")
+                      f"both deliver about the same ({recovery})."
+                      + _swept(A, "|Boston/Reno - 1| of switch-input / bottleneck / accepted bytes",
+                               lambda r, b: " / ".join(f"{_rel(r, b, k):.3f}" for k in C6),
+                               lambda r, b: all(band.holds(_rel(r, b, k)) for k, band in zip(C6, (at_most(0.05), at_most(0.05), at_least(0.05))))))
     tests7 = (("eta_Boston, 16 sources", six_b.eta, within(0.709, 0.869)), ("eta_Reno, 16 sources", six_r.eta, within(0.511, 0.671)),
               ("eta_Boston - eta_Reno, 16 sources", six_b.eta - six_r.eta, at_least(0.10)))
     c.claim("c7", statement="16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", kind="value", paper_value="78.9 %, 59.1 % (§4.3)",
@@ -160,7 +202,10 @@ def fig7(c, runs):
                       "frame (which sends no ACK) is followed by fewer than three frames and brings no fast retransmit: Reno "
                       f"{six_r.fast_retransmits:.0f} fast retransmits, {six_r.timeouts:.0f} timeouts (Boston, whose partial ACKs "
                       f"count as duplicates: {six_b.fast_retransmits:.0f}, {six_b.timeouts:.0f}); bottleneck busy Reno "
-                      f"{six_r.bottleneck_busy:.3f}, Boston {six_b.bottleneck_busy:.3f}.")
+                      f"{six_r.bottleneck_busy:.3f}, Boston {six_b.bottleneck_busy:.3f}."
+                      + _swept({(r.ratio, r.protocol): r for r in acc16.itertuples()}, "eta Boston / Reno, 16 sources",
+                               lambda r, b: f"{b.eta:.3f} / {r.eta:.3f}",
+                               lambda r, b: all(t[2].holds(v) for t, v in zip(tests7, (b.eta, r.eta, b.eta - r.eta)))))
     g1, g16 = one_b.eta - one_r.eta, six_b.eta - six_r.eta
     c.claim("c8", statement="the gap between Boston and Reno grows with the number of sources", kind="shape", paper_value="19.8 vs 6.5 points (§4.3)",
             ours={"one": g1, "sixteen": g16},

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from atmsim.claims import above, at_least, at_most, below, check, frac, within
+from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure
 
+from . import noise
 from .common import (B_FULL, B_QUICK, BUFFER_A, CELL_PAYLOAD, CELL_RATE_53, HEADER, MSS, MTU, MTUS, OC3_CELLS,
                      PACKET_CELLS, WARMUP_S, g_max, goodput, pairs, window_cells_kib)
 
@@ -19,6 +21,7 @@ from .common import (B_FULL, B_QUICK, BUFFER_A, CELL_PAYLOAD, CELL_RATE_53, HEAD
 BAD_B, FULL_B, PPD_B = 32, 64, 48  # KiB: "badly unless ... close to an entire 64Kbyte window"; PPD judged up to 48 KiB
 GOOD = at_least(0.9)  # fig3.c2 and B90: goodput / G_max
 PPD_GAIN, PPD_TOP = at_most(0.1), at_most(0.3)  # fig3.c6: (PPD - tail) / G_max, PPD / G_max
+NO_TWIN = "or a BSD TCP over a per-VC cell buffer on another simulator; ns-2 has no cells, so no independent twin exists here."
 
 
 def _probe_runs(what: str) -> list:
@@ -40,8 +43,8 @@ def _buffers(g) -> list[int]:
 
 def _fig3_runs(g) -> dict:
     """Config (a) without flow control: each MTU x per-VC buffer x seed with tail drop, PPD at MTU 9180,
-    and (full grid) an ablation without host storage; each run with its warm-up prefix (`Grid.pair`).
-    The probe `anatomy fig3` (traced) explains fig3.c2."""
+    and (full grid) an ablation without host storage; each run with its warm-up prefix (`Grid.pair`). The probe
+    `anatomy fig3` (traced) explains fig3.c2; the seed sweep (noise.py) is c4's and c6's notes'."""
     runs = []
     for L in MTUS:
         base = (f"ip.mtu={L}B", f"tcp.mss={L - HEADER}B")
@@ -54,7 +57,7 @@ def _fig3_runs(g) -> dict:
             if not g.quick:  # ablation: cut-through adapters and an ACK for every packet, one seed
                 runs += g.pair("a", base + buf + ("host.model=ideal", "tcp.delayed_ack=false"), 1,
                                tag=dict(L=L, B_kib=b, series="no host storage", seed=1))
-    return {"grid": runs, "anatomy": _probe_runs("fig3")}
+    return {"grid": runs, "anatomy": _probe_runs("fig3"), seeds.SWEEP: noise.fig3_runs(g)}
 
 
 @figure("fig3", runs=_fig3_runs)
@@ -114,7 +117,8 @@ def fig3(c, runs):
             ours={"B90": b, "share_9180_ge_1500": big},
             holds=check(*((f"B90({x}) - B90({y}) (KiB)", d, at_least(0)) for (x, y), d in zip(zip(MTUS, MTUS[1:]), steps)),
                   ("share of B with goodput(9180) >= goodput(1500)", big, at_least(0.8))), rule="B90 non-increasing in the MTU",
-            deviation=_c4_note(pts[pts.series == "host storage"], bs))
+            deviation=_c4_note(pts[pts.series == "host storage"], bs) + noise.fig3_c4_noise(c, runs[seeds.SWEEP], bs)
+            + " What would settle it: Fig. 3's own points below the cliff (the paper prints no numbers), " + NO_TWIN)
     abl = pts[pts.series == "no host storage"]
     if len(abl):
         ash = abl.set_index(["L", "B_kib"])["share"]
@@ -127,7 +131,7 @@ def fig3(c, runs):
     else:
         c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours=None, holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", None, at_most(1))), rule="one seed",
-                note="ablation runs only in the full grid")
+                note="ablation runs only in the full grid; the full run judges the row (docs/morris-kung95.md, fig3.c5)")
     ppd = pts[pts.series == "PPD"].set_index("B_kib")["goodput_MBps"]
     g = g_max(9180) / 1e6
     small = [x for x in bs if x <= PPD_B]
@@ -137,7 +141,9 @@ def fig3(c, runs):
             ours={f"{x}KiB": {"ppd": float(ppd[x]), "tail": float(gp[9180, x])} for x in small},
             holds=check((f"MTU 9180, B <= {PPD_B} KiB: largest (goodput(PPD) - goodput(tail)) / G_max", gain, PPD_GAIN),
                   ("largest goodput(PPD) / G_max", top, PPD_TOP)), rule="",
-            deviation=_c6_note(pts, small, g))
+            deviation=_c6_note(pts, small, g) + noise.fig3_c6_noise(c, runs[seeds.SWEEP], small, PPD_GAIN.hi, PPD_TOP.hi)
+            + " What would settle it: the CreditNet switch's PPD as built (whether it kept the EOM cell, as Romanow and Floyd's "
+            "PPD and ours do; one that dropped it would merge packets as tail drop does), " + NO_TWIN)
 
 
 def _c2_note(main: pd.DataFrame, a: dict) -> str:
@@ -277,7 +283,8 @@ def _log_runs(g) -> list:
     return [g.run("a", ("trace.port=S->B",), s, True) for s in g.seeds]
 
 
-@figure("fig4", runs=lambda g: {"log": _log_runs(g), "warm": [g.run("a", (f"duration={WARMUP_S:g}s",), s) for s in g.seeds]})
+@figure("fig4", runs=lambda g: {"log": _log_runs(g), "warm": [g.run("a", (f"duration={WARMUP_S:g}s",), s) for s in g.seeds],
+                                 seeds.SWEEP: noise.fig4_runs(g)})
 def fig4(c, runs):
     """Bandwidth over time with timeouts, 32 KiB per-VC buffer, no flow control (§IV ¶3, Fig. 4). Pauses,
     bursts and goodput over [1 s, end] (catalogue 2.2)."""
@@ -325,7 +332,9 @@ def fig4(c, runs):
             note=f"{long_pauses} pauses > 2 s over {len(runs['log'])} seeds; {after_lost} follow a timeout whose retransmission "
             f"was lost; {between} lie between two timeouts (the proxy judged until 2026-11-29); "
             f"{pause_summary(classes)['long_timed_lost']} follow a burst whose timed segment was dropped (Karn's rule keeps "
-            f"the back-off).")
+            f"the back-off).", deviation=noise.fig4_c2_noise(c, runs[seeds.SWEEP]).lstrip()
+            + " What would settle it: the paper's own trace of Fig. 4, which would show whether OSF/1's retransmission after a "
+            "timeout was lost, " + NO_TWIN)
     mb = float(np.median(bursts)) if bursts else float("nan")
     c.claim("c3", statement="the window outgrows the buffer within tens of milliseconds after TCP retransmits", kind="trace", paper_value="§IV ¶3",
             ours=mb, holds=check(("median burst (s), pooled over seeds", mb, at_most(0.1))), rule="bursts that start in [1 s, end]")

@@ -67,7 +67,8 @@ def fig8(c, runs):
             ours={"total": two, "ratio_two_one": two / one if one else None},
             holds=check(("total goodput (MB/s)", two, at_most(0.6)), ("total(two) / total(one)", two / one if one else None, within(*FIG8_C2_RATIO))),
             rule="over [1 s, end], medians over seeds",
-            deviation=f"{_fig8_c2_note(df, runs['lone'], runs['competition'])} {_fig8_c2_noise(c, runs[seeds.SWEEP])}")
+            deviation=f"{_fig8_c2_note(df, runs['lone'], runs['competition'])} {_fig8_c2_noise(c, runs[seeds.SWEEP])}"
+            + (" What would settle it: the sweep at the full grid's longer runs (docs/morris-kung95.md, fig8.c2)." if c.grid.quick else ""))
     gm = g_max(MTU) / 1e6
     cr1 = med.loc[("a", True), "total_MBps"]
     c.claim("c3", statement="with credit one TCP gets its maximum possible bandwidth", kind="value", paper_value="5.7 MB/s (§V)", ours=cr1,
@@ -318,7 +319,8 @@ def fig9(c, runs):
             f"during which no cell arrives; the switch forwards that EOM a median {fwd_lag * 1e6:.0f} us later ({fwd:.0%} within "
             f"{EOM_LAG_S * 1e6:.0f} us), about the {drain * 1e6:.0f} us its 100 cells take to drain at {CELL_RATE_53:,.0f} cells/s. "
             f"The paper gives no time "
-            f"reference for its oscillations. `python -m atmsim reproduce morris-kung95 --figure fig9` (fig9.csv holds the trace).")
+            f"reference for its oscillations. `python -m atmsim reproduce morris-kung95 --figure fig9` (fig9.csv holds the trace). "
+            "What would settle it: the time reference of the paper's trace (where its cells were counted), which it does not give.")
 
 
 def _bus_rate() -> float:
