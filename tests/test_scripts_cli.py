@@ -1,4 +1,4 @@
-"""Rule 6 (issue 38), swept over every script the repository ships: each `validation/` and `bench/`
+"""Rule 6 (issue 38), swept over every script the repository ships: each `validation/`, `bench/` and `buildtools/`
 script with a `__main__` and each `python -m` command of the package beside `atmsim` itself (the paper
 probes, the registry doc writer) keeps the CLI's contract. `--help` prints its usage and exits 0; an
 unknown option, and a value of the wrong kind for every option that takes a number or a choice, is one
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(str(p.relative_to(ROOT)) for d in ("validation", "bench") for p in (ROOT / d).rglob("*.py")
+SCRIPTS = sorted(str(p.relative_to(ROOT)) for d in ("validation", "bench", "buildtools") for p in (ROOT / d).rglob("*.py")
                  if 'if __name__ == "__main__"' in p.read_text(encoding="utf-8"))
 MODULES = sorted(f"atmsim.{p.relative_to(ROOT / 'python' / 'atmsim').with_suffix('').as_posix().replace('/', '.')}"
                  for p in (ROOT / "python" / "atmsim").rglob("*.py")
@@ -57,7 +57,7 @@ def one_line_exit_2(p):
 
 def test_the_sweep_finds_the_scripts():
     assert {"validation/ubr_plus.py", "bench/scaling.py", "bench/ns3/dctcp_ns3.py",
-            "validation/htsim/eqds_scenarios.py"} <= set(SCRIPTS)
+            "validation/htsim/eqds_scenarios.py", "buildtools/pgo.py"} <= set(SCRIPTS)
     assert {"atmsim.reproduce.jain96.probe", "atmsim.reproduce.arb.anatomy", "atmsim.registry_doc"} <= set(MODULES)
 
 
