@@ -14,9 +14,9 @@ points failed exits 1 by design and is counted apart), an error that is not
 one line, an unbalanced or physically impossible summary, a key accepted
 without effect (`test_fuzz.without_effect`, or a flow that never starts:
 `test_fuzz.never_started`), or a staging folder or lock
-file left behind. The keys are every scenario's own and every key of the
+file left behind. The keys are every scenario's own, every key of the
 registry (`atmsim.registry()`), with the mechanism that selects it half the
-time; counts.json also gives the process's peak resident memory. Counts by outcome go to LOG/counts.json every 1000
+time, and every key of the schema's sections (test_fuzz.SCHEMA_DEFAULTS); counts.json also gives the process's peak resident memory. Counts by outcome go to LOG/counts.json every 1000
 cases and at the end; the case being run is in LOG/current.json (a hang the
 core does not interrupt shows there). Deterministic for a seed.
 """
@@ -82,8 +82,10 @@ def value_like(r: random.Random, value, words=()) -> str:
         return r.choice(F.INT_LIMITS) if r.random() < 0.6 else str(r.randint(-(2**70), 2**70))
     if isinstance(value, float):
         return r.choice(F.FLOATS) if r.random() < 0.6 else repr(r.uniform(-1e6, 1e6))
-    if isinstance(value, list):
-        xs = [f'"{r.choice(F.INT_LIMITS[:12])}{r.choice(["us", "ps", "s"])}"' for _ in range(r.randint(0, 4))]
+    if isinstance(value, list):  # of times (send_at) or of counts (drop_segments, fabric weights)
+        counts = r.random() < 0.5
+        xs = [r.choice(F.INT_LIMITS[:12]) if counts else f'"{r.choice(F.INT_LIMITS[:12])}{r.choice(["us", "ps", "s"])}"'
+              for _ in range(r.randint(0, 4))]
         return "[" + ", ".join(xs) + "]"
     m = F.re.fullmatch(r"\s*[0-9.]+\s*([A-Za-z/].*)", str(value))
     if m:
