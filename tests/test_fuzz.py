@@ -43,7 +43,8 @@ FABRIC_DEFAULTS = {"fabric.faps": 16, "fabric.fes": 6, "fabric.ports_per_fap": 4
                     "fabric.voq.buffer": "64MB", "fabric.crs.max_empty_balance": "4096B", "fabric.crs.slow_rate": 0.1,
                     "fabric.scheduler.overspeed": 0.01, "fabric.scheduler.egress_stop": "16KB",
                     "fabric.scheduler.strict": 0, "fabric.llfc.n2": 10, "fabric.reach.detect": "100us",
-                    "fabric.reach.balanced_input": False, "fabric.reassembly_timeout": "10us", "flow.s4.tc": 0}
+                    "fabric.reach.balanced_input": False, "fabric.reassembly_timeout": "10us", "flow.s4.tc": 0,
+                    "fabric.class_priorities": [], "fabric.scheduler.weights": [], "fabric.fail": []}
 
 # Keys of sections a scenario may lack, set with their defaults' kinds.
 OPTIONAL = {
@@ -51,10 +52,9 @@ OPTIONAL = {
                     "abr.vbr.off": "100ms", "abr.vbr.start": "2ms", "abr.loss.port": "SW1->SW2",
                     "abr.loss.probability": 0.0001, "abr.crm": 16},
     "aron97-topo1-atm": {"boston.aida": False, "boston.pieces": 256, "flow.f1.window": "64KB", "flow.f1.drop_segments": []},
-    # With the keys of [fabric] that have no default (a second stage, ECN marking, classes, failures).
+    # With the keys of [fabric] that have no default (a second stage, ECN marking).
     "fabric-incast": {**FABRIC_DEFAULTS, "fabric.fe2s": 2, "fabric.fe2_links": 2, "fabric.group_faps": 8,
-                      "fabric.llfc.n3": 90, "fabric.voq.ecn_above": "20000B", "fabric.class_priorities": [],
-                      "fabric.scheduler.weights": [], "fabric.fail": []},
+                      "fabric.llfc.n3": 90, "fabric.voq.ecn_above": "20000B"},
 }
 SKIP = re.compile(r"^(name|description|duration|seed_randomizes|topology\..*|link\..*\.ends|flow\..*\.name)$")
 
@@ -341,6 +341,9 @@ def test_a_default_restated_in_another_unit_is_not_a_key_without_effect():
     sets = ["credit.switch_delay=0s", DURATION["fabric-incast"]]
     assert without_effect("fabric-incast", [("credit.switch_delay", "0s")], sets) == ""
     assert _same("0s", "0us") and not _same("1us", "0us") and _same("false", False)
+    # Seed 3806: fabric.scheduler.weights=[], fabric.class_priorities=[] and fabric.fail=[] restate their defaults.
+    for key in ("fabric.scheduler.weights", "fabric.class_priorities", "fabric.fail"):
+        assert without_effect("fabric-incast", [(key, "[]")], [f"{key}=[]", DURATION["fabric-incast"]]) == ""
 
 
 def documented_keys() -> set:
