@@ -8,8 +8,11 @@ start at or past the end is refused), and overrides one to three of its keys. Th
 keys are the scenario's own, read from its resolved TOML (flows by name,
 links by their ends), so most overrides reach the simulator, and every key
 the registry declares (`atmsim.registry()`: RED's, fair share's, EPD's, ...)
-with the words of every key that selects a mechanism, and `trace.port`, in
-every scenario, where they are selected or not; each value keeps
+with the words of every key that selects a mechanism, `trace.port` and the
+keys of the schema's sections with their defaults (`atmsim show` leaves each
+out where it does nothing), in every scenario, where they are selected or
+not: every key docs/scenarios.md documents is drawn
+(test_the_fuzzer_draws_every_key_the_schema_knows); each value keeps
 the key's kind (integer, float, bool, quantity with its unit, list of times)
 at a magnitude near an integer limit, or is of another unit, type or junk.
 The default budget is small (CI); `ATMSIM_FUZZ_EXAMPLES=100000 python -m
@@ -40,15 +43,18 @@ FABRIC_DEFAULTS = {"fabric.faps": 16, "fabric.fes": 6, "fabric.ports_per_fap": 4
                     "fabric.voq.buffer": "64MB", "fabric.crs.max_empty_balance": "4096B", "fabric.crs.slow_rate": 0.1,
                     "fabric.scheduler.overspeed": 0.01, "fabric.scheduler.egress_stop": "16KB",
                     "fabric.scheduler.strict": 0, "fabric.llfc.n2": 10, "fabric.reach.detect": "100us",
-                    "fabric.reach.balanced_input": False, "fabric.reassembly_timeout": "10us", "flow.s4.tc": 0}
+                    "fabric.reach.balanced_input": False, "fabric.reassembly_timeout": "10us", "flow.s4.tc": 0,
+                    "fabric.class_priorities": [], "fabric.scheduler.weights": [], "fabric.fail": []}
 
 # Keys of sections a scenario may lack, set with their defaults' kinds.
 OPTIONAL = {
     "jain96-2src": {"abr.vbr.port": "SW1->SW2", "abr.vbr.rate": "124.416Mbps", "abr.vbr.on": "100ms",
                     "abr.vbr.off": "100ms", "abr.vbr.start": "2ms", "abr.loss.port": "SW1->SW2",
                     "abr.loss.probability": 0.0001, "abr.crm": 16},
-    "aron97-topo1-atm": {"boston.aida": False, "boston.pieces": 256, "flow.f1.window": "64KB"},
-    "fabric-incast": FABRIC_DEFAULTS,
+    "aron97-topo1-atm": {"boston.aida": False, "boston.pieces": 256, "flow.f1.window": "64KB", "flow.f1.drop_segments": []},
+    # With the keys of [fabric] that have no default (a second stage, ECN marking).
+    "fabric-incast": {**FABRIC_DEFAULTS, "fabric.fe2s": 2, "fabric.fe2_links": 2, "fabric.group_faps": 8,
+                      "fabric.llfc.n3": 90, "fabric.voq.ecn_above": "20000B"},
 }
 SKIP = re.compile(r"^(name|description|duration|seed_randomizes|topology\..*|link\..*\.ends|flow\..*\.name)$")
 
@@ -75,9 +81,22 @@ def registry_keys() -> tuple[dict, dict, dict, dict]:
 #: Per registry key, the overrides that select a mechanism it configures (drawn beside it half the time, so
 #: the key is drawn where it acts as well as where it is refused).
 REGISTRY_KEYS, REGISTRY_DEFAULTS, SELECTS, REGISTRY_WORDS = registry_keys()
+#: The keys of the schema's own sections with their defaults: `atmsim show` leaves each out where it does
+#: nothing (credit off, a packet network's [switch] but `buffer`, an ATM network's [router], [atm] on a
+#: packet network, ...), so no scenario's resolved TOML holds them all; drawn in every scenario, where they
+#: act and where they must be refused (a default restated is not a key without effect).
+SCHEMA_DEFAULTS = {"switch.queueing": "fifo", "switch.policy": "tail", "switch.input_service": "arrival",
+                   "router.policy": "tail", "atm.encapsulation": "raw48", "credit.enabled": False, "credit.n2": 10,
+                   "credit.n3": 90, "credit.switch_delay": "0us", "credit.host_delay": "5us",
+                   "credit.transport": "in-band", "host.model": "ideal", "host.tcp_rate": "15MB/s",
+                   "host.bus_rate": "100MB/s", "host.send_jitter": "0ps", "tcp.ecn": False,
+                   "tcp.limited_transmit": False, "tcp.afr_predictor": "saturating", "trace.port_rows": 20000000,
+                   "capture.snaplen": 96, "capture.max_bytes": "2GB", "capture.hosts": [], "capture.ports": []}
+#: A flow's keys that no scenario writes, with their defaults.
+FLOW_DEFAULTS = {"flow.drop_segments": []}
 #: Keys no scenario writes unless it uses them, drawn in every scenario too (a port name for trace.port).
-EXTRA_KEYS = {**REGISTRY_KEYS, "trace.port": "S->B", "trace.port_rows": 1000, "capture.snaplen": 96,
-              "capture.max_bytes": "2GB", "workload.matrix": "validation/htsim/matrices/one.cm",
+EXTRA_KEYS = {**REGISTRY_KEYS, **SCHEMA_DEFAULTS, "trace.port": "S->B", "trace.port_rows": 1000,
+              "measure.from": "1ms", "measure.to": "2ms", "workload.matrix": "validation/htsim/matrices/one.cm",
               "workload.pattern": "incast", "workload.kind": "eqds"}
 
 
@@ -166,9 +185,9 @@ def like(value, words=()) -> st.SearchStrategy:
         return st.one_of(st.sampled_from(INT_LIMITS), st.integers(-(2**70), 2**70).map(str))
     if isinstance(value, float):
         return st.one_of(st.sampled_from(FLOATS), st.floats().map(repr).map(lambda r: r.replace("e+", "e")))
-    if isinstance(value, list):
+    if isinstance(value, list):  # of times (send_at) or of counts (drop_segments, fabric weights)
         times = st.builds(lambda n, u: f'"{n}{u}"', st.sampled_from(INT_LIMITS[:12]), st.sampled_from(["us", "ps", "s"]))
-        return st.lists(times, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
+        return st.lists(st.one_of(times, st.sampled_from(INT_LIMITS[:12])), max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
     m = re.fullmatch(r"\s*[0-9.]+\s*([A-Za-z/].*)", str(value))
     if m:  # a quantity: keep its unit
         return st.builds(lambda n, u: n + u, st.sampled_from(NUMBERS[:-1]), st.just(m.group(1)))
@@ -203,6 +222,10 @@ def _same(value: str, default) -> bool:
     try:
         return float(value) == float(default)
     except ValueError:
+        pass
+    try:  # times as quantities: "0s" restates "0us" (credit.switch_delay, the core compares them so too)
+        return seconds(value) == seconds(str(default))
+    except (AttributeError, TypeError, ValueError):
         return value.strip().lower() == str(default).strip().lower()
 
 
@@ -216,7 +239,8 @@ def without_effect(name: str, pairs, sets) -> str:
             base = _core.resolve(SCENARIOS[name], [x for x in sets if not x.startswith(f"{key}=")])
         except ScenarioError:
             continue  # without it the others are invalid: it has an effect
-        default = REGISTRY_DEFAULTS.get(key, FABRIC_DEFAULTS.get(key))
+        default = REGISTRY_DEFAULTS.get(key, FABRIC_DEFAULTS.get(key, SCHEMA_DEFAULTS.get(key, FLOW_DEFAULTS.get(
+            re.sub(r"^flow\.[^.]+\.", "flow.", key)))))
         if whole == base and not _same(value, default) and not _restated(key, value, base):
             return f"{key}={value} accepted without effect"
     return ""
@@ -309,3 +333,44 @@ def test_the_fuzzer_flags_a_key_accepted_without_effect(monkeypatch):
     assert without_effect(name, [*pairs, ("router.red.min_th", "3")], [*sets, "router.red.min_th=3"]) == \
         "router.red.min_th=3 accepted without effect"
     assert without_effect(name, [*pairs, ("router.red.min_th", "5.0")], [*sets, "router.red.min_th=5.0"]) == ""
+
+
+def test_a_default_restated_in_another_unit_is_not_a_key_without_effect():
+    # Seed 3804 drew credit.switch_delay=0s on fabric-incast (credit is ATM's; default "0us"): taken as
+    # restating the default, as the core compares times, and not flagged; 1us there is refused.
+    sets = ["credit.switch_delay=0s", DURATION["fabric-incast"]]
+    assert without_effect("fabric-incast", [("credit.switch_delay", "0s")], sets) == ""
+    assert _same("0s", "0us") and not _same("1us", "0us") and _same("false", False)
+    # Seed 3806: fabric.scheduler.weights=[], fabric.class_priorities=[] and fabric.fail=[] restate their defaults.
+    for key in ("fabric.scheduler.weights", "fabric.class_priorities", "fabric.fail"):
+        assert without_effect("fabric-incast", [(key, "[]")], [f"{key}=[]", DURATION["fabric-incast"]]) == ""
+
+
+def documented_keys() -> set:
+    """Every key docs/scenarios.md's tables give, section by section (a flow's and a link's by their last
+    part): the schema as a user reads it, independently of what `atmsim show` prints of a scenario."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs/scenarios.md").read_text(encoding="utf-8")
+    keys, section = set(), None
+    for line in text.splitlines():
+        if line.startswith("#"):
+            found = re.findall(r"`\[\[?(\w+)\]?\]`", line)
+            section = "" if line.endswith("Top level") else (found[0] if found and line.startswith("### ") else None)
+        elif section is not None and (m := re.match(r"^\| (`[^|]*`) \|", line)):
+            for k in re.findall(r"`([a-z_.]+)`", m.group(1)):
+                whole = not section or "." in k and k.split(".")[0] in (section, "report", "trace")
+                keys.add(k if whole else f"{section}.{k}")
+    return {k for k in keys if not SKIP.match(k) and k.split(".")[0] != "topology" and k not in ("flow.name", "link.ends")}
+
+
+def test_the_fuzzer_draws_every_key_the_schema_knows():
+    # Issue 38: the fuzzer drew neither trace.port, router.red.* nor switch.fair_share.*; and once
+    # `atmsim show` left [credit] out with credit off, nor any [credit] key, nor a packet network's
+    # switch.queueing. A flow's or link's key is drawn under its name or ends.
+    drawn = {re.sub(r"^(flow|link)\.[^.]+\.", r"\1.", k) for name in NAMES for k in FIELDS[name]}
+    missing = sorted(documented_keys() - drawn)
+    assert not missing, f"draw these keys in the fuzzer (EXTRA_KEYS, OPTIONAL): {missing}"
+    assert {"trace.port", "router.red.min_th", "switch.fair_share.r", "credit.n2"} <= drawn
+    for name in NAMES:  # the keys of the schema's sections in every scenario, where they act or not
+        assert set(SCHEMA_DEFAULTS) | {"trace.port"} <= set(FIELDS[name]), name

@@ -35,6 +35,8 @@ def usage_line(e: click.UsageError) -> str:
         name = e.param.human_readable_name if isinstance(e.param, click.Argument) else e.param.opts[0]
         return f"{name}: missing {kind}"
     if isinstance(e, click.NoSuchOption):
+        if (of_a_run := _run_option(e)) is not None:
+            return of_a_run
         hint = f" (did you mean {', '.join(e.possibilities)}?)" if e.possibilities else ""
         return f"{e.option_name}: no such option{hint}"
     if isinstance(e, click.BadOptionUsage):
@@ -50,6 +52,28 @@ def usage_line(e: click.UsageError) -> str:
     if msg.startswith("No such command"):
         return f"command: {msg[0].lower()}{msg[1:]}"
     return f"usage: {msg}"
+
+
+#: Commands that read a scenario alone, and the commands whose options they are asked for in vain.
+SCENARIO_ONLY = ("show", "validate")
+RUNNING = ("run", "sweep")
+
+
+def _run_option(e: click.NoSuchOption):
+    """`atmsim show X --pcap DIR`: an option of `run` (or `sweep`) given to a command that reads the
+    scenario alone. "no such option" left a user to guess whether show had forgotten it; one line says
+    it is not part of the scenario, so show's output never holds it (docs/scenarios.md)."""
+    ctx = e.ctx
+    if ctx is None or ctx.parent is None or ctx.command.name not in SCENARIO_ONLY:
+        return None
+    group = ctx.parent.command
+    owners = [n for n in RUNNING if n in getattr(group, "commands", {})
+              and any(e.option_name in p.opts + p.secondary_opts for p in group.commands[n].params)]
+    if not owners:
+        return None
+    seed = " (the scenario's own seed is --set seed=N)" if e.option_name == "--seed" else ""
+    return (f"{e.option_name}: an option of atmsim {' and '.join(owners)}, not part of the scenario: "
+            f"atmsim {ctx.command.name} takes the scenario and --set alone{seed}")
 
 
 class _Interrupted(Exception):

@@ -1,5 +1,6 @@
-//! The keys of the schema's own sections (`[atm]`, `[tcp]`, `[credit]`,
-//! `[host]`, `[trace]`) that do nothing in a scenario as resolved, in one table
+//! The keys of the schema's own sections (`[atm]`, `[tcp]`, `[switch]`,
+//! `[router]`, `[credit]`, `[host]`, `[trace]`) that do nothing in a scenario
+//! as resolved, in one table
 //! ([`inert`]) read both ways: validation refuses such a key set off its
 //! default ([`refuse`]; issue 38, rule 1: a key whose value has no effect is
 //! an error), and `atmsim show` leaves it out ([`hide`]), so what show
@@ -10,7 +11,9 @@
 //! took `tcp.variant`, `tcp.window`, ... silently; morris-kung95-a ran
 //! `credit.transport = "out-of-band"` with credit off as if unset; and show
 //! printed `[credit]`, the adapters' rates and `tcp.afr_predictor` where they
-//! did nothing, but left `trace.port_rows` out where a port was logged.
+//! did nothing, but left `trace.port_rows` out where a port was logged; it
+//! also printed `[router]` on ATM networks, `[switch]`'s ATM keys and
+//! `[credit]` on packet networks, and `[credit]` with credit off.
 
 use super::schema::{FlowKind, Network, Scenario};
 use super::units::{parse_rate, parse_time};
@@ -52,12 +55,41 @@ fn inert(s: &Scenario, kinds: &[FlowKind]) -> Vec<Inert> {
             why: format!("AFR runs with an \"-afr\" variant, and tcp.variant = \"{}\"", v.name()),
         });
     }
-    if !s.credit.enabled {
-        out.push(Inert {
-            section: "credit",
-            keys: Keys::AllBut(&["enabled"]),
-            why: "credit flow control is off (set credit.enabled = true to use it)".into(),
-        });
+    match s.network {
+        Network::Packet => {
+            // A packet network's links carry IP packets whole: no cells, no AAL5.
+            out.push(Inert { section: "atm", keys: Keys::AllBut(&[]), why: "it is for ATM cells, and network = \"packet\"".into() });
+            // Its switching nodes are IP routers: `switch.buffer` sizes their ports; queueing, the
+            // drop policy and input service are ATM switches' (a router drops by router.policy).
+            out.push(Inert {
+                section: "switch",
+                keys: Keys::AllBut(&["buffer"]),
+                why: "it is for ATM switches, and network = \"packet\" (routers take switch.buffer alone; they drop by router.policy)"
+                    .into(),
+            });
+            // N23 credit runs per VC on ATM links (Morris & Kung's CreditNet).
+            out.push(Inert {
+                section: "credit",
+                keys: Keys::AllBut(&[]),
+                why: "credit flow control is for ATM links, and network = \"packet\"".into(),
+            });
+        }
+        Network::Atm => {
+            // No IP router runs on an ATM network: its switches drop by switch.policy.
+            out.push(Inert {
+                section: "router",
+                keys: Keys::AllBut(&[]),
+                why: "it is for IP routers, and network = \"atm\" (its switches drop by switch.policy)".into(),
+            });
+            if !s.credit.enabled {
+                // `enabled = false` restates the default, so it is never refused, only left out of show.
+                out.push(Inert {
+                    section: "credit",
+                    keys: Keys::AllBut(&[]),
+                    why: "credit flow control is off (set credit.enabled = true to use it)".into(),
+                });
+            }
+        }
     }
     match s.host.model {
         // Morris & Kung's hosts (§III) have a CPU and a bus; ideal hosts have neither.
@@ -71,10 +103,6 @@ fn inert(s: &Scenario, kinds: &[FlowKind]) -> Vec<Inert> {
             keys: Keys::Only(&["send_jitter"]),
             why: "it is for ideal hosts (host.model = \"ideal\"), and host.model = \"adapter\"".into(),
         }),
-    }
-    if s.network == Network::Packet {
-        // A packet network's links carry IP packets whole: no cells, no AAL5.
-        out.push(Inert { section: "atm", keys: Keys::AllBut(&[]), why: "it is for ATM cells, and network = \"packet\"".into() });
     }
     if s.trace.port.is_none() {
         out.push(Inert {
@@ -122,7 +150,7 @@ fn same(value: &toml::Value, default: Option<&toml::Value>) -> bool {
 /// Refuses a key of [`inert`] set to other than its default.
 pub(super) fn refuse(s: &Scenario, kinds: &[FlowKind]) -> Result<(), ScenarioError> {
     let mut d = s.clone();
-    (d.atm, d.tcp, d.credit, d.host, d.trace) = Default::default();
+    (d.atm, d.tcp, d.switch, d.router, d.credit, d.host, d.trace) = Default::default();
     let (set, default) = (tables(s), tables(&d));
     for i in inert(s, kinds) {
         let defaults = default.get(i.section).and_then(|v| v.as_table());

@@ -216,6 +216,9 @@ pub fn to_toml(s: &Scenario) -> String {
     // sections that does nothing here (`[credit]` with credit off, ...) is left out (`inert.rs`).
     let tcp = kinds.iter().any(|k| matches!(k, FlowKind::Tcp | FlowKind::Arb));
     inert::hide(&mut table, s, &kinds);
+    // A section with nothing in it says nothing (`[report]` without a bottleneck on a fabric);
+    // `[abr]` and `[boston]` are filled in below, their presence being their mechanism.
+    table.retain(|k, v| !v.as_table().is_some_and(|t| t.is_empty()) || SWITCHED_ON_BY_SECTION.contains(&k));
     let in_effect: Vec<&'static Mechanism> =
         selected(s).unwrap_or_default().into_iter().filter(|m| tcp || m.selected_by != "tcp.variant").collect();
     params::put_back(&mut table, &params::with_defaults(&s.params, &in_effect));
@@ -299,6 +302,8 @@ mod tests {
         let again = parse(&text, &[]).unwrap();
         assert_eq!(to_toml(&again), text);
         assert!(text.contains("delayed_ack"), "defaults are filled in");
+        // An ATM network has no router, and credit is off: neither is shown.
+        assert!(text.contains("[switch]") && !text.contains("[router]") && !text.contains("[credit]"), "{text}");
     }
 
     #[test]
@@ -306,6 +311,9 @@ mod tests {
         let o: Vec<String> = ["network=packet", "switch.buffer=21packets"].map(String::from).to_vec();
         let text = to_toml(&parse(BASE, &o).unwrap());
         assert!(text.contains("[router]\npolicy = \"tail\""), "{text}");
+        // Routers, not ATM switches: `[switch]` holds the buffer alone, and no `[credit]`.
+        assert!(text.contains("[switch]\nbuffer = \"21packets\"\n\n"), "{text}");
+        assert!(!text.contains("[credit]") && !text.contains("queueing") && !text.contains("input_service"), "{text}");
         // No cells on a packet network: `[atm]` does nothing there, is not shown, and is refused off its default.
         assert!(!text.contains("[atm]"), "{text}");
         let cells = [o.clone(), vec!["atm.encapsulation=aal5-vcmux".to_string()]].concat();
