@@ -174,3 +174,26 @@ def test_report_orders_figures_as_the_paper_does_and_notes_read_numbers():
     import numpy as np
 
     assert str(plain({"k": np.int64(45), "x": np.float64(0.5), "n": "atm"})) == "{'k': 45, 'x': 0.5, 'n': 'atm'}"
+
+
+def test_per_run_reads_a_run_once_by_its_identity_and_keeps_a_bounded_number():
+    from atmsim.reproduce.harness import Run, per_run
+
+    reads = []
+
+    @per_run
+    def count(spec, traces):
+        reads.append(spec.seed)
+        return {"rows": len(traces)}
+
+    a, same_run_other_tag = Run("x", (), 1, True, tag="grid"), Run("x", (), 1, True, tag="sweep")
+    assert count(a, [1, 2]) == {"rows": 2}
+    assert count(same_run_other_tag, [1, 2]) == {"rows": 2} and reads == [1]  # the tag is no part of a run
+    assert count(Run("x", (), 2, True), [1]) == {"rows": 1} and reads == [1, 2]
+    kept, per_run.KEPT = per_run.KEPT, 2
+    try:
+        count(Run("x", (), 3, True), [])  # a third run: the oldest (seed 1) is let go
+        count(a, [1, 2])
+        assert reads == [1, 2, 3, 1]
+    finally:
+        per_run.KEPT = kept

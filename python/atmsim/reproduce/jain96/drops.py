@@ -18,7 +18,7 @@ import pandas as pd
 
 from atmsim.claims import above, at_least, at_most, check
 from atmsim.reproduce import seeds
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce.harness import figure, per_run
 
 from .common import MSS, fairness, frames, row, throughputs, total
 from .table import TAIL_ROWS, VBR, VBR_NOTE
@@ -46,10 +46,9 @@ def _sweep_table(c, sweep) -> pd.DataFrame:
     rows = []
     for spec, (s, tr) in sweep:
         k, p, sd = spec.tag
-        tr = frames(tr)
         rows.append({"n": k[0], "tbe": k[1], "buffer": k[2], "policy": p, "seed": sd,
                      "fairness": row(s, n=k[0], tbe=k[1], buffer=k[2], policy=p, seed=sd)["fairness"],
-                     "ssthresh2_entries": _ssthresh2(tr), **eom_chain(tr)})
+                     **{name: v for name, v in _counts(spec, (tr, k[2])).items() if not name.startswith("eom_drops")}})
     df = pd.DataFrame(rows)
     c.table(df, "tail-drop_seeds")
     return df
@@ -112,17 +111,28 @@ def _ssthresh2(tr):
     return entries
 
 
+@per_run
+def _counts(spec, traced) -> dict:
+    """One run's counts from its traces (`traced`: the traces, and the ABR queue's limit, which the spec
+    fixes): EOM cells dropped (all, and below the limit), entries into ssthresh = 2, and the EOM chain's
+    counts (tail-drop.csv, tail-drop_seeds.csv)."""
+    tr, limit = traced
+    tr = frames(tr)
+    eom, eom_not_full = _eom_drops(tr, limit)
+    return {"eom_drops": eom, "eom_drops_below_limit": eom_not_full, "ssthresh2_entries": _ssthresh2(tr), **eom_chain(tr)}
+
+
 @figure("tail-drop", runs=_tail_runs)
 def tail_drop(c, runs):
     rows = []
     for (k, p), group in ((key, grp) for key, grp in runs.items() if key != seeds.SWEEP):
         limit = k[2]
         for spec, (s, tr) in group:
-            tr = frames(tr)
-            eom, eom_not_full = _eom_drops(tr, limit)
             r = row(s, n=k[0], tbe=k[1], buffer=k[2], policy=p, seed=spec.tag)
-            r.update(eom_drops=eom, eom_drops_below_limit=eom_not_full, ssthresh2_entries=_ssthresh2(tr),
-                     frames_discarded=s["frames_discarded_at_reassembly"], **eom_chain(tr))
+            counts = _counts(spec, (tr, limit))
+            first = ("eom_drops", "eom_drops_below_limit", "ssthresh2_entries")  # tail-drop.csv's columns, in order
+            r.update(**{k: counts[k] for k in first}, frames_discarded=s["frames_discarded_at_reassembly"],
+                     **{k: v for k, v in counts.items() if k not in first})
             rows.append(r)
     df = pd.DataFrame(rows)
     df.to_csv(c.out / "tail-drop.csv", index=False)
