@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from atmsim.claims import above, below, check
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce.harness import figure, per_run
 
 from .common import MSS, SEG, Spec, table
 
@@ -94,8 +94,16 @@ def _anatomy_runs(g) -> dict:
             for name, kw in ANATOMY_SETTINGS.items()}
 
 
-def anatomy_of(result):
-    """(per-flow table, acked-bytes curves, timeout episodes, summary) of one traced aron97 run."""
+def anatomy_of(spec, result):
+    """(per-flow table, acked-bytes curves, timeout episodes, summary) of one traced aron97 run, read from
+    its traces once per run (`harness.per_run`: the figures made again without a seed, and five notes,
+    read the same runs); the tables are copies, since figures add columns to them."""
+    table, curves, eps, s = _anatomy(spec, result)
+    return table.copy(), curves.copy(), eps.copy(), s
+
+
+@per_run
+def _anatomy(spec, result):
     import pandas as pd
 
     from atmsim import flowtrace
@@ -140,7 +148,7 @@ def fairness_anatomy(c, runs):
     fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 7))
     for col, (setting, pairs) in enumerate(runs.items()):
         for i, (spec, result) in enumerate(pairs):
-            table, curves, eps, s = anatomy_of(result)
+            table, curves, eps, s = anatomy_of(spec, result)
             per_run.append(_run_row(setting, spec.seed, table, s))
             for df in (table, eps):
                 df.insert(0, "seed", spec.seed)

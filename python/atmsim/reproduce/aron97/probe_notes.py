@@ -50,7 +50,7 @@ def lite_stalls(runs: dict) -> str:
         return ""
     flows, eps, stalled, low = [], [], [], []
     for spec, result in shipped:
-        table, _, ep, s = anatomy_of(result)
+        table, _, ep, s = anatomy_of(spec, result)
         flows.append(table)
         eps.append(ep)
         stalled.append(100 * table.stall_s.sum() / (len(table) * s["end_time_s"]))
@@ -65,8 +65,8 @@ def lite_stalls(runs: dict) -> str:
             f"stalled; the smallest share per run is {rng([a for a, _ in low], 1)} % of the bytes "
             f"({rng([b for _, b in low], 1)} s stalled).")
     if fine:
-        fe = pd.concat([anatomy_of(res)[2] for _, res in fine], ignore_index=True)
-        jain = [anatomy_of(res)[3]["fairness"] for _, res in fine]
+        fe = pd.concat([anatomy_of(sp, res)[2] for sp, res in fine], ignore_index=True)
+        jain = [anatomy_of(sp, res)[3]["fairness"] for sp, res in fine]
         text += (f" With a {fine[0][0].tick} tick a stall costs a median {fe.stall_s.median():.2f} s and Jain's index "
                  f"is {rng(jain)}.")
     return text
@@ -130,4 +130,4 @@ def median_stall(runs: dict, setting: str) -> float:
     pairs = runs.get(f"lite-anatomy:{setting}", [])
     if not pairs:
         return float("nan")
-    return float(np.median(pd.concat([anatomy_of(res)[2] for _, res in pairs]).stall_s))
+    return float(np.median(pd.concat([anatomy_of(sp, res)[2] for sp, res in pairs]).stall_s))
