@@ -9,7 +9,8 @@ extension of §V's last paragraph).
 """
 from atmsim.reproduce.harness import Paper
 
-from .buffers import fig3, fig4, fig5, in_congestion_avoidance, pauses_and_bursts
+from .buffers import fig3, fig4, fig5, in_congestion_avoidance
+from .pauses import pauses_and_bursts
 from .common import MTUS, Grid, cells, credit_overrides, g_max, goodput, grid, window_cells_kib
 from .credit import credit_buffer, credit_buffer_needed, fig8, fig8_tcp_udp, fig9
 from .prediction import fig6

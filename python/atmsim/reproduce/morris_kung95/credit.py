@@ -16,7 +16,8 @@ from atmsim.claims import at_least, at_most, below, check, within
 from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure
 
-from .buffers import _log_runs, _rng, pause_classes, pause_summary
+from .buffers import _log_runs, _rng, pause_summary
+from .pauses import pause_classes
 from .common import (CELL_PAYLOAD, CELL_RATE_53, MSS, MTU, OC3_CELLS, PACKET_CELLS, WARMUP_S, cells, credit_overrides, g_max, goodput,
                      pairs)
 

@@ -16,6 +16,7 @@ import pandas as pd
 from atmsim.reproduce import seeds
 
 from .common import B_FULL, B_QUICK, CELL_PAYLOAD, HEADER, MTU, MTUS, WARMUP_S, g_max, goodput, pairs
+from .pauses import after_lost_retransmission, pauses_and_bursts
 
 B90_SHARE = 0.9  # fig3's B90: the smallest buffer with goodput / G_max at least this (buffers.GOOD)
 
@@ -92,8 +93,6 @@ def fig4_runs(g) -> list:
 def fig4_c2_noise(c, sweep) -> str:
     """fig4.c2's count, pauses > 2 s after a timeout whose retransmission was itself lost, at each seed of the
     sweep and pooled over the ten, as the row pools its seeds (fig4_seeds.csv)."""
-    from .buffers import after_lost_retransmission, pauses_and_bursts
-
     rows = []
     for run, (s, tr) in sweep:
         ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
