@@ -13,10 +13,11 @@ import subprocess
 import sys
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import atmsim
-from atmsim.reproduce.fabric.common import busy_share, departures_of, spread_after_start
+from atmsim.reproduce.fabric.common import FLOW_IP_BYTES, busy_share, departures_of, spread_after_start, voq_stall
 
 BASE = """name = "fabric-test"
 network = "packet"
@@ -109,6 +110,32 @@ def test_the_incast_loses_nothing_inside_the_fabric_and_keeps_its_books(incast):
         assert 0 < fab["llfc_peak_resident_cells"] <= fab["llfc_bound_cells"]
         assert fab["cells_made"] == fab["cells_received"] and fab["cells_inside"] == 0
         assert all(f["bytes_delivered"] == 2_000_000 for f in summary["flows"])
+
+
+def test_voq_stall_finds_the_voq_that_waits_and_the_spread_before_it():
+    # Hosts 1-3 share FAP 0's VOQ, 4 and 5 FAP 1's; the VOQs take turns and a VOQ's hosts take turns
+    # within it, so each of FAP 0's hosts falls behind FAP 1's, while the VOQs stay a packet apart.
+    flows, frames, sent = [], [], {}
+    voqs = (["s1", "s2", "s3"], ["s4", "s5"])
+    for turn in range(2 * 486 * 3):
+        hosts = voqs[turn % 2]
+        host = hosts[(turn // 2) % len(hosts)]
+        if sent.get(host, 0) < 486:
+            flows.append(host)
+            frames.append(sent.get(host, 0))
+            sent[host] = sent.get(host, 0) + 1
+    # FAP 1's last five packets wait until FAP 0 has sent all of its.
+    fap1 = [i for i, f in enumerate(flows) if f in ("s4", "s5")]
+    order = [i for i in range(len(flows)) if i not in fap1[-5:]] + fap1[-5:]
+    flows, frames = np.array(flows)[order], np.array(frames)[order]
+    ends = np.arange(len(flows), dtype=float)
+    last_before = order.index(fap1[-6])
+    stall = voq_stall(ends, flows, frames)
+    assert (stall["fap"], stall["from_s"], stall["to_s"]) == (1, last_before, len(flows) - 5)
+    assert stall["left"] == 3 * 4150 + 2 * 858
+    assert 0 < stall["spread"] <= W + 4150, stall
+    assert spread_after_start(ends, flows, frames, 5) > 100 * 4150  # per source: FAP 1's hosts a third ahead
+    assert FLOW_IP_BYTES == 485 * 4150 + 858
 
 
 def test_incast_fairness_and_the_credit_beat(incast):

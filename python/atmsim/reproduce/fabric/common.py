@@ -94,12 +94,45 @@ def busy_share(ends, frames) -> tuple:
     return float(1 - gaps.sum() / (ends[-1] - starts[0])), gaps
 
 
-def spread_after_start(ends, flows, frames, n: int) -> int:
+def spread_after_start(ends, flows, frames, n: int, group=None, total=None) -> int:
     """F6: the largest gap in bytes out between two sources, once all n have had a packet out and
-    until the first has sent everything."""
+    until the first has sent everything. With `group` (a flow's name to its group) and `total` (a
+    group's bytes to send), between n groups instead, until the first group has sent all of its."""
+    group = group or (lambda flow: flow)
+    total = total or (lambda g: FLOW_IP_BYTES)
     out, spread = {}, 0
     for flow, frame in zip(flows, frames):
-        out[flow] = out.get(flow, 0) + (LAST if frame == 485 else MTU)
-        if len(out) == n and max(out.values()) < FLOW_IP_BYTES:
+        g = group(flow)
+        out[g] = out.get(g, 0) + (LAST if frame == 485 else MTU)
+        if out[g] >= total(g):
+            break
+        if len(out) == n:
             spread = max(spread, max(out.values()) - min(out.values()))
     return spread
+
+
+def voq_stall(ends, flows, frames, ports_per_fap: int = 4) -> dict:
+    """F6 per VOQ: an incast's sources (flows named `s<host>`) grouped by the FAP that hosts them (a
+    source FAP's hosts share its one VOQ for the egress port). The longest wait of any VOQ between two
+    of its departures (`fap`, from `from_s` to `to_s`, `left` bytes still to send), and the largest
+    gap in bytes out between two VOQs before that wait began, once all had sent (`spread`)."""
+    fap = np.array([int(f[1:]) // ports_per_fap for f in flows])
+    size = np.where(frames == 485, LAST, MTU)
+    longest = (0.0, 0, 0)
+    for f in np.unique(fap):
+        t = ends[fap == f]
+        if len(t) > 1 and (i := int(np.argmax(np.diff(t)))) >= 0 and t[i + 1] - t[i] > longest[0]:
+            longest = (float(t[i + 1] - t[i]), int(f), i)
+    _, stalled, i = longest
+    mine = np.flatnonzero(fap == stalled)
+    before = mine[i] + 1  # departures up to the stalled VOQ's last before its wait
+    total = len({fl for fl, fa in zip(flows, fap) if fa == stalled}) * FLOW_IP_BYTES
+    groups = np.unique(fap)
+    index = np.searchsorted(groups, fap[:before])
+    out = np.zeros((before, len(groups)))
+    out[np.arange(before), index] = size[:before]
+    out = out.cumsum(axis=0)
+    live = (out > 0).all(axis=1)
+    spread = int((out.max(axis=1) - out.min(axis=1))[live].max()) if live.any() else 0
+    return {"fap": stalled, "from_s": float(ends[mine[i]]), "to_s": float(ends[mine[i + 1]]),
+            "left": int(total - size[mine[: i + 1]].sum()), "spread": spread}
