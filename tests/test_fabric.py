@@ -112,6 +112,17 @@ def test_the_incast_loses_nothing_inside_the_fabric_and_keeps_its_books(incast):
         assert all(f["bytes_delivered"] == 2_000_000 for f in summary["flows"])
 
 
+def test_back_to_back_packets_leave_no_gap_and_a_picosecond_is_one():
+    # The log's times are seconds; 4,150 B at 400 Gb/s is 83,000 ps. Back to back, no gap at all
+    # (computed in floating point, each end less a packet time left 10^-22 s "gaps"); one ps late, one.
+    frames = np.array([0, 1, 2, 3, 4, 5, 6, 7])
+    ends_ps = 5_000_000_000 + 83_000 * np.arange(1, 9)
+    ends_ps[5:] += 1
+    share, gaps = busy_share(ends_ps / 1e12, frames)
+    assert list(gaps > 0) == [False] * 4 + [True] + [False] * 2 and gaps[4] == 1e-12
+    assert share == 1 - 1 / (8 * 83_000 + 1)
+
+
 def test_voq_stall_finds_the_voq_that_waits_and_the_spread_before_it():
     # Hosts 1-3 share FAP 0's VOQ, 4 and 5 FAP 1's; the VOQs take turns and a VOQ's hosts take turns
     # within it, so each of FAP 0's hosts falls behind FAP 1's, while the VOQs stay a packet apart.

@@ -87,11 +87,14 @@ def departures_of(log) -> tuple:
 
 
 def busy_share(ends, frames) -> tuple:
-    """The egress port's busy share from its first start to its last end, and its idle gaps (s)."""
-    sizes = np.where(frames == 485, LAST, MTU) * 8 / PORT_BPS
-    starts = ends - sizes
-    gaps = np.maximum(starts[1:] - ends[:-1], 0)
-    return float(1 - gaps.sum() / (ends[-1] - starts[0])), gaps
+    """The egress port's busy share from its first start to its last end, and its idle gaps (s).
+    In whole picoseconds, as the core keeps time: the log's times are seconds, and a start computed
+    as an end less a packet time in floating point leaves gaps of 10^-22 s between back-to-back
+    packets (11,702 "gaps" in the 127-source incast, 530 of them real)."""
+    ends_ps = np.rint(np.asarray(ends) * 1e12).astype(np.int64)
+    starts_ps = ends_ps - np.where(frames == 485, tx_ps(LAST, PORT_BPS), tx_ps(MTU, PORT_BPS))
+    gaps_ps = np.maximum(starts_ps[1:] - ends_ps[:-1], 0)
+    return float(1 - gaps_ps.sum() / (ends_ps[-1] - starts_ps[0])), gaps_ps / 1e12
 
 
 def spread_after_start(ends, flows, frames, n: int, group=None, total=None) -> int:
