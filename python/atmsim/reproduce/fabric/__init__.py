@@ -15,6 +15,7 @@ slowed core link, the ndp17 reproduction's own runs.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from atmsim.claims import at_least, at_most, check, within
@@ -77,29 +78,40 @@ def f2(c, runs):
 
 
 INCAST_RUNS = ("16KB", "96KB")
+#: Counterfactuals of F4's mechanism, 15 -> 1 at the default pause threshold: (label, overrides, credit
+#: worth, overspeed). Credits worth a whole packet never leave a VOQ short (no skipped credit); more
+#: overspeed pauses the scheduler more often.
+INCAST_VARIANTS = (("credit worth a packet", (f"fabric.credit_worth={MTU}B",), MTU, 0.01),
+                   ("more overspeed", ("fabric.scheduler.overspeed=0.05",), W, 0.05))
 
 
 def _incasts(g):
-    out = [sources_to(0, range(4, 64, 4), f"fabric.scheduler.egress_stop={s}", "trace.port=fabric->h0", tag=(15, s), trace=True)
-           for s in INCAST_RUNS]
+    def fifteen(stop, *extra, variant=""):
+        return sources_to(0, range(4, 64, 4), f"fabric.scheduler.egress_stop={stop}", "trace.port=fabric->h0", *extra,
+                          tag=(15, stop, variant), trace=True)
+    out = [fifteen(s) for s in INCAST_RUNS] + [fifteen("16KB", *o, variant=label) for label, o, _, _ in INCAST_VARIANTS]
     if not g.quick:
-        out.append(incast_127("trace.port=fabric->h0", trace=True, tag=(127, "16KB")))
+        out.append(incast_127("trace.port=fabric->h0", trace=True, tag=(127, "16KB", "")))
     return out
 
 
 def _incast_rows(runs) -> pd.DataFrame:
     rows = []
     for run, (s, tr) in runs:
-        n, stop = run.tag
+        n, stop, variant = run.tag
+        worth, overspeed = next(((w, o) for label, _, w, o in INCAST_VARIANTS if label == variant), (W, 0.01))
         ends, flows, frames = departures(tr)
         share, gaps = busy_share(ends, frames)
         fab = s["fabric"]
         t0 = n * FLOW_IP_BYTES * 8 / PORT_BPS
-        credit_s = W * 8 / (PORT_BPS * 1.01)
+        credit_s = worth * 8 / (PORT_BPS * (1 + overspeed))
         latency = zero_load_ps(MTU) / 1e12
         t_cr = latency - 2 * (tx_ps(MTU, PORT_BPS) + 100_000) / 1e12 + credit_s
-        rows.append({"sources": n, "egress_stop": stop, "busy_share": share, "idle_gaps": int((gaps > 0).sum()),
+        rows.append({"sources": n, "egress_stop": stop, "variant": variant, "credit_worth": worth, "overspeed": overspeed,
+                     "busy_share": share, "idle_gaps": int((gaps > 0).sum()),
                      "long_gaps": int((gaps > 0.5 * n * credit_s).sum()), "idle_us": float(gaps.sum() * 1e6),
+                     "median_gap_ns": float(np.median(gaps[gaps > 0]) * 1e9) if (gaps > 0).any() else 0.0,
+                     "t_cr_ns": t_cr * 1e9, "loop_bytes": t_cr * PORT_BPS / 8, "paused_slots": fab["paused_slots"],
                      "skips_per_voq": (fab["credits_received"] - fab["packets_out"]) // n,
                      "spread_bytes": spread_after_start(ends, flows, frames, n),
                      **{f"voq_stall_{k}": v for k, v in voq_stall(ends, flows, frames).items()},
@@ -114,17 +126,24 @@ def _incast_rows(runs) -> pd.DataFrame:
 
 
 def _beat(df) -> str:
-    d = df[(df.egress_stop == "16KB") & (df.sources == 15)].iloc[0]
-    w = df[df.egress_stop == "96KB"].iloc[0]
-    big = df[df.sources > 15]
+    """F4's and F7's mechanism, from the incasts and their counterfactuals."""
+    base = df[df.variant == ""]
+    d = base[(base.egress_stop == "16KB") & (base.sources == 15)].iloc[0]
+    w = base[base.egress_stop == "96KB"].iloc[0]
+    cw, os_ = (df[df.variant == label].iloc[0] for label, *_ in INCAST_VARIANTS)
     wide = "".join(f" {r.sources} -> 1 on {r.sources // 4 + 1} FAPs: busy {r.busy_share:.4f}, {r.idle_gaps} idle gaps of "
-                   f"{r.idle_us:.1f} µs in all, {r.long_gaps} long; its mechanism is not traced yet." for r in big.itertuples())
-    return (f"At egress_stop = {d.egress_stop} the port idles {d.idle_us:.2f} µs in {d.idle_gaps} gaps, {d.long_gaps} of them longer than half "
-            f"a round of credits: a {MTU}-B packet costs more than a {W}-B credit, so each VOQ skips one credit in "
-            f"{W // (MTU - W) + 1} ({d.skips_per_voq} skips per VOQ measured: credits received less packets, over the "
-            f"sources) and round robin keeps the {d.sources} VOQs in step, so they skip together; the pause threshold "
-            f"cannot cover {d.sources} credits that bring nothing. At {w.egress_stop}: busy {w.busy_share:.4f}, tail {w.fct_max_us:.2f} µs."
-            + wide)
+                   f"{r.idle_us:.1f} µs in all (median {r.median_gap_ns:.1f} ns), {r.long_gaps} long."
+                   for r in base[base.sources > 15].itertuples())
+    return (f"At egress_stop = {d.egress_stop} the port idles {d.idle_us:.2f} µs in {d.idle_gaps} gaps (median {d.median_gap_ns:.1f} ns), "
+            f"{d.long_gaps} of them longer than half a round of credits. Two causes. The credit loop (T_cr = {d.t_cr_ns:.1f} ns) "
+            f"holds {d.loop_bytes:,.0f} B at the port rate, more than the threshold at which the scheduler pauses: each time "
+            f"the egress queue falls below it, the queue drains before the data of the next credit arrives ({d.paused_slots} "
+            f"paused slots). And a {MTU}-B packet costs more than a {W}-B credit, so each VOQ skips one credit in "
+            f"{W // (MTU - W) + 1} ({d.skips_per_voq} skips per VOQ measured: credits received less packets, over the sources) "
+            f"and round robin keeps the {d.sources} VOQs in step, so they skip together: the long gaps. With credits worth "
+            f"a packet (no skips): busy {cw.busy_share:.4f}, {cw.long_gaps} long gaps; with overspeed {os_.overspeed} (more pauses, "
+            f"{os_.paused_slots} slots): busy {os_.busy_share:.4f}. At {w.egress_stop}: busy {w.busy_share:.4f}, tail "
+            f"{w.fct_max_us:.2f} µs." + wide)
 
 
 @figure("F4", runs=_incasts)
@@ -132,7 +151,7 @@ def f4(c, runs):
     """The egress port's utilisation in the incast."""
     df = _incast_rows(runs)
     c.write("F4", df)
-    d = df[df.egress_stop == "16KB"]
+    d = df[(df.egress_stop == "16KB") & (df.variant == "")]
     c.claim("c1", statement="the egress port is busy >= 99 % from the first credit to the last byte", kind="analytic",
             paper_value=">= 0.99 (exact busy time from the port log)", ours={int(r.sources): r.busy_share for r in d.itertuples()},
             holds=check(("least busy share over the incasts, default egress_stop", d.busy_share.min(), at_least(0.99))),
@@ -144,6 +163,7 @@ def f4(c, runs):
 def f6(c, runs):
     """Per-source fairness in the incast."""
     df = _incast_rows(runs)
+    df = df[df.variant == ""]
     c.claim("c1", statement="per-source bytes out differ by at most a credit and a packet", kind="analytic",
             paper_value=f"<= W_cr + MTU = {W + MTU:,} B at any time after warm-up (J >= 0.999 over windows of 64·N credits)",
             ours={f"{r.sources}/{r.egress_stop}": int(r.spread_bytes) for r in df.itertuples()},
@@ -167,7 +187,7 @@ def _stall(r) -> str:
 def f7(c, runs):
     """The incast's tail FCT bracket."""
     df = _incast_rows(runs)
-    d = df[df.egress_stop == "16KB"]
+    d = df[(df.egress_stop == "16KB") & (df.variant == "")]
     low = (d.fct_max_us - d.lower_us).min()
     high = (d.upper_us - d.fct_max_us).min()
     c.claim("c1", statement="T0 + latency <= FCT_max <= T0 + T_cr + 2 credit times + a packet time (latency: one packet's "
