@@ -186,6 +186,12 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     # Links are not loaded alike (spraying takes control cells in the same round robin as data;
     # docs/fabric.md R9), but every link carries data.
     assert fab["up_link_data_cells_least"] > 0.8 * fab["up_link_data_cells_most"]
+    # Link by link (16 FAPs x 18 links): the least and the most are the arrays', every cell made is counted on one link.
+    per_link, data = fab["up_link_cells"], fab["up_link_data_cells"]
+    assert len(per_link) == len(data) == 16 * 18
+    assert (min(per_link), max(per_link), min(data), max(data)) == (
+        fab["up_link_cells_least"], fab["up_link_cells_most"], fab["up_link_data_cells_least"], fab["up_link_data_cells_most"])
+    assert all(d <= c for d, c in zip(data, per_link))
 
 
 @pytest.mark.parametrize("sets, key", [

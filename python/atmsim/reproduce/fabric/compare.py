@@ -30,6 +30,7 @@ from atmsim.claims import at_least, at_most, check
 from atmsim.reproduce.arb.common import jain
 from atmsim.reproduce.harness import Run, figure, summary_of
 
+from . import links
 from .common import D_PORT, LAST, MTU, PORT_BPS, tx_ps
 
 HOSTS, FLOW_BYTES, SEED = 16, 2_000_000, 13
@@ -136,9 +137,7 @@ def _row(matrix: str, net: str, tp: str, s: dict) -> dict:
     starts_at_zero = matrix not in COLLECTIVES
     fct = np.array([f["completion_time_s"] for f in done]) * 1e6 if starts_at_zero else np.array([np.nan])
     switch = [p for p in s["ports"] if not p["name"].startswith("h")]
-    # The tree's up-links: ToR -> aggregation and aggregation -> core.
-    up = [p["units_in"] for p in switch
-          if p["name"].startswith(("tor", "agg")) and p["name"].split("->")[1].startswith(("agg", "core"))]
+    up = links.up_link_loads(s)
     fab = s.get("fabric")
     spread = (fab["up_link_data_cells_most"] / (fab["cells_made"]["data"] / (4 * 18)) if fab else max(up) / np.mean(up))
     jobs = s.get("jobs") or []
@@ -159,8 +158,9 @@ def _row(matrix: str, net: str, tp: str, s: dict) -> dict:
 
 
 def rows(runs) -> tuple:
-    """The table's rows, every flow's slowdown by (matrix, network, transport), and the incast's traces."""
-    out, curves, traces = [], {}, {}
+    """The table's rows, every flow's slowdown and up-link loads by (matrix, network, transport), and the
+    incast's traces."""
+    out, curves, traces, loads = [], {}, {}, {}
     for run, r in runs:
         m, net, tp = run.tag
         if m == "source":
@@ -169,6 +169,7 @@ def rows(runs) -> tuple:
         s = summary_of(r)
         out.append(_row(m, net, tp, s))
         curves[run.tag] = slowdowns(s)
+        loads[run.tag] = links.up_link_loads(s)
         if isinstance(r, tuple):
             traces[(net, tp)] = atmsim.trace_frames(r[1])
     df = pd.DataFrame(out)
@@ -177,7 +178,7 @@ def rows(runs) -> tuple:
     udp_incast = (df.matrix == MATRICES[0]) & (df.transport == "UDP at NIC rate")
     for q, v in pct.items():
         df[f"fabric_held_p{q}_kb"] = np.where(udp_incast, v, np.nan)
-    return df, curves, traces
+    return df, curves, traces, loads
 
 
 def _cdfs(c, curves) -> None:
@@ -281,9 +282,12 @@ def _occupancy(c, traces) -> None:
 @figure("C1", runs=_runs)
 def c1(c, runs):
     """The scheduled fabric against EQDS and DCTCP on a fat tree of the same hosts and capacity."""
-    df, curves, traces = rows(runs)
+    df, curves, traces, loads = rows(runs)
     c.write("C1", df)
     _cdfs(c, curves)
+    spread = links.loads_table(loads)
+    c.table(spread, "C1_links")
+    links.plot(c, spread, MATRICES, SYSTEMS, SHORT)
     _occupancy(c, traces)
     c.claim("c1", statement="every flow of every matrix completes on both networks, none faster than its unloaded ideal",
             kind="hard", paper_value="all flows complete; FCT / ideal >= 1",

@@ -114,6 +114,10 @@ impl ServiceKind for Fabric {
             "up_link_cells_most": most,
             "up_link_data_cells_least": data_least,
             "up_link_data_cells_most": data_most,
+            // Per FAP up-link, FAP by FAP and link by link within a FAP: the
+            // load spread a designer plots (reproduce fabric, C1_links.png).
+            "up_link_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].cells).collect::<Vec<_>>(),
+            "up_link_data_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].data_cells).collect::<Vec<_>>(),
             "voq_identity_holds": self.invariants_hold(),
             "cells_balanced": self.cells_balanced(),
         });
