@@ -83,15 +83,6 @@ TYPED: dict[str, str] = {
     'needed = C x RTT_link + N2 (Kung et al. 1994; docs/credit.md': "citation year, and the scenario's N2 = 10",
     'over [1 s, end]': 'window: statistics from 1 s on',
     'not run by --quick (built only: a 1,024-host run is too long': 'setup: the 1,024 hosts of the scenario',
-    # arb.fig15.c1 fails on the quick grid since the accumulation threshold was read from §3.3 (issue 37): its
-    # note quotes the fig15 probe (anatomy.py, feedback_probe), whose runs are defined by these numbers.
-    ' for node 1). Measured by `python -m atmsim.reproduce.arb.an': 'probe: the window [100 s, 300 s] of the fig15 probe and its ratio 8',
-    ' s) exceeds M = 0.5 s, so requests overlap and a reply to on': "setup: the fairness runs' M = 0.5 s (arb-fairness.toml)",
-    '. With M = 2 s (requests do not overlap) node 2 has ': 'probe: the fig15 probe runs each ratio at M = 0.5 s and 2 s',
-    '. At ratio 4 (': 'probe: the fig15 probe runs ratios 1, 4 and 8',
-    ' s, M = 0.5 s) ': "setup: the fairness runs' M = 0.5 s (arb-fairness.toml)",
-    '; at ratio 1 ': 'probe: the fig15 probe runs ratios 1, 4 and 8',
-    ". M (0.5 s, 'more than a round trip', docs/arb.md §3) is our": "setup: the fairness runs' M = 0.5 s (arb-fairness.toml)",
 }
 
 

@@ -17,7 +17,8 @@ match. A note that no longer matches its pattern (another grid, a changed note) 
 `none`: the evidence is the run's, not this table's. Only rows listed here can be settled; the list
 was written from the evidence the repository held on 2026-11-29 (docs/reproductions.md, "What settles
 a failing claim"), less arb.fig7.c4 and c5, which M's sweep settled under the accumulation rule's own-rate
-reading and which hold under its queue reading (issue 37, docs/arb.md §2).
+reading and which hold under its queue reading (issue 37, docs/arb.md §2); arb.fig16-arb.c1 was added when M was
+fixed by the catalogue's rule (docs/arb.md §3).
 """
 from __future__ import annotations
 
@@ -129,6 +130,11 @@ SETTLED: dict[str, Evidence] = {
     "morris-kung95.fig3.c4": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     "morris-kung95.fig3.c6": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     "morris-kung95.fig4.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    # ARB on the bursty topology, which [CHG] argue and did not simulate: M by the catalogue's rule, with the round trip
+    # counted without and with the queue at which the receivers cut, and Rinc at the smallest and largest proportion of a
+    # fair share among [CHG]'s stated values (fig16-arb_faithful.csv); at no pair does every buffer keep node 5's share in
+    # the band without loss. A pair that fits leaves the row at none (docs/arb.md §8).
+    "arb.fig16-arb.c1": Evidence("sweep", note=r"Faithful readings of M and Rinc [^:]*: (.*?readings at which the row holds: none)"),
     # A 65,535-byte window of 1500-byte packets takes more cells than the 64 KiB buffer holds.
     "morris-kung95.fig3.c2": Evidence("arithmetic", note=r"\d+ segments = \d+ cells, \d+ more than the \d+-cell buffer"),
 }

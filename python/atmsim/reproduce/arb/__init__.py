@@ -9,11 +9,11 @@ simulated, in the paper).
 from atmsim.reproduce.harness import Paper
 
 from .bursty import fig16, fig16_arb, fig17
-from .common import OWN_RATE, grid
+from .common import OWN_RATE, RTT_WITH_QUEUE, grid
 from .efficiency import fig6, fig7, fig8, fig9, fig10, fig11
 from .fairness import fig12, fig13, fig14, fig15
 
 PAPER = Paper("arb", (fig6, fig7, fig8, fig9, fig10, fig11, fig12, fig13, fig14, fig15, fig16, fig17, fig16_arb), grid,
-              test_options=("seeds",), readings=(OWN_RATE,))
+              test_options=("seeds",), readings=(OWN_RATE, RTT_WITH_QUEUE))
 
 __all__ = ["PAPER", "grid"]

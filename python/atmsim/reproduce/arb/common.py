@@ -22,6 +22,8 @@ import atmsim
 from atmsim.reproduce.harness import Run
 from atmsim.reproduce.readings import Reading
 
+from .interval_rule import interval_override, rule_interval_s
+
 SAMPLE = "20ms"  # queue sampling interval of traced runs
 WARMUP_S = 100.0  # efficiency runs: statistics over [100 s, end]
 
@@ -57,6 +59,9 @@ class Grid:
 
     def run(self, scenario: str, kind: str, overrides=(), seed: int = 1, trace: bool = False, tag=None) -> Run:
         o = transport(scenario, kind) + tuple(overrides)
+        if kind == "arb" and not any(x.startswith("arb.interval=") for x in o):
+            # M by the catalogue's rule (interval_rule.py, docs/arb.md §3), not the scenario's rounded value
+            o += (interval_override(rule_interval_s(scenario, o)),)
         if trace:
             o += (f"trace.interval={SAMPLE}",)
         return Run(scenario, o, seed, trace, tag)
@@ -74,6 +79,29 @@ def _with_own_rate_threshold(run: Run) -> Optional[Run]:
 # packet times at each connection's own measured rate. Every row gives its verdict under both.
 OWN_RATE = Reading("accumulation = own-rate", "k_acc in packet times at each connection's own measured rate, the rule "
                    "before the §3.3 reading, instead of in packets of the bottleneck's queue", _with_own_rate_threshold)
+
+
+PAPER_CUT_QUEUE = 3  # packets: "when the queue length is greater than 3 packets, senders ... cut back" (§3.3)
+
+
+def _with_queue_in_round_trip(run: Run) -> Optional[Run]:
+    """An ARB run whose M by the catalogue's rule counts the receivers' threshold queue in the round trip; None for a
+    TCP-SS run or one whose M is set by hand (a sweep, a probe)."""
+    base = tuple(o for o in run.overrides if not o.startswith("arb.interval="))
+    if len(base) == len(run.overrides) or interval_override(rule_interval_s(run.scenario, base)) not in run.overrides:
+        return None
+    m = rule_interval_s(run.scenario, base, PAPER_CUT_QUEUE)
+    if interval_override(m) in run.overrides:  # the queue does not move M (the short pipe: 8 packets at the fair share bind)
+        return None
+    return dataclasses.replace(run, overrides=base + (interval_override(m),))
+
+
+# M by the catalogue's rule, "about 8 packets at the fair share rate, >= 1 RTT" (interval_rule.py, docs/arb.md §3): the
+# runs count the round trip without queueing, as [CHG §4.1] count 221.44 ms; the other faithful reading counts the
+# queue at which the receivers cut (3 packets at the bottleneck) in it. Every row gives its verdict under both.
+RTT_WITH_QUEUE = Reading("M with the cut queue in the round trip", f"M by the catalogue's rule counting the {PAPER_CUT_QUEUE} "
+                         "packets of queue at which the receivers cut in the round trip, instead of the round trip without queueing",
+                         _with_queue_in_round_trip)
 
 
 def grid(quick: bool, seeds: Optional[list] = None, ratio_max: Optional[float] = None) -> Grid:

@@ -2,7 +2,7 @@
 in its note, the experiment that would settle it).
 
 Appended to the row's note only when the row fails; settled.py lists none of these rows (tests/test_open_rows.py
-checks both lists stay apart). Why: docs/arb.md (§2 and the bullets on Figs. 10, 11, 15 and 16). The ARB runs
+checks both lists stay apart). Why: docs/arb.md (§3 and the bullets on Figs. 10 and 11). The ARB runs
 have no seed to sweep (the seed reaches nothing ARB reads), so seeds cannot settle them; the sentences carry no
 number.
 """
@@ -12,18 +12,15 @@ import functools
 
 from atmsim.reproduce.open_rows import sentence
 
-# M's sweep, in the note, settles the row only if no M fits (a test checks no such row is settled by sweep).
-_M = ("M as [CHG] ran it (the authors' code or a statement), or one M fixed for every ARB figure by a rule written "
-      "before results, with every ARB claim judged at it.")
+# M by the catalogue's rule (docs/arb.md §3) is judged under both readings of its round trip (common.RTT_WITH_QUEUE): a
+# row that fails under one and holds under the other is not settled by the sweep of faithful readings.
+_M = ("M as [CHG] ran it (the authors' code or a statement): the row fails at the catalogue's rule for M with the round "
+      "trip counted without queueing and holds with the queue at which the receivers cut counted in it, so no sweep of "
+      "the faithful readings settles it.")
 
 WOULD_SETTLE = {
     "fig10.c2": _M,
     "fig11.c3": _M,
-    "fig15.c1": "M and the handling of overlapping requests as [CHG] ran them (the authors' code), or ARB on fig15's "
-                "dumbbell in an independent simulator.",
-    # the note's sweep of M x Rinc settles it only if no pair fits
-    "fig16-arb.c1": "M and Rinc as [CHG] would run ARB on this topology (the authors' code or a statement), or their ARB "
-                    "on it: [CHG] argue the row and did not simulate it.",
 }
 
 

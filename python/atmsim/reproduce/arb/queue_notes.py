@@ -11,7 +11,6 @@ one rate interval of another connection's.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
@@ -19,17 +18,16 @@ import pandas as pd
 import atmsim
 from atmsim.toml import tomllib
 
-from .common import WARMUP_S, frame, queue_series
+from .common import PAPER_CUT_QUEUE, WARMUP_S, frame, queue_series
+from .interval_rule import TIME, quantity
 
-PAPER_CUT_QUEUE = 3  # packets: "when the queue length is greater than 3 packets, senders ... cut back" (§3.3)
 
 
-def rate_interval_s(scenario: str) -> float:
-    """The ARB rate interval M of a built-in scenario (`[arb] interval`), in seconds."""
-    m = re.search(r'^\[arb\][^\[]*?^interval = "([\d.]+)(ms|s)"', atmsim.load_scenario(scenario), re.M | re.S)
-    if m is None:
-        raise ValueError(f"{scenario}: no [arb] interval")
-    return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+def run_interval_s(run) -> float:
+    """The ARB rate interval M of the run `run`: its `arb.interval` override (the catalogue's rule sets one on every
+    ARB run of the figures, interval_rule.py), else its scenario's `[arb] interval`, in seconds."""
+    arb = tomllib.loads(atmsim.resolve(run.scenario, list(run.overrides)))["arb"]
+    return quantity(arb["interval"], TIME)
 
 
 def accumulation_threshold(run) -> str:
@@ -76,7 +74,7 @@ def empty_periods(s: dict, tr: dict, port: str, t0: float = WARMUP_S) -> np.ndar
 def queue_note(pairs, ports, scenario: str) -> str:
     """The queue of ARB runs against the number of connections, and how synchronised their cuts are
     (medians over seeds of each run's values over [100 s, end])."""
-    m = rate_interval_s(scenario)
+    m = run_interval_s(pairs[0][0])
     rows = []
     for run, (s, tr) in pairs:
         c = cuts(tr)
@@ -93,7 +91,7 @@ def queue_note(pairs, ports, scenario: str) -> str:
             f"packets, reaches {d['max']:.0f} and is above {PAPER_CUT_QUEUE} packets {d['above3']:.1%} of the time; it is "
             f"empty {d['empty']:.1%} of the time, in periods of a median {d['empty_median_s']:.2f} s. The receivers' "
             f"accumulation rule cuts the senders {d['cuts_per_100s']:.1f} times per 100 s, and {d['sync']:.0%} of the cuts "
-            f"fall within one rate interval ({m:g} s) of another connection's: {together} (medians over seeds).")
+            f"fall within one rate interval ({m:.4g} s) of another connection's: {together} (medians over seeds).")
 
 
 def bursty_note(df: pd.DataFrame, rtt5_s: float) -> str:
