@@ -52,3 +52,37 @@ def test_boston97_gives_every_verdict_at_n_256_from_boston_runs_only():
         other = r["readings"][N_256.name]["holds"]
         assert isinstance(other, bool), r["id"]
         assert (f"At {N_256.name} " in r["note"]) == (other != r["holds"]), r["id"]
+
+
+def test_a_reading_left_out_of_quick_and_one_that_quotes_rows_failing_under_both(tmp_path, monkeypatch):
+    import dataclasses
+    from types import SimpleNamespace
+
+    paper = _paper(monkeypatch)
+    wide = paper.readings[0]
+    loud = dataclasses.replace(wide, quick=False, quote_failing=True)
+    paper = dataclasses.replace(paper, readings=(loud,), grid=lambda quick, **t: SimpleNamespace(quick=quick))
+    assert harness.plan(paper, None, True).twins == {"f": {}, "g": {}}  # the quick grid does not run it
+    plan = harness.plan(paper, None, False)
+    assert plan.twins["f"]
+    # c1 fails under the reading only: said as before; a row failing under both would say "fails too" with its margin
+    rows = {r["id"]: r for r in harness.execute(plan, tmp_path)}
+    assert rows["p.f.c1"]["note"] == "At x = 2 (a wider x) this claim fails."
+    made = [SimpleNamespace(id="p.f.c1", holds=False, note="Measured 1.", readings=None)]
+    readings.annotate(made, loud, {"p.f.c1": (False, -0.25)})
+    assert made[0].note == "Measured 1. At x = 2 (a wider x) this claim fails too (margin -0.25)."
+    readings.annotate(made, wide, {"p.f.c1": (False, -0.25)})  # a reading that does not quote: unchanged
+    assert made[0].note.count("fails too") == 1
+
+
+def test_boston97_judges_every_run_with_cell_access_on_the_full_grid_only():
+    from atmsim.reproduce.boston97 import access
+    from atmsim.reproduce.boston97.common import CELL_ACCESS, CELL_LINKS
+
+    g = grid(False)
+    run = g.run("reno", 9180, 512, 64, 1)
+    assert CELL_ACCESS.twin(run).overrides == run.overrides + CELL_LINKS
+    assert CELL_ACCESS.twin(access.runs(g)[0]) is None  # the access sweep sets the links' rate itself
+    assert all(CELL_ACCESS.name not in t for t in harness.plan(BOSTON97, None, True).twins.values())
+    full = harness.plan(BOSTON97, ["fig5", "fig7"], False)
+    assert all(CELL_ACCESS.name in full.twins[f] for f in ("fig5", "fig7"))

@@ -178,3 +178,37 @@ def test_fig7_c6_is_settled_only_if_no_reading_of_packet_tcp_fits():
     kind, ev = settled.settle(row, note)
     assert kind == "sweep" and ev.endswith("readings that fit the band: none") and "-0.209" in ev
     assert settled.settle(row, note.replace("band: none", "band: Lite")) == ("none", "")
+
+
+def test_boston97_16_source_rows_are_settled_only_if_they_fail_under_both_access_readings():
+    from atmsim.reproduce.boston97.common import CELL_ACCESS
+
+    row = "boston97.fig5.c2"
+    note = f"Measured ... 0.47. At {CELL_ACCESS.name} ({CELL_ACCESS.why}) this claim fails too (margin -0.42)."
+    kind, ev = settled.settle(row, note)
+    assert kind == "sweep" and ev.endswith("fails too (margin -0.42)")
+    assert settled.settle(row, note.replace("fails too (margin -0.42)", "holds (margin +0.1)")) == ("none", "")
+    assert settled.settle(row, "Measured ... 0.47.") == ("none", "")  # the quick grid does not run the reading
+
+
+def test_boston97_fig7_c7_is_settled_by_the_paper_only_if_its_two_panels_need_two_access_models():
+    from types import SimpleNamespace as R
+
+    from atmsim.reproduce.boston97 import traffic
+
+    def fits(r, b):
+        return b.eta - r.eta >= 0.1
+    a0 = 1.108
+    one = {(1.0, p): R(clr=0.0) for p in ("reno", "boston")} | {(a, p): R(clr=0.02) for a in (1.05, a0) for p in ("reno", "boston")}
+    six = {(1.0, "reno"): R(eta=0.6), (1.0, "boston"): R(eta=0.8), (1.05, "reno"): R(eta=0.55), (1.05, "boston"): R(eta=0.7),
+           (a0, "reno"): R(eta=0.42), (a0, "boston"): R(eta=0.45)}
+    one |= {(1.05, "reno"): R(clr=0.004, plr=0.11)}
+    said = traffic._two_panels(one, six, fits, a0)
+    assert "this row holds (0.800 / 0.600)" in said and "loses cells: 1.05 (its Boston CLR / Reno PLR 0.0200 / 0.110)" in said
+    assert said.endswith("rates are Fig. 7(a)'s (fig7.c1): none.")
+    kind, ev = settled.settle("boston97.fig7.c7", "Measured ..." + said)
+    assert kind == "paper" and ev == "note: this row holds (0.800 / 0.600) while one source loses 0.0000 (Boston) and 0.0000 (Reno) of its cells"
+    # a single source that loses cells with cell links, or a row that holds with packet links: no contradiction
+    assert traffic._two_panels(one | {(1.0, "reno"): R(clr=0.001)}, six, fits, a0) == ""
+    assert traffic._two_panels(one, six | {(a0, "boston"): R(eta=0.6)}, fits, a0) == ""
+    assert settled.settle("boston97.fig7.c7", "Measured ... Swept a with every test of the row in its band: 1.") == ("none", "")

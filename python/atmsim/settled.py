@@ -18,7 +18,8 @@ match. A note that no longer matches its pattern (another grid, a changed note) 
 was written from the evidence the repository held on 2026-11-29 (docs/reproductions.md, "What settles
 a failing claim"), less arb.fig7.c4 and c5, which M's sweep settled under the accumulation rule's own-rate
 reading and which hold under its queue reading (issue 37, docs/arb.md §2); arb.fig16-arb.c1 was added when M was
-fixed by the catalogue's rule (docs/arb.md §3).
+fixed by the catalogue's rule (docs/arb.md §3); issue 37's pass of 30 Nov added boston97's 16-source rows (both
+readings of the access links), boston97.fig7.c7 (`paper`, moved from `sweep`) and aron97.fig3.c2 (fig3's seed sweep).
 """
 from __future__ import annotations
 
@@ -52,6 +53,16 @@ NOISE = r"Over [1-9]\d+ seeds \(.*?(?:lies inside twice its standard error \([\d
 # a, and none of them with every test of the row in its band.
 ACCESS_SWEEP = r"Access sweep, [^:]*: (.*?Swept a with every test of the row in its band: none)"
 
+# A boston97 16-source row that fails with the scenario's packet access links (G2, the catalogue's choice) and fails too
+# with cell access links, the reading of the paper's text (readings.py; `cell access`, full run only): the access
+# links' two faithful readings both run, neither fits (docs/boston97.md, "The access links").
+CELL_ACCESS_TOO = r"(At cell access \([^()]*\) this claim fails too \(margin -[\d.]+(?:e-?\d+)?\))"
+
+# boston97.fig7.c7 against Fig. 7(a): the row holds with the text's cell links, under which one source can lose no cell,
+# and fails with the packet links that Fig. 7(a)'s single-source drops need (traffic._two_panels).
+TWO_PANELS = (r"Fig\. 7's two panels need two access models: .*?(this row holds \([\d.]+ / [\d.]+\) while one source loses "
+              r"[\d.]+ \(Boston\) and [\d.]+ \(Reno\) of its cells)(?=.*?where this row fails)")
+
 # jain96's summary-table rows under each reading of the table's VBR background (summary-table-*.csv).
 VBR_READINGS = r"Readings of the table's VBR background[^:]*: (.*?Readings where every test of the row holds: none)"
 
@@ -83,14 +94,20 @@ SETTLED: dict[str, Evidence] = {
     # no a is Reno's window near the paper's 2.57 segments.
     "boston97.fig7.c1": Evidence("sweep", note=r"Measured access sweep, a: .*Swept a with both rates in their bands: none"),
     "boston97.fig7.c5": Evidence("sweep", note=r"Reno / Boston a = [\d.]+: [\d.]+ / [\d.]+.*not 2\.57"),
-    # The same sweep of a against each one-source row's tests (fig7_access.csv), and c7's 16 sources against it
-    # (fig7_access16.csv): no a puts eta Reno and eta Boston both in their bands with Boston ahead (c3). c2 fits at
-    # a = 1 (nothing lost), c4 and c6 at a = 2, c7 at a = 1 and 1.05, so they stay none.
+    # The same sweep of a against each one-source row's tests (fig7_access.csv): no a puts eta Reno and eta Boston
+    # both in their bands with Boston ahead (c3). c2 fits at a = 1 (nothing lost), c4 and c6 at a = 2, so they stay none.
     "boston97.fig7.c2": Evidence("sweep", note=ACCESS_SWEEP),
     "boston97.fig7.c3": Evidence("sweep", note=ACCESS_SWEEP),
     "boston97.fig7.c4": Evidence("sweep", note=ACCESS_SWEEP),
     "boston97.fig7.c6": Evidence("sweep", note=ACCESS_SWEEP),
-    "boston97.fig7.c7": Evidence("sweep", note=ACCESS_SWEEP),
+    # c7's 16 sources against the sweep (fig7_access16.csv) fit at a = 1, the text's cell links, under which Fig. 7(a)'s
+    # single source loses nothing; the packet links its drops need fail c7: the paper's two panels contradict each
+    # other under any one access model its text allows (issue 37's pass of 30 Nov; docs/boston97.md, "The access links").
+    "boston97.fig7.c7": Evidence("paper", note=TWO_PANELS),
+    # The 16-source rows that failed under both readings of the access links on the full run of 30 Nov (fig5.c1 holds
+    # with cell links, so no sweep settles it).
+    **{f"boston97.{cid}": Evidence("sweep", note=CELL_ACCESS_TOO)
+       for cid in ("fig5.c2", "fig5.c4", "fig5.c5", "fig5.c7", "table1.c2", "table1.c3")},
     # The EPD threshold, which the paper does not give: swept from half the buffer to the buffer beside the default; at
     # no threshold does Boston match or beat Reno+EPD at the share of points the row asks.
     "boston97.epd.c1": Evidence("sweep", note=r"EPD threshold sweep [^:]*: (.*?Thresholds with the row's share in its band: none)"),
@@ -109,6 +126,9 @@ SETTLED: dict[str, Evidence] = {
     "aron97.fig8.c3": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     # At every point where E_atm is not below E_pkt, E_pkt - E_atm at each of 10 seeds (fig3's seed sweep).
     "aron97.fig3.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    # Each failing test of c2 (a topology's max or median gap 1 - E_atm / E_pkt) at each of 10 seeds (fig3's seed sweep):
+    # the full grid's five seeds put topology 1's median gap just above the band (issue 37's pass of 30 Nov).
+    "aron97.fig3.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     # The Spearman correlation of the eight totals at each of 10 seeds (summary-table's seed sweep): the quick
     # grid's one seed gives 0.571; over ten seeds it lies between about 0.45 and 0.93 and the medians' holds.
     "jain96.summary-table.c1": Evidence("seeds", note=NOISE),

@@ -178,7 +178,9 @@ def plan(paper: Paper, figures: Optional[Sequence[str]] = None, quick: bool = Fa
         raise InputError(f"--{extra[0]}: not supported for paper {paper.id}")
     grid = paper.grid(quick, **{k: v for k, v in test.items() if v is not None})
     declared = {f: paper.figure(f).runs(grid) for f in figures}
-    twins = {f: {r.name: t for r in paper.readings if (t := readings.twins(r, declared[f])) is not None} for f in figures}
+    quick_grid = getattr(grid, "quick", False)
+    twins = {f: {r.name: t for r in paper.readings if (r.quick or not quick_grid)
+                 and (t := readings.twins(r, declared[f])) is not None} for f in figures}
     return Plan(paper, grid, figures, declared, twins)
 
 

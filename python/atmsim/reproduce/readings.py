@@ -8,6 +8,10 @@ each run replaced by its twin: the same code, on the other reading's runs. Each 
 verdict and margin it has under every reading (`readings`), and a row whose verdict differs says so in
 its note, with the margin the other reading gives. A figure none of whose runs the reading touches is
 not made again. If the body cannot be made from the twins, the rows say null for that reading.
+
+A reading that doubles a paper's runs may be left out of `--quick` (`quick=False`: CI's length), and one
+whose failing rows are judged against it (settled.py: a row that fails under every faithful reading) says
+so in those rows' notes too (`quote_failing`), with its margin.
 """
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ class Reading:
     name: str  # how rows name it, e.g. "N = 256"
     why: str  # what it is, for the note of a row whose verdict it changes
     twin: Callable[[Any], Optional[Any]]  # the run under this reading, None if the reading does not touch it
+    quick: bool = True  # also in --quick runs
+    quote_failing: bool = False  # a row failing under both readings says so, with this reading's margin
 
 
 def _twin(reading: Reading, spec):
@@ -56,7 +62,11 @@ def annotate(made: list, reading: Reading, got: Optional[dict]) -> None:
     for c in made:
         holds, margin = (got or {}).get(c.id, (None, None))
         c.readings = {**(c.readings or {}), reading.name: {"holds": holds, "margin": margin}}
+        m = "" if margin is None else f" (margin {margin:+.3g})"
         if holds is not None and holds != bool(c.holds):
-            m = "" if margin is None else f" (margin {margin:+.3g})"
-            c.note = (f"{c.note.rstrip().rstrip('.')}. " if c.note else "") + (
-                f"At {reading.name} ({reading.why}) this claim {'holds' if holds else 'fails'}{m}.")
+            said = f"this claim {'holds' if holds else 'fails'}{m}"
+        elif reading.quote_failing and holds is False and not c.holds:
+            said = f"this claim fails too{m}"
+        else:
+            continue
+        c.note = (f"{c.note.rstrip().rstrip('.')}. " if c.note else "") + f"At {reading.name} ({reading.why}) {said}."

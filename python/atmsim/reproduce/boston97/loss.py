@@ -11,7 +11,8 @@ import numpy as np
 from atmsim.claims import above, at_least, at_most, check, frac, within
 from atmsim.reproduce.harness import figure
 
-from .common import BUFFER_KB, BUFFERS, SETTLE_SIMULATOR, SETTLE_STARTS, SIZES, cap, cells, packet_ratio, table
+from .common import (BUFFER_KB, BUFFERS, SETTLE_SIMULATOR, SETTLE_STARTS, SIZES, cap, cells, packet_ratio, table,
+                     unless_cell_access)
 
 # Table 1 of the paper: R (µs/byte), (Boston, Reno) per L and B.
 TABLE1 = {
@@ -98,7 +99,7 @@ def fig5(c, runs):
                       + ("the frames lost still rise but " if all(_violations([plr[p, L, b, 64] for b in BUFFERS]) == 0
                                                                for p, L in (k.split() for k in bad) for L in [int(L)]) else "")
                       + "each damaged frame loses fewer cells and the line idles (busy share) while the sources wait out "
-                        "timeouts: fewer cells arrive at a full buffer, and only those are dropped." + SETTLE_SIMULATOR)
+                        "timeouts: fewer cells arrive at a full buffer, and only those are dropped." + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
 
     v = plr[R, 9180, 64, 64]
     m9, a9 = cells(9180), packet_ratio(9180)
@@ -109,7 +110,7 @@ def fig5(c, runs):
                       f"busiest loses only {top_plr[R, 9180, 64, 64]:.0%} of its frames: nearly alone on the switch, its frames "
                       f"arrive {a9:.3f}x faster than the output drains them (the access reading, G2), so each adds "
                       f"{m9 * (1 - 1 / a9):.0f} cells to the queue and the first {int(64 // (m9 * (1 - 1 / a9)))} frames of a "
-                      "window pass the 64-cell buffer whole." + SETTLE_STARTS)
+                      "window pass the 64-cell buffer whole." + unless_cell_access(SETTLE_STARTS, c.grid.quick))
 
     IN = within(1.2, 3.5)
     rho = {(L, b): (plr[R, L, b, 64] / clr[B_, L, b, 64] if clr[B_, L, b, 64] > 0 else
@@ -136,7 +137,7 @@ def fig5(c, runs):
                       + "; ".join(f"{L} B: {decomp(L, 64)} at 64 cells, {decomp(L, 4000)} at 4000 (bottleneck busy Reno "
                                   f"{busy[R, L, 64, 64]:.2f}, Boston {busy[B_, L, 64, 64]:.2f} at 64 cells)" for L in low)
                       + ": at small buffers Reno idles the line in timeouts while Boston keeps sending into the full buffer, so "
-                        "Boston's cell loss rises more than Reno's." + SETTLE_SIMULATOR)
+                        "Boston's cell loss rises more than Reno's." + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
 
     got5, tests5 = {}, []
     for L in (1518, 4352):
@@ -152,7 +153,7 @@ def fig5(c, runs):
                 f"{busy[R, L, 1000, 64]:.2f} -> {busy[R, L, 256, 64]:.2f} and its fast retransmits {fr[R, L, 1000, 64]:.0f} -> "
                 f"{fr[R, L, 256, 64]:.0f} (timeouts {to[R, L, 1000, 64]:.0f} -> {to[R, L, 256, 64]:.0f})" for L in (1518, 4352))
             + ": a damaged Reno frame sends no ACK, so losses end in timeouts and the idle sources offer fewer frames to the full buffer."
-            + SETTLE_SIMULATOR)
+            + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
 
     corr, info = {}, {}
     for p in (R, B_):
@@ -182,7 +183,7 @@ def fig5(c, runs):
                       + " timeouts at 4000 cells); the rest, busy - eta/cap - duplicate_share = "
                       + ", ".join(f"{busy[B_, L, 2000, 64] - eoc[B_, L, 2000, 64] - dup[B_, L, 2000, 64]:.3f} / "
                                   f"{busy[B_, L, 4000, 64] - eoc[B_, L, 4000, 64] - dup[B_, L, 4000, 64]:.3f}" for L in SIZES)
-                      + ", carries pieces that complete no new segment." + SETTLE_SIMULATOR)
+                      + ", carries pieces that complete no new segment." + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
 
     below_ = frac([eta[R, L, b, 64] < eta[B_, L, b, 64] for L in SIZES for b in BUFFERS])
     big = sum(eta[R, 9180, b, 64] <= eta[R, 512, b, 64] for b in BUFFERS)
@@ -240,7 +241,7 @@ def table1(c, runs):
                       + ". Large packets: Reno's frames are lost at PLR "
                       + ", ".join(f"{plr['reno', L, 64, 64]:.2f}" for L in large)
                       + ", not near 1, because its sources lock one another out (" + "; ".join(f"{L} B: {lockout(L)}" for L in large)
-                      + ") and a source nearly alone passes its first frames whole (fig5.c2)." + SETTLE_STARTS)
+                      + ") and a source nearly alone passes its first frames whole (fig5.c2)." + unless_cell_access(SETTLE_STARTS, c.grid.quick))
     growth = {L: rb[L, 64][1] / rb[L, 256][1] for L in large}
     c.claim("c3", statement="Reno's response time increases hyper-exponentially for the two larger packets", kind="shape",
             paper_value="7.57x, 22.6x from 13.5 to 3.5 kB (Table 1)", ours=growth,
@@ -250,7 +251,7 @@ def table1(c, runs):
                       + f" ({large[0]}, {large[1]} B), so its goodput falls "
                       + ", ".join(f"{eta['reno', L, 256, 64]:.3f} -> {eta['reno', L, 64, 64]:.3f}" for L in large)
                       + "; at 64 cells the sources lock one another out (" + "; ".join(f"{L} B: {lockout(L)}" for L in large)
-                      + ") and the busiest passes its first frames of each window whole (fig5.c2)." + SETTLE_STARTS)
+                      + ") and the busiest passes its first frames of each window whole (fig5.c2)." + unless_cell_access(SETTLE_STARTS, c.grid.quick))
     gb = {L: rb[L, 64][0] / rb[L, 4000][0] for L in (512, 1518, 4352)}
     c.claim("c4", statement="Boston's response time increases gradually", kind="shape", paper_value="1.44, 1.48, 2.75 (Table 1)", ours=gb,
             holds=check(*((f"R_Boston(64)/R_Boston(4000), {L} B", v, at_most(3)) for L, v in gb.items())), rule="",

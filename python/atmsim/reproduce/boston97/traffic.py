@@ -52,14 +52,42 @@ def _first_seconds(pairs, seconds: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _swept(A, what: str, value, fits) -> str:
+def _swept(A, what: str, value, fits, settle: str = SETTLE_ACCESS) -> str:
     """A one-source row against the access sweep (fig7_access.csv): `value(reno, boston)` at each swept a, as text,
     and the a at which `fits(reno, boston)`, every test of the row in its band."""
     ratios = sorted({a for a, _ in A})
     ok = [a for a in ratios if fits(A[a, "reno"], A[a, "boston"])]
     return (f" Access sweep, {what} by a: " + ", ".join(f"{a:.4g}: {value(A[a, 'reno'], A[a, 'boston'])}" for a in ratios)
             + ". Swept a with every test of the row in its band: " + (", ".join(f"{a:.4g}" for a in ok) or "none") + "."
-            + (SETTLE_ACCESS if ok else ""))
+            + (settle if ok else ""))
+
+
+def _two_panels(A, A16, fits16, a0: float, c1_fit=()) -> str:
+    """c7 against Fig. 7(a) (docs/boston97.md, "The access links"): the paper's text puts the AAL at the hosts, so
+    its 1.5 Mb/s links carry cells (a = 1), under which one source cannot lose a cell (its cells arrive at the
+    output's own rate) and Fig. 7(a)'s drops cannot happen; the packet links that give them (a = 53 cells(L) / L)
+    fail c7. Said only when the run shows all three; '' otherwise (the row then names what would settle it)."""
+    a1 = min(a for a, _ in A)
+    one_r, one_b, six_r, six_b = A[a1, "reno"], A[a1, "boston"], A16[a1, "reno"], A16[a1, "boston"]
+    if a1 != 1 or one_r.clr or one_b.clr or not fits16(six_r, six_b) or fits16(A16[a0, "reno"], A16[a0, "boston"]):
+        return ""
+    mid = [a for a in sorted({a for a, _ in A16}) if a1 < a < a0 and fits16(A16[a, "reno"], A16[a, "boston"])
+           and A[a, "reno"].clr and A[a, "boston"].clr]
+    return (f" Fig. 7's two panels need two access models: with cell links (a = {a1:.4g}), the text's (§4.1: the AAL "
+            f"divides packets into cells \"for transmission\" and the destination AAL reassembles them), this row holds "
+            f"({six_b.eta:.3f} / {six_r.eta:.3f}) while one source loses {one_b.clr:.4f} (Boston) and {one_r.clr:.4f} "
+            "(Reno) of its cells, as it must when its cells arrive at the output's own rate; Fig. 7(a)'s single-source "
+            f"drops (fig7.c1) need packet links (a = {a0:.4g}, the catalogue's G2), where this row fails. Swept a between "
+            "the two, which no link of §4.1 gives (every link has the output's bit rate), where this row holds and one source "
+            "loses cells: " + (", ".join(f"{a:.4g} (its Boston CLR / Reno PLR {A[a, 'boston'].clr:.4f} / {A[a, 'reno'].plr:.3f})"
+                                         for a in mid) or "none")
+            + "; swept a where one source's rates are Fig. 7(a)'s (fig7.c1): " + (", ".join(f"{a:.4g}" for a in c1_fit) or "none")
+            + ".")
+
+
+def _pct(part: float, whole: float) -> str:
+    """part / whole as a percentage; '-' where whole is 0 (one source with cell links loses and resends nothing)."""
+    return f"{part / whole:.0%}" if whole else "-"
 
 
 def _rel(reno, boston, k) -> float:
@@ -124,7 +152,7 @@ def fig7(c, runs):
             "faster than the output drains them (G2); while the buffer is full a fraction 1 - 1/a of the arriving cells is "
             f"dropped, spread over every frame. Measured access sweep, a: Reno CLR / Reno PLR / Boston CLR = {sweep}. At a = {a0:.3f} a "
             f"damaged Reno frame loses {one_r.cells_per_lost_frame:.1f} cells (m (1 - 1/a) = {cells(L) * (1 - 1 / a0):.1f}), "
-            f"so Reno's PLR/CLR = {one_r.plr / one_r.clr:.1f}, where the paper's 4.9 %/2.3 % = {0.049 / 0.023:.2f} means a damaged "
+            f"so Reno's PLR/CLR = {f'{one_r.plr / one_r.clr:.1f}' if one_r.clr else 'undefined (no cell lost)'}, where the paper's 4.9 %/2.3 % = {0.049 / 0.023:.2f} means a damaged "
             f"packet loses about {0.023 / 0.049:.0%} of its cells (catalogue N1).")
     clr1, plr1 = within(0.012, 0.035), within(0.025, 0.075)
     both = [a for a, p in A if p == "boston" and clr1.holds(A[a, "boston"].clr) and plr1.holds(A[a, "reno"].plr)]
@@ -144,7 +172,7 @@ def fig7(c, runs):
     c.claim("c2", statement="one source: Boston generated 3.2 % more traffic than Reno", kind="value", paper_value="3.2 % (§4.3)", ours=more,
             holds=check(("Boston's cells into the switch / Reno's - 1", more, band2)), rule="",
             deviation=f"Measured {src}: Boston's retransmissions carry only the m - r missing pieces: it retransmits "
-                      f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {(retx_r - retx_b) / (one_r.cells_sent - one_b.cells_sent):.0%} "
+                      f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {_pct(retx_r - retx_b, one_r.cells_sent - one_b.cells_sent)} "
                       f"of the {one_r.cells_sent - one_b.cells_sent:.0f} cells it sends less; it gains no sending rate because "
                       f"both recover by timeouts ({recovery})."
                       + _swept(A, "Boston's cells / Reno's - 1", lambda r, b: f"{more_of(r, b):.3f}", lambda r, b: band2.holds(more_of(r, b))))
@@ -196,6 +224,12 @@ def fig7(c, runs):
                                lambda r, b: all(band.holds(_rel(r, b, k)) for k, band in zip(C6, (at_most(0.05), at_most(0.05), at_least(0.05))))))
     tests7 = (("eta_Boston, 16 sources", six_b.eta, within(0.709, 0.869)), ("eta_Reno, 16 sources", six_r.eta, within(0.511, 0.671)),
               ("eta_Boston - eta_Reno, 16 sources", six_b.eta - six_r.eta, at_least(0.10)))
+    A16 = {(r.ratio, r.protocol): r for r in acc16.itertuples()}
+
+    def fits7(r, b):
+        return all(t[2].holds(v) for t, v in zip(tests7, (b.eta, r.eta, b.eta - r.eta)))
+    panels7 = "" if check(*tests7).holds else _two_panels(A, A16, fits7, next(a for a, _ in A16 if abs(a - a0) < 1e-3),
+                                                                sorted(both))
     c.claim("c7", statement="16 sources: effective throughput 78.9 % (Boston), 59.1 % (Reno)", kind="value", paper_value="78.9 %, 59.1 % (§4.3)",
             ours={"boston": six_b.eta, "reno": six_r.eta}, holds=check(*tests7), rule="",
             deviation=f"Measured {src}: with 16 sources Reno's mean window is {six_r.window_segments:.2f} segments, so a damaged "
@@ -203,9 +237,8 @@ def fig7(c, runs):
                       f"{six_r.fast_retransmits:.0f} fast retransmits, {six_r.timeouts:.0f} timeouts (Boston, whose partial ACKs "
                       f"count as duplicates: {six_b.fast_retransmits:.0f}, {six_b.timeouts:.0f}); bottleneck busy Reno "
                       f"{six_r.bottleneck_busy:.3f}, Boston {six_b.bottleneck_busy:.3f}."
-                      + _swept({(r.ratio, r.protocol): r for r in acc16.itertuples()}, "eta Boston / Reno, 16 sources",
-                               lambda r, b: f"{b.eta:.3f} / {r.eta:.3f}",
-                               lambda r, b: all(t[2].holds(v) for t, v in zip(tests7, (b.eta, r.eta, b.eta - r.eta)))))
+                      + _swept(A16, "eta Boston / Reno, 16 sources", lambda r, b: f"{b.eta:.3f} / {r.eta:.3f}", fits7,
+                               settle="" if panels7 else SETTLE_ACCESS) + panels7)
     g1, g16 = one_b.eta - one_r.eta, six_b.eta - six_r.eta
     c.claim("c8", statement="the gap between Boston and Reno grows with the number of sources", kind="shape", paper_value="19.8 vs 6.5 points (§4.3)",
             ours={"one": g1, "sixteen": g16},
