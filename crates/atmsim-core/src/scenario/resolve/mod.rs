@@ -7,6 +7,7 @@
 
 mod abr;
 mod arb;
+mod backlog;
 mod eqds;
 mod flows;
 mod ports;
@@ -50,6 +51,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
+    backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
     // A key of the schema's sections that does nothing here (`inert.rs`).
     let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
     super::inert::refuse(s, &kinds)?;
