@@ -6,6 +6,10 @@ damaged manifests), and damaged scenario files.
 
     python tests/fuzz_long.py --cases 100000 --seed 1 --log /tmp/atmsim-fuzz
 
+`--first K` runs cases K to --cases only, the earlier drawn and not run (every case draws all it
+needs before it runs, so the draws are those of the whole run): a peak or an anomaly is found by
+halving the range. Ctrl-C or SIGTERM stops the run after the case it interrupts (exit 130).
+
 One process (a sweep runs with --workers 1, inline). Every case ends in one
 of the expected outcomes, or is an anomaly written to LOG/anomalies.jsonl:
 a panic, a traceback (an exception escaping, or "internal error"), a hang
@@ -55,8 +59,17 @@ CURRENT: dict = {}
 LOG = Path(".")
 
 
+class Drawn(Exception):
+    """A case drawn and not run (before --first, DRAW_ONLY: every case draws all it needs before `note`)."""
+
+
+DRAW_ONLY = [False]
+
+
 def note(case: dict) -> None:
     """The case about to run, in CURRENT and LOG/current.json (a hang the core does not interrupt shows there)."""
+    if DRAW_ONLY[0]:
+        raise Drawn()
     CURRENT.update(case)
     (LOG / "current.json").write_text(json.dumps(CURRENT), encoding="utf-8")
 
@@ -69,10 +82,8 @@ def _alarm(*_):
     raise Hang()
 
 
-#: Set by Ctrl-C (SIGINT) or SIGTERM: the run stops after the case it interrupts. IN_CASE says whether a
-#: case is running, which the handler then interrupts (the core polls signal handlers, so a long run stops
-#: within a fraction of a second); between cases the flag alone is set, so the counts, the logs and the
-#: temporary folders are never left half written.
+#: Set by Ctrl-C or SIGTERM: the run stops after the case it interrupts (IN_CASE: the handler interrupts a
+#: running case, and the core polls handlers; between cases only the flag is set, nothing half written).
 STOP: list[int] = []
 IN_CASE = [False]
 
@@ -245,8 +256,7 @@ def invoke(args: list[str]) -> tuple[int, str, str]:
             code = 0
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    # The command makes SIGTERM a Ctrl-C of its own, and turns either into exit 130: the fuzzer's only
-    # source of either is a user stopping it (its own alarm is SIGALRM), so 130 stops the run too.
+    # The command makes SIGTERM a Ctrl-C and either exit 130: only a user stopping the fuzzer sends them.
     signal.signal(signal.SIGTERM, _stop)
     if code == 130:
         STOP.append(signal.SIGINT)
@@ -368,14 +378,20 @@ EXPECTED = {"ran", "refused", "exit 0", "exit 2", "exit 1 (sweep points failed)"
 LONG = ("duration=288230s", "duration=288230376151711743ps", "duration=288230376151711744ps")  # 2^58 ps is allowed
 
 
+def rotate(folders: Folders, root: Path, i: int) -> None:
+    if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
+        shutil.rmtree(folders.root, ignore_errors=True)
+        folders.root, folders.n, folders.used, folders.user = root / f"g{i}", 0, [], {}
+        folders.root.mkdir()
+
+
 def write_counts(log: Path, i: int, t0: float, counts: Counter, by_kind: Counter, peak: int, peak_case, stopped: bool) -> dict:
     el = max(time.time() - t0, 1e-9)
     report = {"cases": i, "elapsed_s": round(el, 1), "rate_per_s": round(i / el, 1),
               "by_kind": dict(by_kind), "by_outcome": dict(sorted(counts.items())),
               "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
-              "peak_rss_kb": peak, "peak_case": peak_case, "command": " ".join(sys.argv)}
-    if stopped:  # by Ctrl-C or SIGTERM: the case it interrupted is not counted
-        report["interrupted"] = True
+              "peak_rss_kb": peak, "peak_case": peak_case, "command": " ".join(sys.argv),
+              **({"interrupted": True} if stopped else {})}  # the case it interrupted is not counted
     (log / "counts.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
 
@@ -386,6 +402,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a hang")
     ap.add_argument("--log", type=Path, default=Path("fuzz-log"))
+    ap.add_argument("--first", type=int, default=0,
+                    help="run cases from this one on: the earlier are drawn, not run (to bisect a run by case ranges)")
     a = ap.parse_args()
     a.log = a.log.resolve()
     a.log.mkdir(parents=True, exist_ok=True)
@@ -413,6 +431,7 @@ def main():
             CURRENT.clear()
             CURRENT.update(index=i, kind=kind)
             signal.setitimer(signal.ITIMER_REAL, a.timeout)
+            DRAW_ONLY[0] = i < a.first
             try:
                 IN_CASE[0] = True
                 if kind == "api":
@@ -428,6 +447,9 @@ def main():
                 words = case.get("set", []) + case.get("args", [])
                 # A duration of 80 h (the largest time, 2^58 ps) is valid: a run that long is asked, not a hang.
                 outcome = "timeout (a valid 80 h run asked)" if any(w in words for w in LONG) else "hang"
+            except Drawn:
+                rotate(folders, root, i)  # as a run case does, so the later draws are the same
+                continue
             except KeyboardInterrupt:
                 if STOP:
                     break  # ours: the user stopped the run (the interrupted case is not counted)
@@ -458,15 +480,11 @@ def main():
                 case.update(index=i, outcome=outcome, detail=detail)
                 anomalies.write(json.dumps(case) + "\n")
                 anomalies.flush()
-            if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
-                shutil.rmtree(folders.root, ignore_errors=True)
-                folders.root, folders.n, folders.used, folders.user = root / f"g{i}", 0, [], {}
-                folders.root.mkdir()
+            rotate(folders, root, i)
             if (i + 1) % 1000 == 0:
                 write_counts(a.log, done, t0, counts, by_kind, peak, peak_case, False)
     finally:
-        # Whether it ran to the end or was stopped: the counts as they stand, the logs closed, the
-        # temporary folders gone.
+        # Ended or stopped: the counts as they stand, the logs closed, the temporary folders gone.
         IN_CASE[0] = False
         report = write_counts(a.log, done, t0, counts, by_kind, peak, peak_case, bool(STOP))
         anomalies.close()
