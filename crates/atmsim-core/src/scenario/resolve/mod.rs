@@ -177,10 +177,7 @@ fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
         // The cap is itself bounded (issue 38, rule 3: a cap of 2^63 - 1 rows caps nothing).
         (n, _) if n > MAX_PORT_ROWS => err(
             "trace.port_rows",
-            format!(
-                "{n} rows would hold {:.1} GB in memory (18 bytes a row); at most {MAX_PORT_ROWS} (shorten the duration)",
-                n as f64 * 18e-9
-            ),
+            format!("{n} rows would hold {:.1} GB in memory (18 bytes a row); at most {MAX_PORT_ROWS}", n as f64 * 18e-9),
         ),
         // Restating the default does nothing wrong (the rule of every key).
         // Set without trace.port, it is refused as doing nothing (`inert.rs`).
