@@ -6,6 +6,10 @@ damaged manifests), and damaged scenario files.
 
     python tests/fuzz_long.py --cases 100000 --seed 1 --log /tmp/atmsim-fuzz
 
+`--first K` runs cases K to --cases only, the earlier drawn and not run (every case draws all it
+needs before it runs, so the draws are those of the whole run): a peak or an anomaly is found by
+halving the range. Ctrl-C or SIGTERM stops the run after the case it interrupts (exit 130).
+
 One process (a sweep runs with --workers 1, inline). Every case ends in one
 of the expected outcomes, or is an anomaly written to LOG/anomalies.jsonl:
 a panic, a traceback (an exception escaping, or "internal error"), a hang
@@ -55,8 +59,17 @@ CURRENT: dict = {}
 LOG = Path(".")
 
 
+class Drawn(Exception):
+    """A case drawn and not run (before --first, DRAW_ONLY: every case draws all it needs before `note`)."""
+
+
+DRAW_ONLY = [False]
+
+
 def note(case: dict) -> None:
     """The case about to run, in CURRENT and LOG/current.json (a hang the core does not interrupt shows there)."""
+    if DRAW_ONLY[0]:
+        raise Drawn()
     CURRENT.update(case)
     (LOG / "current.json").write_text(json.dumps(CURRENT), encoding="utf-8")
 
@@ -67,6 +80,18 @@ class Hang(BaseException):
 
 def _alarm(*_):
     raise Hang()
+
+
+#: Set by Ctrl-C or SIGTERM: the run stops after the case it interrupts (IN_CASE: the handler interrupts a
+#: running case, and the core polls handlers; between cases only the flag is set, nothing half written).
+STOP: list[int] = []
+IN_CASE = [False]
+
+
+def _stop(signum, _frame):
+    STOP.append(signum)
+    if IN_CASE[0]:
+        raise KeyboardInterrupt
 
 
 # ---------------------------------------------------------------------------- values
@@ -231,6 +256,11 @@ def invoke(args: list[str]) -> tuple[int, str, str]:
             code = 0
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    # The command makes SIGTERM a Ctrl-C and either exit 130: only a user stopping the fuzzer sends them.
+    signal.signal(signal.SIGTERM, _stop)
+    if code == 130:
+        STOP.append(signal.SIGINT)
+        raise KeyboardInterrupt
     return code, out.getvalue(), err.getvalue()
 
 
@@ -348,17 +378,39 @@ EXPECTED = {"ran", "refused", "exit 0", "exit 2", "exit 1 (sweep points failed)"
 LONG = ("duration=288230s", "duration=288230376151711743ps", "duration=288230376151711744ps")  # 2^58 ps is allowed
 
 
+def rotate(folders: Folders, root: Path, i: int) -> None:
+    if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
+        shutil.rmtree(folders.root, ignore_errors=True)
+        folders.root, folders.n, folders.used, folders.user = root / f"g{i}", 0, [], {}
+        folders.root.mkdir()
+
+
+def write_counts(log: Path, i: int, t0: float, counts: Counter, by_kind: Counter, peak: int, peak_case, stopped: bool) -> dict:
+    el = max(time.time() - t0, 1e-9)
+    report = {"cases": i, "elapsed_s": round(el, 1), "rate_per_s": round(i / el, 1),
+              "by_kind": dict(by_kind), "by_outcome": dict(sorted(counts.items())),
+              "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
+              "peak_rss_kb": peak, "peak_case": peak_case, "command": " ".join(sys.argv),
+              **({"interrupted": True} if stopped else {})}  # the case it interrupted is not counted
+    (log / "counts.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a hang")
     ap.add_argument("--log", type=Path, default=Path("fuzz-log"))
+    ap.add_argument("--first", type=int, default=0,
+                    help="run cases from this one on: the earlier are drawn, not run (to bisect a run by case ranges)")
     a = ap.parse_args()
     a.log = a.log.resolve()
     a.log.mkdir(parents=True, exist_ok=True)
     global LOG
     LOG = a.log
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     root = Path(tempfile.mkdtemp(prefix="atmsim-fuzz-"))
     os.chdir(root)  # `--out ""` is the current folder
     folders = Folders(root / "g0")
@@ -369,63 +421,78 @@ def main():
     t0 = time.time()
     anomalies = open(a.log / "anomalies.jsonl", "a", encoding="utf-8")
     peak, peak_case = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, None
-    for i in range(a.cases):
-        x = r.random()
-        kind = "api" if x < 0.7 else "run" if x < 0.85 else "sweep" if x < 0.95 else "file"
-        CURRENT.clear()
-        CURRENT.update(index=i, kind=kind)
-        signal.setitimer(signal.ITIMER_REAL, a.timeout)
-        try:
-            if kind == "api":
-                case, outcome, detail = api_case(r)
-            elif kind == "run":
-                case, outcome, detail = run_case(r, folders)
-            elif kind == "sweep":
-                case, outcome, detail = sweep_case(r, folders)
-            else:
-                case, outcome, detail = file_case(r, root)
-        except Hang:
-            case, detail = dict(CURRENT), f"more than {a.timeout} s"
-            words = case.get("set", []) + case.get("args", [])
-            # A duration of 80 h (the largest time, 2^58 ps) is valid: a run that long is asked, not a hang.
-            outcome = "timeout (a valid 80 h run asked)" if any(w in words for w in LONG) else "hang"
-        except BaseException as e:  # noqa: BLE001 - a panic (pyo3's PanicException) or a traceback is the finding
-            if isinstance(e, KeyboardInterrupt):
+    done = 0
+    try:
+        for i in range(a.cases):
+            if STOP:
+                break
+            x = r.random()
+            kind = "api" if x < 0.7 else "run" if x < 0.85 else "sweep" if x < 0.95 else "file"
+            CURRENT.clear()
+            CURRENT.update(index=i, kind=kind)
+            signal.setitimer(signal.ITIMER_REAL, a.timeout)
+            DRAW_ONLY[0] = i < a.first
+            try:
+                IN_CASE[0] = True
+                if kind == "api":
+                    case, outcome, detail = api_case(r)
+                elif kind == "run":
+                    case, outcome, detail = run_case(r, folders)
+                elif kind == "sweep":
+                    case, outcome, detail = sweep_case(r, folders)
+                else:
+                    case, outcome, detail = file_case(r, root)
+            except Hang:
+                case, detail = dict(CURRENT), f"more than {a.timeout} s"
+                words = case.get("set", []) + case.get("args", [])
+                # A duration of 80 h (the largest time, 2^58 ps) is valid: a run that long is asked, not a hang.
+                outcome = "timeout (a valid 80 h run asked)" if any(w in words for w in LONG) else "hang"
+            except Drawn:
+                rotate(folders, root, i)  # as a run case does, so the later draws are the same
+                continue
+            except KeyboardInterrupt:
+                if STOP:
+                    break  # ours: the user stopped the run (the interrupted case is not counted)
                 raise
-            import traceback
+            except BaseException:  # noqa: BLE001 - a panic (pyo3's PanicException) or a traceback is the finding
+                import traceback
 
-            outcome = "panic" if type(e).__name__ == "PanicException" else "traceback"
-            case, detail = dict(CURRENT), traceback.format_exc()[-2000:]
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            folders.release()
-        counts[f"{kind}: {outcome}"] += 1
-        by_kind[kind] += 1
-        # The cases that raise the process's peak memory by 64 MB or more, in LOG/peaks.jsonl, and the
-        # last in counts.json: seed 3803 peaked at 3.9 GB and the counts could not say which case did it.
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        if rss >= peak + 65536:
-            peak_case = {**case, "index": i, "outcome": outcome, "peak_rss_kb": rss}
-            with open(a.log / "peaks.jsonl", "a", encoding="utf-8") as f:
-                f.write(json.dumps(peak_case) + "\n")
-        peak = max(peak, rss)
-        if outcome not in EXPECTED:
-            case.update(index=i, outcome=outcome, detail=detail)
-            anomalies.write(json.dumps(case) + "\n")
-            anomalies.flush()
-        if folders.n >= 200:  # keep the temporary tree small: a new generation of folders
-            shutil.rmtree(folders.root, ignore_errors=True)
-            folders.root, folders.n, folders.used, folders.user = root / f"g{i}", 0, [], {}
-            folders.root.mkdir()
-        if (i + 1) % 1000 == 0 or i + 1 == a.cases:
-            el = time.time() - t0
-            report = {"cases": i + 1, "elapsed_s": round(el, 1), "rate_per_s": round((i + 1) / el, 1),
-                      "by_kind": dict(by_kind), "by_outcome": dict(sorted(counts.items())),
-                      "anomalies": sum(v for k, v in counts.items() if k.split(": ", 1)[1] not in EXPECTED),
-                      "peak_rss_kb": peak, "peak_case": peak_case, "command": " ".join(sys.argv)}
-            (a.log / "counts.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(json.loads((a.log / "counts.json").read_text(encoding="utf-8")), indent=1))
+                outcome = "panic" if type(sys.exc_info()[1]).__name__ == "PanicException" else "traceback"
+                case, detail = dict(CURRENT), traceback.format_exc()[-2000:]
+            finally:
+                IN_CASE[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                folders.release()
+            if STOP:
+                break  # the core ends an interrupted run as an error of its own: that outcome is not the case's
+            done = i + 1
+            counts[f"{kind}: {outcome}"] += 1
+            by_kind[kind] += 1
+            # The cases that raise the process's peak memory by 64 MB or more, in LOG/peaks.jsonl, and the
+            # last in counts.json: seed 3803 peaked at 3.9 GB and the counts could not say which case did it.
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            if rss >= peak + 65536:
+                peak_case = {**case, "index": i, "outcome": outcome, "peak_rss_kb": rss}
+                with open(a.log / "peaks.jsonl", "a", encoding="utf-8") as f:
+                    f.write(json.dumps(peak_case) + "\n")
+            peak = max(peak, rss)
+            if outcome not in EXPECTED:
+                case.update(index=i, outcome=outcome, detail=detail)
+                anomalies.write(json.dumps(case) + "\n")
+                anomalies.flush()
+            rotate(folders, root, i)
+            if (i + 1) % 1000 == 0:
+                write_counts(a.log, done, t0, counts, by_kind, peak, peak_case, False)
+    finally:
+        # Ended or stopped: the counts as they stand, the logs closed, the temporary folders gone.
+        IN_CASE[0] = False
+        report = write_counts(a.log, done, t0, counts, by_kind, peak, peak_case, bool(STOP))
+        anomalies.close()
+        os.chdir(a.log)
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(report, indent=1), flush=True)
+    if STOP:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

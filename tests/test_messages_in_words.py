@@ -28,8 +28,11 @@ def test_every_key_set_to_the_wrong_shape_is_refused_in_words(name):
 
 def test_the_examples_of_the_issue_read_as_words():
     for sets, words in [(["tcp.delayed_ack=3"], "tcp.delayed_ack: must be true or false, not 3"),
-                        (["seed=-1"], "seed: must be a whole number from 0 to 18446744073709551615, not -1"),
-                        (["tcp=1"], "tcp: must be a table of keys (a [section] in the file), not 1")]:
+                        (["seed=-1"], "seed: must be a whole number from 0 to 9223372036854775807, not -1"),
+                        (["tcp=1"], "tcp: must be a table of keys (a [section] in the file), not 1"),
+                        # The range said 0 to 2^64 - 1, and 2^64 - 1 itself was refused: TOML's integers stop at 2^63 - 1.
+                        (["seed=18446744073709551615"], "seed: must be a whole number from 0 to 9223372036854775807, "
+                                                         "not 18446744073709551615 (more than a TOML integer holds)")]:
         with pytest.raises(ScenarioError) as e:
             _core.resolve(F.SCENARIOS["aron97-topo1-atm"], sets)
         assert str(e.value) == words

@@ -57,9 +57,7 @@ fn credits_fit(f: &FabricSection, port_rate: Rate, link_rate: Rate, credit_worth
 /// topology is a fabric.
 pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
     if s.topology.kind != TopologyKind::Fabric {
-        if s.fabric.is_some() {
-            return err("fabric", "does nothing here: it shapes a generated fabric (topology.kind = \"fabric\")");
-        }
+        super::inert::fabric_elsewhere(s)?;
         return Ok(None);
     }
     let t = &s.topology;

@@ -15,7 +15,8 @@
 //! also printed `[router]` on ATM networks, `[switch]`'s ATM keys and
 //! `[credit]` on packet networks, and `[credit]` with credit off.
 
-use super::schema::{FlowKind, Network, Scenario};
+use super::schema::{FlowKind, Network, Scenario, TopologyKind};
+use super::schema_fabric::FabricSection;
 use super::units::{parse_rate, parse_time};
 use super::{registry, ScenarioError};
 use crate::scenario::schema_hosts::HostKind;
@@ -162,6 +163,38 @@ pub(super) fn refuse(s: &Scenario, kinds: &[FlowKind]) -> Result<(), ScenarioErr
     Ok(())
 }
 
+/// `[fabric]` where the topology is not the fabric: refused by the first key
+/// set off its default, named in full (`fabric.voq.buffer`), not by the
+/// section's name, which told the user neither what they wrote nor why; a
+/// `[fabric]` that only restates defaults is no error (rule 1), and show
+/// leaves it out.
+pub(super) fn fabric_elsewhere(s: &Scenario) -> Result<(), ScenarioError> {
+    let Some(f) = s.fabric.as_ref().filter(|_| s.topology.kind != TopologyKind::Fabric) else { return Ok(()) };
+    let (set, default) = (toml::Value::try_from(f), toml::Value::try_from(FabricSection::default()));
+    let (Ok(set), Ok(default)) = (set, default) else { unreachable!("a section serialises") };
+    let Some(key) = off_default("fabric", &set, Some(&default)) else { return Ok(()) };
+    let topology = match s.topology.kind {
+        TopologyKind::Fattree => "topology.kind = \"fattree\" builds a fat tree of switches",
+        _ => "this scenario's hosts, switches and links are written out",
+    };
+    Err(ScenarioError {
+        key,
+        problem: format!(
+            "does nothing here: it configures a scheduled cell fabric, and {topology} (topology.kind = \"fabric\" generates a fabric)"
+        ),
+    })
+}
+
+/// The first key below `path` whose value is not its default, if any.
+fn off_default(path: &str, value: &toml::Value, default: Option<&toml::Value>) -> Option<String> {
+    match (value, default) {
+        (toml::Value::Table(t), Some(toml::Value::Table(d))) => {
+            t.iter().find_map(|(k, v)| off_default(&format!("{path}.{k}"), v, d.get(k)))
+        }
+        (v, d) => (!same(v, d)).then(|| path.to_string()),
+    }
+}
+
 /// Leaves the keys of [`inert`] out of `table`, `s` as TOML (for `atmsim
 /// show`), and a section left empty (`[atm]` on a packet network).
 pub(super) fn hide(table: &mut toml::Table, s: &Scenario, kinds: &[FlowKind]) {
@@ -173,6 +206,91 @@ pub(super) fn hide(table: &mut toml::Table, s: &Scenario, kinds: &[FlowKind]) {
         });
         if sec.is_empty() {
             table.remove(i.section);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::schema_fabric::FabricSection;
+    use crate::scenario::schema_keys::{keys, shape, Shape};
+    use crate::scenario::test_support::BASE;
+    use crate::scenario::{parse, to_toml, validate, ScenarioError};
+    use toml::Value;
+
+    /// A value of `shape` other than `default`: a number one more, a quantity's number one more
+    /// ("400Gbps" -> "401Gbps"), a word changed, a list of one item.
+    fn off(shape: &Shape, default: Option<&Value>) -> Value {
+        match (shape, default) {
+            (Shape::Optional(inner), d) => off(inner, d),
+            (Shape::Int, Some(Value::Integer(n))) => Value::Integer(n + 1),
+            (Shape::Int, _) => Value::Integer(2),
+            (Shape::Real, Some(Value::Float(x))) => Value::Float(x + 0.5),
+            (Shape::Real, _) => Value::Float(0.5),
+            (Shape::Bool, Some(Value::Boolean(b))) => Value::Boolean(!b),
+            (Shape::Bool, _) => Value::Boolean(true),
+            (Shape::Text, Some(Value::String(t))) => {
+                let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+                Value::String(match t[..digits].parse::<u64>() {
+                    Ok(n) => format!("{}{}", n + 1, &t[digits..]),
+                    Err(_) => format!("{t}-other"),
+                })
+            }
+            (Shape::Text, _) => Value::String("1B".into()),
+            (Shape::List(item), _) => Value::Array(vec![off(item, None)]),
+            (Shape::Table(fields), d) => Value::Table(fields.iter().map(|(k, s)| (k.clone(), off(s, d.and_then(|d| d.get(k))))).collect()),
+        }
+    }
+
+    /// `[fabric]` with `key` (dotted, from "fabric.") set to `value`, as a file writes it.
+    fn fabric_with(key: &str, value: Value) -> String {
+        let mut v = value;
+        for part in key.split('.').skip(1).collect::<Vec<_>>().into_iter().rev() {
+            v = Value::Table([(part.to_string(), v)].into_iter().collect());
+        }
+        toml::to_string(&[("fabric".to_string(), v)].into_iter().collect::<toml::Table>()).unwrap()
+    }
+
+    fn check(text: &str) -> Result<String, ScenarioError> {
+        let s = parse(text, &[])?;
+        validate(&s, None).map(|_| to_toml(&s))
+    }
+
+    #[test]
+    fn every_fabric_key_off_its_default_is_refused_by_its_own_name_where_the_topology_is_not_a_fabric() {
+        // Issue 38: `fabric.voq.buffer` on a written topology was refused as "fabric: does nothing
+        // here", naming neither the key nor what the scenario's topology is. Every key the section's
+        // type declares (traced from its Deserialize, not listed by hand), on a written topology and
+        // a generated fat tree.
+        let fattree = include_str!("../../../../python/atmsim/scenarios/ndp-in-out.toml");
+        let default = Value::try_from(FabricSection::default()).unwrap();
+        let all = keys("fabric", &shape::<FabricSection>());
+        assert!(all.len() >= 30, "{all:?}");
+        for (key, shape) in &all {
+            let d = key.split('.').skip(1).try_fold(&default, |t, k| t.get(k));
+            let written = fabric_with(key, off(shape, d));
+            for (base, topology) in [(BASE, "written out"), (fattree, "fat tree")] {
+                let e = check(&format!("{base}\n{written}")).expect_err(&written);
+                assert_eq!(&e.key, key, "{written}: {e}");
+                assert!(
+                    e.problem.starts_with("does nothing here: it configures a scheduled cell fabric") && e.problem.contains(topology),
+                    "{e}"
+                );
+                assert!(!e.to_string().contains('\n'), "{e}");
+            }
+        }
+        // And as --set writes it, for a key of a nested table.
+        let e = validate(&parse(BASE, &["fabric.voq.buffer=1MB".into()]).unwrap(), None).unwrap_err();
+        assert_eq!(e.key, "fabric.voq.buffer", "{e}");
+    }
+
+    #[test]
+    fn a_fabric_section_that_restates_its_defaults_is_no_error_and_show_leaves_it_out() {
+        for (key, _) in keys("fabric", &shape::<FabricSection>()) {
+            let d = key.split('.').skip(1).try_fold(&Value::try_from(FabricSection::default()).unwrap(), |t, k| t.get(k)).cloned();
+            let Some(d) = d.filter(|d| !d.is_table()) else { continue }; // keys without a default are never restated
+            let shown = check(&format!("{BASE}\n{}", fabric_with(&key, d))).unwrap();
+            assert!(!shown.contains("fabric"), "{key}: {shown}");
         }
     }
 }

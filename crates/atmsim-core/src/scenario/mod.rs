@@ -34,6 +34,8 @@ pub mod schema;
 pub mod schema_capture;
 pub mod schema_fabric;
 pub mod schema_hosts;
+#[cfg(test)]
+pub(crate) mod schema_keys;
 pub mod schema_packet;
 pub mod schema_switch;
 pub mod schema_trace;
@@ -202,6 +204,9 @@ pub fn to_toml(s: &Scenario) -> String {
     let mut shown = s.clone();
     if s.topology.kind == TopologyKind::Fabric && s.fabric.is_none() {
         shown.fabric = Some(Default::default());
+    } else if s.topology.kind != TopologyKind::Fabric {
+        // Restated defaults elsewhere (anything else is refused: `inert::fabric_elsewhere`).
+        shown.fabric = None;
     }
     let toml::Value::Table(mut table) = toml::Value::try_from(&shown).expect("a valid scenario serialises") else {
         unreachable!("a scenario is a table")

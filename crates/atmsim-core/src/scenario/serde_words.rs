@@ -15,7 +15,16 @@ pub fn in_words(problem: &str) -> String {
     let Some((found, expected)) = rest.and_then(|r| r.split_once(", expected ")) else {
         return problem.to_string();
     };
-    format!("must be {}, not {}", expected_words(expected), found_words(found))
+    let found = match found.strip_prefix("string \"").and_then(|v| v.strip_suffix('"')) {
+        // A number past what a TOML integer holds reaches serde as text: say it as the number written.
+        Some(digits)
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && expected_words(expected).starts_with("a whole") =>
+        {
+            format!("{digits} (more than a TOML integer holds)")
+        }
+        _ => found_words(found),
+    };
+    format!("must be {}, not {found}", expected_words(expected))
 }
 
 /// What serde says it found, as the value the user wrote.
@@ -40,7 +49,9 @@ fn expected_words(expected: &str) -> String {
         "u8" => Some(u8::MAX as u64),
         "u16" => Some(u16::MAX as u64),
         "u32" => Some(u32::MAX as u64),
-        "u64" | "usize" => Some(u64::MAX),
+        // A TOML integer is signed 64-bit: 2^63 - 1 is the most a file or --set can write (the range
+        // said 0 to 2^64 - 1, and 2^64 - 1 itself was refused).
+        "u64" | "usize" => Some(i64::MAX as u64),
         _ => None,
     };
     if let Some(max) = max {
@@ -68,11 +79,15 @@ mod tests {
     fn type_errors_name_what_the_key_takes_and_what_was_written() {
         for (serde, words) in [
             ("invalid type: integer `3`, expected a boolean in `tcp.delayed_ack`", "must be true or false, not 3"),
-            ("invalid value: integer `-1`, expected u64 in `seed`", "must be a whole number from 0 to 18446744073709551615, not -1"),
+            ("invalid value: integer `-1`, expected u64 in `seed`", "must be a whole number from 0 to 9223372036854775807, not -1"),
             ("invalid type: integer `1`, expected struct TcpSection in `tcp`", "must be a table of keys (a [section] in the file), not 1"),
             ("invalid type: unit variant, expected string only in `flow.kind`", "must be one word in quotes, not that value"),
             ("invalid type: sequence, expected a string in `tcp.variant`", "must be text in quotes, not a list"),
-            ("invalid type: string \"abc\", expected u64 in `seed`", "must be a whole number from 0 to 18446744073709551615, not \"abc\""),
+            ("invalid type: string \"abc\", expected u64 in `seed`", "must be a whole number from 0 to 9223372036854775807, not \"abc\""),
+            (
+                "invalid type: string \"18446744073709551615\", expected u64 in `trace.port_rows`",
+                "must be a whole number from 0 to 9223372036854775807, not 18446744073709551615 (more than a TOML integer holds)",
+            ),
         ] {
             assert_eq!(in_words(serde), words);
         }

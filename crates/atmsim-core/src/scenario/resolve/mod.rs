@@ -7,6 +7,7 @@
 
 mod abr;
 mod arb;
+mod backlog;
 mod eqds;
 mod flows;
 mod ports;
@@ -50,6 +51,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
+    backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
     // A key of the schema's sections that does nothing here (`inert.rs`).
     let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
     super::inert::refuse(s, &kinds)?;
@@ -119,6 +121,10 @@ const MAX_SAMPLES: u64 = 10_000_000;
 /// whatever the number of ports: a sample is one 20-byte row per bounded
 /// port and per ABR source, and one 48-byte row per fabric device.
 const MAX_SAMPLED_BYTES: u64 = 1_000_000_000;
+/// Most rows a port log may be allowed (`trace.port_rows`): 0.9 GB in the
+/// core at 18 bytes a row, under the 1-GB bar of every structure a run
+/// holds (docs/performance.md, "Memory").
+pub const MAX_PORT_ROWS: u64 = 50_000_000;
 
 /// For a run with traces on: refuses a `trace.interval` whose samples
 /// would hold more than [`MAX_SAMPLED_BYTES`], or, where set, one longer
@@ -168,6 +174,11 @@ pub fn check_trace_rows(m: &Model) -> Result<(), ScenarioError> {
 fn port_rows(s: &Scenario) -> Result<u64, ScenarioError> {
     match (s.trace.port_rows, &s.trace.port) {
         (0, _) => err("trace.port_rows", "must be positive (rows of the port log)"),
+        // The cap is itself bounded (issue 38, rule 3: a cap of 2^63 - 1 rows caps nothing).
+        (n, _) if n > MAX_PORT_ROWS => err(
+            "trace.port_rows",
+            format!("{n} rows would hold {:.1} GB in memory (18 bytes a row); at most {MAX_PORT_ROWS}", n as f64 * 18e-9),
+        ),
         // Restating the default does nothing wrong (the rule of every key).
         // Set without trace.port, it is refused as doing nothing (`inert.rs`).
         _ => Ok(s.trace.port_rows),
@@ -336,6 +347,12 @@ mod tests {
         assert_eq!(check(&["trace.port_rows=10"]).unwrap_err().key, "trace.port_rows");
         assert!(check(&["trace.port_rows=20000000"]).is_ok(), "restating the default is not an error");
         assert_eq!(check(&["trace.port=X->B", "trace.port_rows=0"]).unwrap_err().key, "trace.port_rows");
+        // The cap has a cap: at it, taken; past it (2^63 - 1, the most TOML writes, was taken: no bound), refused.
+        assert!(check(&["trace.port=X->B", "trace.port_rows=50000000"]).is_ok());
+        for past in ["50000001", "9223372036854775807"] {
+            let e = check(&["trace.port=X->B", &format!("trace.port_rows={past}")]).unwrap_err();
+            assert!(e.key == "trace.port_rows" && e.problem.contains("at most 50000000"), "{e}");
+        }
     }
 
     #[test]
