@@ -14,7 +14,7 @@ from atmsim.reproduce import seeds
 from atmsim.reproduce.harness import figure
 
 from . import noise
-from .pauses import after_lost_retransmission, pause_classes, pauses_and_bursts
+from .pauses import pauses_of
 from .common import (B_FULL, B_QUICK, BUFFER_A, CELL_PAYLOAD, CELL_RATE_53, HEADER, MSS, MTU, MTUS, OC3_CELLS,
                      PACKET_CELLS, WARMUP_S, g_max, goodput, pairs, window_cells_kib)
 
@@ -229,17 +229,15 @@ def fig4(c, runs):
     warm = {run.seed: s for run, s in runs["warm"]}
     pauses, bursts, rows, classes, all_pauses = [], [], [], [], []
     long_pauses = after_lost = between = 0
-    for run, (s, tr) in runs["log"]:
-        seed = run.seed
-        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-        p, b, iv = pauses_and_bursts(ev, s["end_time_s"], t0=WARMUP_S)
+    for run, result in runs["log"]:
+        seed, s = run.seed, result[0]
+        got = pauses_of(run, result)
+        p, pc = got["pauses"], got["classes"]
         pauses += p
-        bursts += b
-        all_pauses += pauses_and_bursts(ev, s["end_time_s"])[0]
-        pc = pause_classes(ev, s["end_time_s"])
+        bursts += got["bursts"]
+        all_pauses += got["all_pauses"]
         classes.append(pc)
-        n, lost, btw = after_lost_retransmission(ev, iv)
-        long_pauses, after_lost, between = long_pauses + n, after_lost + lost, between + btw
+        long_pauses, after_lost, between = long_pauses + got["long"], after_lost + got["after_lost"], between + got["between"]
         rows.append({"seed": seed, "goodput_MBps": goodput(s, warm[seed]) / 1e6, "timeouts": s["flows"][0]["timeouts"],
                      "pauses": len(p), "median_pause_s": float(np.median(p)) if p else None,
                      "pauses_over_2s": len(pc["long"]), "after_timed_segment_lost": pc["short_timed_lost"] + pc["long_timed_lost"]})

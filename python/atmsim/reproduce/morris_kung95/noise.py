@@ -15,8 +15,8 @@ import pandas as pd
 
 from atmsim.reproduce import seeds
 
-from .common import B_FULL, B_QUICK, CELL_PAYLOAD, HEADER, MTU, MTUS, WARMUP_S, g_max, goodput, pairs
-from .pauses import after_lost_retransmission, pauses_and_bursts
+from .common import B_FULL, B_QUICK, CELL_PAYLOAD, HEADER, MTU, MTUS, g_max, goodput, pairs
+from .pauses import pauses_of
 
 B90_SHARE = 0.9  # fig3's B90: the smallest buffer with goodput / G_max at least this (buffers.GOOD)
 
@@ -94,11 +94,10 @@ def fig4_c2_noise(c, sweep) -> str:
     """fig4.c2's count, pauses > 2 s after a timeout whose retransmission was itself lost, at each seed of the
     sweep and pooled over them, as the row pools its seeds (fig4_seeds.csv)."""
     rows = []
-    for run, (s, tr) in sweep:
-        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-        _, _, iv = pauses_and_bursts(ev, s["end_time_s"], t0=WARMUP_S)
-        n, lost, between = after_lost_retransmission(ev, iv)
-        rows.append({"seed": run.seed, "pauses_over_2s": n, "after_lost_retransmission": lost, "between_two_timeouts": between})
+    for run, result in sweep:
+        got = pauses_of(run, result)
+        rows.append({"seed": run.seed, "pauses_over_2s": got["long"], "after_lost_retransmission": got["after_lost"],
+                     "between_two_timeouts": got["between"]})
     df = pd.DataFrame(rows)
     df.pipe(c.table, "fig4_seeds")
     per = df.set_index("seed").after_lost_retransmission
