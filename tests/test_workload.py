@@ -145,6 +145,7 @@ def test_editing_a_matrix_changes_the_cache_key(tmp_path):
     from atmsim.workload import matrix_digest
 
     assert "matrix" not in atmsim.resolve("eqds-one", []) and matrix_digest(atmsim.resolve("eqds-one", [])) is None
+    assert "matrix" in atmsim.resolve("boston97", []) and matrix_digest(atmsim.resolve("boston97", [])) is None
     named = atmsim.resolve("eqds-one", [f"workload.matrix={path}"])
     assert matrix_digest(named) == hashlib.sha256(path.read_bytes()).hexdigest()
 
