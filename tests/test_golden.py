@@ -69,6 +69,9 @@ def test_reproduce_all_quick_matches_golden(cli, tmp_path):
     papers = names()
     out = tmp_path / "all"
     cli("reproduce", "all", "--quick", "--out", str(out), check=True)
+    # The plots tests/test_arb.py checked on a quick run of its own (it reads this run's claims from the golden).
+    for png in ("fig6", "fig7", "fig10", "fig12", "fig14", "fig16"):
+        assert (out / "arb" / f"{png}.png").stat().st_size > 0, png
     tables = sorted(p for paper in papers for p in (out / paper).glob("*.csv"))
     digests = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(out)}\n" for p in tables)
     if os.environ.get("ATMSIM_BLESS"):

@@ -197,3 +197,31 @@ def test_per_run_reads_a_run_once_by_its_identity_and_keeps_a_bounded_number():
         assert reads == [1, 2, 3, 1]
     finally:
         per_run.KEPT = kept
+
+
+def test_a_remake_keeps_its_claims_and_tables_and_draws_no_plot(tmp_path):
+    # The remakes without a seed or under another reading go to a scratch folder of which only the claims are
+    # kept: drawing their pngs was most of boston97's figure phase. The figure made for real still draws its own.
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from atmsim import plotting
+    from atmsim.reproduce.harness import Ctx, Paper, Plan, Run, _remake, figure
+
+    @figure("f")
+    def f(c, pairs):
+        fig, ax = plt.subplots()
+        ax.plot([r for _, r in pairs])
+        plotting.save(fig, c.out / "f.png")
+        c.table(pd.DataFrame({"r": [r for _, r in pairs]}), "f")
+        c.claim("c1", statement="s", kind="value", paper_value="1", ours=len(pairs), holds=True, rule="r")
+
+    runs = [Run("x", (), s) for s in (1, 2)]
+    plan = Plan(Paper("p", (f,), lambda quick: None), None, ["f"], {"f": runs})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    made = _remake(plan, f, {runs[0]: 1.0, runs[1]: 2.0})(scratch, runs[:1])
+    assert [c.id for c in made] == ["p.f.c1"] and made[0].ours == 1
+    assert (scratch / "f.csv").exists() and not (scratch / "f.png").exists()
+    f.make(Ctx("p", None, tmp_path, "f"), list(zip(runs, (1.0, 2.0))))
+    assert (tmp_path / "f.png").stat().st_size > 0

@@ -105,3 +105,19 @@ def test_noise_compares_the_effect_with_twice_the_standard_error():
     # A value inside the band at these seeds: the row holds there, whatever the noise.
     assert seeds.noise("x", per, 3.5, (1.2, 4.0)).endswith("3.500 as the claim aggregates it, standard error 0.333: "
                                                           "inside the band at 10 seeds.")
+
+
+def test_the_quick_grid_thins_the_seed_sweeps_of_issue_37s_third_pass_and_settles_nothing_on_them():
+    # morris-kung95's fig3 and fig4 and jain96's summary-table and tail-drop sweep seeds 1-10 on the full grid and
+    # 1-3 on --quick (each quick run of the golden test paid for the ten); three seeds settle no row (settled.py).
+    from atmsim import settled
+    from atmsim.reproduce import harness, jain96, morris_kung95
+
+    assert seeds.sweep_seeds(morris_kung95.grid(False)) == seeds.SWEEP_SEEDS == tuple(range(1, 11))
+    assert seeds.sweep_seeds(jain96.grid(True)) == seeds.QUICK_SWEEP_SEEDS == (1, 2, 3)
+    for paper, figs in ((morris_kung95.PAPER, ("fig3", "fig4")), (jain96.PAPER, ("summary-table", "tail-drop"))):
+        for quick, want in ((True, seeds.QUICK_SWEEP_SEEDS), (False, seeds.SWEEP_SEEDS)):
+            p = harness.plan(paper, list(figs), quick)
+            assert all({r.seed for r in p.declared[f][seeds.SWEEP]} == set(want) for f in figs), (paper.id, quick)
+    note = seeds.noise("x", {1: 3.0, 2: 3.1, 3: 2.9}, 3.0, (2.0, 4.0))
+    assert note.startswith("Over 3 seeds (1-3)") and settled.settle("jain96.summary-table.c1", note) == ("none", "")

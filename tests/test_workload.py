@@ -2,6 +2,7 @@
 API (docs/fabrics.md, "Traffic matrices"): a matrix gives the same run as its flows written out,
 every bad matrix is one line naming the file and its line before any run, a relative path is
 found beside the scenario file, and the run cache sees an edited matrix."""
+import hashlib
 import json
 import subprocess
 import sys
@@ -141,6 +142,12 @@ def test_editing_a_matrix_changes_the_cache_key(tmp_path):
     # A scenario without a matrix keeps its key (resolved text, seed and core only).
     plain = Job(atmsim.load_scenario("eqds-one"))
     assert plain.key() == Job(atmsim.load_scenario("eqds-one")).key()
+    from atmsim.workload import matrix_digest
+
+    assert "matrix" not in atmsim.resolve("eqds-one", []) and matrix_digest(atmsim.resolve("eqds-one", [])) is None
+    assert "matrix" in atmsim.resolve("boston97", []) and matrix_digest(atmsim.resolve("boston97", [])) is None
+    named = atmsim.resolve("eqds-one", [f"workload.matrix={path}"])
+    assert matrix_digest(named) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_generated_patterns_and_their_jobs():

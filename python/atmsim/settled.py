@@ -130,14 +130,16 @@ SETTLED: dict[str, Evidence] = {
     # the full grid's five seeds put topology 1's median gap just above the band (issue 37's pass of 30 Nov).
     "aron97.fig3.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     # The Spearman correlation of the eight totals at each of 10 seeds (summary-table's seed sweep): the quick
-    # grid's one seed gives 0.571; over ten seeds it lies between about 0.45 and 0.93 and the medians' holds.
+    # grid's one seed gives 0.571; over ten seeds it lies between about 0.45 and 0.93 and the medians' holds. The
+    # sweep has ten seeds on the full grid only (seeds.sweep_seeds: three on --quick, which settle nothing).
     "jain96.summary-table.c1": Evidence("seeds", note=NOISE),
     # Over seeds 1-10 (tail-drop's seed sweep) both of the row's tests, the share of pairs where intelligent drop is at
     # least as fair and the mean difference of Jain's index, are quoted; the quick grid's one seed fails the first.
     "jain96.tail-drop.c3": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     # Over seeds 1-10 (tail-drop's seed sweep, traced) both tests of c1, the frame merges per plain run and the second
     # retransmissions at ssthresh = 2 after a merged first one, pooled; and c4's entries into ssthresh = 2, plain -
-    # intelligent, summed: the quick grid's one seed has none of either event.
+    # intelligent, summed: the quick grid's one seed has none of either event. As for summary-table.c1, the sweep
+    # has ten seeds on the full grid only.
     "jain96.tail-drop.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     "jain96.tail-drop.c4": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     # The table's VBR background, which the slides do not state, read three ways (ours at 0.8 of the line, none, and
@@ -145,8 +147,8 @@ SETTLED: dict[str, Evidence] = {
     # largest total) or c8's (every TBE-512 row fair) all hold. Their notes also quote the seed sweep (outside its noise).
     "jain96.summary-table.c2": Evidence("sweep", note=VBR_READINGS),
     "jain96.summary-table.c8": Evidence("sweep", note=VBR_READINGS),
-    # Over seeds 1-10 (fig3's and fig4's seed sweeps, noise.py): every test of fig3.c4 and c6, and fig4.c2's count
-    # pooled over the ten; any test outside its noise leaves the row none.
+    # Over seeds 1-10 (fig3's and fig4's seed sweeps, noise.py; the full grid's, three seeds on --quick): every test
+    # of fig3.c4 and c6, and fig4.c2's count pooled over the ten; any test outside its noise leaves the row none.
     "morris-kung95.fig3.c4": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     "morris-kung95.fig3.c6": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
     "morris-kung95.fig4.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),

@@ -261,10 +261,14 @@ def _seed_robustness(p: Plan, fig: Figure, results: dict, made: list) -> None:
 
 
 def _remake(p: Plan, fig: Figure, results: dict) -> Callable:
-    """`remake(out, declared)`: the claims of `fig` made again from other runs into the folder `out`."""
+    """`remake(out, declared)`: the claims of `fig` made again from other runs into the folder `out` (its tables
+    written, its plots not drawn: only the claims are kept)."""
+    from atmsim import plotting
+
     def remake(out: Path, declared) -> list:
         scratch = Ctx(p.paper.id, p.grid, out, fig.id)
-        fig.make(scratch, _bind(declared, results))
+        with plotting.undrawn():
+            fig.make(scratch, _bind(declared, results))
         return scratch.claims
     return remake
 

@@ -26,6 +26,15 @@ import numpy as np
 #: `seeds`, at least 10 seeds); the figure's values do not rest on it, so its seeds are not the row's.
 SWEEP = "seed-sweep"
 SWEEP_SEEDS = tuple(range(1, 11))  # a seed sweep's seeds: the fewest the amendment of 2026-11-29 asks of a comparison in doubt
+#: A seed sweep's seeds on `--quick`: enough to go through every step of the notes (per-seed values, a standard
+#: error), too few to settle anything (settled.py asks 10); the sweeps of issue 37's third pass took morris-kung95's
+#: quick run from 113 runs to 555, which the golden test of `reproduce all --quick` pays on every CI run.
+QUICK_SWEEP_SEEDS = SWEEP_SEEDS[:3]
+
+
+def sweep_seeds(grid) -> tuple:
+    """The seeds of a figure's seed sweep on `grid`: SWEEP_SEEDS, or QUICK_SWEEP_SEEDS on the quick grid."""
+    return QUICK_SWEEP_SEEDS if getattr(grid, "quick", False) else SWEEP_SEEDS
 
 
 def counted(declared):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce.harness import figure, per_run
 
 from .common import MSS, SEG, Spec
 
@@ -47,22 +47,12 @@ def _jain(x) -> float:
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float("nan")
 
 
-#: Each traced run's anatomy, by its spec: a run is a function of its spec, and five figures' notes
-#: quote the same runs (probe_notes.py), so each is read once per process, not once per note.
-_ANATOMY: dict = {}
-
-
+@per_run
 def vegas_anatomy_of(spec: Spec, result) -> tuple[pd.DataFrame, dict]:
-    """(per-flow table, run row) of one traced Vegas run (see the module's docstring); computed once
-    per spec."""
-    if spec not in _ANATOMY:
-        if len(_ANATOMY) > 1024:
-            _ANATOMY.clear()
-        _ANATOMY[spec] = _vegas_anatomy_of(spec, result)
-    return _ANATOMY[spec]
-
-
-def _vegas_anatomy_of(spec: Spec, result) -> tuple[pd.DataFrame, dict]:
+    """(per-flow table, run row) of one traced Vegas run (see the module's docstring), read from its traces
+    once per run (`harness.per_run`: five figures' notes quote the same runs, probe_notes.py, and so do their
+    remakes without a seed). The objects are shared between callers, who only read them (pd.concat and
+    pd.DataFrame copy)."""
     from atmsim import flowtrace
 
     s, tr = result
@@ -120,13 +110,13 @@ def vegas_anatomy(c, runs):
 
     from atmsim.plotting import save
 
-    flows, per_run = [], []
+    flows, run_rows = [], []
     for spec, result in runs:
         table, run = vegas_anatomy_of(spec, result)
         flows.append(table)
-        per_run.append(run)
+        run_rows.append(run)
     fl = pd.concat(flows, ignore_index=True)
-    pr = pd.DataFrame(per_run)
+    pr = pd.DataFrame(run_rows)
     c.table(pr, "vegas-anatomy")
     c.table(fl, "vegas-anatomy_flows")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))

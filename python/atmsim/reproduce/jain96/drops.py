@@ -33,10 +33,11 @@ FAIRER_SHARE = 4 / 6  # tail-drop.c3's band on the share of pairs where intellig
 
 def _tail_runs(g):
     """Both policies on both rows, traced, at the grid's seeds; for the notes of c1, c3 and c4, the same at seeds
-    1-10 (the seed sweep, seeds.SWEEP), traced too: c1 and c4 count events in the port log and the windows."""
+    1-10 (the seed sweep, seeds.SWEEP; seeds.sweep_seeds: 1-3 on --quick), traced too: c1 and c4 count events in the port log and the windows."""
     runs = {(k, p): [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=s) for s in g.seeds]
             for k in CONFIGS for p in POLICIES}
-    runs[seeds.SWEEP] = [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=(k, p, s)) for k in CONFIGS for p in POLICIES for s in seeds.SWEEP_SEEDS]
+    runs[seeds.SWEEP] = [g.run(*k, s, policy=p, vbr=VBR, trace=True, log_port=True, tag=(k, p, s)) for k in CONFIGS for p in POLICIES
+                         for s in seeds.sweep_seeds(g)]
     return runs
 
 

@@ -61,8 +61,9 @@ def _table_runs(g):
     tail-drop figure's plain runs)."""
     log = {REF, *TAIL_ROWS}
     runs = {k: [g.run(*k, s, vbr=VBR, trace=True, log_port=k in log, tag=(k, s)) for s in g.seeds] for k in ROWS}
-    # c1's seed sweep (seeds.SWEEP): the eight rows' totals at seeds 1-10, untraced (only the totals are read).
-    runs[seeds.SWEEP] = [g.run(*k, s, vbr=VBR, tag=(k, s)) for k in EIGHT for s in seeds.SWEEP_SEEDS]
+    # c1's seed sweep (seeds.SWEEP): the eight rows' totals at seeds 1-10 (1-3 on --quick, seeds.sweep_seeds),
+    # untraced (only the totals are read).
+    runs[seeds.SWEEP] = [g.run(*k, s, vbr=VBR, tag=(k, s)) for k in EIGHT for s in seeds.sweep_seeds(g)]
     # The other readings of the table's VBR background (sensitivity tables; c2's and c8's notes), one seed each.
     runs.update({("no-vbr",) + k: [g.run(*k, SENS_SEED, tag=(k, SENS_SEED))] for k in ROWS})
     runs.update({(f"vbr-{VBR_ALT:g}",) + k: [g.run(*k, SENS_SEED, vbr=VBR_ALT, tag=(k, SENS_SEED))] for k in ROWS})

@@ -11,10 +11,10 @@ import pandas as pd
 
 from atmsim.claims import above, at_least, at_most, below, check, frac, within
 from atmsim.reproduce import seeds
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce.harness import figure, per_run
 
 from . import noise
-from .pauses import after_lost_retransmission, pause_classes, pauses_and_bursts
+from .pauses import pauses_of
 from .common import (B_FULL, B_QUICK, BUFFER_A, CELL_PAYLOAD, CELL_RATE_53, HEADER, MSS, MTU, MTUS, OC3_CELLS,
                      PACKET_CELLS, WARMUP_S, g_max, goodput, pairs, window_cells_kib)
 
@@ -229,17 +229,15 @@ def fig4(c, runs):
     warm = {run.seed: s for run, s in runs["warm"]}
     pauses, bursts, rows, classes, all_pauses = [], [], [], [], []
     long_pauses = after_lost = between = 0
-    for run, (s, tr) in runs["log"]:
-        seed = run.seed
-        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-        p, b, iv = pauses_and_bursts(ev, s["end_time_s"], t0=WARMUP_S)
+    for run, result in runs["log"]:
+        seed, s = run.seed, result[0]
+        got = pauses_of(run, result)
+        p, pc = got["pauses"], got["classes"]
         pauses += p
-        bursts += b
-        all_pauses += pauses_and_bursts(ev, s["end_time_s"])[0]
-        pc = pause_classes(ev, s["end_time_s"])
+        bursts += got["bursts"]
+        all_pauses += got["all_pauses"]
         classes.append(pc)
-        n, lost, btw = after_lost_retransmission(ev, iv)
-        long_pauses, after_lost, between = long_pauses + n, after_lost + lost, between + btw
+        long_pauses, after_lost, between = long_pauses + got["long"], after_lost + got["after_lost"], between + got["between"]
         rows.append({"seed": seed, "goodput_MBps": goodput(s, warm[seed]) / 1e6, "timeouts": s["flows"][0]["timeouts"],
                      "pauses": len(p), "median_pause_s": float(np.median(p)) if p else None,
                      "pauses_over_2s": len(pc["long"]), "after_timed_segment_lost": pc["short_timed_lost"] + pc["long_timed_lost"]})
@@ -328,39 +326,56 @@ def in_congestion_avoidance(win: pd.DataFrame, t: np.ndarray) -> np.ndarray:
     return ok & (win.cwnd.to_numpy()[i] > win.ssthresh.to_numpy()[i])
 
 
+@per_run
+def _overflows_of(spec, result) -> dict:
+    """fig5's reading of one traced run's port log, once per run (harness.per_run: fig5 made again without a seed
+    reads the same runs): its overflow `episodes`, the `spacing` of its occupancy peaks and the `rises` to them in
+    congestion avoidance, and `first`, (seed, the log around it) for its first episode in congestion avoidance
+    (None without one)."""
+    from atmsim import portlog
+
+    s, tr = result
+    seed, eps, spacing, rises, first = spec.seed, [], [], [], None
+    occ = portlog.occupancy(tr["port"], vc=0)  # VC 0: the TCP's data
+    win = pd.DataFrame({k: np.asarray(v) for k, v in tr["window"].items()})
+    win = win[win.flow == 0]
+    drops = occ[occ.change == "drop"]
+    for e in portlog.episodes(drops.t.to_numpy(), 2 * PACKET_TIME_53):
+        d = drops.iloc[e]
+        ca = bool(in_congestion_avoidance(win, d.t.to_numpy()[:1])[0])
+        per = d.groupby("frame").size()
+        eps.append({"seed": seed, "t": d.t.iloc[0], "congestion_avoidance": ca, "packets_damaged": len(per),
+                    "cells_lost": int(per.sum()), "cells_lost_per_packet": per.tolist()})
+        if ca and first is None:
+            t0 = d.t.iloc[0]
+            first = (seed, occ[(occ.t >= t0 - 0.035) & (occ.t <= t0 + 0.012)])
+    pk, tro = portlog.extrema(occ, min_swing=PACKET_CELLS // 2)  # half a packet: a pair's arrival, not cell jitter
+    tp = occ.t.to_numpy()[pk]
+    ca = in_congestion_avoidance(win, tp)
+    gap = np.diff(tp)
+    spacing += list(gap[ca[1:] & ca[:-1] & (gap < 0.05)])  # within one burst
+    q = occ.q.to_numpy()
+    tt = occ.t.to_numpy()[tro]
+    for k in pk[ca]:  # rise from the trough just before each peak
+        j = np.searchsorted(tt, occ.t.iloc[k]) - 1
+        if j >= 0 and occ.t.iloc[k] - tt[j] < PACKET_TIME_53:
+            rises.append(int(q[k] - q[tro[j]]))
+    return {"episodes": eps, "spacing": spacing, "rises": rises, "first": first}
+
+
 @figure("fig5", runs=_log_runs)
 def fig5(c, runs):
     """Switch occupancy as the window opens past the buffer (§IV ¶5-7, Fig. 5): occupancy of the VC
     at the 53 Mb/s port at every change (port log of the fig4 runs); overflow episodes = drops closer
     than 2 packet times."""
-    from atmsim import portlog
-
     eps, spacing, rises, first = [], [], [], None
-    for run, (s, tr) in runs:
-        seed = run.seed
-        occ = portlog.occupancy(tr["port"], vc=0)  # VC 0: the TCP's data
-        win = pd.DataFrame({k: np.asarray(v) for k, v in tr["window"].items()})
-        win = win[win.flow == 0]
-        drops = occ[occ.change == "drop"]
-        for e in portlog.episodes(drops.t.to_numpy(), 2 * PACKET_TIME_53):
-            d = drops.iloc[e]
-            ca = bool(in_congestion_avoidance(win, d.t.to_numpy()[:1])[0])
-            per = d.groupby("frame").size()
-            eps.append({"seed": seed, "t": d.t.iloc[0], "congestion_avoidance": ca, "packets_damaged": len(per),
-                        "cells_lost": int(per.sum()), "cells_lost_per_packet": per.tolist()})
-            if ca and first is None:
-                first = (seed, d.t.iloc[0], occ)
-        pk, tro = portlog.extrema(occ, min_swing=PACKET_CELLS // 2)  # half a packet: a pair's arrival, not cell jitter
-        tp = occ.t.to_numpy()[pk]
-        ca = in_congestion_avoidance(win, tp)
-        gap = np.diff(tp)
-        spacing += list(gap[ca[1:] & ca[:-1] & (gap < 0.05)])  # within one burst
-        q = occ.q.to_numpy()
-        tt = occ.t.to_numpy()[tro]
-        for k in pk[ca]:  # rise from the trough just before each peak
-            j = np.searchsorted(tt, occ.t.iloc[k]) - 1
-            if j >= 0 and occ.t.iloc[k] - tt[j] < PACKET_TIME_53:
-                rises.append(int(q[k] - q[tro[j]]))
+    for run, result in runs:
+        got = _overflows_of(run, result)
+        eps += got["episodes"]
+        spacing += got["spacing"]
+        rises += got["rises"]
+        if first is None:
+            first = got["first"]
     ep = pd.DataFrame(eps)
     ep.pipe(c.table, "fig5_episodes")
     import matplotlib.pyplot as plt
@@ -368,8 +383,7 @@ def fig5(c, runs):
 
     fig, ax = plt.subplots(figsize=(8, 3.6))
     if first is not None:
-        seed, t0, occ = first
-        w = occ[(occ.t >= t0 - 0.035) & (occ.t <= t0 + 0.012)]
+        seed, w = first
         ax.step(w.t, w.q * CELL_PAYLOAD / 1000, where="post", color="k", lw=0.8)
         d = w[w.change == "drop"]
         for _, g in d.groupby("frame"):

@@ -14,7 +14,7 @@ import pandas as pd
 
 from atmsim.claims import at_least, at_most, below, check, within
 from atmsim.reproduce import seeds
-from atmsim.reproduce.harness import figure
+from atmsim.reproduce.harness import figure, per_run
 
 from .buffers import _log_runs, _rng, pause_summary
 from .pauses import pause_classes
@@ -106,10 +106,7 @@ def _fig8_c2_noise(c, sweep) -> str:
 def _fig8_c2_note(df: pd.DataFrame, lone, pair) -> str:
     """fig8.c2's deviation: how the TCPs pause in config (a) (the fig4 runs) and (b) (the c6 runs)."""
     def classes(runs):
-        out = []
-        for _, (s, tr) in runs:
-            ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-            out += [pause_classes(ev[ev.flow == f], s["end_time_s"]) for f in np.unique(ev.flow)]
+        out = [pc for run, result in runs for pc in _flow_pause_classes(run, result)]
         return pause_summary(out), len(out)
 
     a, na = classes(lone)
@@ -128,39 +125,64 @@ def _fig8_c2_note(df: pd.DataFrame, lone, pair) -> str:
             f"(`python -m atmsim reproduce morris-kung95 --figure fig8`).")
 
 
-def fig8_competition(c, runs, bin_s=0.010):
+@per_run
+def _flow_pause_classes(spec, result) -> list:
+    """`pause_classes` of each TCP of one traced run, read once per run (harness.per_run: fig8 made again without a
+    seed reads the same runs)."""
+    s, tr = result
+    ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+    return [pause_classes(ev[ev.flow == f], s["end_time_s"]) for f in np.unique(ev.flow)]
+
+
+COMPETITION_BIN_S = 0.010  # fig8.c6: the bins in which both VCs having cells at S1->S2 counts as competing
+
+
+@per_run
+def _competition_of(spec, result) -> tuple:
+    """One traced config-(b) run of fig8.c6, read from its port log once per run (harness.per_run: fig8 made again
+    without a seed reads the same runs): (the share of bins with cells of both VCs at S1->S2, {TCP: the share of
+    the time it waits for a timeout})."""
+    from atmsim import portlog
+
+    s, tr = result
+    end = s["end_time_s"]
+    waiting = {}
+    log = pd.DataFrame({k: np.asarray(v) for k, v in tr["port"].items()})
+    ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+    bins = np.arange(WARMUP_S, end + COMPETITION_BIN_S / 2, COMPETITION_BIN_S)
+    active = []
+    # Each flow's data VC, by the names the core gives the numbered VCs (no numbering rule).
+    names = tr["names"]
+    data_vc = {fl: v for v, (fl, d) in enumerate(zip(names["vc_flow"], names["vc_direction"])) if d == "data"}
+    for f in (0, 1):
+        occ = portlog.occupancy(log, vc=data_vc[names["flow"][f]])
+        hit = np.zeros(len(bins) - 1, bool)
+        if len(occ):
+            tt = occ.t.to_numpy()
+            inside = (tt >= bins[0]) & (tt < bins[-1])
+            hit[np.searchsorted(bins, tt[inside], side="right") - 1] = True
+            hit |= portlog.value_at(occ, bins[:-1]) > 0  # cells left over from an earlier bin
+        active.append(hit)
+        t_log = occ.t.to_numpy()
+        to = ev[(ev.kind == "timeout") & (ev.flow == f)].t.to_numpy()
+        to = to[to >= WARMUP_S]
+        last = t_log[np.maximum(np.searchsorted(t_log, to) - 1, 0)] if len(t_log) else np.zeros(len(to))
+        start = np.maximum(np.minimum(last, to), WARMUP_S)
+        waiting[f] = float(np.sum(to - start)) / (end - WARMUP_S)
+    return float(np.mean(active[0] & active[1])), waiting
+
+
+def fig8_competition(c, runs):
     """fig8.c6 from the port log of S1->S2 in config (b) without credit: how
     often both VCs have cells there, and how long each TCP waits for a
     retransmission timeout (from the last cell of its VC at the bottleneck
     to the timeout)."""
-    from atmsim import portlog
-
     both, waiting = [], {0: [], 1: []}
-    for _, (s, tr) in runs:
-        end = s["end_time_s"]
-        log = pd.DataFrame({k: np.asarray(v) for k, v in tr["port"].items()})
-        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-        bins = np.arange(WARMUP_S, end + bin_s / 2, bin_s)
-        active = []
-        # Each flow's data VC, by the names the core gives the numbered VCs (no numbering rule).
-        names = tr["names"]
-        data_vc = {fl: v for v, (fl, d) in enumerate(zip(names["vc_flow"], names["vc_direction"])) if d == "data"}
+    for run, result in runs:
+        b, w = _competition_of(run, result)
+        both.append(b)
         for f in (0, 1):
-            occ = portlog.occupancy(log, vc=data_vc[names["flow"][f]])
-            hit = np.zeros(len(bins) - 1, bool)
-            if len(occ):
-                tt = occ.t.to_numpy()
-                inside = (tt >= bins[0]) & (tt < bins[-1])
-                hit[np.searchsorted(bins, tt[inside], side="right") - 1] = True
-                hit |= portlog.value_at(occ, bins[:-1]) > 0  # cells left over from an earlier bin
-            active.append(hit)
-            t_log = occ.t.to_numpy()
-            to = ev[(ev.kind == "timeout") & (ev.flow == f)].t.to_numpy()
-            to = to[to >= WARMUP_S]
-            last = t_log[np.maximum(np.searchsorted(t_log, to) - 1, 0)] if len(t_log) else np.zeros(len(to))
-            start = np.maximum(np.minimum(last, to), WARMUP_S)
-            waiting[f].append(float(np.sum(to - start)) / (end - WARMUP_S))
-        both.append(float(np.mean(active[0] & active[1])))
+            waiting[f].append(w[f])
     b = float(np.median(both))
     w = {f"tcp{f + 1}": float(np.median(v)) for f, v in waiting.items()}
     c.claim("c6", statement="the TCPs rarely compete; both spend most of their time in retransmit time-outs", kind="shape", paper_value="§IV last ¶",

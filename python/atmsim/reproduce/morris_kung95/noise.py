@@ -1,10 +1,10 @@
 """morris-kung95's seed sweeps for the notes of failing rows of Figs. 3 and 4 (issue 37; the amendment of
 2026-11-29 asks a comparison in doubt to be judged on at least 10 seeds).
 
-Each sweep reruns the figure's own grid at seeds 1-10 (seeds.SWEEP_SEEDS) and is not the figure's sample
-(seeds.SWEEP): a row's note quotes every test of the row at each seed and as the claim aggregates the ten
-(medians over seeds per point, as the figure does), with its noise (seeds.noise), so that settled.py's `seeds`
-settles a row only if each test holds at ten seeds or lies inside its noise.
+Each sweep reruns the figure's own grid at seeds 1-10 (seeds.sweep_seeds: 1-3 on --quick) and is not the
+figure's sample (seeds.SWEEP): a row's note quotes every test of the row at each seed and as the claim aggregates
+them (medians over seeds per point, as the figure does), with its noise (seeds.noise), so that settled.py's `seeds`
+settles a row only if each test holds at ten seeds or lies inside its noise (the full run only).
 """
 from __future__ import annotations
 
@@ -15,20 +15,20 @@ import pandas as pd
 
 from atmsim.reproduce import seeds
 
-from .common import B_FULL, B_QUICK, CELL_PAYLOAD, HEADER, MTU, MTUS, WARMUP_S, g_max, goodput, pairs
-from .pauses import after_lost_retransmission, pauses_and_bursts
+from .common import B_FULL, B_QUICK, CELL_PAYLOAD, HEADER, MTU, MTUS, g_max, goodput, pairs
+from .pauses import pauses_of
 
 B90_SHARE = 0.9  # fig3's B90: the smallest buffer with goodput / G_max at least this (buffers.GOOD)
 
 
 def fig3_runs(g) -> list:
-    """Fig. 3's tail-drop (host storage) and PPD series, with their warm-up prefixes, at seeds 1-10."""
+    """Fig. 3's tail-drop (host storage) and PPD series, with their warm-up prefixes, at the sweep's seeds."""
     runs = []
     for L in MTUS:
         base = (f"ip.mtu={L}B", f"tcp.mss={L - HEADER}B")
         for b in (B_QUICK if g.quick else B_FULL):
             buf = (f"switch.buffer={b * 1024 // CELL_PAYLOAD}cells",)
-            for s in seeds.SWEEP_SEEDS:
+            for s in seeds.sweep_seeds(g):
                 runs += g.pair("a", base + buf, s, tag=dict(L=L, B_kib=b, series="host storage", seed=s))
                 if L == MTU:
                     runs += g.pair("a", base + buf + ("switch.policy=ppd",), s, tag=dict(L=L, B_kib=b, series="PPD", seed=s))
@@ -56,7 +56,7 @@ def _c4_tests(t: pd.DataFrame, bs: list) -> list:
 
 
 def fig3_c4_noise(c, sweep, bs: list) -> str:
-    """fig3.c4's tests at each seed of the sweep and over the ten (fig3_seeds.csv)."""
+    """fig3.c4's tests at each seed of the sweep and over all of them (fig3_seeds.csv)."""
     df = _fig3_table(c, sweep)
     main = df[df.series == "host storage"]
     per = {sd: _c4_tests(g.set_index(["L", "B_kib"]), bs) for sd, g in main.groupby("seed")}
@@ -69,7 +69,7 @@ def fig3_c4_noise(c, sweep, bs: list) -> str:
 
 def fig3_c6_noise(c, sweep, small: list, gain_top: float, top_top: float) -> str:
     """fig3.c6's two tests (the largest PPD gain over tail drop and the largest PPD goodput, over G_max, MTU 9180,
-    B in `small`) at each seed of the sweep and over the ten (fig3_seeds.csv, written by fig3_c4_noise)."""
+    B in `small`) at each seed of the sweep and over all of them (fig3_seeds.csv, written by fig3_c4_noise)."""
     df = pd.DataFrame([{**run.tag, "share": goodput(r, r0) / g_max(run.tag["L"])} for run, r, r0 in pairs(sweep)])
     d = df[(df.L == 9180) & df.B_kib.isin(small)]
 
@@ -86,19 +86,18 @@ def fig3_c6_noise(c, sweep, small: list, gain_top: float, top_top: float) -> str
 
 
 def fig4_runs(g) -> list:
-    """Fig. 4's traced run (config (a), 32 KiB per-VC buffer) at seeds 1-10; only its events are read."""
-    return [g.run("a", (), s, True) for s in seeds.SWEEP_SEEDS]
+    """Fig. 4's traced run (config (a), 32 KiB per-VC buffer) at the sweep's seeds; only its events are read."""
+    return [g.run("a", (), s, True) for s in seeds.sweep_seeds(g)]
 
 
 def fig4_c2_noise(c, sweep) -> str:
     """fig4.c2's count, pauses > 2 s after a timeout whose retransmission was itself lost, at each seed of the
-    sweep and pooled over the ten, as the row pools its seeds (fig4_seeds.csv)."""
+    sweep and pooled over them, as the row pools its seeds (fig4_seeds.csv)."""
     rows = []
-    for run, (s, tr) in sweep:
-        ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
-        _, _, iv = pauses_and_bursts(ev, s["end_time_s"], t0=WARMUP_S)
-        n, lost, between = after_lost_retransmission(ev, iv)
-        rows.append({"seed": run.seed, "pauses_over_2s": n, "after_lost_retransmission": lost, "between_two_timeouts": between})
+    for run, result in sweep:
+        got = pauses_of(run, result)
+        rows.append({"seed": run.seed, "pauses_over_2s": got["long"], "after_lost_retransmission": got["after_lost"],
+                     "between_two_timeouts": got["between"]})
     df = pd.DataFrame(rows)
     df.pipe(c.table, "fig4_seeds")
     per = df.set_index("seed").after_lost_retransmission

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from atmsim.reproduce.harness import per_run
+
 from .common import WARMUP_S
 
 
@@ -70,3 +72,18 @@ def after_lost_retransmission(ev: pd.DataFrame, intervals, long_s: float = 2.0) 
             seq, t1 = r.seq.iloc[0], r.t.iloc[0]
             lost += bool(((loss.t >= t1) & (loss.t <= z) & (loss.seq == seq)).any())
     return n, lost, between
+
+
+@per_run
+def pauses_of(spec, result) -> dict:
+    """One traced config-(a) run's pauses, read from its events once per run (`harness.per_run`: fig4 made again
+    without a seed reads the same runs, its seed sweep whole each time). From 1 s on: `pauses`, `bursts`, the long
+    pauses' counts `long`, `after_lost`, `between` (after_lost_retransmission) and `classes` (pause_classes);
+    `all_pauses` from 0. Shared between readers, who only read them."""
+    s, tr = result
+    ev = pd.DataFrame({k: np.asarray(v) for k, v in tr["events"].items()})
+    end = s["end_time_s"]
+    p, b, iv = pauses_and_bursts(ev, end, t0=WARMUP_S)
+    n, lost, between = after_lost_retransmission(ev, iv)
+    return {"pauses": p, "bursts": b, "all_pauses": pauses_and_bursts(ev, end)[0], "classes": pause_classes(ev, end),
+            "long": n, "after_lost": lost, "between": between}
