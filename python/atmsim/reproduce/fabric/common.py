@@ -97,17 +97,13 @@ def busy_share(ends, frames) -> tuple:
     return float(1 - gaps_ps.sum() / (ends_ps[-1] - starts_ps[0])), gaps_ps / 1e12
 
 
-def spread_after_start(ends, flows, frames, n: int, group=None, total=None) -> int:
+def spread_after_start(ends, flows, frames, n: int) -> int:
     """F6: the largest gap in bytes out between two sources, once all n have had a packet out and
-    until the first has sent everything. With `group` (a flow's name to its group) and `total` (a
-    group's bytes to send), between n groups instead, until the first group has sent all of its."""
-    group = group or (lambda flow: flow)
-    total = total or (lambda g: FLOW_IP_BYTES)
+    until the first has sent everything."""
     out, spread = {}, 0
     for flow, frame in zip(flows, frames):
-        g = group(flow)
-        out[g] = out.get(g, 0) + (LAST if frame == 485 else MTU)
-        if out[g] >= total(g):
+        out[flow] = out.get(flow, 0) + (LAST if frame == 485 else MTU)
+        if out[flow] >= FLOW_IP_BYTES:
             break
         if len(out) == n:
             spread = max(spread, max(out.values()) - min(out.values()))
@@ -121,16 +117,13 @@ def voq_stall(ends, flows, frames, ports_per_fap: int = 4) -> dict:
     gap in bytes out between two VOQs before that wait began, once all had sent (`spread`)."""
     fap = np.array([int(f[1:]) // ports_per_fap for f in flows])
     size = np.where(frames == 485, LAST, MTU)
-    longest = (0.0, 0, 0)
-    for f in np.unique(fap):
-        t = ends[fap == f]
-        if len(t) > 1 and (i := int(np.argmax(np.diff(t)))) >= 0 and t[i + 1] - t[i] > longest[0]:
-            longest = (float(t[i + 1] - t[i]), int(f), i)
-    _, stalled, i = longest
+    groups = np.unique(fap)
+    # Each VOQ's longest wait between departures (index i of the departure before it), the longest of all.
+    waits = [(float(np.diff(t).max()), int(f), int(np.diff(t).argmax())) for f in groups if len(t := ends[fap == f]) > 1]
+    _, stalled, i = max(waits, key=lambda w: w[0], default=(0.0, int(groups[0]), 0))  # the first on a tie
     mine = np.flatnonzero(fap == stalled)
     before = mine[i] + 1  # departures up to the stalled VOQ's last before its wait
-    total = len({fl for fl, fa in zip(flows, fap) if fa == stalled}) * FLOW_IP_BYTES
-    groups = np.unique(fap)
+    total = len(set(np.asarray(flows)[mine])) * FLOW_IP_BYTES
     index = np.searchsorted(groups, fap[:before])
     out = np.zeros((before, len(groups)))
     out[np.arange(before), index] = size[:before]
