@@ -9,10 +9,25 @@ fn with(sets: &[&str]) -> Result<crate::scenario::Model, ScenarioError> {
     validate(&crate::parse(EQDS_ONE, &sets)?, None)
 }
 
-fn matrix_file(name: &str, text: &str) -> String {
+/// A matrix file in the temporary folder, removed when the test is done with it.
+struct MatrixFile(std::path::PathBuf);
+
+impl std::fmt::Display for MatrixFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
+}
+
+impl Drop for MatrixFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn matrix_file(name: &str, text: &str) -> MatrixFile {
     let path = std::env::temp_dir().join(format!("atmsim-workload-{}-{name}.cm", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    path.display().to_string()
+    MatrixFile(path)
 }
 
 #[test]
@@ -64,7 +79,7 @@ fn a_bad_matrix_file_is_one_line_naming_file_and_line() {
         .problem
         .contains("line 1: Nodes 128: the scenario's fat tree has 16 hosts"));
     let binary = matrix_file("binary", "Nodes 16\n\u{0}\u{ff}");
-    std::fs::write(&binary, [b'N', 0xff, 0xfe]).unwrap();
+    std::fs::write(&binary.0, [b'N', 0xff, 0xfe]).unwrap();
     assert!(with(&[&format!("workload.matrix={binary}")]).unwrap_err().problem.contains("is not text"));
     let dir = std::env::temp_dir().display().to_string();
     assert!(with(&[&format!("workload.matrix={dir}")]).unwrap_err().problem.contains("is a folder"));
