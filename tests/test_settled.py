@@ -212,3 +212,60 @@ def test_boston97_fig7_c7_is_settled_by_the_paper_only_if_its_two_panels_need_tw
     assert traffic._two_panels(one | {(1.0, "reno"): R(clr=0.001)}, six, fits, a0) == ""
     assert traffic._two_panels(one, six | {(a0, "boston"): R(eta=0.6)}, fits, a0) == ""
     assert settled.settle("boston97.fig7.c7", "Measured ... Swept a with every test of the row in its band: 1.") == ("none", "")
+
+
+def test_boston97_fig7_c2_is_settled_by_the_paper_only_if_it_fits_where_nothing_is_lost():
+    from types import SimpleNamespace as R
+
+    from atmsim.reproduce.boston97 import traffic
+
+    def fits(r, b):
+        return r.fit
+    a0 = 1.108
+    A = {(1.0, p): R(clr=0.0, fit=True) for p in ("reno", "boston")} | {(a, p): R(clr=0.02, fit=False) for a in (1.05, a0)
+                                                                         for p in ("reno", "boston")}
+    said = traffic._nothing_lost_fit(A, fits, a0)
+    assert "CLR 0.0000 Reno, 0.0000 Boston" in said and "(a = 1.108: CLR 0.0200 Reno, 0.0200 Boston)" in said
+    kind, ev = settled.settle("boston97.fig7.c2", "Measured ..." + said)
+    assert kind == "paper" and ev.startswith("note: The one swept a that fits, 1 (cell links")
+    # another a that fits too, a single source that loses cells with cell links, or none lost at a0: nothing said
+    assert traffic._nothing_lost_fit(A | {(1.05, "reno"): R(clr=0.02, fit=True)}, fits, a0) == ""
+    assert traffic._nothing_lost_fit(A | {(1.0, "reno"): R(clr=0.001, fit=True)}, fits, a0) == ""
+    assert traffic._nothing_lost_fit(A | {(a0, "boston"): R(clr=0.0, fit=False)}, fits, a0) == ""
+    assert settled.settle("boston97.fig7.c2", "Measured ... Swept a with every test of the row in its band: 1.") == ("none", "")
+
+
+def test_boston97_fig5_c1_is_settled_by_the_paper_only_if_it_holds_with_cell_links():
+    from atmsim.reproduce.boston97.common import CELL_ACCESS
+
+    fig7a = (" Fig. 7(a)'s single source (fig7's runs: 512 cells, 9180 B) loses 0.0201 (Boston) and 0.0190 (Reno) of its "
+             "cells with the scenario's packet links and 0.0000 and 0.0000 with cell links, where its cells arrive at the "
+             "output's own rate: the drops Fig. 7(a) reports (fig7.c1) need packet links, so ...")
+    holds = f" At {CELL_ACCESS.name} ({CELL_ACCESS.why}) this claim holds (margin +1)."
+    kind, ev = settled.settle("boston97.fig5.c1", "Measured ..." + fig7a + holds)
+    assert kind == "paper" and "0.0201 (Boston)" in ev
+    assert settled.settle("boston97.fig5.c1", "Measured ..." + fig7a) == ("none", "")  # quick: no cell-access reading
+    assert settled.settle("boston97.fig5.c1", "Measured ..." + fig7a + holds.replace("holds (margin +1)", "fails too (margin -1)")) \
+        == ("none", "")
+    assert settled.settle("boston97.fig5.c1", "Measured ..." + holds) == ("none", "")  # one source's losses not shown
+
+
+def test_aron97_fig11_c2_is_arithmetic_only_if_every_tie_is_forced():
+    import pandas as pd
+
+    from atmsim.reproduce.aron97 import transfers
+
+    def t_last(rows):
+        return pd.DataFrame(rows, columns=["variant", "size", "t_last"]).set_index(["variant", "size"])["t_last"]
+    sizes = [10_000, 13_000, 20_000, 50_000]
+    rows = [(v, S, 0.1) for v in ("lite-iw2", "vegas-afr") for S in sizes[:3]] + [("lite-iw2", 50_000, 0.2), ("vegas-afr", 50_000, 0.3)]
+    said = transfers._forced_ties(t_last(rows), sizes, sizes[:3])
+    assert "with 3 of the 4 sizes tied by construction" in said and "at most 0.25 and cannot reach 0.75" in said
+    kind, ev = settled.settle("aron97.fig11.c2", "sizes ..." + said)
+    assert kind == "arithmetic" and ev.startswith("note: Every tie is at 3 segments or fewer")
+    # Vegas-AFR ahead at 50K, or a tie at more than three segments: not the arithmetic
+    behind = rows[:-2] + [("lite-iw2", 50_000, 0.3), ("vegas-afr", 50_000, 0.2)]
+    assert transfers._forced_ties(t_last(behind), sizes, sizes[:3]) == ""
+    tied = rows[:-2] + [("lite-iw2", 50_000, 0.3), ("vegas-afr", 50_000, 0.3)]
+    assert transfers._forced_ties(t_last(tied), sizes, sizes) == ""
+    assert settled.settle("aron97.fig11.c2", "At 10K lite-iw2 and vegas-afr deliver their last byte at the same instant") == ("none", "")

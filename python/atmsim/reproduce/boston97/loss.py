@@ -7,10 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 
 from atmsim.claims import above, at_least, at_most, check, frac, within
 from atmsim.reproduce.harness import figure
 
+from . import access
 from .common import (BUFFER_KB, BUFFERS, SETTLE_SIMULATOR, SETTLE_STARTS, SIZES, cap, cells, packet_ratio, table,
                      unless_cell_access)
 
@@ -71,9 +73,32 @@ def _f(x, d=3) -> str:
     return f"{x:.{d}f}"
 
 
-@figure("fig5", runs=lambda g: _star(g, ("reno", "boston"), 64))
+def _fig5_runs(g):
+    """Fig. 5's runs, and Fig. 7(a)'s single source (fig7's own runs, shared through the run cache) with the scenario's
+    packet links and with cell links (the access sweep's a = 1): c1's note says which of them loses cells."""
+    one = [g.run(p, 9180, 512, 64, s, sources=1, per_second=True) for p in ("reno", "boston") for s in g.seeds]
+    return {"main": _star(g, ("reno", "boston"), 64), "one source": one + access.runs(g, ratios=(1.0,))}
+
+
+def _fig7a_access(pairs, seconds: float) -> str:
+    """Fig. 7(a)'s single source with packet links and with cell links (median CLR over seeds per protocol): the
+    sentence on which boston97.fig5.c1 is settled by `paper` (settled.py), said only when the run shows it: cell links,
+    under which one source's cells arrive at the output's own rate, lose nothing, and the packet links lose cells."""
+    clr = pd.DataFrame(access.rows(pairs, seconds)).assign(cell=lambda d: d.ratio == 1.0).groupby(["cell", "protocol"]).clr.median()
+    if not ((clr[True] == 0).all() and (clr[False] > 0).all()):
+        return ""
+    return (f" Fig. 7(a)'s single source (fig7's runs: 512 cells, 9180 B) loses {clr[False, 'boston']:.4f} (Boston) and "
+            f"{clr[False, 'reno']:.4f} (Reno) of its cells with the scenario's packet links and {clr[True, 'boston']:.4f} and "
+            f"{clr[True, 'reno']:.4f} with cell links, where its cells arrive at the output's own rate: the drops Fig. 7(a) "
+            "reports (fig7.c1) need packet links, so if this row holds only with cell links, Fig. 5(a) and Fig. 7(a) need "
+            "two access models (as fig7.c7).")
+
+
+@figure("fig5", runs=_fig5_runs)
 def fig5(c, runs):
     """Loss rates and goodput against the buffer, 64 kB window (§4.2, Fig. 5)."""
+    fig7a = _fig7a_access(runs["one source"], c.grid.seconds)
+    runs = runs["main"]
     df, pts = table(runs, c.grid.seconds)
     c.write("fig5", pts, df)
     _panels(c, pts, 64, "fig5", "Fig. 5: 16 sources, 64 kB window")
@@ -99,7 +124,8 @@ def fig5(c, runs):
                       + ("the frames lost still rise but " if all(_violations([plr[p, L, b, 64] for b in BUFFERS]) == 0
                                                                for p, L in (k.split() for k in bad) for L in [int(L)]) else "")
                       + "each damaged frame loses fewer cells and the line idles (busy share) while the sources wait out "
-                        "timeouts: fewer cells arrive at a full buffer, and only those are dropped." + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
+                        "timeouts: fewer cells arrive at a full buffer, and only those are dropped." + fig7a
+                      + unless_cell_access(SETTLE_SIMULATOR, c.grid.quick))
 
     v = plr[R, 9180, 64, 64]
     m9, a9 = cells(9180), packet_ratio(9180)

@@ -85,6 +85,21 @@ def _two_panels(A, A16, fits16, a0: float, c1_fit=()) -> str:
             + ".")
 
 
+def _nothing_lost_fit(A, fits, a0: float) -> str:
+    """c2 against Fig. 7(a), as c7 (_two_panels): said only when the one swept a that fits the row is 1, the text's cell
+    links, under which one source loses and resends nothing, and one source loses cells at the packet links' a0, where
+    the row fails; '' otherwise."""
+    ratios = sorted({a for a, _ in A})
+    ok = [a for a in ratios if fits(A[a, "reno"], A[a, "boston"])]
+    pkt = next(a for a in ratios if abs(a - a0) < 1e-3)
+    if ok != [1.0] or A[1.0, "reno"].clr or A[1.0, "boston"].clr or not (A[pkt, "reno"].clr and A[pkt, "boston"].clr):
+        return ""
+    return (f" The one swept a that fits, 1 (cell links, the text's), is where one source loses nothing (CLR {A[1.0, 'reno'].clr:.4f} "
+            f"Reno, {A[1.0, 'boston'].clr:.4f} Boston) and so resends nothing, so both send the same cells; Fig. 7(a)'s drops "
+            f"(fig7.c1) need packet links (a = {pkt:.4g}: CLR {A[pkt, 'reno'].clr:.4f} Reno, {A[pkt, 'boston'].clr:.4f} Boston), "
+            "where this row fails: Fig. 7(a)'s own rows need two access models.")
+
+
 def _pct(part: float, whole: float) -> str:
     """part / whole as a percentage; '-' where whole is 0 (one source with cell links loses and resends nothing)."""
     return f"{part / whole:.0%}" if whole else "-"
@@ -175,7 +190,8 @@ def fig7(c, runs):
                       f"{retx_b:.0f} cells against Reno's {retx_r:.0f}, {_pct(retx_r - retx_b, one_r.cells_sent - one_b.cells_sent)} "
                       f"of the {one_r.cells_sent - one_b.cells_sent:.0f} cells it sends less; it gains no sending rate because "
                       f"both recover by timeouts ({recovery})."
-                      + _swept(A, "Boston's cells / Reno's - 1", lambda r, b: f"{more_of(r, b):.3f}", lambda r, b: band2.holds(more_of(r, b))))
+                      + _swept(A, "Boston's cells / Reno's - 1", lambda r, b: f"{more_of(r, b):.3f}", lambda r, b: band2.holds(more_of(r, b)))
+                      + _nothing_lost_fit(A, lambda r, b: band2.holds(more_of(r, b)), a0))
     ok_cap = round(cap(L), 3)
     er, eb = within(0.781, 0.881), within(0.846, ok_cap)
     c.claim("c3", statement="one source: effective throughput 83.1 % (Reno), 89.6 % (Boston)", kind="value", paper_value="83.1 %, 89.6 % (footnote 8)",
