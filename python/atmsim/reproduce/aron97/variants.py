@@ -9,7 +9,6 @@ networks); each writes its own csv, png and claims.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pandas as pd
 
@@ -19,6 +18,7 @@ from atmsim.reproduce.harness import figure
 
 from .common import VARIANTS, Spec, medians, series, table
 from .mechanisms import bdp_segments, fairness_claim, flow_table, idle_split, points, rng, with_link
+from .noise import AFR_SAME, AFR_VARIANTS, C8_SHARE, SAME_SHARE, c3_noise, c8_noise, double_share
 from .open_rows import would_settle
 from .probe_notes import lite_stalls, median_stall, vegas_cite, with_probes
 
@@ -91,10 +91,6 @@ def _fig6_c2_mechanism(pts, o2: dict, cite: str) -> str:
 
 # --------------------------------------------------------------------------- fig7, fig8
 
-# fig8.c3, "little or no change ... with and without AFR" (§5.1.1): |E(x-afr) - E(x)| <= AFR_SAME at a share of
-# the points of at least SAME_SHARE.
-AFR_SAME = 0.02
-SAME_SHARE = 0.8
 
 
 def _six_runs(g, lite: bool = False):
@@ -105,26 +101,6 @@ def _fig8_runs(g) -> dict:
     """fig8's runs (shared with fig7), and its six packet series at seeds 1-10 for c3's note (the seed sweep, not
     fig8's sample: seeds.SWEEP)."""
     return {**_six_runs(g), seeds.SWEEP: dataclasses.replace(g, seeds=seeds.SWEEP_SEEDS).specs([1], ["packet"], VARIANTS)}
-
-
-def _c3_noise(c, sweep) -> str:
-    """fig8.c3's three shares (x = lite, vegas-rm, vegas) at each seed of the sweep (fig8_seeds.csv) and as the
-    claim aggregates them over its seeds (medians per point), with their noise (seeds.noise). Every test of the row
-    is quoted, so that it is settled by seeds only if each holds at ten seeds or lies inside its noise; "" without a
-    sweep (tests on synthetic data)."""
-    if not sweep:
-        return ""
-    df = table(sweep)[["network", "variant", "k", "seed", "E"]]
-    c.table(df, "fig8_seeds")
-    e = df.pivot_table(index=["k", "seed"], columns="variant", values="E")
-    med = e.groupby(level="k").median()
-    out = []
-    for x in ("lite", "vegas-rm", "vegas"):
-        same = ((e[f"{x}-afr"] - e[x]).abs() <= AFR_SAME).astype(float)
-        out.append(seeds.noise(f"the share of points with |E({x}-afr) - E({x})| <= {AFR_SAME:g}",
-                               same.groupby(level="seed").mean().to_dict(),
-                               frac((med[f"{x}-afr"] - med[x]).abs() <= AFR_SAME), (SAME_SHARE, math.inf)))
-    return " Seed noise (fig8_seeds.csv): " + " ".join(out)
 
 
 def _six(runs):
@@ -160,7 +136,14 @@ def _six_figure(c, runs, net: str, name: str):
     return df, pts, {v: series(pts, network=net, variant=v) for v in VARIANTS}
 
 
-@figure("fig7", runs=lambda g: _six_runs(g, lite=True))
+def _fig7_runs(g) -> dict:
+    """fig7's runs, and its three AFR series on ATM at seeds 1-10 (1-3 on --quick, seeds.sweep_seeds) for c8's note
+    (the seed sweep, not fig7's sample: seeds.SWEEP); the sweep's first seeds are fig7's own runs (run cache)."""
+    sweep = dataclasses.replace(g, seeds=seeds.sweep_seeds(g)).specs([1], ["atm"], AFR_VARIANTS)
+    return {**_six_runs(g, lite=True), seeds.SWEEP: sweep}
+
+
+@figure("fig7", runs=_fig7_runs)
 def fig7(c, groups):
     """The six variants over ATM, topology 1 (§5, §5.1, §5.1.1, §5.2; Fig. 7)."""
     runs = groups["main"]
@@ -209,11 +192,10 @@ def fig7(c, groups):
             holds=check(("max overhead", float(ov.max()), at_most(0.0062)), ("mean overhead", float(ov.mean()), at_most(0.003))),
             rule="over the ATM AFR runs x buffers x seeds, the overhead of a run = its successor retransmissions' bytes / the "
             "bottleneck's capacity for the run (amended 2026-11-26: counted directly in the AFR run)")
-    afr_runs = df[(df.network == "atm") & df.variant.str.endswith("afr")]
-    share = afr_runs["afr_double_conns"].sum() / afr_runs["afr_conns"].sum()
+    share = double_share(df[(df.network == "atm") & df.variant.str.endswith("afr")])
     c.claim("c8", statement="on ATM AFR is mostly in state 3", kind="shape", paper_value="§5.1.1", ours=share,
-            holds=check(("share of AFR-enabled ATM connections spending more time in states 2-3 than in 0-1", share, at_least(0.5))), rule="",
-            deviation=_afr_state_facts(runs, "atm"))
+            holds=check(("share of AFR-enabled ATM connections spending more time in states 2-3 than in 0-1", share, at_least(C8_SHARE))),
+            rule="", deviation=_afr_state_facts(runs, "atm") + c8_noise(c, groups.get(seeds.SWEEP)))
     fairness_claim(c, df[df.network == "atm"], (lite_stalls(groups), vegas_cite(groups, start=False), would_settle("fig7.fair").strip()),
                    flow_table(runs))
 
@@ -237,7 +219,7 @@ def fig8(c, groups):
     o3 = {x: frac((E[f"{x}-afr"] - E[x]).abs() <= AFR_SAME) for x in ["lite", "vegas-rm", "vegas"]}
     c.claim("c3", statement="little or no change on packet networks with and without AFR", kind="shape", paper_value="§5.1.1", ours=o3,
             holds=check(*[(f"share of points with |E({x}-afr) - E({x})| <= {AFR_SAME:g}", v, at_least(SAME_SHARE)) for x, v in o3.items()]),
-            rule="", deviation=_afr_change_facts(pts, E, o3) + _c3_noise(c, groups.get(seeds.SWEEP)))
+            rule="", deviation=_afr_change_facts(pts, E, o3) + c3_noise(c, groups.get(seeds.SWEEP)))
     den = (E["vegas"] - E["lite"]).sum()
     r = (E["vegas-rm"] - E["lite"]).sum() / den if den else float("nan")
     o4 = frac(E["vegas-rm"] > E["lite"])
