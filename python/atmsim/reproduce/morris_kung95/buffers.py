@@ -128,7 +128,8 @@ def fig3(c, runs):
         c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours={"B90_1500": a[1500], "B90_9180": a[9180]},
                 holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", d, at_most(1))), rule="one seed",
-                deviation=_c5_note(abl, a, bs))
+                deviation=_c5_note(abl, a, bs) + " What would settle it: Fig. 3 measured with the hosts' and adapters' storage "
+                "taken out (the paper argues the ablation and does not run it), " + NO_TWIN)
     else:
         c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours=None, holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", None, at_most(1))), rule="one seed",
@@ -259,7 +260,9 @@ def fig4(c, runs):
     mp = float(np.median(pauses)) if pauses else float("nan")
     c.claim("c1", statement="TCP sends small bursts separated by 1.5-second pauses", kind="trace", paper_value="1.5 s (§IV ¶3)", ours=mp,
             holds=check(("median pause (>= 0.5 s without a packet from A), pooled over seeds, s", mp, within(1.0, 2.0))), rule="pauses that start in [1 s, end]",
-            deviation=_fig4_note(classes, mp, float(np.median(all_pauses)) if all_pauses else float("nan")))
+            deviation=_fig4_note(classes, mp, float(np.median(all_pauses)) if all_pauses else float("nan"))
+            + " What would settle it: the lengths of the paper's pauses one by one (it gives one typical length and one trace), "
+            + NO_TWIN)
     c.claim("c2", statement="an inactivity period of more than 2 seconds, from exponential back-off", kind="trace", paper_value="> 2 s (§IV ¶3)",
             ours=after_lost,
             holds=check(("pauses > 2 s over the seeds that follow a timeout whose retransmission was itself lost", after_lost, at_least(1))),
