@@ -61,6 +61,13 @@ def test_zero_load_latency_to_the_picosecond(tmp_path, length):
     assert round(fct * 1e12) == expected, (fct, expected)
     assert r.summary["accounting"]["balanced"]
 
+    # Its cells cross in parallel, one per link: the last, shorter on the wire, arrives first and
+    # waits; each full cell arrives in turn, put in order but with the last still held; the last full
+    # one releases everything. So the depth is 1 after every arrival but the last (docs/fabric.md R8).
+    fab, n = r.summary["fabric"], -(-length // P)
+    assert fab["reorder_depth_at_arrival"] == [[0, 0, 1], [1, 1, n - 1]]
+    assert fab["reorder_depth_by_stream"] == [[1, 0, 0, 1]] and fab["reorder_depth_max"] == 1
+
 
 @pytest.mark.parametrize("length", [64, 256, 257, 1500, 4150, 9000])
 def test_the_cell_tax_is_exact_at_every_packet_size(tmp_path, length):
@@ -192,6 +199,12 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     assert (min(per_link), max(per_link), min(data), max(data)) == (
         fab["up_link_cells_least"], fab["up_link_cells_most"], fab["up_link_data_cells_least"], fab["up_link_data_cells_most"])
     assert all(d <= c for d, c in zip(data, per_link))
+    # Reorder depth: one stream per flow (a FAP's four hosts each to a port of its own), the fabric's
+    # peak the streams' largest, and every data cell's arrival in one bin, the deepest at that peak.
+    streams, bins = fab["reorder_depth_by_stream"], fab["reorder_depth_at_arrival"]
+    assert len(streams) == len(s["flows"]) and max(p for *_, p in streams) == fab["reorder_depth_max"] > 0
+    assert sum(c for *_, c in bins) == fab["cells_received"]["data"]
+    assert bins[-1][:2] == [fab["reorder_depth_max"]] * 2 and all(c > 0 for *_, c in bins)
 
 
 @pytest.mark.parametrize("sets, key", [
