@@ -156,6 +156,28 @@ def test_voq_stall_finds_the_voq_that_waits_and_the_spread_before_it():
     assert FLOW_IP_BYTES == 485 * 4150 + 858
 
 
+def test_the_full_grid_splits_each_incasts_idle_gaps_by_its_counterfactuals():
+    # F4's note: each default-threshold incast runs beside its two counterfactuals (127 -> 1 in the
+    # full grid only), and the gaps left with credits worth a packet are the credit loop's, the
+    # difference the skipped credits'.
+    import pandas as pd
+
+    from atmsim.reproduce.fabric import INCAST_VARIANTS, _incasts, _split
+    from atmsim.reproduce.fabric.common import grid
+
+    labels = [label for label, *_ in INCAST_VARIANTS]
+    tags = [r.tag for r in _incasts(grid(False))]
+    assert all((n, "16KB", v) in tags for n in (15, 127) for v in ["", *labels])
+    assert not any(n == 127 for n, *_ in (r.tag for r in _incasts(grid(True))))
+    row = {"sources": 127, "egress_stop": "16KB", "busy_share": 0.98, "long_gaps": 0, "overspeed": 0.01}
+    df = pd.DataFrame([{**row, "variant": "", "idle_gaps": 530, "idle_us": 97.0, "paused_slots": 1800},
+                       {**row, "variant": labels[0], "idle_gaps": 326, "idle_us": 22.5, "paused_slots": 900},
+                       {**row, "variant": labels[1], "idle_gaps": 1278, "idle_us": 130.5, "paused_slots": 4776, "overspeed": 0.05}])
+    text = _split(df, next(df[df.variant == ""].itertuples()))
+    assert "326 gaps of 22.50 µs" in text and "difference, 204 gaps and 74.50 µs (77% of the idle time)" in text
+    assert "4776 slots against 1800" in text and "1278 gaps of 130.50 µs" in text
+
+
 def test_incast_fairness_and_the_credit_beat(incast):
     for stop, (summary, (ends, flows, frames)) in incast.items():
         # F6: after every source has had a packet out, no two sources differ by more than a credit and a packet.
