@@ -48,13 +48,13 @@ def summary_rows(streams: pd.DataFrame, depth: pd.DataFrame) -> list:
     return out
 
 
-def note(rows: list) -> str:
+def note(rows: list, png: str) -> str:
     """The figure's numbers, every one from the runs."""
     parts = [f"{r['run']}: {r['streams']} streams, the most cells one held at once {r['peak_most']} (median over streams "
              f"{r['peak_median']:g}); of {r['arrivals']:,} data cells {r['in_order']:.1%} left their stream holding none, "
-             + ", ".join(f"p{q * 100:g} {r[f'p{q * 100:g}']}" for q in QUANTILES) + f", mean {r['mean']:.2f} cells"
+             + ", ".join(f"the {q:g} quantile {r[f'p{q * 100:g}']}" for q in QUANTILES) + f", mean {r['mean']:.2f} cells"
              for r in rows]
-    return "Reorder depth (F11_depth.png; cells held just after each data cell's arrival): " + "; ".join(parts) + "."
+    return f"Reorder depth ({png}; cells held just after each data cell's arrival): " + "; ".join(parts) + "."
 
 
 def plot(c, streams: pd.DataFrame, depth: pd.DataFrame) -> None:
@@ -80,14 +80,15 @@ def plot(c, streams: pd.DataFrame, depth: pd.DataFrame) -> None:
         ax.set(xlabel=x, ylabel=y)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    save(fig, c.out / "F11_depth.png")
+    save(fig, c.out / f"{c.figure}_depth.png")
 
 
 def figure(c, runs) -> str:
     """Writes F11_streams.csv, F11_depth.csv and F11_depth.png from (label, fabric block) pairs; the note."""
     streams = pd.concat([streams_table(label, fab) for label, fab in runs], ignore_index=True)
     depth = pd.concat([depth_table(label, fab) for label, fab in runs], ignore_index=True)
-    c.table(streams, "F11_streams")
-    c.table(depth, "F11_depth")
+    # Named after the figure (F11_streams, F11_depth): no file name typed into the note.
+    c.table(streams, f"{c.figure}_streams")
+    c.table(depth, f"{c.figure}_depth")
     plot(c, streams, depth)
-    return note(summary_rows(streams, depth))
+    return note(summary_rows(streams, depth), f"{c.figure}_depth.png")
