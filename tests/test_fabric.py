@@ -61,6 +61,13 @@ def test_zero_load_latency_to_the_picosecond(tmp_path, length):
     assert round(fct * 1e12) == expected, (fct, expected)
     assert r.summary["accounting"]["balanced"]
 
+    # Its cells cross in parallel, one per link: the last, shorter on the wire, arrives first and
+    # waits; each full cell arrives in turn, put in order but with the last still held; the last full
+    # one releases everything. So the depth is 1 after every arrival but the last (docs/fabric.md R8).
+    fab, n = r.summary["fabric"], -(-length // P)
+    assert fab["reorder_depth_at_arrival"] == [[0, 0, 1], [1, 1, n - 1]]
+    assert fab["reorder_depth_by_stream"] == [[1, 0, 0, 1]] and fab["reorder_depth_max"] == 1
+
 
 @pytest.mark.parametrize("length", [64, 256, 257, 1500, 4150, 9000])
 def test_the_cell_tax_is_exact_at_every_packet_size(tmp_path, length):
@@ -149,6 +156,28 @@ def test_voq_stall_finds_the_voq_that_waits_and_the_spread_before_it():
     assert FLOW_IP_BYTES == 485 * 4150 + 858
 
 
+def test_the_full_grid_splits_each_incasts_idle_gaps_by_its_counterfactuals():
+    # F4's note: each default-threshold incast runs beside its two counterfactuals (127 -> 1 in the
+    # full grid only), and the gaps left with credits worth a packet are the credit loop's, the
+    # difference the skipped credits'.
+    import pandas as pd
+
+    from atmsim.reproduce.fabric import INCAST_VARIANTS, _incasts, _split
+    from atmsim.reproduce.fabric.common import grid
+
+    labels = [label for label, *_ in INCAST_VARIANTS]
+    tags = [r.tag for r in _incasts(grid(False))]
+    assert all((n, "16KB", v) in tags for n in (15, 127) for v in ["", *labels])
+    assert not any(n == 127 for n, *_ in (r.tag for r in _incasts(grid(True))))
+    row = {"sources": 127, "egress_stop": "16KB", "busy_share": 0.98, "long_gaps": 0, "overspeed": 0.01}
+    df = pd.DataFrame([{**row, "variant": "", "idle_gaps": 530, "idle_us": 97.0, "paused_slots": 1800},
+                       {**row, "variant": labels[0], "idle_gaps": 326, "idle_us": 22.5, "paused_slots": 900},
+                       {**row, "variant": labels[1], "idle_gaps": 1278, "idle_us": 130.5, "paused_slots": 4776, "overspeed": 0.05}])
+    text = _split(df, next(df[df.variant == ""].itertuples()))
+    assert "326 gaps of 22.50 µs" in text and "difference, 204 gaps and 74.50 µs (77% of the idle time)" in text
+    assert "4776 slots against 1800" in text and "1278 gaps of 130.50 µs" in text
+
+
 def test_incast_fairness_and_the_credit_beat(incast):
     for stop, (summary, (ends, flows, frames)) in incast.items():
         # F6: after every source has had a packet out, no two sources differ by more than a credit and a packet.
@@ -192,6 +221,12 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     assert (min(per_link), max(per_link), min(data), max(data)) == (
         fab["up_link_cells_least"], fab["up_link_cells_most"], fab["up_link_data_cells_least"], fab["up_link_data_cells_most"])
     assert all(d <= c for d, c in zip(data, per_link))
+    # Reorder depth: one stream per flow (a FAP's four hosts each to a port of its own), the fabric's
+    # peak the streams' largest, and every data cell's arrival in one bin, the deepest at that peak.
+    streams, bins = fab["reorder_depth_by_stream"], fab["reorder_depth_at_arrival"]
+    assert len(streams) == len(s["flows"]) and max(p for *_, p in streams) == fab["reorder_depth_max"] > 0
+    assert sum(c for *_, c in bins) == fab["cells_received"]["data"]
+    assert bins[-1][:2] == [fab["reorder_depth_max"]] * 2 and all(c > 0 for *_, c in bins)
 
 
 @pytest.mark.parametrize("sets, key", [

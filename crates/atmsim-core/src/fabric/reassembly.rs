@@ -6,7 +6,8 @@
 //! are known in order from their VOQ, so the cells need to carry only
 //! their number and size, and packing across packets changes nothing here.
 //! The reorder depth reported is the most cells held at once waiting for an
-//! earlier one.
+//! earlier one, per stream, and over the fabric the distribution of the
+//! cells held just after each data cell's arrival ([`DepthHistogram`]).
 
 use crate::net::Unit;
 use crate::ring::Ring;
@@ -57,12 +58,22 @@ impl Reassembly {
     }
 
     /// The cell `seq` of `payload` bytes was lost, and the stream has given it up.
+    /// It holds a place, not a cell: counting it as held would make the depth
+    /// depend on the order of give-ups at one instant.
     pub fn give_up(&mut self, seq: u32, payload: u16) {
-        self.cell(seq, payload | LOST);
+        self.place(seq, payload | LOST);
     }
 
     /// The cell `seq` of `payload` bytes arrived.
     pub fn cell(&mut self, seq: u32, payload: u16) {
+        self.held += 1;
+        self.place(seq, payload);
+        self.peak_held = self.peak_held.max(self.held);
+    }
+
+    /// Puts a cell, or a lost cell's place, in the window, and takes what is
+    /// now in order.
+    fn place(&mut self, seq: u32, payload: u16) {
         debug_assert!(payload & !LOST > 0);
         let k = seq.wrapping_sub(self.next_seq) as usize;
         if self.window.len() <= k {
@@ -70,7 +81,6 @@ impl Reassembly {
         }
         debug_assert_eq!(self.window[k], 0, "cell {seq} arrived twice");
         self.window[k] = payload;
-        self.held += 1;
         while let Some(&p) = self.window.front() {
             if p == 0 {
                 break;
@@ -79,13 +89,13 @@ impl Reassembly {
             let bytes = (p & !LOST) as u64;
             if p & LOST != 0 {
                 self.lost.push_back((self.in_order, self.in_order + bytes));
+            } else {
+                self.held -= 1;
             }
             self.in_order += bytes;
             self.ready += bytes;
             self.next_seq = self.next_seq.wrapping_add(1);
-            self.held -= 1;
         }
-        self.peak_held = self.peak_held.max(self.held);
     }
 
     /// The next packet whose bytes have all arrived in order or been given up.
@@ -106,7 +116,7 @@ impl Reassembly {
         Some(if hit { Released::Discarded(unit) } else { Released::Whole(unit) })
     }
 
-    /// Cells held out of order now.
+    /// Cells held out of order now (arrived, waiting for an earlier one).
     pub fn held(&self) -> u32 {
         self.held
     }
@@ -114,6 +124,67 @@ impl Reassembly {
     /// Bytes that arrived but belong to no packet delivered yet.
     pub fn bytes_waiting(&self) -> u64 {
         self.ready + self.window.iter().map(|&p| (p & !LOST) as u64).sum::<u64>()
+    }
+}
+
+/// Depths counted one by one; above, one bin per power of two.
+pub const EXACT_DEPTHS: u32 = 64;
+/// Bins: 0 to 63 one each, then [64, 127], [128, 255], ... [2^31, 2^32 − 1].
+pub const DEPTH_BINS: usize = EXACT_DEPTHS as usize + 26;
+
+/// How many cells a stream holds out of order just after a data cell
+/// arrives (the cell itself counted if it waits), over every arrival at
+/// every stream of the fabric: what a reassembly buffer must hold for a
+/// given share of arrivals. Fixed bins, exact below [`EXACT_DEPTHS`] (the
+/// depths skew and spraying give on a fabric of tens of links, docs/fabric.md
+/// F11), so each arrival costs an add and no memory grows.
+#[derive(Clone, Debug)]
+pub struct DepthHistogram {
+    pub counts: [u64; DEPTH_BINS],
+}
+
+impl Default for DepthHistogram {
+    fn default() -> Self {
+        DepthHistogram { counts: [0; DEPTH_BINS] }
+    }
+}
+
+impl DepthHistogram {
+    /// The bin of `held` cells.
+    #[inline]
+    pub fn bin(held: u32) -> usize {
+        if held < EXACT_DEPTHS {
+            held as usize
+        } else {
+            // 64 has its top bit at 6: bin EXACT_DEPTHS.
+            EXACT_DEPTHS as usize + (31 - held.leading_zeros() as usize) - 6
+        }
+    }
+
+    /// The depths bin `b` counts, least and most.
+    pub fn bounds(b: usize) -> (u32, u32) {
+        if b < EXACT_DEPTHS as usize {
+            return (b as u32, b as u32);
+        }
+        let top = (b - EXACT_DEPTHS as usize + 6) as u32;
+        (1 << top, ((1u64 << (top + 1)) - 1) as u32)
+    }
+
+    /// One arrival: an add, without a bounds check (every bin is in range).
+    #[inline]
+    pub fn record(&mut self, held: u32) {
+        self.counts[Self::bin(held).min(DEPTH_BINS - 1)] += 1;
+    }
+
+    /// The bins that counted an arrival: [least depth, most depth, arrivals].
+    pub fn rows(&self) -> Vec<[u64; 3]> {
+        let nonzero = self.counts.iter().enumerate().filter(|(_, &c)| c > 0);
+        nonzero
+            .map(|(b, &c)| {
+                let (lo, hi) = Self::bounds(b);
+                [lo as u64, hi as u64, c]
+            })
+            .collect()
     }
 }
 
@@ -152,6 +223,28 @@ mod tests {
     }
 
     #[test]
+    fn depth_bins_are_exact_below_64_then_powers_of_two_and_cover_every_depth() {
+        for b in 0..DEPTH_BINS {
+            let (lo, hi) = DepthHistogram::bounds(b);
+            assert_eq!((DepthHistogram::bin(lo), DepthHistogram::bin(hi)), (b, b), "bin {b}: {lo}..{hi}");
+            if b + 1 < DEPTH_BINS {
+                assert_eq!(DepthHistogram::bounds(b + 1).0, hi + 1, "bins {b} and {} meet", b + 1);
+            }
+        }
+        assert_eq!(DepthHistogram::bounds(EXACT_DEPTHS as usize), (64, 127));
+        assert_eq!(DepthHistogram::bounds(DEPTH_BINS - 1).1, u32::MAX);
+        let mut h = DepthHistogram::default();
+        // The depths after each of the arrivals 3, 1, 2, 0: 1, 2, 3, then 0.
+        let mut r = Reassembly::default();
+        for seq in [3, 1, 2, 0] {
+            r.cell(seq, 250);
+            h.record(r.held());
+        }
+        h.record(100);
+        assert_eq!(h.rows(), vec![[0, 0, 1], [1, 1, 1], [2, 2, 1], [3, 3, 1], [64, 127, 1]]);
+    }
+
+    #[test]
     fn a_lost_cell_given_up_discards_the_packets_it_touched_and_no_other() {
         let mut r = Reassembly::default();
         // Packed: 300, 200 and 100 bytes in cells of 256, 244 and 100.
@@ -166,5 +259,19 @@ mod tests {
         assert!(matches!(r.next_packet(), Some(Released::Discarded(u)) if u.frame == 1));
         assert!(matches!(r.next_packet(), Some(Released::Whole(u)) if u.frame == 2));
         assert_eq!(r.bytes_waiting(), 0);
+    }
+
+    #[test]
+    fn cells_given_up_are_not_held_so_their_order_leaves_the_depth_alone() {
+        // Cells 0 and 1 lost, 2 and 3 arrived: the two held whichever give-up comes first.
+        for order in [[0, 1], [1, 0]] {
+            let mut r = Reassembly::default();
+            r.cell(2, 100);
+            r.cell(3, 100);
+            for seq in order {
+                r.give_up(seq, 100);
+            }
+            assert_eq!((r.held(), r.peak_held), (0, 2), "give-ups {order:?}");
+        }
     }
 }

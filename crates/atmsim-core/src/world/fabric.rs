@@ -13,7 +13,7 @@
 use super::World;
 use crate::engine::{Event, FabricEvent};
 use crate::fabric::link::FabricLink;
-use crate::fabric::reassembly::{Reassembly, Released};
+use crate::fabric::reassembly::{DepthHistogram, Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
 use crate::fabric::voq::{Crs, Voq};
@@ -32,6 +32,8 @@ pub(in crate::world) struct Fabric {
     pub(super) links: Vec<FabricLink>,
     pub(super) voqs: Vec<Voq>,
     pub(super) streams: Vec<Reassembly>,
+    /// Cells held out of order at each data cell's arrival, every stream.
+    pub(super) depth_at_arrival: DepthHistogram,
     pub(super) schedulers: Vec<EgressScheduler>,
     /// Per egress port, its scheduler's credit rate with every link up.
     pub(super) full_credit_rates: Vec<crate::time::Rate>,
@@ -108,6 +110,7 @@ impl Fabric {
             links,
             voqs: (0..voqs).map(|_| Voq::new()).collect(),
             streams: (0..voqs).map(|_| Reassembly::default()).collect(),
+            depth_at_arrival: DepthHistogram::default(),
             full_credit_rates: schedulers.iter().map(EgressScheduler::credit_rate).collect(),
             schedulers,
             spray_next: vec![0; g.faps as usize],
@@ -415,6 +418,8 @@ impl World {
                 let port = f.cfg.geometry.voq_ends(cell.voq).1;
                 let stream = &mut f.streams[cell.voq as usize];
                 stream.cell(cell.seq, cell.payload);
+                let held = stream.held();
+                f.depth_at_arrival.record(held);
                 let egress = f.egress[port as usize];
                 self.reassembled(cell.voq, egress);
             }

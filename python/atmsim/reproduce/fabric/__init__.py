@@ -5,8 +5,9 @@ lost after a link failure, reorder depth, and the zero-load latency. Claim IDs f
 fabric-limited rate, and so on); each claim's rule names the parameters it depends on.
 
 Figures F1–F3 and F12: one source (h4 -> h0, or FAP 1's four hosts to four FAPs); F4–F8 and F11:
-the 15 -> 1 incast `fabric-incast` (and, in the full grid, 127 -> 1 on 32 FAPs); F5, F8–F10: the
-permutation `fabric-perm` at full load, with three of FAP 0's links failing at 50 µs in F9–F10.
+the 15 -> 1 incast `fabric-incast` (and, in the full grid, 127 -> 1 on 32 FAPs), F4–F8 each incast
+with F4's two counterfactuals; F5, F8–F10 and F11's depth figure: the permutation `fabric-perm` at
+full load, with three of FAP 0's links failing at 50 µs in F9–F10.
 
 Two comparisons, findings more than checks: C1 (compare.py) runs the same incast, permutation,
 all-to-all and ring all-reduce on the fabric and on a fat tree of the same hosts and host links
@@ -91,7 +92,9 @@ def _incasts(g):
                           tag=(15, stop, variant), trace=True)
     out = [fifteen(s) for s in INCAST_RUNS] + [fifteen("16KB", *o, variant=label) for label, o, _, _ in INCAST_VARIANTS]
     if not g.quick:
-        out.append(incast_127("trace.port=fabric->h0", trace=True, tag=(127, "16KB", "")))
+        # 127 -> 1 and its counterfactuals: about half a second each.
+        out += [incast_127("trace.port=fabric->h0", *o, trace=True, tag=(127, "16KB", label))
+                for label, o in (("", ()), *((label, o) for label, o, _, _ in INCAST_VARIANTS))]
     return out
 
 
@@ -130,9 +133,8 @@ def _beat(df) -> str:
     base = df[df.variant == ""]
     d = base[(base.egress_stop == "16KB") & (base.sources == 15)].iloc[0]
     w = base[base.egress_stop == "96KB"].iloc[0]
-    cw, os_ = (df[df.variant == label].iloc[0] for label, *_ in INCAST_VARIANTS)
     wide = "".join(f" {r.sources} -> 1 on {r.sources // 4 + 1} FAPs: busy {r.busy_share:.4f}, {r.idle_gaps} idle gaps of "
-                   f"{r.idle_us:.1f} µs in all (median {r.median_gap_ns:.1f} ns), {r.long_gaps} long."
+                   f"{r.idle_us:.1f} µs in all (median {r.median_gap_ns:.1f} ns), {r.long_gaps} long. " + _split(df, r)
                    for r in base[base.sources > 15].itertuples())
     return (f"At egress_stop = {d.egress_stop} the port idles {d.idle_us:.2f} µs in {d.idle_gaps} gaps (median {d.median_gap_ns:.1f} ns), "
             f"{d.long_gaps} of them longer than half a round of credits. Two causes. The credit loop (T_cr = {d.t_cr_ns:.1f} ns) "
@@ -140,10 +142,19 @@ def _beat(df) -> str:
             f"the egress queue falls below it, the queue drains before the data of the next credit arrives ({d.paused_slots} "
             f"paused slots). And a {MTU}-B packet costs more than a {W}-B credit, so each VOQ skips one credit in "
             f"{W // (MTU - W) + 1} ({d.skips_per_voq} skips per VOQ measured: credits received less packets, over the sources) "
-            f"and round robin keeps the {d.sources} VOQs in step, so they skip together: the long gaps. With credits worth "
-            f"a packet (no skips): busy {cw.busy_share:.4f}, {cw.long_gaps} long gaps; with overspeed {os_.overspeed} (more pauses, "
-            f"{os_.paused_slots} slots): busy {os_.busy_share:.4f}. At {w.egress_stop}: busy {w.busy_share:.4f}, tail "
-            f"{w.fct_max_us:.2f} µs." + wide)
+            f"and round robin keeps the {d.sources} VOQs in step, so they skip together: the long gaps. {_split(df, d)} "
+            f"At {w.egress_stop}: busy {w.busy_share:.4f}, tail {w.fct_max_us:.2f} µs." + wide)
+
+
+def _split(df, r) -> str:
+    """The idle gaps of incast `r` (default egress_stop) split between the two causes by its counterfactuals."""
+    same = df[(df.sources == r.sources) & (df.egress_stop == r.egress_stop)]
+    cw, os_ = (same[same.variant == label].iloc[0] for label, *_ in INCAST_VARIANTS)
+    return (f"With credits worth a packet (no skips): busy {cw.busy_share:.4f}, {cw.idle_gaps} gaps of {cw.idle_us:.2f} µs, "
+            f"{cw.long_gaps} long: the credit loop's; the skipped credits account for the difference, {r.idle_gaps - cw.idle_gaps} "
+            f"gaps and {r.idle_us - cw.idle_us:.2f} µs ({(r.idle_us - cw.idle_us) / r.idle_us:.0%} of the idle time). With "
+            f"overspeed {os_.overspeed} (more pauses, {os_.paused_slots} slots against {r.paused_slots}): busy "
+            f"{os_.busy_share:.4f}, {os_.idle_gaps} gaps of {os_.idle_us:.2f} µs.")
 
 
 @figure("F4", runs=_incasts)

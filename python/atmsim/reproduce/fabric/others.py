@@ -10,6 +10,7 @@ import atmsim
 from atmsim.claims import at_least, at_most, check, within
 from atmsim.reproduce.harness import Run, figure, summary_of
 
+from . import reorder
 from .common import CTL, H, LINK_BPS, LINKS, MTU, P, PERM, W, efficiency, sources_to
 
 F3_LINKS = 12
@@ -114,17 +115,27 @@ def f10(c, runs):
 SKEWS = ("0ns", "200ns")
 
 
-@figure("F11", runs=lambda g: [sources_to(0, range(4, 64, 4), f"fabric.link_skew={k}", tag=k) for k in SKEWS])
+@figure("F11", runs=lambda g: [*(sources_to(0, range(4, 64, 4), f"fabric.link_skew={k}", tag=k) for k in SKEWS), Run(PERM, tag=PERM)])
 def f11(c, runs):
-    """Reorder depth from link skew in the incast (each source FAP's links carry a fifteenth of 400 Gb/s)."""
+    """Reorder depth from link skew in the incast (each source FAP's links carry a fifteenth of 400 Gb/s);
+    the depth per stream and at each arrival of these runs and the full-load permutation (reorder.py)."""
     rows = []
-    for run, r in runs:
+    for run, r in runs[:len(SKEWS)]:
         skew_ps = {"0ns": 0, "200ns": 200_000}[run.tag]
         bound = math.ceil(skew_ps * 1e-12 * LINKS * float(LINK_BPS) / (8 * (P + H))) + LINKS
         rows.append({"skew": run.tag, "reorder_depth": summary_of(r)["fabric"]["reorder_depth_max"], "bound": bound})
     df = pd.DataFrame(rows)
     c.write("F11", df)
+    # The reorder-depth figure: these runs and the permutation at full load (F5's).
+    depth_note = reorder.figure(c, [(_label(run, summary_of(r)), summary_of(r)["fabric"]) for run, r in runs])
     c.claim("c1", statement="reorder depth <= ⌈Δ·n·r / (8·(P + h))⌉ + n cells", kind="analytic",
             paper_value="the bound, exact; <= n with no skew", ours={r.skew: int(r.reorder_depth) for r in df.itertuples()},
             holds=check(("largest depth − bound", int((df.reorder_depth - df.bound).max()), at_most(0))),
-            rule="depends on fabric.link_skew, n = fabric.fap_links, r = fabric.link_rate; the fabric not queueing")
+            rule="depends on fabric.link_skew, n = fabric.fap_links, r = fabric.link_rate; the fabric not queueing",
+            note=depth_note)
+
+
+def _label(run, s) -> str:
+    if run.tag == PERM:
+        return f"permutation of {len(s['flows'])} hosts at full load"
+    return f"incast of {len(s['flows'])} sources, link skew {run.tag}"

@@ -107,6 +107,12 @@ impl ServiceKind for Fabric {
             "credits_granted": self.schedulers.iter().map(|s| s.granted).sum::<u64>(),
             "paused_slots": self.schedulers.iter().map(|s| s.paused_slots).sum::<u64>(),
             "reorder_depth_max": self.streams.iter().map(|s| s.peak_held).max().unwrap_or(0),
+            // Per stream that carried a data cell: [source FAP, egress port,
+            // class, the most cells it held at once]; and over every
+            // arrival, the cells its stream held just after it, in bins
+            // [least, most, arrivals] (docs/fabric.md R8).
+            "reorder_depth_by_stream": self.depth_by_stream(),
+            "reorder_depth_at_arrival": self.depth_at_arrival.rows(),
             "llfc_bound_cells": self.cfg.llfc.0,
             "llfc_peak_resident_cells": self.links.iter().map(|l| l.peak_resident).max().unwrap_or(0),
             "llfc_stalls": self.links.iter().map(|l| l.credit_stalls).sum::<u64>(),
@@ -130,6 +136,16 @@ impl ServiceKind for Fabric {
 }
 
 impl Fabric {
+    fn depth_by_stream(&self) -> Vec<[u32; 4]> {
+        let g = &self.cfg.geometry;
+        let used = self.streams.iter().enumerate().filter(|(_, s)| s.numbered > 0);
+        used.map(|(v, s)| {
+            let (src, port) = g.voq_ends(v as u32);
+            [src, port, g.voq_tc(v as u32), s.peak_held]
+        })
+        .collect()
+    }
+
     /// Cells made = received + inside (waiting or on a wire) + lost; data
     /// payload made = received + on its way + lost; packets in = out + held
     /// + dropped in VOQs + discarded at reassembly.
