@@ -14,6 +14,11 @@ the machine (`ns`, Debian's ns2 2.35), runs the same scenario in atmsim
 versus time traces of the packets the source sends. docs/validation.md has
 every mapping choice and the results.
 
+The suite's cases (drops, profiles, variants, the named causes, `Trace`) are in
+forced_drops_cases.py and the ns-2 side (the Tcl, running `ns`, reading its
+traces) in forced_drops_ns2.py, both beside this script and re-exported here;
+this script writes and reads the atmsim side, compares, plots and prints.
+
 The suite's parameters (test-suite-tcpVariants.tcl, ns-2.35; defaults from
 ns-2.35's ns-default.tcl, read back from the installed `ns`):
 
@@ -39,243 +44,33 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from atmsim.one_line_args import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# Packets dropped by number at r1->k1 (packet 0 is the SYN, so packet n >= 1 is data packet n).
-DROPS = {1: [14], 2: [14, 28], 3: [14, 26, 28], 4: [14, 24, 26, 28]}
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How ns-2 opens the connection. `suite`: ns-2.35 as the test suite runs it (a 40-byte SYN,
-    packet 0, then 2 data packets); `iw1`: no SYN and an initial window of 1 (the 1996 paper's
-    ns-1 setting; atmsim still shakes hands, so ns-2's times are shifted to its first data packet)."""
-    name: str
-    ns_tcl: str
-    initial_window: int
-    first_data: int        # ns-2 seqno of the first data packet
-    align: bool            # shift ns-2's times so that both first data packets leave together
-
-
-PROFILES = {
-    "suite": Profile("suite", "", 2, 1, False),
-    "iw1": Profile("iw1", "Agent/TCP set syn_ false\nAgent/TCP set delay_growth_ false\n"
-                          "Agent/TCP set windowInit_ 1\n", 1, 0, True),
-}
-
-START = 1.0        # the suite's FTP starts at t = 1 s; atmsim's flow at 0
-DURATION = 5.0     # the suite stops at t = 6 s
-PAYLOAD = 1000     # ns-2 packetSize_; atmsim tcp.mss
-HEADERS = 40       # ns-2 tcpip_base_hdr_size_; atmsim ip.header_bytes
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    ns_agent: str          # Agent/<ns_agent>
-    ns_sink: str           # Agent/<ns_sink>
-    atmsim: str            # tcp.variant
-    ns_extra: str = ""     # extra Tcl before the connection is made
-    label: str = ""
-
-
-VARIANTS = {
-    "tahoe": Variant("tahoe", "TCP", "TCPSink", "tahoe", label="Tahoe: ns-2 Agent/TCP vs atmsim tahoe"),
-    "reno": Variant("reno", "TCP/Reno", "TCPSink", "lite", label="Reno: ns-2 Agent/TCP/Reno vs atmsim lite"),
-    "newreno": Variant("newreno", "TCP/Newreno", "TCPSink", "newreno",
-                       label="NewReno: ns-2 Agent/TCP/Newreno vs atmsim newreno"),
-    "sack": Variant("sack", "TCP/Sack1", "TCPSink/Sack1", "sack", label="SACK: ns-2 Agent/TCP/Sack1 vs atmsim sack"),
-    # Not in the suite: ns-2's Reno without its bugFix_ (BSD Reno may fast-retransmit again in the
-    # same window, as atmsim's lite does).
-    "reno-nobugfix": Variant("reno-nobugfix", "TCP/Reno", "TCPSink", "lite", "Agent/TCP set bugFix_ false\n",
-                             label="Reno, bugFix_ false: ns-2 Agent/TCP/Reno vs atmsim lite"),
-}
-
-# ns-2 event-trace names of a fast retransmission, by agent (tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc).
-NS_FAST_RETX = {"FAST_RETX", "RENO_FAST_RETX", "NEWRENO_FAST_RETX", "FAST_RECOVERY"}
-
-
-# Where and why each case's traces part (found with --side; docs/validation.md, "Named
-# differences", D1-D10).
-CAUSES = {
-    ("tahoe", 1): "D1 in the slow start after the fast retransmit (first ACK at cwnd = ssthresh = 7)",
-    ("tahoe", 2): "D1 in the slow start after the fast retransmit",
-    ("tahoe", 3): "D1 in the slow start after the fast retransmit",
-    ("tahoe", 4): "D1 in the slow start after the fast retransmit",
-    ("reno", 1): "D1 at the ACK that ends recovery",
-    ("reno", 2): "D1 at the partial ACK that ends recovery; then D2 (2nd fast retransmit vs timeout)",
-    ("reno", 3): "D1 at the partial ACK that ends recovery; then D2 (2nd fast retransmit vs timeout)",
-    ("reno", 4): "D2: atmsim's 2nd fast retransmit at 1.364 s, ns-2's timeout at 2.281 s",
-    ("newreno", 1): "D4: ssthresh 7.5 segments, slow start on the ACK after the full ACK",
-    ("newreno", 2): "D4: ssthresh 7.5 segments, slow start on the ACK after the full ACK",
-    ("newreno", 3): "D5 at the first partial ACK (new data go out with the retransmission)",
-    ("newreno", 4): "D5 at the first partial ACK (new data go out with the retransmission)",
-    ("sack", 1): "D9 throughout (0.09-0.13 ms); D1 on the ACK after the recovery (cwnd = ssthresh = 7.5, D4)",
-    ("sack", 2): "D9 throughout; D7 at the partial ACK (ns-2: 2 packets and the 2nd hole sooner)",
-    ("sack", 3): "D9 throughout; D7 (ns-2 resends hole 26 once 27 is SACKed, atmsim sends new data)",
-    ("sack", 4): "D9 throughout; D7 (ns-2 resends hole 24 once 25 is SACKed, atmsim sends new data)",
-    ("reno-nobugfix", 1): "D1 at the ACK that ends recovery",
-    ("reno-nobugfix", 2): "D1 at the partial ACK; 2nd fast retransmit at the same instant in both",
-    ("reno-nobugfix", 3): "D1 at the partial ACK; 2nd fast retransmit together; timeout 2.570 vs 2.576 s (D10)",
-    ("reno-nobugfix", 4): "D1 hidden (window full), ssthresh 4 vs 3 at the 2nd fast retransmit, D3; D10",
-}
-
-
-# ----------------------------------------------------------------------------------------------
-# ns-2
-
-NS_TCL = """\
-# Written by validation/ns2/forced_drops.py: the test {test} of ns-2's
-# test-suite-tcpVariants.tcl (topology net4), rebuilt from its parameters.
-remove-all-packet-headers
-add-packet-header Flags IP TCP
-Agent/TCP set precisionReduce_ false
-Agent/TCP set rtxcur_init_ 6.0
-Agent/TCP set updated_rttvar_ false
-Agent/TCP set minrto_ 1
-Agent/TCP/Newreno set newreno_changes1_ 0
-Agent/TCP/Newreno set partial_window_deflation_ 0
-Agent/TCP set singledup_ 0
-Trace set show_tcphdr_ 1
-{extra}
-set ns [new Simulator]
-set trf [open all.tr w]
-$ns trace-all $trf
-set evf [open events.tr w]
-$ns eventtrace-all $evf
-
-# net4
-set s1 [$ns node]
-set s2 [$ns node]
-set r1 [$ns node]
-set k1 [$ns node]
-$ns duplex-link $s1 $r1 8Mb 0ms DropTail
-$ns duplex-link $s2 $r1 8Mb 0ms DropTail
-$ns duplex-link $r1 $k1 800Kb 100ms DropTail
-$ns queue-limit $r1 $k1 8
-$ns queue-limit $k1 $r1 8
-set lossy [$ns link $r1 $k1]
-set em [new ErrorModule Fid]
-set periodic [new ErrorModel/Periodic]
-$periodic unit pkt
-$lossy errormodule $em
-
-set tcp [$ns create-connection {agent} $s1 {sink} $k1 1]
-$tcp set window_ 28
-set ftp [$tcp attach-app FTP]
-$ns at {start} "$ftp start"
-
-set cwf [open cwnd.tr w]
-$tcp attach $cwf
-$tcp trace cwnd_
-$tcp trace ssthresh_
-
-set dl [new ErrorModel/List]
-$dl droplist {{{drops}}}
-$em insert $dl
-$em bind $dl 1
-
-proc finish {{}} {{
-    global ns trf evf cwf
-    $ns halt
-    close $trf
-    close $evf
-    close $cwf
-    exit 0
-}}
-$ns at {stop} "finish"
-$ns run
-"""
-
-
-def ns2_tcl(v: Variant, drops: list, profile: Profile = PROFILES["suite"]) -> str:
-    return NS_TCL.format(test=f"{v.name} {drops}", extra=profile.ns_tcl + v.ns_extra, agent=v.ns_agent,
-                         sink=v.ns_sink,
-                         start=START, stop=START + DURATION, drops=" ".join(map(str, drops)))
-
-
-def ns2_binary() -> str | None:
-    return shutil.which("ns")
-
-
-@dataclass
-class Trace:
-    """What one simulator did: times relative to the application's start (s), packet numbers as
-    ns-2 numbers them (suite profile: 0 = SYN, data packet n carries bytes (n-1)*1000+1 .. n*1000
-    in atmsim; iw1 profile: data packet n carries bytes n*1000+1 .. (n+1)*1000)."""
-    sends: list = field(default_factory=list)      # (t, pkt, retransmission?) of every data packet the source sends
-    acks: list = field(default_factory=list)       # (t, cumulative ack: highest packet acknowledged) at the source
-    drops: list = field(default_factory=list)      # (t, pkt)
-    fast_retransmits: list = field(default_factory=list)  # t
-    timeouts: list = field(default_factory=list)   # t
-    cwnd: list = field(default_factory=list)       # (t, cwnd in packets)
-    window: list = field(default_factory=list)     # atmsim: (t, cwnd, ssthresh) in bytes, every window row
-
-    def recovered_at(self, pkt: int):
-        """First time the source holds an ACK covering data packet `pkt`."""
-        return next((t for t, a in self.acks if a >= pkt), None)
-
-    def acked_by(self, t_end: float = DURATION):
-        return max((a for t, a in self.acks if t <= t_end), default=0)
-
-    def shifted(self, dt: float, t_end: float = DURATION) -> "Trace":
-        """The trace with every time moved by dt, cut at t_end."""
-        def keep(rows):
-            return [r for r in rows if (r if isinstance(r, float) else r[0]) <= t_end]
-        return Trace(keep([(t + dt, p, r) for t, p, r in self.sends]), keep([(t + dt, a) for t, a in self.acks]),
-                     keep([(t + dt, p) for t, p in self.drops]), keep([t + dt for t in self.fast_retransmits]),
-                     keep([t + dt for t in self.timeouts]), keep([(t + dt, c) for t, c in self.cwnd]),
-                     keep([(t + dt, c, s) for t, c, s in self.window]))
-
-
-def run_ns2(v: Variant, drops: list, workdir: str, profile: Profile = PROFILES["suite"]) -> Trace:
-    os.makedirs(workdir, exist_ok=True)
-    with open(os.path.join(workdir, "test.tcl"), "w", encoding="utf-8") as f:
-        f.write(ns2_tcl(v, drops, profile))
-    p = subprocess.run([ns2_binary(), "test.tcl"], cwd=workdir, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        raise RuntimeError(f"ns failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    return parse_ns2(workdir, profile.first_data)
-
-
-def parse_ns2(workdir: str, first_data: int = 1) -> Trace:
-    tr = Trace()
-    top = -1
-    with open(os.path.join(workdir, "all.tr"), encoding="utf-8") as f:
-        for line in f:
-            w = line.split()
-            if len(w) < 12:
-                continue
-            ev, t, a, b, kind, seq = w[0], float(w[1]) - START, w[2], w[3], w[4], int(w[10])
-            # nodes: s1 = 0, s2 = 1, r1 = 2, k1 = 3
-            if ev == "+" and (a, b) == ("0", "2") and kind == "tcp" and seq >= first_data:
-                tr.sends.append((t, seq, seq <= top))
-                top = max(top, seq)
-            elif ev == "d" and kind == "tcp":
-                tr.drops.append((t, seq))
-            elif ev == "r" and (a, b) == ("2", "0") and kind == "ack":
-                tr.acks.append((t, seq))
-    with open(os.path.join(workdir, "events.tr"), encoding="utf-8") as f:
-        for line in f:
-            w = line.split()
-            if len(w) >= 6 and w[0] == "E":
-                if w[5] in NS_FAST_RETX:
-                    tr.fast_retransmits.append(float(w[1]) - START)
-                elif w[5] == "TIMEOUT":
-                    tr.timeouts.append(float(w[1]) - START)
-    with open(os.path.join(workdir, "cwnd.tr"), encoding="utf-8") as f:
-        for line in f:
-            w = line.split()
-            if len(w) >= 7 and w[5] == "cwnd_":
-                tr.cwnd.append((float(w[0]) - START, float(w[6])))
-    return tr
+# The suite's cases (forced_drops_cases.py) and its ns-2 side (forced_drops_ns2.py), re-exported:
+# forced_drops.DROPS, forced_drops.run_ns2, ...
+from forced_drops_cases import DROPS as DROPS
+from forced_drops_cases import Profile as Profile
+from forced_drops_cases import PROFILES as PROFILES
+from forced_drops_cases import START as START
+from forced_drops_cases import DURATION as DURATION
+from forced_drops_cases import PAYLOAD as PAYLOAD
+from forced_drops_cases import HEADERS as HEADERS
+from forced_drops_cases import Variant as Variant
+from forced_drops_cases import VARIANTS as VARIANTS
+from forced_drops_cases import CAUSES as CAUSES
+from forced_drops_cases import Trace as Trace
+from forced_drops_ns2 import NS_FAST_RETX as NS_FAST_RETX
+from forced_drops_ns2 import NS_TCL as NS_TCL
+from forced_drops_ns2 import ns2_tcl as ns2_tcl
+from forced_drops_ns2 import ns2_binary as ns2_binary
+from forced_drops_ns2 import run_ns2 as run_ns2
+from forced_drops_ns2 import parse_ns2 as parse_ns2
+from forced_drops_ns2 import ns2_version as ns2_version
 
 
 # ----------------------------------------------------------------------------------------------
@@ -519,13 +314,6 @@ def plot_variant(v: Variant, cases: dict, path: str, tmax: float = 2.0, note: st
 
 
 # ----------------------------------------------------------------------------------------------
-
-def ns2_version() -> str:
-    try:
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True).stdout
-    except OSError:
-        out = ""
-    return "ns-2 " + (out or "unknown")
 
 
 def reference(ns: Trace, row: dict) -> dict:
