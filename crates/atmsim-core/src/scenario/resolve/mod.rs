@@ -11,6 +11,7 @@ mod backlog;
 mod eqds;
 mod flows;
 mod ports;
+mod queue_memory;
 mod tcp;
 
 use super::model::{FlowModel, Model, PortModel};
@@ -52,7 +53,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
-    backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
+    let waits = backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
     // A key of the schema's sections that does nothing here (`inert.rs`).
     let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
     super::inert::refuse(s, &kinds)?;
@@ -75,6 +76,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if fabric.as_ref().is_some_and(|f| f.config.voq_ecn_above.is_some()) {
         super::fabric_ecn::check_senders(s)?;
     }
+    queue_memory::check(s, &ports, &flows, &sizes, &tcp, &waits, fabric.as_ref())?;
     let model = Model {
         abr,
         host,
