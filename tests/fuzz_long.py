@@ -330,7 +330,8 @@ def sweep_case(r: random.Random, folders: Folders) -> tuple[dict, str, str]:
             args += ["--vary", f"{k}={own},{v}" if "," not in own else f"{k}={v}"]
     args += ["--workers", r.choice(["1", "1", "1", "1", "0", "-1", "9", "1025", "x", "18446744073709551616"])]
     if r.random() < 0.3:
-        args += ["--seeds", r.choice(["1,2", "0", "18446744073709551615", "18446744073709551616", "-1", "a,b", ","])]
+        args += ["--seeds", r.choice(["1,2", "0", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+                                      "18446744073709551616", "-1", "a,b", ",", "1,,2"])]
     if r.random() < 0.5:
         args.append("--no-cache")
     kind, p = folders.pick(r)

@@ -66,6 +66,7 @@ def test_a_lost_eom_merges_the_frame_with_the_next_one_to_arrive():
 
 
 def test_probe_seed_lists():
-    from atmsim.reproduce.jain96.probe import seeds
+    from atmsim.seed_range import argparse_seeds
 
+    seeds = argparse_seeds(ranges=True)  # the probe's --seeds
     assert seeds("1-3,5") == [1, 2, 3, 5] and seeds("7") == [7]

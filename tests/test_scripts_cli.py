@@ -23,15 +23,9 @@ MODULES = sorted(f"atmsim.{p.relative_to(ROOT / 'python' / 'atmsim').with_suffix
                  and p.name not in ("__main__.py", "cli.py"))  # `atmsim` itself: tests/test_cli.py
 EVERY = SCRIPTS + MODULES
 
-# The script run under runpy with argparse's parse_args replaced: prints the options that take a number or
-# a choice (argparse checks those before the script does anything) and exits.
-OPTIONS = r"""
-import argparse, json, os, runpy, sys
-def options(self, args=None, namespace=None):
-    out = [a.option_strings[0] for a in self._actions if a.option_strings and a.nargs != 0
-           and (a.choices is not None or a.type in (int, float))]
-    print(json.dumps(out))
-    sys.exit(0)
+# Runs the script named by argv[1] under runpy, once the code before it has replaced argparse's parse_args
+# with `options`, which prints what the test reads of the parser and exits.
+RUN_WITH_OPTIONS = r"""
 argparse.ArgumentParser.parse_args = options
 target = sys.argv[1]
 sys.argv = [target]
@@ -41,6 +35,15 @@ if target.endswith(".py"):
 else:
     runpy.run_module(target, run_name="__main__", alter_sys=True)
 """
+# The options that take a number or a choice (argparse checks those before the script does anything).
+OPTIONS = r"""
+import argparse, json, os, runpy, sys
+def options(self, args=None, namespace=None):
+    out = [a.option_strings[0] for a in self._actions if a.option_strings and a.nargs != 0
+           and (a.choices is not None or a.type in (int, float))]
+    print(json.dumps(out))
+    sys.exit(0)
+""" + RUN_WITH_OPTIONS
 
 
 def invoke(script, *args):

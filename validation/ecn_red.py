@@ -26,6 +26,7 @@ from pathlib import Path
 
 import atmsim
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 SCENARIO = "aron97-topo1-packet"
 VARIANTS = ["lite", "tahoe", "newreno", "sack", "vegas"]
@@ -83,18 +84,18 @@ def same_as_plain_red(buffer: int, seed: int) -> None:
 def main(argv=None) -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/ecn-red"))
-    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--seeds", type=argparse_seeds(), default=[1, 2, 3, 4, 5], help="comma-separated (default 1,2,3,4,5)")
     ap.add_argument("--buffers", default="21,60", help="bottleneck buffers in packets (21: the scenario's 192,528 B)")
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--no-gentle", action="store_true", help="only the two arms of plain RED")
     args = ap.parse_args(argv)
     arms = ARMS if args.no_gentle else ARMS + GENTLE_ARMS
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = args.seeds
     buffers = [int(b) for b in args.buffers.split(",")]
     args.out.mkdir(parents=True, exist_ok=True)
     same_as_plain_red(buffers[0], seeds[0])
     rows = []
-    print(f"Means over seeds {args.seeds} of {args.duration:g} s runs at the bottleneck R1->R2; in parentheses "
+    print(f"Means over seeds {','.join(map(str, seeds))} of {args.duration:g} s runs at the bottleneck R1->R2; in parentheses "
           f"the part after the first {WARMUP:g} s (the run minus its first {WARMUP:g} s).\n")
     print("| buffer | variant | router | retransmitted | timeouts | tail drops | early drops | forced drops | CE marks "
           "| E | Jain |")

@@ -33,6 +33,7 @@ import numpy as np
 
 import atmsim
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 MTU = 4150  # bytes: EQDS's MTU, every transport's largest packet here
 BASE = "eqds-incast"  # htsim's 16-host tree, 100 Gb/s, 1 µs, 145,250 B per port
@@ -82,11 +83,11 @@ def measure(transport: str, workload: str, seed: int) -> dict:
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="docs/validation")
-    ap.add_argument("--seeds", default="13")
+    ap.add_argument("--seeds", type=argparse_seeds(), default=[13], help="comma-separated (default 13)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    seeds = [int(x) for x in a.seeds.split(",")]
+    seeds = a.seeds
     rows, curves = [], {}
     for w in WORKLOADS:
         for t in TRANSPORTS:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import atmsim
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 PACKET = 9168
 VARIANTS = [("Lite", "lite"), ("NewReno+SACK", "sack"), ("CUBIC+SACK", "cubic-sack")]
@@ -60,12 +61,12 @@ def measure(scenario: str, sets: list[str], seeds: list[int]) -> dict:
 def main(argv=None) -> None:
     ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("out/today-tcp"))
-    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--seeds", type=argparse_seeds(), default=[1, 2, 3, 4, 5], help="comma-separated (default 1,2,3,4,5)")
     ap.add_argument("--ks", default="3,9,15,21,30,45", help="buffers in 9,168-byte packets")
     ap.add_argument("--duration", default="10s")
     a = ap.parse_args(argv)
     try:
-        seeds, ks = _ints(a.seeds), _ints(a.ks)
+        seeds, ks = a.seeds, _ints(a.ks)
         atmsim.resolve("aron97-topo1-atm", [f"duration={a.duration}"])
     except (ValueError, atmsim.ScenarioError) as e:
         ap.error(str(e))

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import atmsim
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seed_count
 
 POLICIES = [
     ("tail", ["switch.policy=tail"]),
@@ -113,7 +114,7 @@ def main(argv=None) -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/ubr-plus"))
     ap.add_argument("--duration", type=float, default=10.0)
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=argparse_seed_count, default=3, help="runs each point at seeds 1 to N (default 3)")
     ap.add_argument("--quick", action="store_true", help="5 sources, 12000 cells, 1 seed, 3 s")
     ap.add_argument("--figure", type=Path, default=None, help="write the figure here")
     args = ap.parse_args(argv)

@@ -26,6 +26,8 @@ from atmsim.cli_errors import Group
 from atmsim.errors import InputError
 from atmsim.outdir import OutDir
 from atmsim.runner import check_workers
+from atmsim.seed_range import SEED_MAX
+from atmsim.seed_range import seeds as seeds_in_range
 
 CACHE_SUBDIR = "runs"
 
@@ -40,7 +42,7 @@ def _overrides(values) -> list[str]:
 
 set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                           help="Override a scenario key (dotted, e.g. switch.buffer=96KB); repeatable.")
-seed_option = click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+seed_option = click.option("--seed", type=click.IntRange(0, SEED_MAX), default=None,
                            help="Seed (default: the scenario's).")
 
 
@@ -186,6 +188,14 @@ def _int_list(text):
     return None if text is None else [int(x) for x in text.split(",") if x.strip()]
 
 
+def _seed_list(text):
+    """`--seeds`: each in the one range of seeds (`seed_range.py`), or one line naming the option."""
+    try:
+        return None if text is None else seeds_in_range(text, "--seeds")
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
 class _ReproduceCommand(click.Command):
     """`reproduce --help` ends with every paper and its figures, listed only
     when help is asked for (a paper's module imports numpy and pandas)."""
@@ -231,9 +241,10 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
     if scheduler is None:
         check_workers(workers)
     try:
-        test = {"ks": _int_list(ks), "seeds": _int_list(seeds), "duration": duration}
+        test = {"ks": _int_list(ks), "seeds": None, "duration": duration}
     except ValueError:
-        raise InputError("--ks/--seeds: expected comma-separated integers") from None
+        raise InputError("--ks: expected comma-separated integers") from None
+    test["seeds"] = _seed_list(seeds)
     # Every figure's runs are declared (and every input checked) before any output.
     plans = [harness.plan(p, list(dict.fromkeys(figure)) if figure else None, quick, **test) for p in papers]
     t0 = time.perf_counter()
@@ -292,10 +303,7 @@ def sweep(scenario, vary, sets, seeds, out, workers, cache, progress, scheduler)
         grid = sw.parse_vary(vary)
     except ValueError as e:
         raise InputError(str(e)) from None
-    try:
-        seed_list = _int_list(seeds) or [None]
-    except ValueError:
-        raise InputError("--seeds: expected comma-separated integers") from None
+    seed_list = _seed_list(seeds) or [None]
     try:
         sw.check_size(grid, seed_list)  # points x seeds, before anything is expanded or written
     except ValueError as e:

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import _core
+from .seed_range import seed as _seed
 
-SEED_MAX = 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,12 @@ def cache_key(resolved: str, seed: Optional[int], matrix: Optional[str] = None) 
 
 
 def check_seed(seed: Optional[int]) -> None:
-    """The core takes an unsigned 64-bit seed; say so as an input error rather than an OverflowError."""
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed <= SEED_MAX):
-        raise _core.ScenarioError(f"seed: must be an integer in 0..{SEED_MAX}, got {seed!r}")
+    """A seed in the one range of seeds (`seed_range.py`), as an input error rather than an OverflowError."""
+    if seed is not None:
+        try:
+            _seed(seed)
+        except ValueError as e:
+            raise _core.ScenarioError(str(e)) from None
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ import twin
 from atmsim.reproduce.arb.common import ratio_of, transport
 from phase import atmsim_port_packets, frange, ns2_port_packets, print_partings, save_panels
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 FWD, REV = "switch-1->switch-2", "switch-2->switch-1"
 # case: (scenario, extra overrides, window (s), bottleneck ports measured)
@@ -406,7 +407,8 @@ def main(argv=None):
                          "values); oneway-losses: arb-oneway's losses, what follows each and when it is resent")
     ap.add_argument("--d23", default="5:27.5:0.5", help="fairness: node 2's access delays, ms (from:to:step)")
     ap.add_argument("--gateways", default="tail,random-drop")
-    ap.add_argument("--draws", default="1,2,3")
+    ap.add_argument("--draws", type=argparse_seeds(), default=[1, 2, 3],
+                    help="comma-separated (default 1,2,3): each both simulators' seed")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override for every case, in both")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
@@ -415,7 +417,7 @@ def main(argv=None):
     if shutil.which("ns") is None:
         sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
     if args.what == "bursty":
-        bursty([int(d) for d in args.draws.split(",")], args.jobs, args.write_reference, argv if argv is not None else sys.argv[1:])
+        bursty(args.draws, args.jobs, args.write_reference, argv if argv is not None else sys.argv[1:])
         return
     if args.what == "oneway-losses":
         from collections import Counter
@@ -433,7 +435,7 @@ def main(argv=None):
                 print_partings(fairness_partings(d, gw), f"{gw} d23 = {d:g} ms")
         return
     cs = {k: (sc, ex + tuple(args.set), w, p) for k, (sc, ex, w, p) in cases(args.what, frange(args.d23), args.gateways.split(",")).items()}
-    todo = [(k, c, int(d), True) for k, c in cs.items() for d in args.draws.split(",")]
+    todo = [(k, c, d, True) for k, c in cs.items() for d in args.draws]
     with ProcessPoolExecutor(args.jobs) as ex:
         rows = list(ex.map(_job, todo))
     pts = points(rows)

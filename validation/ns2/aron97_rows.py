@@ -35,6 +35,7 @@ sys.path.insert(0, HERE)
 
 import twin  # noqa: E402
 from atmsim.one_line_args import OneLineParser  # noqa: E402
+from atmsim.seed_range import argparse_seeds  # noqa: E402
 
 K_FULL = (3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60)  # reproduce/aron97/common.py K_FULL
 METRICS = ("E", "jain", "timeouts")
@@ -121,7 +122,7 @@ def main(argv=None):
     r = sub.add_parser("run")
     r.add_argument("--ks", default=",".join(map(str, K_FULL)))
     r.add_argument("--draws", type=int, default=10)
-    r.add_argument("--seeds", default="1,2,3,4,5")
+    r.add_argument("--seeds", type=argparse_seeds(), default=[1, 2, 3, 4, 5], help="comma-separated (default 1,2,3,4,5)")
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--rows", default=",".join(SERIES), help="the rows whose series to run")
     r.add_argument("--access-offset", type=int, default=0, metavar="PS",
@@ -132,7 +133,7 @@ def main(argv=None):
     p.add_argument("--write", metavar="FILE", help="store the points as JSON")
     args = ap.parse_args(argv)
     if args.cmd == "run":
-        for name in ("ks", "seeds"):
+        for name in ("ks",):
             if not all(x.isdigit() and int(x) > 0 for x in getattr(args, name).split(",")):
                 ap.error(f"--{name}: {getattr(args, name)!r} is not a comma-separated list of positive integers")
         unknown = [r for r in args.rows.split(",") if r not in SERIES]
@@ -145,7 +146,7 @@ def main(argv=None):
             ap.error(f"--access-offset: {args.access_offset} is negative")
         if twin.ns2_binary() is None:
             sys.exit("ns (ns-2) is not on PATH: apt-get install ns2")
-        run([int(x) for x in args.ks.split(",")], args.draws, [int(x) for x in args.seeds.split(",")], args.jobs,
+        run([int(x) for x in args.ks.split(",")], args.draws, args.seeds, args.jobs,
             args.out, tuple(args.rows.split(",")), args.access_offset)
         args.results = os.path.join(args.out, "results.json")
     elif not os.path.isfile(args.results):

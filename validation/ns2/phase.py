@@ -52,6 +52,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import atmsim
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 SCENARIO = os.path.join(HERE, "phase.toml")
 T0, T1 = 5.0, 25.0          # both connections run; the suite's trace ends at 25 s
@@ -403,7 +404,7 @@ def main(argv=None):
     ap.add_argument("what", nargs="?", default="suite", choices=("suite", "sweep", "all"))
     ap.add_argument("--d2", default="1:16:0.25", help="sweep: s2's access delays, ms (from:to:step)")
     ap.add_argument("--jitter", default="0,0.01", help="sweep: random send time bounds, s (both simulators)")
-    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--seeds", type=argparse_seeds(), default=[1, 2, 3, 4, 5], help="comma-separated (default 1,2,3,4,5)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-ns2", action="store_true", help="atmsim only")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
@@ -412,7 +413,7 @@ def main(argv=None):
     ns2 = not args.no_ns2
     if ns2 and shutil.which("ns") is None:
         sys.exit("ns (ns-2) is not on PATH: apt-get install ns2 (or --no-ns2)")
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = args.seeds
     cases = []
     if args.what in ("suite", "all"):
         cases += suite_cases(seeds, ns2)

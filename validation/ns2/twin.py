@@ -61,6 +61,7 @@ from twin_model import picoseconds as picoseconds
 from twin_model import seconds as seconds
 from twin_model import size_bytes as size_bytes
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seed, argparse_seed_count
 
 
 def load(scenario: str = SCENARIO, sets=()) -> Twin:
@@ -372,20 +373,20 @@ def main(argv=None):
         p = sub.add_parser(name)
         p.add_argument("scenario", nargs="?", default=SCENARIO)
         p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-        p.add_argument("--draw", type=int, default=0, help="start-jitter draw (0: none)")
+        p.add_argument("--draw", type=argparse_seed, default=0, help="start-jitter draw (0: none), and atmsim's seed")
         p.add_argument("--access-offset", type=int, default=0, metavar="PS",
                        help="static access-delay offsets U[0, PS) ps per draw, in both (D13)")
         if name == "run":
             p.add_argument("--keep", metavar="DIR", help="keep ns-2's Tcl and trace here")
             p.add_argument("--no-atmsim", action="store_true")
-            p.add_argument("--atmsim-seed", type=int)
+            p.add_argument("--atmsim-seed", type=argparse_seed)
     g = sub.add_parser("grid")
     g.add_argument("--ks", default="3,9,15,21,30,45")
     g.add_argument("--variants", default="lite,vegas,tahoe,newreno,sack")
-    g.add_argument("--draws", type=int, default=10)
+    g.add_argument("--draws", type=argparse_seed_count, default=10, help="draws 1 to N, each also atmsim's seed")
     g.add_argument("--jobs", type=int, default=2)
     g.add_argument("--duration", default="")
-    g.add_argument("--atmsim-seed", type=int, help="fixed atmsim seed (default: the draw)")
+    g.add_argument("--atmsim-seed", type=argparse_seed, help="fixed atmsim seed (default: the draw)")
     g.add_argument("--access-offset", type=int, default=0, metavar="PS",
                    help="also lengthen each sender's access link by a static U[0, PS) ps per draw, in both (D13)")
     g.add_argument("--out", default=os.path.join(HERE, "out", "twin"))

@@ -80,13 +80,31 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     parse_with(text, overrides, &[])
 }
 
+/// A file's TOML error in the user's words. An integer past what a TOML
+/// integer holds (signed 64-bit, TOML 1.0 "Integer") fails as the file is
+/// read, before any key is: it is named by its line (`key = digits`, under
+/// the last `[section]` above it) with the range, as `--set` names it
+/// (`serde_words.rs`), rather than as "number too large to fit in target type".
+fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
+    let whole = || ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) };
+    let Some(at) = e.span().map(|s| s.start).filter(|_| e.message().contains("too large")) else { return whole() };
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("");
+    let Some((key, value)) = line.split_once('=') else { return whole() };
+    let key = key.trim().trim_matches('"');
+    let section =
+        text[..start].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|l| l.trim_matches(|c| c == '[' || c == ']').trim());
+    let key = section.map_or(key.to_string(), |s| format!("{s}.{key}"));
+    let value = value.split('#').next().unwrap_or("").trim();
+    let range = if key == "seed" { format!("from 0 to {}", i64::MAX) } else { format!("of at most {}", i64::MAX) };
+    ScenarioError { key, problem: format!("must be a whole number {range}, not {value} (more than a TOML integer holds)") }
+}
+
 /// [`parse`], knowing the mechanisms of the layers above too (`services`):
 /// every declared key is read and checked (`params.rs`), and a key of a
 /// mechanism that does not run here is refused.
 pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechanism]) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ScenarioError { key: "scenario".into(), problem: format!("invalid TOML: {}", e.message()) })?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(text, &e))?;
     let written: Vec<&str> = SWITCHED_ON_BY_SECTION.iter().copied().filter(|sec| table.contains_key(*sec)).collect();
     let file_has_workload = table.contains_key("workload");
     for o in overrides {
@@ -326,6 +344,22 @@ mod tests {
         let again = parse(&text, &[]).unwrap();
         assert_eq!(to_toml(&again), text);
         validate(&again, None).unwrap();
+    }
+
+    #[test]
+    fn an_integer_past_toml_in_a_file_is_named_by_its_key_with_the_range() {
+        let base = "name = \"t\"\nseed = 9223372036854775808\n";
+        let e = parse(base, &[]).unwrap_err();
+        assert_eq!(e.key, "seed", "{e}");
+        assert_eq!(
+            e.problem,
+            "must be a whole number from 0 to 9223372036854775807, not 9223372036854775808 (more than a TOML integer holds)"
+        );
+        let e = parse("name = \"t\"\n[trace]\nport_rows = 18446744073709551616 # rows\n", &[]).unwrap_err();
+        assert_eq!(e.key, "trace.port_rows", "{e}");
+        assert!(e.problem.contains("at most 9223372036854775807, not 18446744073709551616"), "{e}");
+        // Any other TOML error is the parser's, naming the scenario.
+        assert_eq!(parse("name = ", &[]).unwrap_err().key, "scenario");
     }
 
     #[test]

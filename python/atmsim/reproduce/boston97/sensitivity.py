@@ -23,6 +23,7 @@ from atmsim.reproduce.harness import medians, run_all, summary_of
 
 from .common import SOURCES, grid, metrics
 from atmsim.one_line_args import OneLineParser
+from atmsim.seed_range import argparse_seeds
 
 SIZES = (512, 9180)
 BUFFERS = (64, 512, 4000)
@@ -62,15 +63,10 @@ def table(results: dict, seconds: float):
     return df, medians(df, ["variant", "protocol", "L", "B"])
 
 
-def seed_list(text: str) -> list[int]:
-    """--seeds: comma-separated whole numbers (argparse names this function when one is not)."""
-    return [int(x) for x in text.split(",")]
-
-
 def main(argv=None) -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("out/boston97-sensitivity"))
-    ap.add_argument("--seeds", type=seed_list, default=[1, 2, 3],
+    ap.add_argument("--seeds", type=argparse_seeds(), default=[1, 2, 3],
                     help="comma-separated whole numbers (default 1,2,3)")
     ap.add_argument("--duration", default=None)
     ap.add_argument("--workers", type=int, default=None)

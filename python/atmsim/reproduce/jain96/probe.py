@@ -20,20 +20,13 @@ from atmsim.reproduce import harness
 
 from . import PAPER
 from atmsim.one_line_args import OneLineParser
-
-
-def seeds(text: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out += list(range(int(lo), int(hi or lo) + 1))
-    return out
+from atmsim.seed_range import argparse_seeds
 
 
 def main(argv=None) -> None:
     ap = OneLineParser(prog="python -m atmsim.reproduce.jain96.probe", description=__doc__.split("\n\n")[0])
     ap.add_argument("figure", choices=PAPER.figure_ids())
-    ap.add_argument("--seeds", type=seeds, default=None, help="e.g. 1,2,3 or 1-10 (default: the full grid's 1-3)")
+    ap.add_argument("--seeds", type=argparse_seeds(ranges=True), default=None, help="e.g. 1,2,3 or 1-10 (default: the full grid's 1-3)")
     ap.add_argument("--duration", default=None, help="run length, e.g. 6s (default 3s)")
     ap.add_argument("--out", type=Path, default=None, help="where to write the figure's files (default: a temporary directory)")
     ap.add_argument("--workers", type=int, default=None)

@@ -4,7 +4,7 @@
 //! senders offer: TCP, ARB, NDP and EQDS by their windows and credit, a
 //! constant-rate UDP source by nothing but its rate against the link. One
 //! offered faster than its host's link leaves the excess waiting in memory,
-//! about 100 bytes a packet (a unit, its place in the link's pipe and its
+//! about 128 bytes a packet (a unit, its place in the link's pipe and its
 //! header in the ledger): the fuzzer (seed 3803) ran fabric-incast with a
 //! flow at 65,536 Gb/s into a 400-Gb/s port, 2^62 bytes to send, and its
 //! 20 ms left about 39 million datagrams waiting, 3.9 GB resident. So the
@@ -19,8 +19,9 @@ use crate::scenario::Network;
 use crate::time::{secs, Time};
 use std::collections::BTreeMap;
 
-/// Most units (cells or packets) that may wait at one host: about 0.8 GB
-/// at 100 bytes a packet (docs/performance.md, "Memory").
+/// Most units (cells or packets) that may wait at one host: about 1.1 GB
+/// at 128 bytes a packet (`queue_memory.rs`, QUEUED_UNIT_BYTES); all the hosts'
+/// together, with the switches' queues, are bounded in `queue_memory.rs`.
 pub const MAX_WAITING_UNITS: u64 = 1 << 23;
 
 /// What the constant-rate sources of one host port offer.
@@ -37,17 +38,27 @@ struct Offered {
     top: (f64, usize),
 }
 
+/// Units that may wait at one host by the end of the run, and the key that
+/// sizes them (its fastest source's rate): one of the run's queues that
+/// `queue_memory.rs` adds up.
+pub(super) struct Waiting {
+    pub units: f64,
+    pub key: String,
+}
+
 /// Refuses a run in which more than [`MAX_WAITING_UNITS`] units could wait
 /// at a host: its constant-rate UDP sources together faster than its link,
 /// for long enough. The bound is what the excess over the link's rate
 /// leaves by the end of the run, or every byte they send, whichever is less.
+/// Returns what may wait at each host that could hold a backlog.
 pub(super) fn host_backlog(
     network: Network,
     encap: Encapsulation,
     flows: &[FlowModel],
     ports: &[PortModel],
     duration: Time,
-) -> Result<(), ScenarioError> {
+) -> Result<Vec<Waiting>, ScenarioError> {
+    let mut waits = Vec::new();
     let mut by_port: BTreeMap<usize, Offered> = BTreeMap::new();
     for (i, f) in flows.iter().enumerate() {
         let (App::Cbr { payload, rate: Some(rate) }, Some(p)) = (&f.app, f.data_route.first()) else { continue };
@@ -76,8 +87,8 @@ pub(super) fn host_backlog(
         }
         let waiting = (excess / 8.0 * secs(duration.saturating_sub(o.from))).min(o.bytes.unwrap_or(f64::INFINITY));
         let units = waiting / o.unit;
+        let f = &flows[o.top.1];
         if units > MAX_WAITING_UNITS as f64 {
-            let f = &flows[o.top.1];
             return err(
                 format!("flow[{}].rate", f.name),
                 format!(
@@ -88,13 +99,14 @@ pub(super) fn host_backlog(
                     ports[p].name,
                     units,
                     if network == Network::Atm { "cells" } else { "packets" },
-                    units * 100.0 / 1e9,
+                    units * super::queue_memory::QUEUED_UNIT_BYTES as f64 / 1e9,
                     f.name,
                 ),
             );
         }
+        waits.push(Waiting { units, key: format!("flow[{}].rate", f.name) });
     }
-    Ok(())
+    Ok(waits)
 }
 
 #[cfg(test)]

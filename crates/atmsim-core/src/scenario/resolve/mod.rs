@@ -11,6 +11,7 @@ mod backlog;
 mod eqds;
 mod flows;
 mod ports;
+mod queue_memory;
 mod tcp;
 
 use super::model::{FlowModel, Model, PortModel};
@@ -24,6 +25,7 @@ use crate::time::Time;
 
 /// Checks a parsed scenario and resolves it into a [`Model`].
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
+    seed_in_range(seed)?;
     // A generated topology validates as if written out.
     let written = s;
     let generated = match super::fabric::expand(s)? {
@@ -51,7 +53,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
-    backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
+    let waits = backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
     // A key of the schema's sections that does nothing here (`inert.rs`).
     let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
     super::inert::refuse(s, &kinds)?;
@@ -74,6 +76,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if fabric.as_ref().is_some_and(|f| f.config.voq_ecn_above.is_some()) {
         super::fabric_ecn::check_senders(s)?;
     }
+    queue_memory::check(s, &ports, &flows, &sizes, &tcp, &waits, fabric.as_ref())?;
     let model = Model {
         abr,
         host,
@@ -121,6 +124,21 @@ const MAX_SAMPLES: u64 = 10_000_000;
 /// whatever the number of ports: a sample is one 20-byte row per bounded
 /// port and per ABR source, and one 48-byte row per fabric device.
 const MAX_SAMPLED_BYTES: u64 = 1_000_000_000;
+/// The largest seed: a scenario file's `seed` is a TOML integer, signed
+/// 64-bit (TOML 1.0, "Integer"), so a larger seed given to a run (`--seed`,
+/// the API) could not be written into the scenario that reproduces it.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// A run's seed, from `--seed` or the API, in the range a scenario file holds.
+fn seed_in_range(seed: Option<u64>) -> Result<(), ScenarioError> {
+    match seed {
+        Some(n) if n > MAX_SEED => {
+            err("seed", format!("must be a whole number from 0 to {MAX_SEED}, not {n} (more than a TOML integer holds)"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Most rows a port log may be allowed (`trace.port_rows`): 0.9 GB in the
 /// core at 18 bytes a row, under the 1-GB bar of every structure a run
 /// holds (docs/performance.md, "Memory").
@@ -353,6 +371,21 @@ mod tests {
             let e = check(&["trace.port=X->B", &format!("trace.port_rows={past}")]).unwrap_err();
             assert!(e.key == "trace.port_rows" && e.problem.contains("at most 50000000"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_run_seed_has_the_range_a_scenario_file_holds() {
+        use super::{validate, MAX_SEED};
+        use crate::scenario::{parse, test_support::BASE};
+        let s = parse(BASE, &[]).unwrap();
+        assert!(validate(&s, Some(MAX_SEED)).is_ok());
+        for past in [MAX_SEED + 1, u64::MAX] {
+            let e = validate(&s, Some(past)).unwrap_err();
+            assert!(e.key == "seed" && e.problem.contains("from 0 to 9223372036854775807"), "{e}");
+        }
+        // The file's own seed: the same range, the same words (serde_words.rs).
+        assert!(check(&["seed=9223372036854775807"]).is_ok());
+        assert_eq!(check(&["seed=9223372036854775808"]).unwrap_err().key, "seed");
     }
 
     #[test]
