@@ -21,12 +21,10 @@ use crate::scenario::Network;
 use crate::transport::tcp::TcpConfig;
 use std::collections::BTreeMap;
 
-/// Memory of one queued cell or packet: its 24-byte entry (arrival time
-/// and unit) in a ring that doubles as it grows, and the sender's record of
-/// it in the ledger. Measured: 3 × 10^6 UDP packets held at R1->R2 of
-/// aron97-topo1-packet took 113 bytes each more than 100 did (peak resident,
-/// docs/performance.md "What bounds a validated run's memory"); rounded up.
-pub const QUEUED_UNIT_BYTES: u64 = 128;
+/// Memory of one queued cell or packet; defined beside the host backlog,
+/// which prices its own bound with it (so this module depends on that one
+/// and not the other way round).
+pub use super::backlog::QUEUED_UNIT_BYTES;
 
 /// Most memory all the queues of a run may hold together, full at once:
 /// 8 GB, half of a 16-GB machine's, so that a run that fills every queue
