@@ -241,10 +241,10 @@ def reproduce(paper, figure, quick, out, workers, cache, progress, scheduler, cl
     if scheduler is None:
         check_workers(workers)
     try:
-        test = {"ks": _int_list(ks), "seeds": None, "duration": duration}
+        ks_list = _int_list(ks)
     except ValueError:
         raise InputError("--ks: expected comma-separated integers") from None
-    test["seeds"] = _seed_list(seeds)
+    test = {"ks": ks_list, "seeds": _seed_list(seeds), "duration": duration}
     # Every figure's runs are declared (and every input checked) before any output.
     plans = [harness.plan(p, list(dict.fromkeys(figure)) if figure else None, quick, **test) for p in papers]
     t0 = time.perf_counter()

@@ -49,24 +49,26 @@ def seeds(text: str, name: str = "--seeds", ranges: bool = False) -> list[int]:
     return out
 
 
-def argparse_seeds(ranges: bool = False):
-    """An argparse `type` for a `--seeds` option: its refusal is argparse's one line, naming the option."""
+def _argparse_type(parse):
+    """`parse` as an argparse `type`: its ValueError becomes argparse's one line, naming the option (the
+    message less its own "name: " prefix, which argparse supplies)."""
 
-    def seeds_type(text: str) -> list[int]:
+    def typ(text: str):
         try:
-            return seeds(text, "seeds", ranges)
+            return parse(text)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e).split(": ", 1)[1]) from None
 
-    return seeds_type
+    return typ
 
 
-def argparse_seed(text: str) -> int:
-    """An argparse `type` for one seed: its refusal is argparse's one line, naming the option."""
-    try:
-        return seed(text, "seed", text=True)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[1]) from None
+def argparse_seeds(ranges: bool = False):
+    """An argparse `type` for a `--seeds` option."""
+    return _argparse_type(lambda text: seeds(text, "seeds", ranges))
+
+
+#: An argparse `type` for one seed.
+argparse_seed = _argparse_type(lambda text: seed(text, "seed", text=True))
 
 
 def argparse_seed_count(text: str) -> int:

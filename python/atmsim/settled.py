@@ -49,6 +49,9 @@ class Evidence:
 # from the band inside twice its standard error. A row quoting several (points, tests) needs every one inside.
 NOISE = r"Over [1-9]\d+ seeds \(.*?(?:lies inside twice its standard error \([\d.]+\)|inside the band at [1-9]\d+ seeds)"
 
+# The same for a row quoting several tests or points: settled only if none lies outside its noise.
+NOISE_EVERY = rf"^(?!.*lies outside twice).*?({NOISE})"
+
 # A one-source boston97 row against the sweep of the access excess a (fig7_access.csv): the row's value at each swept
 # a, and none of them with every test of the row in its band.
 ACCESS_SWEEP = r"Access sweep, [^:]*: (.*?Swept a with every test of the row in its band: none)"
@@ -132,36 +135,36 @@ SETTLED: dict[str, Evidence] = {
     "morris-kung95.fig8.c2": Evidence("seeds", note=NOISE),
     # At every size where ATM falls behind packet by more than the rule's 0.01, E_atm - E_pkt at each of 10 seeds
     # (fig10's seed sweep): the shortfall lies inside twice the standard error; any size outside leaves it none.
-    "aron97.fig10.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "aron97.fig10.c1": Evidence("seeds", note=NOISE_EVERY),
     # Each of the three shares of points with |E(x-afr) - E(x)| <= 0.02 (x = lite, vegas-rm, vegas) at each of 10 seeds
     # (fig8's seed sweep): the quick grid's two seeds leave Vegas-RM's below 0.8; any share outside its noise leaves it none.
-    "aron97.fig8.c3": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "aron97.fig8.c3": Evidence("seeds", note=NOISE_EVERY),
     # The share of AFR-enabled ATM connections mostly in AFR states 2-3, pooled, at each of 10 seeds (fig7's seed sweep of
     # its three AFR series on ATM): the full grid's five seeds put it just below 0.5, and no verdict of theirs survives
     # leaving one out (issue 37's pass of 30 Nov; three seeds on --quick, where the row holds).
-    "aron97.fig7.c8": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "aron97.fig7.c8": Evidence("seeds", note=NOISE_EVERY),
     # At every point where E_atm is not below E_pkt, E_pkt - E_atm at each of 10 seeds (fig3's seed sweep).
-    "aron97.fig3.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "aron97.fig3.c1": Evidence("seeds", note=NOISE_EVERY),
     # Each failing test of c2 (a topology's max or median gap 1 - E_atm / E_pkt) at each of 10 seeds (fig3's seed sweep):
     # the full grid's five seeds put topology 1's median gap just above the band (issue 37's pass of 30 Nov).
-    "aron97.fig3.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "aron97.fig3.c2": Evidence("seeds", note=NOISE_EVERY),
     # The Spearman correlation of the eight totals at each of 10 seeds (summary-table's seed sweep): the quick
     # grid's one seed gives 0.571; over ten seeds it lies between about 0.45 and 0.93 and the medians' holds. The
     # sweep has ten seeds on the full grid only (seeds.sweep_seeds: three on --quick, which settle nothing).
     "jain96.summary-table.c1": Evidence("seeds", note=NOISE),
     # Over seeds 1-10 (tail-drop's seed sweep) both of the row's tests, the share of pairs where intelligent drop is at
     # least as fair and the mean difference of Jain's index, are quoted; the quick grid's one seed fails the first.
-    "jain96.tail-drop.c3": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "jain96.tail-drop.c3": Evidence("seeds", note=NOISE_EVERY),
     # Over seeds 1-10 (tail-drop's seed sweep, traced) both tests of c1, the frame merges per plain run and the second
     # retransmissions at ssthresh = 2 after a merged first one, pooled; and c4's entries into ssthresh = 2, plain -
     # intelligent, summed: the quick grid's one seed has none of either event. As for summary-table.c1, the sweep
     # has ten seeds on the full grid only.
-    "jain96.tail-drop.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
-    "jain96.tail-drop.c4": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "jain96.tail-drop.c1": Evidence("seeds", note=NOISE_EVERY),
+    "jain96.tail-drop.c4": Evidence("seeds", note=NOISE_EVERY),
     # Over seeds 1-10 (tbe-sweep's seed sweep; three on --quick, which settle nothing) c1's ratio of the totals at TBE
     # 512 and 1024 and c2's spread less difference, each as the claim aggregates it (issue 37's pass of 30 Nov).
-    "jain96.tbe-sweep.c1": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
-    "jain96.tbe-sweep.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "jain96.tbe-sweep.c1": Evidence("seeds", note=NOISE_EVERY),
+    "jain96.tbe-sweep.c2": Evidence("seeds", note=NOISE_EVERY),
     # The table's VBR background, which the slides do not state, read three ways (ours at 0.8 of the line, none, and
     # 0.87, the rate the slide's formula implies): under none do c2's two tests (the reference row loss-free and the
     # largest total) or c8's (every TBE-512 row fair) all hold. Their notes also quote the seed sweep (outside its noise).
@@ -169,9 +172,9 @@ SETTLED: dict[str, Evidence] = {
     "jain96.summary-table.c8": Evidence("sweep", note=VBR_READINGS),
     # Over seeds 1-10 (fig3's and fig4's seed sweeps, noise.py; the full grid's, three seeds on --quick): every test
     # of fig3.c4 and c6, and fig4.c2's count pooled over the ten; any test outside its noise leaves the row none.
-    "morris-kung95.fig3.c4": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
-    "morris-kung95.fig3.c6": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
-    "morris-kung95.fig4.c2": Evidence("seeds", note=rf"^(?!.*lies outside twice).*?({NOISE})"),
+    "morris-kung95.fig3.c4": Evidence("seeds", note=NOISE_EVERY),
+    "morris-kung95.fig3.c6": Evidence("seeds", note=NOISE_EVERY),
+    "morris-kung95.fig4.c2": Evidence("seeds", note=NOISE_EVERY),
     # ARB on the bursty topology, which [CHG] argue and did not simulate: M by the catalogue's rule, with the round trip
     # counted without and with the queue at which the receivers cut, and Rinc at the smallest and largest proportion of a
     # fair share among [CHG]'s stated values (fig16-arb_faithful.csv); at no pair does every buffer keep node 5's share in
