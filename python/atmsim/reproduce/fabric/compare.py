@@ -30,7 +30,7 @@ from atmsim.claims import at_least, at_most, check
 from atmsim.reproduce.arb.common import jain
 from atmsim.reproduce.harness import Run, figure, summary_of
 
-from . import links
+from . import links, reorder
 from .common import D_PORT, LAST, MTU, PORT_BPS, tx_ps
 
 HOSTS, FLOW_BYTES, SEED = 16, 2_000_000, 13
@@ -152,7 +152,7 @@ def _row(matrix: str, net: str, tp: str, s: dict) -> dict:
             "queue_peak_kb": max(_in_bytes(p, p["peak_occupancy"]) for p in switch) / 1e3,
             "queue_p99_packets": max(p.get("occupancy_units_p99", 0) for p in switch),
             "uplink_busiest_over_mean": float(spread),
-            "reorder_depth_cells": fab["reorder_depth_max"] if fab else np.nan,
+            "reorder_depth_cells": fab["reorder_depth_max"] if fab else np.nan, **reorder.quantiles(fab),
             "dropped": sum(p["units_dropped"] for p in switch) + (fab["voq_drops"] if fab else 0),
             "trimmed": sum(p.get("trimmed", 0) for p in switch), "timeouts": sum(f["timeouts"] for f in flows)}
 

@@ -34,6 +34,16 @@ def quantile(d: pd.DataFrame, q: float) -> int:
     return int(d.depth_most.iloc[int(np.searchsorted(cum, q * cum[-1]))])
 
 
+def quantiles(fab: dict | None) -> dict:
+    """The depth at arrival's quantiles of one run's summary, as table columns (NaN without a fabric or
+    without data cells): what C1's and C2's tables give beside the largest depth. Above 63 a bin's most
+    is only a bound, so a quantile is never given above the run's largest depth."""
+    if not fab or not fab.get("reorder_depth_at_arrival"):
+        return {f"reorder_depth_p{q * 100:g}": np.nan for q in QUANTILES}
+    depth = depth_table("", fab)
+    return {f"reorder_depth_p{q * 100:g}": min(quantile(depth, q), fab["reorder_depth_max"]) for q in QUANTILES}
+
+
 def summary_rows(streams: pd.DataFrame, depth: pd.DataFrame) -> list:
     """Per run: streams, their peak depths, the arrivals, the share after which nothing was held, the
     mean (bins above 63 counted at their middle) and the quantiles."""

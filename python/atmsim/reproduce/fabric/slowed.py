@@ -15,6 +15,7 @@ import pandas as pd
 from atmsim.claims import check, within
 from atmsim.reproduce.harness import Run, figure, summary_of
 
+from . import reorder
 from .common import LINK_BPS, LINKS, MTU, PERM, PORT_BPS, efficiency
 
 SLOW_BPS = float(LINK_BPS) / 10
@@ -58,7 +59,7 @@ def _row(net: str, change: str, s: dict) -> tuple:
             "flows_below_90pct": int((share < 0.9).sum()),
             "capacity_removed_share": removed / links if change != "none" else 0.0,
             "below_line_share": float(1 - share.mean()),
-            "reorder_depth_cells": fab["reorder_depth_max"] if fab else np.nan,
+            "reorder_depth_cells": fab["reorder_depth_max"] if fab else np.nan, **reorder.quantiles(fab),
             "cells_lost": sum(fab["cells_lost"].values()) if fab else np.nan}, share
 
 
@@ -118,9 +119,11 @@ def _note(df) -> str:
     slowed = fab[fab.index.str.endswith("slowed to a tenth")].iloc[0]
     down = fab[fab.index.str.contains("down")].iloc[0]
     ndp = df[(df.network == "ndp") & (df.capacity_removed_share > 0)]
+    q = reorder.QUANTILES[1]
     return (f"The fabric loses {slowed.lost_to_the_change:.2%} of its permutation's throughput to a link slowed to a tenth "
             f"({slowed.capacity_removed_share:.2%} of its up-link capacity): the slowed FAP's {slowed.flows_below_90pct} flows get "
-            f"{slowed.min_share:.1%} of the line, and its reassembly holds up to {slowed.reorder_depth_cells:,.0f} cells. With the "
+            f"{slowed.min_share:.1%} of the line, and its reassembly holds up to {slowed.reorder_depth_cells:,.0f} cells (the {q:g} quantile "
+            f"of what a stream holds at a data cell's arrival: {getattr(slowed, f'reorder_depth_p{q * 100:g}'):,.0f}). With the "
             f"link down instead it loses {down.lost_to_the_change:.2%}. NDP loses "
             + " and ".join(f"{r.lost_to_the_change:.2%} ({r.run.split('(')[1].split(')')[0]}; slowest flow {r.min_share:.1%} of the "
                            f"line)" for r in ndp.itertuples())
