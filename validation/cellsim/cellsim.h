@@ -52,6 +52,7 @@ typedef struct {
     double dur_s, warm_s;
     double host_rate, bus_rate; /* bytes/s; 0 = no time (no host storage) */
     int delack;
+    int short_rexmit; /* 1: BSD's short retransmissions (default); 0: full segments only */
     int trace;     /* --trace on: TCP events on stderr */
     int b_up_fast; /* sensitivity: B's uplink at 155 Mb/s instead of 53 */
     /* results */

@@ -40,7 +40,7 @@ static double uniform(void) {
 }
 
 static void parse(int argc, char **argv) {
-    R.mtu = 9180; R.buf_cells = 682; R.storage = 1; R.seed = 1; R.dur_s = 20; R.warm_s = 1;
+    R.mtu = 9180; R.short_rexmit = 1; R.buf_cells = 682; R.storage = 1; R.seed = 1; R.dur_s = 20; R.warm_s = 1;
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bad(k, "missing value");
@@ -55,6 +55,8 @@ static void parse(int argc, char **argv) {
             R.ppd = pick(k, v, "tail", "ppd");
         } else if (!strcmp(k, "--storage")) {
             R.storage = pick(k, v, "off", "on");
+        } else if (!strcmp(k, "--short-rexmit")) {
+            R.short_rexmit = pick(k, v, "off", "on");
         } else if (!strcmp(k, "--trace")) {
             R.trace = pick(k, v, "off", "on");
         } else if (!strcmp(k, "--b-uplink")) {
@@ -66,7 +68,7 @@ static void parse(int argc, char **argv) {
         } else if (!strcmp(k, "--warm")) {
             R.warm_s = num(k, v, 0, 3600);
         } else {
-            bad(k, "unknown option (known: --mtu --buffer-kib --policy --storage --b-uplink --seed --duration --warm --trace)");
+            bad(k, "unknown option (known: --mtu --buffer-kib --policy --storage --b-uplink --seed --duration --warm --short-rexmit --trace)");
         }
     }
     if (R.warm_s >= R.dur_s) bad("--warm", "must be less than --duration");
@@ -122,11 +124,11 @@ int main(int argc, char **argv) {
            "\"timeouts\": %ld, \"timeouts_window\": %ld, \"fast_retransmits\": %ld, "
            "\"fast_retransmits_window\": %ld, \"cells_dropped\": %ld, \"cells_dropped_window\": %ld, "
            "\"cells_in\": %ld, \"episodes_window\": %ld, \"frames_hit_window\": %ld, \"eoms_dropped_window\": %ld, \"frames_corrupt\": %ld, \"segments_sent\": %ld, \"segments_retransmitted\": %ld, "
-           "\"acks_sent\": %ld, \"max_occupancy_cells\": %ld, \"max_backoff_shift\": %d, \"b_uplink\": %d, \"pauses_s\": [",
+           "\"acks_sent\": %ld, \"max_occupancy_cells\": %ld, \"max_backoff_shift\": %d, \"b_uplink\": %d, \"short_rexmit\": %s, \"pauses_s\": [",
            R.mtu, R.buf_cells, R.ppd ? "ppd" : "tail", R.storage ? "true" : "false", R.seed, R.dur_s,
            R.warm_s, good, gmax, R.timeouts, R.timeouts_win, R.fastrexmit, R.fastrexmit_win,
            R.cells_dropped, R.cells_dropped_win, R.cells_in, R.episodes_win, R.frames_hit_win, R.eoms_dropped_win, R.frames_corrupt, R.segs_sent,
-           R.segs_rexmit, R.acks_sent, R.max_occ, R.max_backoff, R.b_up_fast ? 155 : 53);
+           R.segs_rexmit, R.acks_sent, R.max_occ, R.max_backoff, R.b_up_fast ? 155 : 53, R.short_rexmit ? "true" : "false");
     for (int i = 0; i < R.npause; i++) printf("%s%.6f", i ? ", " : "", R.pause_s[i]);
     printf("]}\n");
     return 0;

@@ -187,8 +187,9 @@ static void sw_cell(int idx, int64_t cell) {
         if (!accept && p->ppd) p->discarding = 1; /* a dropped EOM dooms the next frame */
     }
     if (!accept) {
-        if (R.trace) fprintf(stderr, "%.6f drop frame %lld cell %d%s\n", (double)now / PS_S, (long long)(cell >> 9),
-                             (int)(cell & 0xFF), eom ? " EOM" : "");
+        if (R.trace)
+            fprintf(stderr, "%.6f drop seq %lld cell %d%s\n", (double)now / PS_S,
+                    (long long)frames[(cell >> 9) & FRAME_MASK].seq, (int)(cell & 0xFF), eom ? " EOM" : "");
         R.cells_dropped++;
         if (now >= (ps_t)(R.warm_s * PS_S)) {
             int64_t fid = cell >> 9;

@@ -3,11 +3,13 @@
  * Sequence numbers and windows in bytes; timers in 500-ms ticks. */
 #include "cellsim.h"
 #include <stdio.h>
+#include <string.h>
 
 #define WIN 65535     /* "no more than 64K bytes", no window scaling (G4) */
 #define RTTMIN 2      /* t_rttmin = 2 ticks (1 s) */
 #define REXMTMAX 128  /* 64 s */
 #define MAXSHIFT 12
+#define QMAX 128      /* out-of-order ranges the receiver keeps */
 static const int backoff[MAXSHIFT + 1] = {1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64};
 
 static struct {
@@ -18,7 +20,8 @@ static struct {
 
 static struct {
     int64_t nxt, last_ack; /* rcv_nxt; rcv_nxt of the last ACK sent */
-    uint64_t ooo;          /* bit k: the segment k+1 MSS past rcv_nxt is queued */
+    int64_t q[QMAX][2];    /* out-of-order byte ranges [lo, hi), sorted, disjoint */
+    int nq;
     int delack;
 } Rv;
 
@@ -34,9 +37,6 @@ void tcp_init(void) {
     S.rxtcur = 12; /* 6 s */
 }
 
-/* tcp_output for a bulk sender: only full segments (tcp.md 1.3); new data is
- * timed when t_rtt is 0 (one segment at a time); the retransmit timer is armed
- * when data is outstanding and it is not running. */
 static void trace(const char *what, int64_t x) {
     if (R.trace)
         fprintf(stderr, "%.6f %s %lld una=%lld nxt=%lld max=%lld cwnd=%lld ssthresh=%lld shift=%d rxtcur=%d t_rtt=%d\n",
@@ -44,16 +44,24 @@ static void trace(const char *what, int64_t x) {
                 (long long)S.cwnd, (long long)S.ssthresh, S.shift, S.rxtcur, S.t_rtt);
 }
 
+/* tcp_output for a bulk sender (infinite data): a full segment, or a shorter
+ * one when retransmitting (snd_nxt < snd_max), as Lite tcp_output.c's
+ * silly-window test allows ("If retransmitting ... then must resend"); its
+ * other short-segment cases (idle with all data fitting, len >= max_sndwnd/2)
+ * never arise with unbounded data and MSS < 32,767.  New data is timed when
+ * t_rtt is 0 (one segment at a time); the retransmit timer is armed when data
+ * is outstanding and it is not running. */
 static void output(void) {
     for (;;) {
-        int64_t win = S.cwnd < WIN ? S.cwnd : WIN;
-        if (win - (S.nxt - S.una) < S.mss) break;
+        int64_t win = S.cwnd < WIN ? S.cwnd : WIN, len = win - (S.nxt - S.una);
+        if (len > S.mss) len = S.mss;
+        if (len <= 0 || (len < S.mss && !(R.short_rexmit && S.nxt < S.max))) break;
         int64_t seq = S.nxt;
-        net_send(0, frame_new(0, seq, R.mtu));
+        net_send(0, frame_new(0, seq, (int)len + 40));
         R.segs_sent++;
         if (seq < S.max) R.segs_rexmit++;
         trace(seq < S.max ? "rexmit" : "send", seq);
-        S.nxt += S.mss;
+        S.nxt += len;
         if (S.nxt > S.max) {
             S.max = S.nxt;
             if (S.t_rtt == 0) { S.t_rtt = 1; S.rtseq = seq; }
@@ -147,35 +155,49 @@ static void send_ack(void) {
     R.acks_sent++;
 }
 
-/* Receiver (tcp.md 1.7): in order with nothing queued -> delayed ACK, sent at
- * once when the window would open by >= 2 MSS (every second segment); out of
- * order, filling a hole, or duplicate -> ACK at once.  Without delayed ACKs
- * (the "no host storage" ablation) every segment is ACKed at once. */
-static void receiver_data(int64_t seq) {
-    int64_t mss = S.mss;
+/* Receiver (tcp.md 1.7; Lite tcp_input.c TCP_REASS): in order with nothing
+ * queued -> delayed ACK, sent at once when the window would open by >= 2 MSS
+ * (every second full segment); out of order, filling a hole, or duplicate ->
+ * ACK at once.  Without delayed ACKs (the "no host storage" ablation) every
+ * segment is ACKed at once.  Segments need not be MSS-aligned (a short
+ * retransmission, see output), so the queue holds byte ranges. */
+static void queue_range(int64_t lo, int64_t hi) {
+    int i = 0, j;
+    while (i < Rv.nq && Rv.q[i][1] < lo) i++;
+    for (j = i; j < Rv.nq && Rv.q[j][0] <= hi; j++) { /* merge the overlapping ranges */
+        if (Rv.q[j][0] < lo) lo = Rv.q[j][0];
+        if (Rv.q[j][1] > hi) hi = Rv.q[j][1];
+    }
+    if (j == i && Rv.nq == QMAX) return; /* no room: dropped, as a full reassembly queue would */
+    memmove(&Rv.q[i + 1], &Rv.q[j], (size_t)(Rv.nq - j) * sizeof Rv.q[0]);
+    Rv.nq += i + 1 - j;
+    Rv.q[i][0] = lo;
+    Rv.q[i][1] = hi;
+}
+
+static void receiver_data(int64_t seq, int64_t len) {
     int acknow = 0;
-    if (seq == Rv.nxt && Rv.ooo == 0) {
-        Rv.nxt += mss;
+    if (seq < Rv.nxt && seq + len > Rv.nxt) { len -= Rv.nxt - seq; seq = Rv.nxt; } /* trim the duplicate front */
+    if (seq == Rv.nxt && Rv.nq == 0) {
+        Rv.nxt += len;
         Rv.delack = 1;
-    } else if (seq == Rv.nxt) {
-        Rv.nxt += mss;
-        while (Rv.ooo & 1) { Rv.ooo >>= 1; Rv.nxt += mss; }
-        Rv.ooo >>= 1;
-        acknow = 1;
-    } else if (seq > Rv.nxt) {
-        int k = (int)((seq - Rv.nxt) / mss) - 1;
-        if (k < 64) Rv.ooo |= 1ULL << k;
+    } else if (seq >= Rv.nxt) {
+        queue_range(seq, seq + len);
+        while (Rv.nq && Rv.q[0][0] <= Rv.nxt) { /* deliver what is now in order */
+            if (Rv.q[0][1] > Rv.nxt) Rv.nxt = Rv.q[0][1];
+            memmove(&Rv.q[0], &Rv.q[1], (size_t)--Rv.nq * sizeof Rv.q[0]);
+        }
         acknow = 1;
     } else {
         acknow = 1;
     }
-    if (acknow || !R.delack || Rv.nxt - Rv.last_ack >= 2 * mss) send_ack();
+    if (acknow || !R.delack || Rv.nxt - Rv.last_ack >= 2 * S.mss) send_ack();
 }
 
 void tcp_deliver(int host, int64_t fid) {
     const Frame *f = &frames[fid & FRAME_MASK];
     if (host == 0 && f->is_ack) sender_ack(f->seq);
-    if (host == 1 && !f->is_ack) receiver_data(f->seq);
+    if (host == 1 && !f->is_ack) receiver_data(f->seq, f->bytes - 40);
 }
 
 /* tcp_slowtimo: timers first, then t_rtt counts the tick. */
