@@ -269,3 +269,26 @@ def test_aron97_fig11_c2_is_arithmetic_only_if_every_tie_is_forced():
     tied = rows[:-2] + [("lite-iw2", 50_000, 0.3), ("vegas-afr", 50_000, 0.3)]
     assert transfers._forced_ties(t_last(tied), sizes, sizes) == ""
     assert settled.settle("aron97.fig11.c2", "At 10K lite-iw2 and vegas-afr deliver their last byte at the same instant") == ("none", "")
+
+
+@pytest.mark.parametrize("row", ["morris-kung95.fig3.c4", "morris-kung95.fig3.c5", "morris-kung95.fig3.c6"])
+def test_cellsim_shows_the_deviation_of_morris_kung95_fig3_rows(row):
+    # validation/cellsim's fig3 grid (B's link at 53 Mb/s as the scenario has it, seeds 1-3, the ablation at seed 1)
+    # fails the row's band as the catalogue writes it (section 2.3), and so does the other reading of B's link.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cellsim_claims", ROOT / "validation/cellsim/claims.py")
+    claims = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(claims)
+    data = _json(settled.SETTLED[row].file)
+    key = row.removeprefix("morris-kung95.")
+    for uplink in (53, 155):
+        got = claims.judge(data["runs"], [1, 2, 3], uplink)[key]
+        assert got["holds"] is False, (uplink, got)
+    got = claims.judge(data["runs"], [1, 2, 3])[key]
+    if key == "fig3.c4":
+        assert got["share_9180_ge_1500"] < 0.8
+    if key == "fig3.c5":
+        assert got["grid_steps"] is not None and got["grid_steps"] > 1
+    if key == "fig3.c6":
+        assert got["max_ppd_gain_share"] > 0.1 and got["max_ppd_share"] > 0.3

@@ -4,7 +4,7 @@ A claim that fails is either settled, by evidence that no faithful model could m
 
 - `arithmetic`: the paper's value is impossible under its stated setup, shown by arithmetic the note
   carries;
-- `simulator`: an independent simulator (ns-2, ns-3) on the same setup shows the same deviation; its
+- `simulator`: an independent simulator (ns-2, ns-3, validation/cellsim) on the same setup shows the same deviation; its
   results are stored in the repository (`validation/`) and a test checks that they do;
 - `sweep`: every faithful reading of a parameter the paper leaves unstated was run, and none fits;
 - `paper`: the paper contradicts itself;
@@ -19,7 +19,9 @@ was written from the evidence the repository held on 2026-11-29 (docs/reproducti
 a failing claim"), less arb.fig7.c4 and c5, which M's sweep settled under the accumulation rule's own-rate
 reading and which hold under its queue reading (issue 37, docs/arb.md §2); arb.fig16-arb.c1 was added when M was
 fixed by the catalogue's rule (docs/arb.md §3); issue 37's pass of 30 Nov added boston97's 16-source rows (both
-readings of the access links), boston97.fig7.c7 (`paper`, moved from `sweep`) and aron97.fig3.c2 (fig3's seed sweep).
+readings of the access links), boston97.fig7.c7 (`paper`, moved from `sweep`) and aron97.fig3.c2 (fig3's seed sweep);
+morris-kung95.fig3.c4, c5 and c6 moved to `simulator` when validation/cellsim (a cell-level twin of config (a)) showed
+their deviations.
 """
 from __future__ import annotations
 
@@ -170,10 +172,15 @@ SETTLED: dict[str, Evidence] = {
     # largest total) or c8's (every TBE-512 row fair) all hold. Their notes also quote the seed sweep (outside its noise).
     "jain96.summary-table.c2": Evidence("sweep", note=VBR_READINGS),
     "jain96.summary-table.c8": Evidence("sweep", note=VBR_READINGS),
-    # Over seeds 1-10 (fig3's and fig4's seed sweeps, noise.py; the full grid's, three seeds on --quick): every test
-    # of fig3.c4 and c6, and fig4.c2's count pooled over the ten; any test outside its noise leaves the row none.
-    "morris-kung95.fig3.c4": Evidence("seeds", note=NOISE_EVERY),
-    "morris-kung95.fig3.c6": Evidence("seeds", note=NOISE_EVERY),
+    # validation/cellsim, a cell-level simulator of config (a) written from the paper, the catalogue and the spec files
+    # without atmsim's code, run on fig3's grid: it fails c4 (the same B90s and share), c5 (the same B90s in the
+    # ablation) and c6 (PPD far above tail drop at 48 KiB), each by the mechanism atmsim's note measures
+    # (docs/validation.md, "An independent cell-level simulator of Morris & Kung's configuration (a)").
+    "morris-kung95.fig3.c4": Evidence("simulator", file="validation/cellsim/mk95_points.json"),
+    "morris-kung95.fig3.c5": Evidence("simulator", file="validation/cellsim/mk95_points.json"),
+    "morris-kung95.fig3.c6": Evidence("simulator", file="validation/cellsim/mk95_points.json"),
+    # Over seeds 1-10 (fig4's seed sweep, noise.py; the full grid's, three seeds on --quick): fig4.c2's count pooled
+    # over the ten; outside its noise the row stays none.
     "morris-kung95.fig4.c2": Evidence("seeds", note=NOISE_EVERY),
     # ARB on the bursty topology, which [CHG] argue and did not simulate: M by the catalogue's rule, with the round trip
     # counted without and with the queue at which the receivers cut, and Rinc at the smallest and largest proportion of a

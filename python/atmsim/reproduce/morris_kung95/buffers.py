@@ -22,7 +22,11 @@ from .common import (B_FULL, B_QUICK, BUFFER_A, CELL_PAYLOAD, CELL_RATE_53, HEAD
 BAD_B, FULL_B, PPD_B = 32, 64, 48  # KiB: "badly unless ... close to an entire 64Kbyte window"; PPD judged up to 48 KiB
 GOOD = at_least(0.9)  # fig3.c2 and B90: goodput / G_max
 PPD_GAIN, PPD_TOP = at_most(0.1), at_most(0.3)  # fig3.c6: (PPD - tail) / G_max, PPD / G_max
-NO_TWIN = "or a BSD TCP over a per-VC cell buffer on another simulator; ns-2 has no cells, so no independent twin exists here."
+NO_TWIN = ("or a BSD TCP over a per-VC cell buffer on another simulator; ns-2 has no cells, and the independent cell-level "
+           "simulator validation/cellsim does not settle this row (docs/validation.md).")
+# fig3.c4-c6: the cell-level twin (validation/cellsim/mk95_points.json) fails each row too (python/atmsim/settled.py).
+TWIN = ("An independent cell-level simulator of config (a), written from the paper and the catalogue without atmsim's code "
+        "(validation/cellsim), fails this row too, by the same mechanism (docs/validation.md).")
 
 
 def _probe_runs(what: str) -> list:
@@ -119,7 +123,7 @@ def fig3(c, runs):
             holds=check(*((f"B90({x}) - B90({y}) (KiB)", d, at_least(0)) for (x, y), d in zip(zip(MTUS, MTUS[1:]), steps)),
                   ("share of B with goodput(9180) >= goodput(1500)", big, at_least(0.8))), rule="B90 non-increasing in the MTU",
             deviation=_c4_note(pts[pts.series == "host storage"], bs) + noise.fig3_c4_noise(c, runs[seeds.SWEEP], bs)
-            + " What would settle it: Fig. 3's own points below the cliff (the paper prints no numbers), " + NO_TWIN)
+            + " " + TWIN)
     abl = pts[pts.series == "no host storage"]
     if len(abl):
         ash = abl.set_index(["L", "B_kib"])["share"]
@@ -128,8 +132,7 @@ def fig3(c, runs):
         c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours={"B90_1500": a[1500], "B90_9180": a[9180]},
                 holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", d, at_most(1))), rule="one seed",
-                deviation=_c5_note(abl, a, bs) + " What would settle it: Fig. 3 measured with the hosts' and adapters' storage "
-                "taken out (the paper argues the ablation and does not run it), " + NO_TWIN)
+                deviation=_c5_note(abl, a, bs) + " " + TWIN)
     else:
         c.claim("c5", statement="the large-packet advantage comes only from storage in hosts and adapters", kind="shape", paper_value="§IV ¶2",
                 ours=None, holds=check(("without host storage: |B90(1500) - B90(9180)| in grid steps", None, at_most(1))), rule="one seed",
@@ -144,8 +147,7 @@ def fig3(c, runs):
             holds=check((f"MTU 9180, B <= {PPD_B} KiB: largest (goodput(PPD) - goodput(tail)) / G_max", gain, PPD_GAIN),
                   ("largest goodput(PPD) / G_max", top, PPD_TOP)), rule="",
             deviation=_c6_note(pts, small, g) + noise.fig3_c6_noise(c, runs[seeds.SWEEP], small, PPD_GAIN.hi, PPD_TOP.hi)
-            + " What would settle it: the CreditNet switch's PPD as built (whether it kept the EOM cell, as Romanow and Floyd's "
-            "PPD and ours do; one that dropped it would merge packets as tail drop does), " + NO_TWIN)
+            + " " + TWIN)
 
 
 def _c2_note(main: pd.DataFrame, a: dict) -> str:

@@ -1,0 +1,88 @@
+/* cellsim: an independent cell-level simulator of Morris & Kung 1995,
+ * configuration (a): host A -155 Mb/s-> switch -53 Mb/s-> host B, one bulk
+ * TCP A->B.  Written from the paper, the experiments catalogue (section 2)
+ * and the protocol fact files only; it shares no code with atmsim. */
+#ifndef CELLSIM_H
+#define CELLSIM_H
+#include <stdint.h>
+
+typedef int64_t ps_t; /* simulated time in picoseconds */
+#define PS_S 1000000000000LL
+#define PS_MS 1000000000LL
+
+/* A FIFO ring of 64-bit items (cells, frame ids). */
+typedef struct {
+    int64_t *v;
+    int cap, head, n;
+} Ring;
+void ring_init(Ring *r, int cap);
+void ring_push(Ring *r, int64_t x);
+int64_t ring_pop(Ring *r);
+int64_t ring_peek(const Ring *r);
+
+/* Event kinds.  PORT_DONE sorts before every other kind at the same
+ * instant: a departing cell frees its slot before an arriving one is
+ * judged (catalogue 2.6, "departures before arrivals at equal instants"). */
+enum { EV_PORT_DONE, EV_CELL_SW, EV_CELL_HOST, EV_CPU_DONE, EV_TXBUS_DONE,
+       EV_TX_FREE, EV_RXBUS_DONE, EV_TICK_SLOW, EV_TICK_FAST, EV_START, EV_SNAP, EV_END };
+
+typedef struct {
+    ps_t t;
+    uint64_t n; /* insertion order: ties are FIFO, so runs are deterministic */
+    int kind, arg;
+    int64_t x;
+} Ev;
+void ev_push(ps_t t, int kind, int arg, int64_t x);
+int ev_pop(Ev *e);
+
+/* A datagram: a TCP data segment (seq) or a pure ACK (ack). */
+typedef struct {
+    int is_ack;
+    int64_t seq; /* data: first byte; ack: acknowledgement number */
+    int bytes;   /* IP datagram bytes: L for data, 40 for an ACK */
+    int ncells;  /* LLC/SNAP (8) + AAL5 trailer (8), padded to 48 (atm.md 5) */
+} Frame;
+#define FRAME_MASK 0xFFFF
+extern Frame frames[FRAME_MASK + 1];
+int64_t frame_new(int is_ack, int64_t seq, int bytes);
+
+typedef struct {
+    /* run parameters */
+    int mtu, buf_cells, ppd, storage, seed;
+    double dur_s, warm_s;
+    double host_rate, bus_rate; /* bytes/s; 0 = no time (no host storage) */
+    int delack;
+    int short_rexmit; /* 1: BSD's short retransmissions (default); 0: full segments only */
+    int trace;     /* --trace on: TCP events on stderr */
+    int b_up_fast; /* sensitivity: B's uplink at 155 Mb/s instead of 53 */
+    /* results */
+    int64_t delivered_warm, delivered_end; /* in-order payload bytes at B */
+    long timeouts, timeouts_win, fastrexmit, fastrexmit_win;
+    long cells_dropped, cells_dropped_win, cells_in, frames_corrupt;
+    /* in the window: loss episodes (drops < 3.2 ms apart, catalogue 2.5), frames
+     * losing cells, EOMs lost (each merges the next frame at B) */
+    long episodes_win, frames_hit_win, eoms_dropped_win;
+    ps_t last_drop;
+    int64_t last_drop_fid;
+    long segs_sent, segs_rexmit, acks_sent, max_occ;
+    int max_backoff;
+    /* fig4: pauses >= 0.5 s in which A sends no cell, starting at >= warm_s */
+    double pause_s[256];
+    int npause;
+    ps_t last_cell_a;
+} Run;
+extern Run R;
+extern ps_t now;
+
+/* net.c */
+void net_init(void);
+void net_send(int host, int64_t fid); /* TCP hands a datagram to its host */
+void net_event(const Ev *e);
+/* tcp.c */
+void tcp_init(void);
+void tcp_start(void); /* the bulk transfer starts at t = 0 */
+void tcp_deliver(int host, int64_t fid); /* a datagram reaches TCP */
+void tcp_slow_tick(void);
+void tcp_fast_tick(void);
+int64_t tcp_rcv_nxt(void);
+#endif

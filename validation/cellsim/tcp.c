@@ -1,0 +1,216 @@
+/* One bulk TCP A->B: a 4.3BSD-Reno / 4.4BSD-Lite sender (tcp.md 1.2-1.6, the
+ * MSS/8 term of Reno kept) and a BSD receiver with delayed ACKs (tcp.md 1.7).
+ * Sequence numbers and windows in bytes; timers in 500-ms ticks. */
+#include "cellsim.h"
+#include <stdio.h>
+#include <string.h>
+
+#define WIN 65535     /* "no more than 64K bytes", no window scaling (G4) */
+#define RTTMIN 2      /* t_rttmin = 2 ticks (1 s) */
+#define REXMTMAX 128  /* 64 s */
+#define MAXSHIFT 12
+#define QMAX 128      /* out-of-order ranges the receiver keeps */
+static const int backoff[MAXSHIFT + 1] = {1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64};
+
+static struct {
+    int64_t una, nxt, max, cwnd, ssthresh, mss;
+    int dupacks, t_rtt, srtt, rttvar, rxtcur, shift, rexmt; /* rexmt: ticks left, 0 = off */
+    int64_t rtseq;
+} S;
+
+static struct {
+    int64_t nxt, last_ack; /* rcv_nxt; rcv_nxt of the last ACK sent */
+    int64_t q[QMAX][2];    /* out-of-order byte ranges [lo, hi), sorted, disjoint */
+    int nq;
+    int delack;
+} Rv;
+
+static int in_window(void) { return now >= (ps_t)(R.warm_s * PS_S); }
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void tcp_init(void) {
+    S.mss = R.mtu - 40;
+    S.cwnd = S.mss;
+    S.ssthresh = 65535LL << 14;
+    S.srtt = 0;
+    S.rttvar = 24; /* 3 s default RTT, scaled x4 */
+    S.rxtcur = 12; /* 6 s */
+}
+
+static void trace(const char *what, int64_t x) {
+    if (R.trace)
+        fprintf(stderr, "%.6f %s %lld una=%lld nxt=%lld max=%lld cwnd=%lld ssthresh=%lld shift=%d rxtcur=%d t_rtt=%d\n",
+                (double)now / PS_S, what, (long long)x, (long long)S.una, (long long)S.nxt, (long long)S.max,
+                (long long)S.cwnd, (long long)S.ssthresh, S.shift, S.rxtcur, S.t_rtt);
+}
+
+/* tcp_output for a bulk sender (infinite data): a full segment, or a shorter
+ * one when retransmitting (snd_nxt < snd_max), as Lite tcp_output.c's
+ * silly-window test allows ("If retransmitting ... then must resend"); its
+ * other short-segment cases (idle with all data fitting, len >= max_sndwnd/2)
+ * never arise with unbounded data and MSS < 32,767.  New data is timed when
+ * t_rtt is 0 (one segment at a time); the retransmit timer is armed when data
+ * is outstanding and it is not running. */
+static void output(void) {
+    for (;;) {
+        int64_t win = S.cwnd < WIN ? S.cwnd : WIN, len = win - (S.nxt - S.una);
+        if (len > S.mss) len = S.mss;
+        if (len <= 0 || (len < S.mss && !(R.short_rexmit && S.nxt < S.max))) break;
+        int64_t seq = S.nxt;
+        net_send(0, frame_new(0, seq, (int)len + 40));
+        R.segs_sent++;
+        if (seq < S.max) R.segs_rexmit++;
+        trace(seq < S.max ? "rexmit" : "send", seq);
+        S.nxt += len;
+        if (S.nxt > S.max) {
+            S.max = S.nxt;
+            if (S.t_rtt == 0) { S.t_rtt = 1; S.rtseq = seq; }
+        }
+    }
+    if (S.rexmt == 0 && S.nxt != S.una) S.rexmt = S.rxtcur;
+}
+
+/* tcp_xmit_timer (tcp.md 1.4), rtt in ticks. */
+static void xmit_timer(int rtt) {
+    if (S.srtt != 0) {
+        int d = rtt - 1 - (S.srtt >> 3);
+        if ((S.srtt += d) <= 0) S.srtt = 1;
+        if (d < 0) d = -d;
+        d -= S.rttvar >> 2;
+        if ((S.rttvar += d) <= 0) S.rttvar = 1;
+    } else {
+        S.srtt = rtt << 3;
+        S.rttvar = rtt << 1;
+    }
+    S.t_rtt = 0;
+    S.shift = 0;
+    S.rxtcur = clampi((S.srtt >> 3) + S.rttvar, RTTMIN, REXMTMAX);
+}
+
+static int64_t half_window(void) {
+    int64_t w = (S.cwnd < WIN ? S.cwnd : WIN) / 2 / S.mss;
+    return (w < 2 ? 2 : w) * S.mss;
+}
+
+/* Retransmission timeout (tcp.md 1.5): back off, go back N, slow start. */
+static void timeout(void) {
+    trace("timeout", S.una);
+    R.timeouts++;
+    if (in_window()) R.timeouts_win++;
+    if (++S.shift > MAXSHIFT) S.shift = MAXSHIFT; /* a real TCP drops here */
+    if (S.shift > R.max_backoff) R.max_backoff = S.shift;
+    S.rxtcur = clampi(((S.srtt >> 3) + S.rttvar) * backoff[S.shift], RTTMIN, REXMTMAX);
+    S.rexmt = S.rxtcur;
+    if (S.shift > 3) { S.rttvar += S.srtt >> 3; S.srtt = 0; }
+    S.nxt = S.una;
+    S.t_rtt = 0;
+    S.ssthresh = half_window();
+    S.cwnd = S.mss;
+    S.dupacks = 0;
+    output();
+}
+
+/* ACK processing: duplicate ACKs, fast retransmit / recovery (tcp.md 1.6). */
+static void sender_ack(int64_t ack) {
+    if (ack <= S.una) {
+        /* no data, window unchanged (constant), ack <= snd_una */
+        if (S.rexmt == 0 || ack != S.una) {
+            S.dupacks = 0;
+        } else if (++S.dupacks == 3) {
+            int64_t onxt = S.nxt;
+            trace("fastrexmit", ack);
+            R.fastrexmit++;
+            if (in_window()) R.fastrexmit_win++;
+            S.ssthresh = half_window();
+            S.rexmt = 0;
+            S.t_rtt = 0;
+            S.nxt = ack;
+            S.cwnd = S.mss;
+            output();
+            S.cwnd = S.ssthresh + 3 * S.mss;
+            if (onxt > S.nxt) S.nxt = onxt;
+        } else if (S.dupacks > 3) {
+            S.cwnd += S.mss;
+            output();
+        }
+        return;
+    }
+    if (S.dupacks > 3 && S.cwnd > S.ssthresh) S.cwnd = S.ssthresh;
+    S.dupacks = 0;
+    trace("ack", ack);
+    if (S.t_rtt && ack > S.rtseq) xmit_timer(S.t_rtt);
+    S.rexmt = ack == S.max ? 0 : S.rxtcur;
+    int64_t incr = S.mss;
+    if (S.cwnd > S.ssthresh) incr = incr * incr / S.cwnd + incr / 8;
+    S.cwnd = S.cwnd + incr < WIN ? S.cwnd + incr : WIN;
+    S.una = ack;
+    if (S.nxt < S.una) S.nxt = S.una;
+    output();
+}
+
+static void send_ack(void) {
+    net_send(1, frame_new(1, Rv.nxt, 40));
+    Rv.last_ack = Rv.nxt;
+    Rv.delack = 0;
+    R.acks_sent++;
+}
+
+/* Receiver (tcp.md 1.7; Lite tcp_input.c TCP_REASS): in order with nothing
+ * queued -> delayed ACK, sent at once when the window would open by >= 2 MSS
+ * (every second full segment); out of order, filling a hole, or duplicate ->
+ * ACK at once.  Without delayed ACKs (the "no host storage" ablation) every
+ * segment is ACKed at once.  Segments need not be MSS-aligned (a short
+ * retransmission, see output), so the queue holds byte ranges. */
+static void queue_range(int64_t lo, int64_t hi) {
+    int i = 0, j;
+    while (i < Rv.nq && Rv.q[i][1] < lo) i++;
+    for (j = i; j < Rv.nq && Rv.q[j][0] <= hi; j++) { /* merge the overlapping ranges */
+        if (Rv.q[j][0] < lo) lo = Rv.q[j][0];
+        if (Rv.q[j][1] > hi) hi = Rv.q[j][1];
+    }
+    if (j == i && Rv.nq == QMAX) return; /* no room: dropped, as a full reassembly queue would */
+    memmove(&Rv.q[i + 1], &Rv.q[j], (size_t)(Rv.nq - j) * sizeof Rv.q[0]);
+    Rv.nq += i + 1 - j;
+    Rv.q[i][0] = lo;
+    Rv.q[i][1] = hi;
+}
+
+static void receiver_data(int64_t seq, int64_t len) {
+    int acknow = 0;
+    if (seq < Rv.nxt && seq + len > Rv.nxt) { len -= Rv.nxt - seq; seq = Rv.nxt; } /* trim the duplicate front */
+    if (seq == Rv.nxt && Rv.nq == 0) {
+        Rv.nxt += len;
+        Rv.delack = 1;
+    } else if (seq >= Rv.nxt) {
+        queue_range(seq, seq + len);
+        while (Rv.nq && Rv.q[0][0] <= Rv.nxt) { /* deliver what is now in order */
+            if (Rv.q[0][1] > Rv.nxt) Rv.nxt = Rv.q[0][1];
+            memmove(&Rv.q[0], &Rv.q[1], (size_t)--Rv.nq * sizeof Rv.q[0]);
+        }
+        acknow = 1;
+    } else {
+        acknow = 1;
+    }
+    if (acknow || !R.delack || Rv.nxt - Rv.last_ack >= 2 * S.mss) send_ack();
+}
+
+void tcp_deliver(int host, int64_t fid) {
+    const Frame *f = &frames[fid & FRAME_MASK];
+    if (host == 0 && f->is_ack) sender_ack(f->seq);
+    if (host == 1 && !f->is_ack) receiver_data(f->seq, f->bytes - 40);
+}
+
+/* tcp_slowtimo: timers first, then t_rtt counts the tick. */
+void tcp_slow_tick(void) {
+    if (S.rexmt && --S.rexmt == 0) timeout();
+    if (S.t_rtt) S.t_rtt++;
+}
+
+/* tcp_fasttimo at the receiver: a pending delayed ACK goes out. */
+void tcp_fast_tick(void) {
+    if (Rv.delack) send_ack();
+}
+
+void tcp_start(void) { output(); }
+
+int64_t tcp_rcv_nxt(void) { return Rv.nxt; }
