@@ -32,6 +32,9 @@ fn prefetch<T>(at: *const T) {
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
     }
+    // Elsewhere no hint is given.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// The first `lines` cache lines of a port (a unit-hop's fields lie in
