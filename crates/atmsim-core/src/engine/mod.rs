@@ -12,10 +12,12 @@
 use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
 use crate::ring::Ring;
 use crate::time::Time;
+use heap::{place, sift_down};
 use packed::Packed;
 use tournament::{Tournament, LANE_SLOTS};
 
 mod fabric_event;
+mod heap;
 mod packed;
 mod tournament;
 
@@ -249,6 +251,10 @@ pub struct Scheduler {
     /// its place in the order: see [`Scheduler::has_passed`]).
     now_seq: u64,
     executed: u64,
+    /// The pipe head that became a lane's front when the event handed out
+    /// last left it: it is due within a few events, so the world may ask
+    /// the processor for its data ahead (`World::warm`).
+    revealed: Option<PortId>,
 }
 
 impl Default for Scheduler {
@@ -267,6 +273,7 @@ impl Default for Scheduler {
             next_seq: 0,
             now_seq: 0,
             executed: 0,
+            revealed: None,
         }
     }
 }
@@ -330,9 +337,18 @@ impl Scheduler {
     fn take_lane_front(&mut self, i: usize) {
         let queue = &mut self.lanes[i].queue;
         queue.drop_front();
-        self.lane_fronts[i] = queue.front().map_or(u128::MAX, Scheduled::key);
+        let front = queue.front();
+        self.lane_fronts[i] = front.map_or(u128::MAX, Scheduled::key);
+        self.revealed = front.and_then(|s| s.event.pipe_head());
         self.lane_best.update(&self.lane_fronts, i);
         self.in_lanes -= 1;
+    }
+
+    /// The pipe head that became a lane's front since the last call, if
+    /// any (lanes run on large networks only): a hint, changing no order.
+    #[inline(always)]
+    pub fn take_revealed(&mut self) -> Option<PortId> {
+        self.revealed.take()
     }
 
     /// Takes the insertion number the next [`Scheduler::schedule`] would
@@ -434,65 +450,6 @@ impl Scheduler {
     pub fn executed(&self) -> u64 {
         self.executed
     }
-}
-
-/// Puts `s` into `heap`: in the place of its root if that is the event
-/// handed out last (`taken == root`: one sift instead of a pop's and a
-/// push's), else at the end.
-#[inline(always)]
-fn place(heap: &mut Vec<Scheduled>, taken: &mut Taken, root: Taken, s: Scheduled) {
-    if *taken == root {
-        *taken = Taken::NONE;
-        sift_down(heap, 0, s);
-    } else {
-        heap.push(s);
-        let last = heap.len() - 1;
-        sift_up(heap, last, s);
-    }
-}
-
-/// Places `item` at `hole` or below: the earlier child moves up while it
-/// is earlier than `item`. (Keys are unique: insertion numbers are.)
-#[inline(always)]
-fn sift_down(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
-    let key = item.key();
-    let n = heap.len();
-    loop {
-        let left = 2 * hole + 1;
-        if left >= n {
-            break;
-        }
-        let mut child = left;
-        let mut child_key = heap[left].key();
-        if left + 1 < n {
-            let right_key = heap[left + 1].key();
-            if right_key < child_key {
-                child = left + 1;
-                child_key = right_key;
-            }
-        }
-        if key < child_key {
-            break;
-        }
-        heap[hole] = heap[child];
-        hole = child;
-    }
-    heap[hole] = item;
-}
-
-/// Places `item` at `hole` or above: parents later than `item` move down.
-#[inline(always)]
-fn sift_up(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
-    let key = item.key();
-    while hole > 0 {
-        let parent = (hole - 1) / 2;
-        if heap[parent].key() < key {
-            break;
-        }
-        heap[hole] = heap[parent];
-        hole = parent;
-    }
-    heap[hole] = item;
 }
 
 #[cfg(test)]

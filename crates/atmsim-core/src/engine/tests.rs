@@ -69,11 +69,18 @@ fn gap_lanes_keep_the_order_of_one_heap() {
     for i in 0..6 {
         add(&mut s, &mut reference, &mut seq, i, true);
     }
-    let (mut x, mut laned) = (777u64, 0);
+    let (mut x, mut laned, mut revealed) = (777u64, 0, 0);
     while let Some((t, ev)) = s.pop_until(60_000) {
         let ((at, _), expected) = reference.pop_first().unwrap();
         assert_eq!((t, ev), (at, expected));
         laned = laned.max(s.in_lanes);
+        // A revealed pipe head (a lane's new front) is the one just
+        // handed out or one still pending.
+        if let Some(p) = s.take_revealed() {
+            let head = Event::Port(PortEvent::PipeHead(p));
+            assert!(ev == head || reference.values().any(|e| *e == head), "{p:?}");
+            revealed += 1;
+        }
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let gap = [3, 5, 3, 5, 1 + (x >> 50) % 9][(x >> 61) as usize % 5];
         for k in 0..1 + (x >> 63) {
@@ -84,6 +91,7 @@ fn gap_lanes_keep_the_order_of_one_heap() {
     }
     assert!(reference.is_empty());
     assert!(laned > 0, "the lanes were used");
+    assert!(revealed > 0, "lane fronts were revealed");
     assert_eq!(s.in_lanes, 0);
     assert_eq!(s.lanes.len(), 2);
 }

@@ -113,6 +113,8 @@ impl World {
                 t
             }),
             unit_hops: 0,
+            warming: [None; 3],
+            warm_ahead: model.ports.len() * std::mem::size_of::<Port>() > super::warm::WARM_FROM_BYTES,
             wall_s: 0.0,
             // A watched port reports departures at its end-of-transmission events (the port log,
             // captures); the occupancy percentiles read each unit's departure when it is offered

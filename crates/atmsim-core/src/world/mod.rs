@@ -43,6 +43,7 @@ mod service;
 mod services;
 mod transport;
 mod triggers;
+mod warm;
 
 pub use services::SERVICES;
 
@@ -138,6 +139,15 @@ pub struct World {
     /// so the run lasts its full duration).
     unfinished: usize,
     unit_hops: u64,
+    /// The two pipe heads revealed last, newest first, and the next port
+    /// found for the one before them: their data fetched ahead a step a
+    /// reveal (`warm.rs`).
+    warming: [Option<PortId>; 3],
+    /// Whether to fetch pipe heads' data ahead (`warm.rs`): only when the
+    /// ports outgrow a core's own cache ([`warm::WARM_FROM_BYTES`]); on a
+    /// smaller network every line is there already and the steps would
+    /// cost instructions for nothing (a speed setting: no value changes).
+    warm_ahead: bool,
     wall_s: f64,
     /// The run's optional mechanisms (`services.rs`).
     services: services::Services,
@@ -168,6 +178,11 @@ impl World {
         let mut whole = true;
         while let Some((t, ev)) = self.sched.next_until(self.model.duration) {
             self.now = t;
+            if self.warm_ahead {
+                if let Some(p) = self.sched.take_revealed() {
+                    self.warm(p);
+                }
+            }
             // A pipe head is nearly every event of a run: test for it first.
             match ev.pipe_head() {
                 Some(p) => self.pipe_head(p),

@@ -1,0 +1,63 @@
+//! The scheduler's binary heaps (the near and the far one): a sift moves a
+//! hole and places the new entry once, from registers (see [`super::Scheduler`]).
+
+use super::{Scheduled, Taken};
+
+/// Puts `s` into `heap`: in the place of its root if that is the event
+/// handed out last (`taken == root`: one sift instead of a pop's and a
+/// push's), else at the end.
+#[inline(always)]
+pub(super) fn place(heap: &mut Vec<Scheduled>, taken: &mut Taken, root: Taken, s: Scheduled) {
+    if *taken == root {
+        *taken = Taken::NONE;
+        sift_down(heap, 0, s);
+    } else {
+        heap.push(s);
+        let last = heap.len() - 1;
+        sift_up(heap, last, s);
+    }
+}
+
+/// Places `item` at `hole` or below: the earlier child moves up while it
+/// is earlier than `item`. (Keys are unique: insertion numbers are.)
+#[inline(always)]
+pub(super) fn sift_down(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
+    let key = item.key();
+    let n = heap.len();
+    loop {
+        let left = 2 * hole + 1;
+        if left >= n {
+            break;
+        }
+        let mut child = left;
+        let mut child_key = heap[left].key();
+        if left + 1 < n {
+            let right_key = heap[left + 1].key();
+            if right_key < child_key {
+                child = left + 1;
+                child_key = right_key;
+            }
+        }
+        if key < child_key {
+            break;
+        }
+        heap[hole] = heap[child];
+        hole = child;
+    }
+    heap[hole] = item;
+}
+
+/// Places `item` at `hole` or above: parents later than `item` move down.
+#[inline(always)]
+fn sift_up(heap: &mut [Scheduled], mut hole: usize, item: Scheduled) {
+    let key = item.key();
+    while hole > 0 {
+        let parent = (hole - 1) / 2;
+        if heap[parent].key() < key {
+            break;
+        }
+        heap[hole] = heap[parent];
+        hole = parent;
+    }
+    heap[hole] = item;
+}
