@@ -16,7 +16,8 @@ ps_t now;
 const char *prog = "cellsim-aron";
 static int atm = 1;
 static int64_t buf_bytes = 192528;
-static long dead_cells, drops_units, rev_max;
+static long dead_cells, drops_units, rev_max, ties_r1;
+static ps_t last_dep_r1 = -1; /* the last departure from R1's bottleneck port */
 
 /* --- times: 53 bytes per 3 us on every line (141.333 Mb/s, catalogue 1.1) */
 #define CT ((ps_t)3000000)
@@ -79,6 +80,7 @@ static void port_arrive(int p, int64_t u) {
     Port *o = &P[p];
     int64_t s = unit_size(u);
     Frame *f = &frames[(u >> 9) & FRAME_MASK];
+    if (p == 0 && now == last_dep_r1) ties_r1++; /* an arrival at the instant of a departure */
     if (p == 0 && o->occ + s > o->limit) { /* tail drop (atm.md A6; packet.md: q + s <= B) */
         f->hit = 1;
         drops_units++;
@@ -117,6 +119,7 @@ void net_event(const Ev *e) {
         int64_t d = ring_pop(&o->q);
         o->occ -= unit_size(d);
         o->busy = 0;
+        if (e->arg == 0) last_dep_r1 = now;
         int c = frames[(d >> 9) & FRAME_MASK].conn;
         /* 30 ms to the far switch, then its (never queueing) port to the host */
         ev_push(now + WAN + unit_time(d) + PROP, EV_CELL_HOST, e->arg == 0 ? NCONN + c : c, d);
@@ -156,8 +159,11 @@ int main(int argc, char **argv) {
         } else if (!strcmp(k, "--bp95")) {
             if (strcmp(v, "on") && strcmp(v, "off")) bad(k, "must be on or off");
             R.bp95 = !strcmp(v, "on");
+        } else if (!strcmp(k, "--ties")) { /* sensitivity: which goes first at an equal instant */
+            if (strcmp(v, "departures-first") && strcmp(v, "arrivals-first")) bad(k, "must be departures-first or arrivals-first");
+            departures_first = !strcmp(v, "departures-first");
         } else {
-            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95)");
+            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties)");
         }
     }
     rng_seed((uint64_t)R.seed);
@@ -193,13 +199,14 @@ int main(int argc, char **argv) {
     double umax_pkt = 53.0 / 3e-6 * R.dur_s / R.mtu * mss, umax = atm ? cells / ((R.mtu + 47) / 48) * mss : umax_pkt;
     double useful = 0;
     for (int c = 0; c < NCONN; c++) useful += (double)tcp_rcv_nxt(c);
-    printf("{\"network\": \"%s\", \"buffer_bytes\": %lld, \"seed\": %d, \"bp95\": %s, \"E\": %.6f, \"E_common\": %.6f, "
+    printf("{\"network\": \"%s\", \"buffer_bytes\": %lld, \"seed\": %d, \"bp95\": %s, \"ties\": \"%s\", \"E\": %.6f, \"E_common\": %.6f, "
            "\"useful_bytes\": %.0f, \"timeouts\": %ld, \"fast_retransmits\": %ld, \"drops\": %ld, \"dead_cells\": %ld, "
-           "\"dead_share\": %.6f, \"frames_corrupt\": %ld, \"max_occupancy\": %ld, \"ack_port_max\": %ld, "
+           "\"dead_share\": %.6f, \"frames_corrupt\": %ld, \"max_occupancy\": %ld, \"ack_port_max\": %ld, \"ties_r1\": %ld, "
            "\"segments_sent\": %ld, \"segments_retransmitted\": %ld, \"per_sender\": [",
-           atm ? "atm" : "packet", (long long)buf_bytes, R.seed, R.bp95 ? "true" : "false", useful / umax,
+           atm ? "atm" : "packet", (long long)buf_bytes, R.seed, R.bp95 ? "true" : "false",
+           departures_first ? "departures-first" : "arrivals-first", useful / umax,
            useful / umax_pkt, useful, R.timeouts, R.fastrexmit, drops_units, dead_cells, atm ? dead_cells / cells : 0.0,
-           R.frames_corrupt, R.max_occ, rev_max, R.segs_sent, R.segs_rexmit);
+           R.frames_corrupt, R.max_occ, rev_max, ties_r1, R.segs_sent, R.segs_rexmit);
     for (int c = 0; c < NCONN; c++)
         printf("%s{\"useful_bytes\": %lld, \"timeouts\": %ld, \"fast_retransmits\": %ld, \"retransmitted_bytes\": %lld}",
                c ? ", " : "", (long long)tcp_rcv_nxt(c), R.conn_timeouts[c], R.conn_fastrexmit[c],
