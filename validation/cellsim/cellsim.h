@@ -85,6 +85,7 @@ extern Run R;
 extern ps_t now;
 
 /* core.c */
+extern int departures_first; /* 1: a PORT_DONE sorts first at equal instants */
 extern const char *prog; /* names the program in error lines */
 void bad(const char *key, const char *why);
 double num(const char *key, const char *s, double lo, double hi);

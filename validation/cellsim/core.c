@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int departures_first = 1; /* aron97 sensitivity --ties arrivals-first sets 0 */
+
 /* --- FIFO ring ---------------------------------------------------------- */
 void ring_init(Ring *r, int cap) {
     r->v = calloc((size_t)cap, sizeof *r->v);
@@ -30,7 +32,7 @@ static uint64_t evn;
 static int ev_less(const Ev *a, const Ev *b) {
     if (a->t != b->t) return a->t < b->t;
     int pa = a->kind != EV_PORT_DONE, pb = b->kind != EV_PORT_DONE;
-    if (pa != pb) return pa < pb;
+    if (pa != pb && departures_first) return pa < pb;
     return a->n < b->n;
 }
 void ev_push(ps_t t, int kind, int arg, int64_t x) {
