@@ -160,8 +160,10 @@ int main(int argc, char **argv) {
             if (strcmp(v, "on") && strcmp(v, "off")) bad(k, "must be on or off");
             R.bp95 = !strcmp(v, "on");
         } else if (!strcmp(k, "--ties")) { /* sensitivity: which goes first at an equal instant */
-            if (strcmp(v, "departures-first") && strcmp(v, "arrivals-first")) bad(k, "must be departures-first or arrivals-first");
+            if (strcmp(v, "departures-first") && strcmp(v, "arrivals-first") && strcmp(v, "random"))
+                bad(k, "must be departures-first, arrivals-first or random");
             departures_first = !strcmp(v, "departures-first");
+            random_ties = !strcmp(v, "random");
         } else {
             bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties)");
         }
@@ -204,7 +206,7 @@ int main(int argc, char **argv) {
            "\"dead_share\": %.6f, \"frames_corrupt\": %ld, \"max_occupancy\": %ld, \"ack_port_max\": %ld, \"ties_r1\": %ld, "
            "\"segments_sent\": %ld, \"segments_retransmitted\": %ld, \"per_sender\": [",
            atm ? "atm" : "packet", (long long)buf_bytes, R.seed, R.bp95 ? "true" : "false",
-           departures_first ? "departures-first" : "arrivals-first", useful / umax,
+           random_ties ? "random" : departures_first ? "departures-first" : "arrivals-first", useful / umax,
            useful / umax_pkt, useful, R.timeouts, R.fastrexmit, drops_units, dead_cells, atm ? dead_cells / cells : 0.0,
            R.frames_corrupt, R.max_occ, rev_max, ties_r1, R.segs_sent, R.segs_rexmit);
     for (int c = 0; c < NCONN; c++)

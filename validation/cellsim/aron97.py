@@ -6,8 +6,9 @@
 
 Grid (catalogue 1.1): B = k x 9168 bytes, k in {3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60}; TCP-Lite (Lite.4);
 both networks; seeds 1..N (each draws the eight senders' slow-timer phases). Besides the scenario's reading
-(`base`), two sensitivities at every point: `bp95 off` (4.4BSD-Lite's estimator and the MSS/8 term) and
-`arrivals first` (at an equal instant a cell's arrival at R1 is judged before a departure frees its slot). A point
+(`base`), three sensitivities at every point: `bp95 off` (4.4BSD-Lite's estimator and the MSS/8 term),
+`arrivals first` (events at an equal instant in insertion order, so an arrival at R1 is judged before a departure
+frees its slot) and `random ties` (events at an equal instant in a random order, drawn from the seed). A point
 is the median over the seeds of E (catalogue 1.1); fig3.c9 as the catalogue writes it: the total variation of
 the packet curve over that of the ATM curve <= 2/3. With --atmsim DIR (`atmsim reproduce aron97 --figure fig3
 --out DIR`), atmsim's topology-1 Lite points are stored beside cellsim's.
@@ -33,7 +34,8 @@ from atmsim.one_line_args import OneLineParser  # noqa: E402
 SOURCES = ("aron.c", "tcp.c", "core.c")
 KS = [3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60]  # catalogue 1.1; B = k x 9168 bytes
 NETS = ("atm", "packet")
-VARIANTS = {"base": [], "bp95 off": ["--bp95", "off"], "arrivals first": ["--ties", "arrivals-first"]}
+VARIANTS = {"base": [], "bp95 off": ["--bp95", "off"], "arrivals first": ["--ties", "arrivals-first"],
+            "random ties": ["--ties", "random"]}
 KEEP = ("E", "E_common", "timeouts", "fast_retransmits", "drops", "dead_share", "frames_corrupt", "ties_r1",
         "segments_retransmitted")
 

@@ -86,6 +86,7 @@ extern ps_t now;
 
 /* core.c */
 extern int departures_first; /* 1: a PORT_DONE sorts first at equal instants */
+extern int random_ties;      /* 1: equal instants in a random order (not insertion order) */
 extern const char *prog; /* names the program in error lines */
 void bad(const char *key, const char *why);
 double num(const char *key, const char *s, double lo, double hi);

@@ -6,6 +6,15 @@
 #include <stdlib.h>
 
 int departures_first = 1; /* aron97 sensitivity --ties arrivals-first sets 0 */
+int random_ties; /* aron97 sensitivity --ties random: simultaneous events in a random order */
+static uint64_t tie_state = 88172645463325252ULL;
+/* xorshift64, its own stream: the timer phases drawn by uniform() do not move */
+static uint64_t tie_key(void) {
+    tie_state ^= tie_state << 13;
+    tie_state ^= tie_state >> 7;
+    tie_state ^= tie_state << 17;
+    return tie_state;
+}
 
 /* --- FIFO ring ---------------------------------------------------------- */
 void ring_init(Ring *r, int cap) {
@@ -37,7 +46,7 @@ static int ev_less(const Ev *a, const Ev *b) {
 }
 void ev_push(ps_t t, int kind, int arg, int64_t x) {
     if (hn == hcap) { hcap = hcap ? 2 * hcap : 4096; heap = realloc(heap, (size_t)hcap * sizeof *heap); }
-    Ev e = {t, evn++, kind, arg, x};
+    Ev e = {t, random_ties ? tie_key() : evn++, kind, arg, x};
     int i = hn++;
     while (i > 0 && ev_less(&e, &heap[(i - 1) / 2])) { heap[i] = heap[(i - 1) / 2]; i = (i - 1) / 2; }
     heap[i] = e;
@@ -91,7 +100,10 @@ double num(const char *key, const char *s, double lo, double hi) {
 /* splitmix64: the seed draws only the hosts' timer phases (catalogues 0 and
  * 1.1, "Seeds": each host's coarse-timer phase in [0, tick)). */
 static uint64_t rng;
-void rng_seed(uint64_t seed) { rng = seed * 0x2545F4914F6CDD1DULL; }
+void rng_seed(uint64_t seed) {
+    rng = seed * 0x2545F4914F6CDD1DULL;
+    tie_state ^= seed * 0x9E3779B97F4A7C15ULL;
+}
 double uniform(void) {
     uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
