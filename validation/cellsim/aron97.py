@@ -73,13 +73,14 @@ def judge(atm: list[float], pkt: list[float], atm_to: list[float], pkt_to: list[
     """fig3.c9 (and, for context, c1 and c7) on one topology's two curves, as the catalogue writes them."""
     ratio = tv(pkt) / tv(atm)
     rise_atm, rise_pkt = abs(atm[-1] - atm[0]), abs(pkt[-1] - pkt[0])
+    n = len(atm)
     return {
         "fig3.c9": {"tv_atm": tv(atm), "tv_packet": tv(pkt), "ratio_packet_over_atm": ratio,
                     "net_rise_atm": rise_atm, "net_rise_packet": rise_pkt, "holds": ratio <= 2 / 3},
-        "fig3.c1": {"share_atm_below": sum(a < p for a, p in zip(atm, pkt)) / len(KS),
-                    "holds": sum(a < p for a, p in zip(atm, pkt)) >= 0.9 * len(KS)},
-        "fig3.c7": {"share_more_timeouts_atm": sum(a > p for a, p in zip(atm_to, pkt_to)) / len(KS),
-                    "holds": sum(a > p for a, p in zip(atm_to, pkt_to)) >= 0.8 * len(KS)},
+        "fig3.c1": {"share_atm_below": sum(a < p for a, p in zip(atm, pkt)) / n,
+                    "holds": sum(a < p for a, p in zip(atm, pkt)) >= 0.9 * n},
+        "fig3.c7": {"share_more_timeouts_atm": sum(a > p for a, p in zip(atm_to, pkt_to)) / n,
+                    "holds": sum(a > p for a, p in zip(atm_to, pkt_to)) >= 0.8 * n},
     }
 
 
