@@ -41,13 +41,20 @@ typedef struct {
     int64_t seq; /* data: first byte; ack: acknowledgement number */
     int bytes;   /* IP datagram bytes: L for data, 40 for an ACK */
     int ncells;  /* LLC/SNAP (8) + AAL5 trailer (8), padded to 48 (atm.md 5) */
+    int conn;    /* the connection (aron97: 0..7; mk95: 0) */
+    int hit;     /* aron97: a cell of it was dropped (its later cells are dead) */
 } Frame;
 #define FRAME_MASK 0xFFFF
 extern Frame frames[FRAME_MASK + 1];
 int64_t frame_new(int is_ack, int64_t seq, int bytes);
 
+#define NCONN 8 /* connections: aron97 has eight, mk95 uses the first */
+
 typedef struct {
     /* run parameters */
+    int64_t win; /* the send window in bytes */
+    int cell_overhead; /* bytes added before padding to cells: 16 (AAL5-LLC, mk95), 0 (raw48, aron97) */
+    int bp95;    /* Lite.4 [BP95]: finer srtt/rttvar, RTO floor, no MSS/8 term */
     int mtu, buf_cells, ppd, storage, seed;
     double dur_s, warm_s;
     double host_rate, bus_rate; /* bytes/s; 0 = no time (no host storage) */
@@ -70,19 +77,30 @@ typedef struct {
     double pause_s[256];
     int npause;
     ps_t last_cell_a;
+    /* aron97, per connection */
+    long conn_timeouts[NCONN], conn_fastrexmit[NCONN];
+    int64_t conn_rexmit_bytes[NCONN];
 } Run;
 extern Run R;
 extern ps_t now;
 
-/* net.c */
+/* core.c */
+extern int departures_first; /* 1: a PORT_DONE sorts first at equal instants */
+extern int random_ties;      /* 1: equal instants in a random order (not insertion order) */
+extern const char *prog; /* names the program in error lines */
+void bad(const char *key, const char *why);
+double num(const char *key, const char *s, double lo, double hi);
+void rng_seed(uint64_t seed);
+double uniform(void);
+/* net.c (mk95) or aron.c */
 void net_init(void);
 void net_send(int host, int64_t fid); /* TCP hands a datagram to its host */
 void net_event(const Ev *e);
 /* tcp.c */
 void tcp_init(void);
-void tcp_start(void); /* the bulk transfer starts at t = 0 */
+void tcp_start(int conn); /* connection conn's bulk transfer starts now */
 void tcp_deliver(int host, int64_t fid); /* a datagram reaches TCP */
-void tcp_slow_tick(void);
-void tcp_fast_tick(void);
-int64_t tcp_rcv_nxt(void);
+void tcp_slow_tick(int conn);
+void tcp_fast_tick(int conn);
+int64_t tcp_rcv_nxt(int conn);
 #endif

@@ -7,11 +7,7 @@
 
 Run R;
 ps_t now;
-
-static void bad(const char *key, const char *why) {
-    fprintf(stderr, "cellsim: %s: %s\n", key, why);
-    exit(2);
-}
+const char *prog = "cellsim";
 
 /* 0 if v is a, 1 if v is b; else exit 2 naming the key. */
 static int pick(const char *key, const char *v, const char *a, const char *b) {
@@ -19,24 +15,6 @@ static int pick(const char *key, const char *v, const char *a, const char *b) {
     if (!strcmp(v, b)) return 1;
     fprintf(stderr, "cellsim: %s: must be %s or %s\n", key, a, b);
     exit(2);
-}
-
-static double num(const char *key, const char *s, double lo, double hi) {
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end) bad(key, "not a number");
-    if (v < lo || v > hi) bad(key, "out of range");
-    return v;
-}
-
-/* splitmix64: the seed draws only the hosts' timer phases (catalogue 0,
- * "Seeds": each host's coarse-timer phase in [0, tick)). */
-static uint64_t rng;
-static double uniform(void) {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
 }
 
 static void parse(int argc, char **argv) {
@@ -77,11 +55,13 @@ static void parse(int argc, char **argv) {
     R.host_rate = R.storage ? 15e6 : 0;
     R.bus_rate = R.storage ? 100e6 : 0;
     R.delack = R.storage;
+    R.cell_overhead = 16; /* AAL5 with LLC/SNAP: 8 + 8 bytes (atm.md 5) */
+    R.win = 65535; /* "no more than 64K bytes", no window scaling (G4) */
 }
 
 int main(int argc, char **argv) {
     parse(argc, argv);
-    rng = (uint64_t)R.seed * 0x2545F4914F6CDD1DULL;
+    rng_seed((uint64_t)R.seed);
     ps_t slow_phase = (ps_t)(uniform() * 500 * PS_MS); /* A's 500-ms slow timer */
     ps_t fast_phase = (ps_t)(uniform() * 200 * PS_MS); /* B's 200-ms fast timer */
     net_init();
@@ -98,24 +78,24 @@ int main(int argc, char **argv) {
         if (e.kind == EV_END) break;
         switch (e.kind) {
         case EV_TICK_SLOW:
-            tcp_slow_tick();
+            tcp_slow_tick(0);
             ev_push(now + 500 * PS_MS, EV_TICK_SLOW, 0, 0);
             break;
         case EV_TICK_FAST:
-            tcp_fast_tick();
+            tcp_fast_tick(0);
             ev_push(now + 200 * PS_MS, EV_TICK_FAST, 1, 0);
             break;
         case EV_START:
-            tcp_start();
+            tcp_start(0);
             break;
         case EV_SNAP:
-            R.delivered_warm = tcp_rcv_nxt();
+            R.delivered_warm = tcp_rcv_nxt(0);
             break;
         default:
             net_event(&e);
         }
     }
-    R.delivered_end = tcp_rcv_nxt();
+    R.delivered_end = tcp_rcv_nxt(0);
     int cells = (R.mtu + 16 + 47) / 48;
     double gmax = 353207.547 * 53.0 / 155.52 / cells * (R.mtu - 40) / 1e6;
     double good = (double)(R.delivered_end - R.delivered_warm) / (R.dur_s - R.warm_s) / 1e6;

@@ -5,36 +5,52 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WIN 65535     /* "no more than 64K bytes", no window scaling (G4) */
+/* the send window: 65,535 B for mk95 ("no more than 64K bytes", no window
+ * scaling, G4); 512 KiB for aron97 (catalogue 1.1) */
+#define WIN R.win
 #define RTTMIN 2      /* t_rttmin = 2 ticks (1 s) */
 #define REXMTMAX 128  /* 64 s */
 #define MAXSHIFT 12
 #define QMAX 128      /* out-of-order ranges the receiver keeps */
 static const int backoff[MAXSHIFT + 1] = {1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64};
 
+/* One sender and one receiver per connection; `cc` selects the connection
+ * being served (mk95 has one, aron97 eight). */
 static struct {
     int64_t una, nxt, max, cwnd, ssthresh, mss;
     int dupacks, t_rtt, srtt, rttvar, rxtcur, shift, rexmt; /* rexmt: ticks left, 0 = off */
+    int last_rtt; /* Lite.4: the last sample, in ticks (the RTO floor) */
     int64_t rtseq;
-} S;
+} Sa[NCONN];
 
 static struct {
     int64_t nxt, last_ack; /* rcv_nxt; rcv_nxt of the last ACK sent */
     int64_t q[QMAX][2];    /* out-of-order byte ranges [lo, hi), sorted, disjoint */
     int nq;
     int delack;
-} Rv;
+} Rva[NCONN];
+static int cc;
+#define S Sa[cc]
+#define Rv Rva[cc]
 
 static int in_window(void) { return now >= (ps_t)(R.warm_s * PS_S); }
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* Fixed-point scales of srtt and rttvar: BSD keeps srtt x8 and rttvar x4;
+ * Lite.4 of [BP95] (aron97, tcp.md B6) keeps two more fraction bits of each. */
+#define SS (R.bp95 ? 5 : 3)
+#define RS (R.bp95 ? 4 : 2)
+
 void tcp_init(void) {
-    S.mss = R.mtu - 40;
-    S.cwnd = S.mss;
-    S.ssthresh = 65535LL << 14;
-    S.srtt = 0;
-    S.rttvar = 24; /* 3 s default RTT, scaled x4 */
-    S.rxtcur = 12; /* 6 s */
+    for (cc = 0; cc < NCONN; cc++) {
+        S.mss = R.mtu - 40;
+        S.cwnd = S.mss;
+        S.ssthresh = 65535LL << 14;
+        S.srtt = 0;
+        S.rttvar = 24 << (RS - 2); /* 3 s default RTT, scaled x4 (x16 in Lite.4) */
+        S.rxtcur = 12;             /* 6 s */
+    }
+    cc = 0;
 }
 
 static void trace(const char *what, int64_t x) {
@@ -57,9 +73,11 @@ static void output(void) {
         if (len > S.mss) len = S.mss;
         if (len <= 0 || (len < S.mss && !(R.short_rexmit && S.nxt < S.max))) break;
         int64_t seq = S.nxt;
-        net_send(0, frame_new(0, seq, (int)len + 40));
+        int64_t fid = frame_new(0, seq, (int)len + 40);
+        frames[fid & FRAME_MASK].conn = cc;
+        net_send(0, fid);
         R.segs_sent++;
-        if (seq < S.max) R.segs_rexmit++;
+        if (seq < S.max) { R.segs_rexmit++; R.conn_rexmit_bytes[cc] += len; }
         trace(seq < S.max ? "rexmit" : "send", seq);
         S.nxt += len;
         if (S.nxt > S.max) {
@@ -70,21 +88,30 @@ static void output(void) {
     if (S.rexmt == 0 && S.nxt != S.una) S.rexmt = S.rxtcur;
 }
 
-/* tcp_xmit_timer (tcp.md 1.4), rtt in ticks. */
+/* srtt + 4 x mean deviation in ticks (BSD: srtt/8 + rttvar); Lite.4 floors
+ * it at the last sample + 2 ticks (tcp.md B6, our reading of [BP95]). */
+static int rto_base(void) {
+    int v = (S.srtt + (S.rttvar << (SS - RS + 2))) >> SS;
+    if (R.bp95 && S.last_rtt && v < S.last_rtt + 2) v = S.last_rtt + 2;
+    return v;
+}
+
+/* tcp_xmit_timer (tcp.md 1.4), rtt in ticks; gains 1/8 and 1/4 at either scale. */
 static void xmit_timer(int rtt) {
     if (S.srtt != 0) {
-        int d = rtt - 1 - (S.srtt >> 3);
+        int d = ((rtt - 1) << (SS - 3)) - (S.srtt >> 3);
         if ((S.srtt += d) <= 0) S.srtt = 1;
         if (d < 0) d = -d;
         d -= S.rttvar >> 2;
         if ((S.rttvar += d) <= 0) S.rttvar = 1;
     } else {
-        S.srtt = rtt << 3;
-        S.rttvar = rtt << 1;
+        S.srtt = rtt << SS;
+        S.rttvar = rtt << (RS - 1);
     }
+    S.last_rtt = rtt;
     S.t_rtt = 0;
     S.shift = 0;
-    S.rxtcur = clampi((S.srtt >> 3) + S.rttvar, RTTMIN, REXMTMAX);
+    S.rxtcur = clampi(rto_base(), RTTMIN, REXMTMAX);
 }
 
 static int64_t half_window(void) {
@@ -96,12 +123,13 @@ static int64_t half_window(void) {
 static void timeout(void) {
     trace("timeout", S.una);
     R.timeouts++;
+    R.conn_timeouts[cc]++;
     if (in_window()) R.timeouts_win++;
     if (++S.shift > MAXSHIFT) S.shift = MAXSHIFT; /* a real TCP drops here */
     if (S.shift > R.max_backoff) R.max_backoff = S.shift;
-    S.rxtcur = clampi(((S.srtt >> 3) + S.rttvar) * backoff[S.shift], RTTMIN, REXMTMAX);
+    S.rxtcur = clampi(rto_base() * backoff[S.shift], RTTMIN, REXMTMAX);
     S.rexmt = S.rxtcur;
-    if (S.shift > 3) { S.rttvar += S.srtt >> 3; S.srtt = 0; }
+    if (S.shift > 3) { S.rttvar += S.srtt >> (SS - RS + 2); S.srtt = 0; }
     S.nxt = S.una;
     S.t_rtt = 0;
     S.ssthresh = half_window();
@@ -120,6 +148,7 @@ static void sender_ack(int64_t ack) {
             int64_t onxt = S.nxt;
             trace("fastrexmit", ack);
             R.fastrexmit++;
+            R.conn_fastrexmit[cc]++;
             if (in_window()) R.fastrexmit_win++;
             S.ssthresh = half_window();
             S.rexmt = 0;
@@ -141,7 +170,8 @@ static void sender_ack(int64_t ack) {
     if (S.t_rtt && ack > S.rtseq) xmit_timer(S.t_rtt);
     S.rexmt = ack == S.max ? 0 : S.rxtcur;
     int64_t incr = S.mss;
-    if (S.cwnd > S.ssthresh) incr = incr * incr / S.cwnd + incr / 8;
+    /* Lite's maxseg/8 term; Lite.4 drops it (tcp.md, congestion avoidance) */
+    if (S.cwnd > S.ssthresh) incr = incr * incr / S.cwnd + (R.bp95 ? 0 : incr / 8);
     S.cwnd = S.cwnd + incr < WIN ? S.cwnd + incr : WIN;
     S.una = ack;
     if (S.nxt < S.una) S.nxt = S.una;
@@ -149,7 +179,9 @@ static void sender_ack(int64_t ack) {
 }
 
 static void send_ack(void) {
-    net_send(1, frame_new(1, Rv.nxt, 40));
+    int64_t fid = frame_new(1, Rv.nxt, 40);
+    frames[fid & FRAME_MASK].conn = cc;
+    net_send(1, fid);
     Rv.last_ack = Rv.nxt;
     Rv.delack = 0;
     R.acks_sent++;
@@ -196,21 +228,27 @@ static void receiver_data(int64_t seq, int64_t len) {
 
 void tcp_deliver(int host, int64_t fid) {
     const Frame *f = &frames[fid & FRAME_MASK];
+    cc = f->conn;
     if (host == 0 && f->is_ack) sender_ack(f->seq);
     if (host == 1 && !f->is_ack) receiver_data(f->seq, f->bytes - 40);
 }
 
 /* tcp_slowtimo: timers first, then t_rtt counts the tick. */
-void tcp_slow_tick(void) {
+void tcp_slow_tick(int conn) {
+    cc = conn;
     if (S.rexmt && --S.rexmt == 0) timeout();
     if (S.t_rtt) S.t_rtt++;
 }
 
 /* tcp_fasttimo at the receiver: a pending delayed ACK goes out. */
-void tcp_fast_tick(void) {
+void tcp_fast_tick(int conn) {
+    cc = conn;
     if (Rv.delack) send_ack();
 }
 
-void tcp_start(void) { output(); }
+void tcp_start(int conn) {
+    cc = conn;
+    output();
+}
 
-int64_t tcp_rcv_nxt(void) { return Rv.nxt; }
+int64_t tcp_rcv_nxt(int conn) { return Rva[conn].nxt; }
