@@ -30,6 +30,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import run as mk95  # noqa: E402  (commit(), CFLAGS: one way to build and stamp)
 from atmsim.one_line_args import OneLineParser  # noqa: E402
+from atmsim.seed_range import argparse_seed_count  # noqa: E402
 
 SOURCES = ("aron.c", "tcp.c", "core.c")
 KS = [3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60]  # catalogue 1.1; B = k x 9168 bytes
@@ -115,7 +116,7 @@ def main(argv=None) -> int:
     ap = OneLineParser(prog="validation/cellsim/aron97.py", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run the grid and store it")
-    r.add_argument("--seeds", type=int, default=10, help="seeds 1..N, >= 5 (the paper's medians are of 5 runs)")
+    r.add_argument("--seeds", type=argparse_seed_count, default=10, help="seeds 1..N, >= 5 (the paper's medians are of 5 runs)")
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--out", default=os.path.join(HERE, "aron97_points.json"))
     r.add_argument("--atmsim", default="", help="an --out DIR of `atmsim reproduce aron97 --figure fig3`")

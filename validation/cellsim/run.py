@@ -29,6 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import claims  # noqa: E402
 from atmsim.one_line_args import OneLineParser  # noqa: E402
+from atmsim.seed_range import argparse_seed_count  # noqa: E402
 
 SOURCES = ("main.c", "net.c", "tcp.c", "core.c")
 # what is stored of each run's output line (the rest is in the line, for a rerun with the same arguments)
@@ -94,7 +95,7 @@ def commit() -> str:
 
 def main(argv=None) -> int:
     ap = OneLineParser(prog="validation/cellsim/run.py", description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=10, help="seeds 1..N (>= 3: the claims use 1-3)")
+    ap.add_argument("--seeds", type=argparse_seed_count, default=10, help="seeds 1..N (>= 3: the claims use 1-3)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(HERE, "mk95_points.json"))
     ap.add_argument("--atmsim", default="", help="an --out DIR of `atmsim reproduce morris-kung95 --figure fig3`")
