@@ -68,7 +68,7 @@ def measure(paper: str, quick: bool, workers, every: float) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"paper-memory-{paper}-") as tmp:
         cmd = [sys.executable, "-m", "atmsim", "reproduce", paper, "--out", os.path.join(tmp, "out")]
         cmd += ["--quick"] * quick + (["--workers", str(workers)] if workers else [])
-        start = time.monotonic()
+        start, cpu_before = time.monotonic(), children_cpu()
         with open(os.path.join(tmp, "log"), "w+b") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
             peak_tree = peak_one = 0
@@ -81,21 +81,16 @@ def measure(paper: str, quick: bool, workers, every: float) -> dict:
             last = log.read().decode(errors="replace").strip().splitlines()[-1:] or [""]
         if proc.returncode != 0:
             sys.exit(f"paper_memory.py: reproduce {paper} exited {proc.returncode}: {last[0][:200]}")
-    cpu = resource_children_cpu()
+    cpu = round(children_cpu() - cpu_before, 1)
     return {"paper": paper, "quick": quick, "peak_tree_mb": peak_tree / 1e6, "peak_process_mb": peak_one / 1e6,
             "wall_s": round(wall, 1), "children_cpu_s": cpu, "result": last[0]}
 
 
-_CPU_BEFORE = [0.0]
-
-
-def resource_children_cpu() -> float:
-    """CPU seconds of the children waited for since the last call (user + system): Popen.poll reaps the
-    command, and its workers were reaped by it, so RUSAGE_CHILDREN counts the whole tree."""
+def children_cpu() -> float:
+    """CPU seconds, user and system, of every child waited for so far: Popen.poll reaps the command, and
+    its workers were reaped by it, so RUSAGE_CHILDREN counts the whole tree."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = r.ru_utime + r.ru_stime
-    spent, _CPU_BEFORE[0] = total - _CPU_BEFORE[0], total
-    return round(spent, 1)
+    return r.ru_utime + r.ru_stime
 
 
 def main(argv=None) -> int:

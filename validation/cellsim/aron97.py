@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+import claims  # noqa: E402  (read_compared: one reader of a stored grid)
 import run as mk95  # noqa: E402  (commit(), CFLAGS: one way to build and stamp)
 from atmsim.one_line_args import OneLineParser  # noqa: E402
 from atmsim.seed_range import argparse_seed_count  # noqa: E402
@@ -124,14 +125,7 @@ def main(argv=None) -> int:
     t.add_argument("points")
     a = ap.parse_args(argv)
     if a.cmd == "table":
-        try:
-            with open(a.points, encoding="utf-8") as f:
-                d = json.load(f)
-        except (OSError, ValueError) as e:
-            ap.error(f"points: {a.points}: {e}")
-        if "atmsim_fig3" not in d:
-            ap.error(f"points: {a.points} has no atmsim_fig3 (run with --atmsim)")
-        print(table(d))
+        print(table(claims.read_compared(ap, a.points, "aron97.py run")))
         return 0
     if not 5 <= a.seeds <= 100:
         ap.error(f"--seeds: {a.seeds} is not in 5..100 (the claims use seeds 1-5)")

@@ -98,8 +98,24 @@ def table(data: dict) -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
+def read_compared(ap, path: str, script: str) -> dict:
+    """A stored grid that holds atmsim's fig3 points beside cellsim's (`script` run with --atmsim); a file
+    that cannot be read, or has none, is `ap`'s one-line error naming it."""
     import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+    except OSError as e:
+        ap.error(f"points: {path}: cannot be read ({e.strerror})")
+    except ValueError:
+        ap.error(f"points: {path}: not a JSON file (expected the --out of {script})")
+    if not isinstance(d, dict) or "atmsim_fig3" not in d:
+        ap.error(f"points: {path} has no atmsim_fig3 (run {script} with --atmsim)")
+    return d
+
+
+if __name__ == "__main__":
     import os
     import sys
 
@@ -108,12 +124,4 @@ if __name__ == "__main__":
 
     ap = OneLineParser(prog="validation/cellsim/claims.py", description="print the comparison table of a stored grid")
     ap.add_argument("points", help="validation/cellsim/mk95_points.json (run.py with --atmsim)")
-    a = ap.parse_args()
-    try:
-        with open(a.points, encoding="utf-8") as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
-        ap.error(f"points: {a.points}: {e}")
-    if "atmsim_fig3" not in d:
-        ap.error(f"points: {a.points} has no atmsim_fig3 (run run.py with --atmsim)")
-    print(table(d))
+    print(table(read_compared(ap, ap.parse_args().points, "run.py")))
