@@ -182,6 +182,10 @@ SETTLED: dict[str, Evidence] = {
     # Over seeds 1-10 (fig4's seed sweep, noise.py; the full grid's, three seeds on --quick): fig4.c2's count pooled
     # over the ten; outside its noise the row stays none.
     "morris-kung95.fig4.c2": Evidence("seeds", note=NOISE_EVERY),
+    # The median pause pooled over fig4's seed sweep (seeds 1-40 on the full grid, noise.FIG4_SWEEP_SEEDS): the grid's
+    # three seeds and the first ten split their pauses evenly between 1.45-s and 2.97-s ones, and the seeds that do not
+    # alternate (in cellsim too) move the pooled median into the band (docs/morris-kung95.md §3, 1 Dec).
+    "morris-kung95.fig4.c1": Evidence("seeds", note=NOISE),
     # ARB on the bursty topology, which [CHG] argue and did not simulate: M by the catalogue's rule, with the round trip
     # counted without and with the queue at which the receivers cut, and Rinc at the smallest and largest proportion of a
     # fair share among [CHG]'s stated values (fig16-arb_faithful.csv); at no pair does every buffer keep node 5's share in

@@ -260,9 +260,10 @@ def fig4(c, runs):
     ax.set_title("config (a), 64 KB window, 32 KiB per-VC buffer, no flow control (seed 1)")
     save(fig, c.out / "fig4.png")
     mp = float(np.median(pauses)) if pauses else float("nan")
+    noise_c1, noise_c2 = noise.fig4_noise(c, runs[seeds.SWEEP])
     c.claim("c1", statement="TCP sends small bursts separated by 1.5-second pauses", kind="trace", paper_value="1.5 s (§IV ¶3)", ours=mp,
             holds=check(("median pause (>= 0.5 s without a packet from A), pooled over seeds, s", mp, within(1.0, 2.0))), rule="pauses that start in [1 s, end]",
-            deviation=_fig4_note(classes, mp, float(np.median(all_pauses)) if all_pauses else float("nan"))
+            deviation=_fig4_note(classes, mp, float(np.median(all_pauses)) if all_pauses else float("nan")) + noise_c1
             + " What would settle it: the lengths of the paper's pauses one by one (it gives one typical length and one trace), "
             + NO_TWIN)
     c.claim("c2", statement="an inactivity period of more than 2 seconds, from exponential back-off", kind="trace", paper_value="> 2 s (§IV ¶3)",
@@ -273,7 +274,7 @@ def fig4(c, runs):
             note=f"{long_pauses} pauses > 2 s over {len(runs['log'])} seeds; {after_lost} follow a timeout whose retransmission "
             f"was lost; {between} lie between two timeouts (the proxy judged until 2026-11-29); "
             f"{pause_summary(classes)['long_timed_lost']} follow a burst whose timed segment was dropped (Karn's rule keeps "
-            f"the back-off).", deviation=noise.fig4_c2_noise(c, runs[seeds.SWEEP]).lstrip()
+            f"the back-off).", deviation=noise_c2.lstrip()
             + " What would settle it: the paper's own trace of Fig. 4, which would show whether OSF/1's retransmission after a "
             "timeout was lost, " + NO_TWIN)
     mb = float(np.median(bursts)) if bursts else float("nan")
