@@ -18,6 +18,11 @@ static int atm = 1;
 static int64_t buf_bytes = 192528;
 static long dead_cells, drops_units, rev_max, ties_r1;
 static ps_t last_dep_r1 = -1; /* the last departure from R1's bottleneck port */
+/* --access-offsets-ps: each sender's 1 us line to R1 made longer by a static
+ * amount (both ways: a link's delay is one-way propagation in each direction),
+ * so that cells of different senders no longer reach R1 at the same instant;
+ * the amounts are scenario inputs, given by the driver (aron97_offsets.py). */
+static ps_t acc_off[NCONN];
 
 /* --- times: 53 bytes per 3 us on every line (141.333 Mb/s, catalogue 1.1) */
 #define CT ((ps_t)3000000)
@@ -57,11 +62,11 @@ static void line_send(int h, int64_t fid) {
     if (atm) {
         for (int i = 0; i < f->ncells; i++) {
             t += CT;
-            ev_push(t + PROP, EV_CELL_SW, port, (fid << 9) | (i == f->ncells - 1 ? U_EOM : 0) | i);
+            ev_push(t + PROP + (port ? 0 : acc_off[h]), EV_CELL_SW, port, (fid << 9) | (i == f->ncells - 1 ? U_EOM : 0) | i);
         }
     } else {
         t += tx_time(f->bytes);
-        ev_push(t + PROP, EV_CELL_SW, port, (fid << 9) | U_EOM);
+        ev_push(t + PROP + (port ? 0 : acc_off[h]), EV_CELL_SW, port, (fid << 9) | U_EOM);
     }
     line_free[h] = t;
 }
@@ -122,7 +127,7 @@ void net_event(const Ev *e) {
         if (e->arg == 0) last_dep_r1 = now;
         int c = frames[(d >> 9) & FRAME_MASK].conn;
         /* 30 ms to the far switch, then its (never queueing) port to the host */
-        ev_push(now + WAN + unit_time(d) + PROP, EV_CELL_HOST, e->arg == 0 ? NCONN + c : c, d);
+        ev_push(now + WAN + unit_time(d) + PROP + (e->arg == 0 ? 0 : acc_off[c]), EV_CELL_HOST, e->arg == 0 ? NCONN + c : c, d);
         port_start(e->arg);
         break;
     }
@@ -164,8 +169,18 @@ int main(int argc, char **argv) {
                 bad(k, "must be departures-first, arrivals-first or random");
             departures_first = !strcmp(v, "departures-first");
             random_ties = !strcmp(v, "random");
+        } else if (!strcmp(k, "--access-offsets-ps")) { /* eight amounts in ps, S1..S8, comma-separated */
+            const char *p = v;
+            for (int c = 0; c < NCONN; c++) {
+                char *end;
+                long long x = strtoll(p, &end, 10);
+                if (end == p || x < 0 || x > 1000000000LL || (c < NCONN - 1 ? *end != ',' : *end != 0))
+                    bad(k, "must be eight comma-separated integers in 0..1000000000 (ps)");
+                acc_off[c] = (ps_t)x;
+                p = end + 1;
+            }
         } else {
-            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties)");
+            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties --access-offsets-ps)");
         }
     }
     rng_seed((uint64_t)R.seed);
