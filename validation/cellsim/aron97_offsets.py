@@ -1,6 +1,6 @@
-"""cellsim and atmsim on Aron & Druschel's topology 1 with the ties at R1 broken alike: static access offsets.
+"""cellsim and atmsim on Aron & Druschel's topologies with the ties at R1 broken alike: static access offsets.
 
-    python validation/cellsim/aron97_offsets.py run [--spread-ns 300 1000] [--seeds 10] [--jobs 2]
+    python validation/cellsim/aron97_offsets.py run [--topology 1] [--spread-ns 300 3000] [--seeds 10] [--jobs 2]
                                                     [--out validation/cellsim/aron97_offsets_points.json]
     python validation/cellsim/aron97_offsets.py table validation/cellsim/aron97_offsets_points.json [--spread-ns 300]
 
@@ -14,6 +14,11 @@ same instant, so the two simulators run the same scenario. Fig. 3's grid of topo
 packet, Lite) at seeds 1..N for each U; cellsim both with a departure before a simultaneous arrival (`base`) and
 with the arrival first (`arrivals first`): a sender's own back-to-back unit still meets R1's departures at equal
 instants. fig3.c9 (and c1, c7) judged on each, at seeds 1-5 and 1-N.
+
+`--topology 2` runs catalogue 1.1's chain (S1-S4 at R1, S5-S8 at R2; cellsim's `--topology 2`) with the same
+per-sender amounts on each sender's access link (atmsim's figure defines them on topology 1 only, so the overrides
+are written here: `link.Si-R1.delay` or `link.Si-R2.delay`), stored in aron97_offsets_topo2_points.json;
+`--spread-ns 0` is the shipped scenario (no offset) in both.
 """
 from __future__ import annotations
 
@@ -54,23 +59,40 @@ def jain(xs: list[float]) -> float:
 
 
 def cell_run(exe: str, point: tuple) -> dict:
-    variant, u, net, k, seed = point
+    variant, topo, u, net, k, seed = point
     off = ",".join(str(x) for x in offsets_ps(seed, u))
     out = json.loads(subprocess.run([exe, *aron97.args_of("base", net, k, seed), *VARIANTS[variant],
-                                     "--access-offsets-ps", off], capture_output=True, text=True, check=True).stdout)
+                                     "--access-offsets-ps", off, *(["--topology", "2"] if topo == 2 else [])],
+                                    capture_output=True, text=True, check=True).stdout)
     per = [s["useful_bytes"] for s in out["per_sender"]]
     return {"sim": "cellsim", "variant": variant, "spread_ns": u, "network": net, "k": k, "seed": seed,
             **{key: out[key] for key in KEEP}, "jain": jain(per), "useful_per_sender": per}
 
 
-def atmsim_runs(points: list[tuple], jobs: int) -> list[dict]:
-    """atmsim's runs of the same points (Spec with access_offset_ps: the figure's own code path)."""
-    from atmsim.reproduce.aron97.common import Spec, row
+def atmsim_job(topo: int, u: int, net: str, k: int, seed: int):
+    """(Spec, Job): topology 1 through Spec's access_offset_ps (the figure's own code path); topology 2 with the
+    same amounts written as overrides of each sender's access link (S1-S4 to R1, S5-S8 to R2)."""
+    from atmsim.reproduce.aron97.common import Spec
+    from atmsim.runner import Job
+
+    if topo == 1:
+        sp = Spec(1, net, "lite", k, seed, access_offset_ps=u * 1000)
+        return sp, sp.job()
+    sp, ov = Spec(2, net, "lite", k, seed), []
+    if u:
+        ov = [f"link.S{i}-R{1 if i <= 4 else 2}.delay={1_000_000 + x}ps" for i, x in enumerate(offsets_ps(seed, u), 1)]
+    j = sp.job()
+    return sp, Job(j.scenario, j.overrides + tuple(ov), j.seed, j.trace)
+
+
+def atmsim_runs(points: list[tuple], jobs: int, topo: int) -> list[dict]:
+    """atmsim's runs of the same points."""
+    from atmsim.reproduce.aron97.common import row
     from atmsim.runner import run_jobs
 
-    specs = [Spec(1, net, "lite", k, seed, access_offset_ps=u * 1000) for u, net, k, seed in points]
+    sj = [atmsim_job(topo, *p) for p in points]
     out = []
-    for (u, net, k, seed), sp, s in zip(points, specs, run_jobs([sp.job() for sp in specs], workers=jobs)):
+    for (u, net, k, seed), (sp, _), s in zip(points, sj, run_jobs([j for _, j in sj], workers=jobs)):
         r = row(sp, s)
         out.append({"sim": "atmsim", "variant": "atmsim", "spread_ns": u, "network": net, "k": k, "seed": seed,
                     "E": r["E"], "timeouts": r["timeouts"], "fast_retransmits": r["fast_retransmits"],
@@ -106,6 +128,25 @@ def table(data: dict, u: int) -> str:
         for i, k in enumerate(KS):
             cells = [" / ".join(f.format(got[(v, key)][i]) for v in ("atmsim", *VARIANTS)) for key, f in cols]
             out.append(f"| {net} | {k} | " + " | ".join(cells) + " |")
+    out += ["", "| network | cellsim reading | E: c - a (range) | points within 0.02 / 0.05 | timeouts: c - a | "
+            "fast retransmits: c - a | Jain: c - a |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for net in NETS:
+        for v in VARIANTS:
+            d = {key: [c - a for c, a in zip(curve(runs, v, u, net, key), curve(runs, "atmsim", u, net, key))]
+                 for key, _ in cols}
+            e = d["E"]
+            out.append(f"| {net} | {v} | {min(e):+.3f} to {max(e):+.3f} | {sum(abs(x) <= 0.02 for x in e)} / "
+                       f"{sum(abs(x) <= 0.05 for x in e)} of {len(e)} | {min(d['timeouts']):+g} to "
+                       f"{max(d['timeouts']):+g} | {min(d['fast_retransmits']):+g} to {max(d['fast_retransmits']):+g}"
+                       f" | {min(d['jain']):+.3f} to {max(d['jain']):+.3f} |")
+    out += ["", "| reading | seeds 1-5: TV ATM / packet, ratio | seeds 1-10: TV ATM / packet, ratio | "
+            "one of ten left out |", "| --- | --- | --- | --- |"]
+    for v in ("atmsim", *VARIANTS):
+        c5, c10 = (data["claims"][f"{v}, U {u} ns, seeds {lo}"]["fig3.c9"] for lo in ("1-5", f"1-{len(data['seeds'])}"))
+        lo_ = data["leave_one_out"][f"{v}, U {u} ns"]
+        out.append(f"| {v} | " + " | ".join(f"{c['tv_atm']:.3f} / {c['tv_packet']:.3f}, {c['ratio_packet_over_atm']:.3f}"
+                                             + (" (holds)" if c["holds"] else "") for c in (c5, c10))
+                   + f" | {min(lo_):.3f}-{max(lo_):.3f} |")
     return "\n".join(out)
 
 
@@ -113,10 +154,11 @@ def main(argv=None) -> int:
     ap = OneLineParser(prog="validation/cellsim/aron97_offsets.py", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run both simulators on the grid and store it")
-    r.add_argument("--spread-ns", type=int, nargs="+", default=[300, 1000], help="U of the offsets, ns (> 0)")
+    r.add_argument("--topology", type=int, default=1, help="1 or 2 (catalogue 1.1)")
+    r.add_argument("--spread-ns", type=int, nargs="+", default=[300, 3000], help="U of the offsets, ns (0: none)")
     r.add_argument("--seeds", type=argparse_seed_count, default=10, help="seeds 1..N, >= 5")
     r.add_argument("--jobs", type=int, default=2)
-    r.add_argument("--out", default=os.path.join(HERE, "aron97_offsets_points.json"))
+    r.add_argument("--out", default="", help="default validation/cellsim/aron97_offsets[_topo2]_points.json")
     t = sub.add_parser("table", help="print the comparison table of a stored grid at one U")
     t.add_argument("points")
     t.add_argument("--spread-ns", type=int, default=300)
@@ -135,27 +177,30 @@ def main(argv=None) -> int:
         ap.error(f"--seeds: {a.seeds} is not in 5..100 (the claims use seeds 1-5)")
     if a.jobs < 1:
         ap.error(f"--jobs: {a.jobs} is not >= 1")
-    if not all(1 <= u <= 1_000_000 for u in a.spread_ns):
-        ap.error(f"--spread-ns: {a.spread_ns} must be in 1..1000000 (U = 0 is the shipped ties: aron97.py)")
+    if not all(0 <= u <= 1_000_000 for u in a.spread_ns):
+        ap.error(f"--spread-ns: {a.spread_ns} must be in 0..1000000")
+    if a.topology not in (1, 2):
+        ap.error(f"--topology: {a.topology} is not 1 or 2")
     seeds = list(range(1, a.seeds + 1))
     pts = [(u, n, k, s) for u in a.spread_ns for n in NETS for k in KS for s in seeds]
     with tempfile.TemporaryDirectory(prefix="cellsim-aron-off-") as tmp:
         exe = aron97.build(tmp)
         with ThreadPoolExecutor(a.jobs) as pool:
-            runs = list(pool.map(lambda p: cell_run(exe, p), [(v, *p) for v in VARIANTS for p in pts]))
-    runs += atmsim_runs(pts, a.jobs)
+            runs = list(pool.map(lambda p: cell_run(exe, p), [(v, a.topology, *p) for v in VARIANTS for p in pts]))
+    runs += atmsim_runs(pts, a.jobs, a.topology)
     from atmsim.runner import core_fingerprint
 
     gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     data = {"command": "python validation/cellsim/aron97_offsets.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "commit": mk95.commit(), "atmsim_core": core_fingerprint(), "compiler": gcc, "cflags": mk95.CFLAGS,
-            "seeds": seeds, "ks": KS, "spread_ns": a.spread_ns,
+            "topology": a.topology, "seeds": seeds, "ks": KS, "spread_ns": a.spread_ns,
             "offsets_ps": {f"{u}/{s}": offsets_ps(s, u) for u in a.spread_ns for s in seeds},
             "claims": {f"{v}, U {u} ns, seeds {lo}": claims_of(runs, v, u, ss) for v in ("atmsim", *VARIANTS)
                        for u in a.spread_ns for lo, ss in (("1-5", seeds[:5]), (f"1-{len(seeds)}", seeds))},
             "leave_one_out": {f"{v}, U {u} ns": leave_one_out(runs, v, u, seeds) for v in ("atmsim", *VARIANTS)
                               for u in a.spread_ns}}
-    aron97.store(a.out, data, runs)
+    aron97.store(a.out or os.path.join(HERE, f"aron97_offsets{'_topo2' if a.topology == 2 else ''}_points.json"),
+                 data, runs)
     return 0
 
 
