@@ -39,7 +39,9 @@ from atmsim.one_line_args import OneLineParser  # noqa: E402
 from atmsim.seed_range import argparse_seed_count  # noqa: E402
 
 KS, NETS = aron97.KS, aron97.NETS
-VARIANTS = {"base": [], "arrivals first": ["--ties", "arrivals-first"]}
+VARIANTS = {"base": [], "arrivals first": ["--ties", "arrivals-first"]}  # the default readings
+# more of aron97.py's readings (--readings): random ties matter only where ties are left (U = 0)
+READINGS = {**VARIANTS, "random ties": ["--ties", "random"], "bp95 off": ["--bp95", "off"]}
 KEEP = aron97.KEEP
 
 
@@ -61,7 +63,7 @@ def jain(xs: list[float]) -> float:
 def cell_run(exe: str, point: tuple) -> dict:
     variant, topo, u, net, k, seed = point
     off = ",".join(str(x) for x in offsets_ps(seed, u))
-    out = json.loads(subprocess.run([exe, *aron97.args_of("base", net, k, seed), *VARIANTS[variant],
+    out = json.loads(subprocess.run([exe, *aron97.args_of("base", net, k, seed), *READINGS[variant],
                                      "--access-offsets-ps", off, *(["--topology", "2"] if topo == 2 else [])],
                                     capture_output=True, text=True, check=True).stdout)
     per = [s["useful_bytes"] for s in out["per_sender"]]
@@ -118,20 +120,21 @@ def leave_one_out(runs, variant: str, u: int, seeds: list[int]) -> list[float]:
 
 
 def table(data: dict, u: int) -> str:
-    """Markdown: atmsim against cellsim (base, arrivals first) at one U, medians over every stored seed."""
-    runs = data["runs"]
+    """Markdown: atmsim against cellsim's readings (base, arrivals first, ...) at one U, medians over every stored
+    seed."""
+    runs, readings = data["runs"], data.get("readings", list(VARIANTS))
     cols = [("E", "{:.3f}"), ("timeouts", "{:g}"), ("fast_retransmits", "{:g}"), ("jain", "{:.3f}")]
     out = ["| network | k | E a / c / c-af | timeouts a / c / c-af | fast retransmits a / c / c-af | "
            "Jain a / c / c-af |", "| --- | --- | --- | --- | --- | --- |"]
     for net in NETS:
-        got = {(v, key): curve(runs, v, u, net, key) for v in ("atmsim", *VARIANTS) for key, _ in cols}
+        got = {(v, key): curve(runs, v, u, net, key) for v in ("atmsim", *readings) for key, _ in cols}
         for i, k in enumerate(KS):
-            cells = [" / ".join(f.format(got[(v, key)][i]) for v in ("atmsim", *VARIANTS)) for key, f in cols]
+            cells = [" / ".join(f.format(got[(v, key)][i]) for v in ("atmsim", *readings)) for key, f in cols]
             out.append(f"| {net} | {k} | " + " | ".join(cells) + " |")
     out += ["", "| network | cellsim reading | E: c - a (range) | points within 0.02 / 0.05 | timeouts: c - a | "
             "fast retransmits: c - a | Jain: c - a |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for net in NETS:
-        for v in VARIANTS:
+        for v in readings:
             d = {key: [c - a for c, a in zip(curve(runs, v, u, net, key), curve(runs, "atmsim", u, net, key))]
                  for key, _ in cols}
             e = d["E"]
@@ -141,7 +144,7 @@ def table(data: dict, u: int) -> str:
                        f" | {min(d['jain']):+.3f} to {max(d['jain']):+.3f} |")
     out += ["", "| reading | seeds 1-5: TV ATM / packet, ratio | seeds 1-10: TV ATM / packet, ratio | "
             "one of ten left out |", "| --- | --- | --- | --- |"]
-    for v in ("atmsim", *VARIANTS):
+    for v in ("atmsim", *readings):
         c5, c10 = (data["claims"][f"{v}, U {u} ns, seeds {lo}"]["fig3.c9"] for lo in ("1-5", f"1-{len(data['seeds'])}"))
         lo_ = data["leave_one_out"][f"{v}, U {u} ns"]
         out.append(f"| {v} | " + " | ".join(f"{c['tv_atm']:.3f} / {c['tv_packet']:.3f}, {c['ratio_packet_over_atm']:.3f}"
@@ -156,6 +159,7 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="run both simulators on the grid and store it")
     r.add_argument("--topology", type=int, default=1, help="1 or 2 (catalogue 1.1)")
     r.add_argument("--spread-ns", type=int, nargs="+", default=[300, 3000], help="U of the offsets, ns (0: none)")
+    r.add_argument("--readings", nargs="+", default=list(VARIANTS), help=f"cellsim's readings: {', '.join(READINGS)}")
     r.add_argument("--seeds", type=argparse_seed_count, default=10, help="seeds 1..N, >= 5")
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--out", default="", help="default validation/cellsim/aron97_offsets[_topo2]_points.json")
@@ -179,6 +183,8 @@ def main(argv=None) -> int:
         ap.error(f"--jobs: {a.jobs} is not >= 1")
     if not all(0 <= u <= 1_000_000 for u in a.spread_ns):
         ap.error(f"--spread-ns: {a.spread_ns} must be in 0..1000000")
+    if not a.readings or any(v not in READINGS for v in a.readings):
+        ap.error(f"--readings: {a.readings} are not among {', '.join(READINGS)}")
     if a.topology not in (1, 2):
         ap.error(f"--topology: {a.topology} is not 1 or 2")
     seeds = list(range(1, a.seeds + 1))
@@ -186,7 +192,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="cellsim-aron-off-") as tmp:
         exe = aron97.build(tmp)
         with ThreadPoolExecutor(a.jobs) as pool:
-            runs = list(pool.map(lambda p: cell_run(exe, p), [(v, a.topology, *p) for v in VARIANTS for p in pts]))
+            runs = list(pool.map(lambda p: cell_run(exe, p), [(v, a.topology, *p) for v in a.readings for p in pts]))
     runs += atmsim_runs(pts, a.jobs, a.topology)
     from atmsim.runner import core_fingerprint
 
@@ -195,9 +201,10 @@ def main(argv=None) -> int:
             "commit": mk95.commit(), "atmsim_core": core_fingerprint(), "compiler": gcc, "cflags": mk95.CFLAGS,
             "topology": a.topology, "seeds": seeds, "ks": KS, "spread_ns": a.spread_ns,
             "offsets_ps": {f"{u}/{s}": offsets_ps(s, u) for u in a.spread_ns for s in seeds},
-            "claims": {f"{v}, U {u} ns, seeds {lo}": claims_of(runs, v, u, ss) for v in ("atmsim", *VARIANTS)
+            "readings": a.readings,
+            "claims": {f"{v}, U {u} ns, seeds {lo}": claims_of(runs, v, u, ss) for v in ("atmsim", *a.readings)
                        for u in a.spread_ns for lo, ss in (("1-5", seeds[:5]), (f"1-{len(seeds)}", seeds))},
-            "leave_one_out": {f"{v}, U {u} ns": leave_one_out(runs, v, u, seeds) for v in ("atmsim", *VARIANTS)
+            "leave_one_out": {f"{v}, U {u} ns": leave_one_out(runs, v, u, seeds) for v in ("atmsim", *a.readings)
                               for u in a.spread_ns}}
     aron97.store(a.out or os.path.join(HERE, f"aron97_offsets{'_topo2' if a.topology == 2 else ''}_points.json"),
                  data, runs)
