@@ -292,3 +292,33 @@ def test_cellsim_shows_the_deviation_of_morris_kung95_fig3_rows(row):
         assert got["grid_steps"] is not None and got["grid_steps"] > 1
     if key == "fig3.c6":
         assert got["max_ppd_gain_share"] > 0.1 and got["max_ppd_share"] > 0.3
+
+
+def test_cellsim_shows_the_deviation_of_aron97_fig3_c9():
+    # validation/cellsim on aron97 (aron97_offsets.py, aron97.py; docs/validation.md): fig3.c9 (total variation of
+    # the packet curve / the ATM curve's <= 2/3, each topology) fails in cellsim at ten seeds under every reading, ties
+    # as shipped and broken alike; topology 2, which the row also requires, fails under every reading at five and ten
+    # seeds and with any one of ten left out. With the ties broken alike the two simulators run one scenario: on
+    # topology 2 cellsim's ATM E is within 0.05 of atmsim's at every buffer.
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(ROOT / "validation/cellsim"))
+    spec = importlib.util.spec_from_file_location("cellsim_aron97_offsets", ROOT / "validation/cellsim/aron97_offsets.py")
+    off = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(off)
+    topo2 = [_json(settled.SETTLED["aron97.fig3.c9"].file), _json("validation/cellsim/aron97_offsets_topo2_shipped_points.json")]
+    topo1 = _json("validation/cellsim/aron97_offsets_points.json")
+    for d, every in [(x, True) for x in topo2] + [(topo1, False)]:
+        for v in d.get("readings", list(off.VARIANTS)):
+            for u in d["spread_ns"]:
+                for seeds in ([1, 2, 3, 4, 5], d["seeds"]) if every else (d["seeds"],):
+                    assert not off.claims_of(d["runs"], v, u, seeds)["fig3.c9"]["holds"], (v, u, seeds)
+                if every:
+                    assert min(off.leave_one_out(d["runs"], v, u, d["seeds"])) > 2 / 3, (v, u)
+    shipped = _json("validation/cellsim/aron97_points.json")
+    for v in off.aron97.VARIANTS:
+        assert not off.aron97.claims_of(shipped["runs"], v, shipped["seeds"])["fig3.c9"]["holds"], v
+    for v in off.VARIANTS:
+        gap = [c - a for c, a in zip(off.curve(topo2[0]["runs"], v, 300, "atm"), off.curve(topo2[0]["runs"], "atmsim", 300, "atm"))]
+        assert max(map(abs, gap)) <= 0.05, (v, gap)

@@ -4,7 +4,9 @@
  * starting at (i-1) x 10 ms; 10 s.  Over ATM (`raw48` cells, R1's FCFS output
  * buffer of B/48 cells, tail drop, cells forwarded one by one, strict
  * reassembly at Di) or over a packet network (store-and-forward routers, R1's
- * FIFO of B bytes, tail drop).  Replaces net.c and main.c of the mk95 build:
+ * FIFO of B bytes, tail drop).  `--topology 2`: catalogue 1.1's chain, S1-S4
+ * -> R1 -> R2 <- S5-S8, R2 -> R3 30 ms, R3 -> R4, D1-D4 at R3, D5-D8 at R4,
+ * every other link 1 us.  Replaces net.c and main.c of the mk95 build:
  * gcc aron.c tcp.c.  Bad input: exit 2 with one line naming the key. */
 #include "cellsim.h"
 #include <stdio.h>
@@ -15,9 +17,15 @@ Run R;
 ps_t now;
 const char *prog = "cellsim-aron";
 static int atm = 1;
+static int topo = 1; /* --topology: 1 (Fig. 1) or 2 (catalogue 1.1's chain) */
 static int64_t buf_bytes = 192528;
 static long dead_cells, drops_units, rev_max, ties_r1;
 static ps_t last_dep_r1 = -1; /* the last departure from R1's bottleneck port */
+/* --access-offsets-ps: each sender's 1 us line to R1 made longer by a static
+ * amount (both ways: a link's delay is one-way propagation in each direction),
+ * so that cells of different senders no longer reach R1 at the same instant;
+ * the amounts are scenario inputs, given by the driver (aron97_offsets.py). */
+static ps_t acc_off[NCONN];
 
 /* --- times: 53 bytes per 3 us on every line (141.333 Mb/s, catalogue 1.1) */
 #define CT ((ps_t)3000000)
@@ -35,13 +43,18 @@ static ps_t line_free[2 * NCONN];
 /* Ports: 0 = R1 -> R2 (the bottleneck, limit B), 1 = R2 -> R1 (ACKs of all
  * eight connections, no limit reached).  R2 -> Di and R1 -> Si are fed at
  * most one unit per unit time of their own line by a single upstream line of
- * the same rate, so they never queue: a pure delay of one unit time + 1 us. */
+ * the same rate, so they never queue: a pure delay of one unit time + 1 us.
+ * Topology 2: 0 = R1 -> R2 (S1-S4, limit B), 2 = R2 -> R3 (R1's line and
+ * S5-S8, limit B; the normalising bottleneck), 1 = R3 -> R2 (ACKs of D1-D4 and,
+ * from R4, of D5-D8), 3 = R4 -> R3 (ACKs of D5-D8); R3 -> R4, R3 -> Di, R4 ->
+ * Di, R2 -> R1, R2 -> Si and R1 -> Si have one upstream line each: delays. */
 typedef struct {
     Ring q;
     int busy;
     int64_t occ, limit; /* cells (ATM) or bytes (packet), counting the unit in transmission */
 } Port;
-static Port P[2];
+static Port P[4];
+static int data_port(int p) { return p == 0 || p == 2; }
 
 /* Reassembly at D1..D8 (strict, atm.md 3; the EOM is the header's PTI bit,
  * so raw48 still delimits frames): as net.c host_cell. */
@@ -53,15 +66,15 @@ enum { U_EOM = 1 << 8 };
 static void line_send(int h, int64_t fid) {
     const Frame *f = &frames[fid & FRAME_MASK];
     ps_t t = line_free[h] > now ? line_free[h] : now;
-    int port = h < NCONN ? 0 : 1;
+    int c = h % NCONN, port = topo == 1 ? (h < NCONN ? 0 : 1) : h < NCONN ? (c < 4 ? 0 : 2) : (c < 4 ? 1 : 3);
     if (atm) {
         for (int i = 0; i < f->ncells; i++) {
             t += CT;
-            ev_push(t + PROP, EV_CELL_SW, port, (fid << 9) | (i == f->ncells - 1 ? U_EOM : 0) | i);
+            ev_push(t + PROP + (h < NCONN ? acc_off[h] : 0), EV_CELL_SW, port, (fid << 9) | (i == f->ncells - 1 ? U_EOM : 0) | i);
         }
     } else {
         t += tx_time(f->bytes);
-        ev_push(t + PROP, EV_CELL_SW, port, (fid << 9) | U_EOM);
+        ev_push(t + PROP + (h < NCONN ? acc_off[h] : 0), EV_CELL_SW, port, (fid << 9) | U_EOM);
     }
     line_free[h] = t;
 }
@@ -81,17 +94,17 @@ static void port_arrive(int p, int64_t u) {
     int64_t s = unit_size(u);
     Frame *f = &frames[(u >> 9) & FRAME_MASK];
     if (p == 0 && now == last_dep_r1) ties_r1++; /* an arrival at the instant of a departure */
-    if (p == 0 && o->occ + s > o->limit) { /* tail drop (atm.md A6; packet.md: q + s <= B) */
+    if (data_port(p) && o->occ + s > o->limit) { /* tail drop (atm.md A6; packet.md: q + s <= B) */
         f->hit = 1;
         drops_units++;
         R.cells_dropped++;
         return;
     }
-    if (p == 0 && atm && f->hit) dead_cells++; /* a cell of a frame already lost (atm.md 7.3) */
+    if (data_port(p) && atm && f->hit) dead_cells++; /* a cell of a frame already lost (atm.md 7.3) */
     ring_push(&o->q, u);
     o->occ += s;
-    if (p == 0 && o->occ > R.max_occ) R.max_occ = o->occ;
-    if (p == 1 && o->occ > rev_max) rev_max = o->occ;
+    if (data_port(p) && o->occ > R.max_occ) R.max_occ = o->occ;
+    if (!data_port(p) && o->occ > rev_max) rev_max = o->occ;
     port_start(p);
 }
 
@@ -121,8 +134,13 @@ void net_event(const Ev *e) {
         o->busy = 0;
         if (e->arg == 0) last_dep_r1 = now;
         int c = frames[(d >> 9) & FRAME_MASK].conn;
-        /* 30 ms to the far switch, then its (never queueing) port to the host */
-        ev_push(now + WAN + unit_time(d) + PROP, EV_CELL_HOST, e->arg == 0 ? NCONN + c : c, d);
+        if (topo == 2 && (e->arg == 0 || e->arg == 3)) { /* 1 us to the next switch's queueing port */
+            ev_push(now + PROP, EV_CELL_SW, e->arg == 0 ? 2 : 1, d);
+        } else { /* 30 ms to the far switch, then its (never queueing) ports to the host: one, or in
+                  * topology 2 two for flows 5-8's data (R3 -> R4 -> Di) and flows 1-4's ACKs (R2 -> R1 -> Si) */
+            int data = data_port(e->arg), hops = topo == 2 && (data ? c >= 4 : c < 4) ? 2 : 1;
+            ev_push(now + WAN + hops * (unit_time(d) + PROP) + (data ? 0 : acc_off[c]), EV_CELL_HOST, data ? NCONN + c : c, d);
+        }
         port_start(e->arg);
         break;
     }
@@ -152,6 +170,9 @@ int main(int argc, char **argv) {
         if (!strcmp(k, "--network")) {
             if (strcmp(v, "atm") && strcmp(v, "packet")) bad(k, "must be atm or packet");
             atm = !strcmp(v, "atm");
+        } else if (!strcmp(k, "--topology")) {
+            if (strcmp(v, "1") && strcmp(v, "2")) bad(k, "must be 1 or 2");
+            topo = atoi(v);
         } else if (!strcmp(k, "--buffer-bytes")) {
             buf_bytes = (int64_t)num(k, v, 9168, 1e9);
         } else if (!strcmp(k, "--seed")) {
@@ -164,15 +185,25 @@ int main(int argc, char **argv) {
                 bad(k, "must be departures-first, arrivals-first or random");
             departures_first = !strcmp(v, "departures-first");
             random_ties = !strcmp(v, "random");
+        } else if (!strcmp(k, "--access-offsets-ps")) { /* eight amounts in ps, S1..S8, comma-separated */
+            const char *p = v;
+            for (int c = 0; c < NCONN; c++) {
+                char *end;
+                long long x = strtoll(p, &end, 10);
+                if (end == p || x < 0 || x > 1000000000LL || (c < NCONN - 1 ? *end != ',' : *end != 0))
+                    bad(k, "must be eight comma-separated integers in 0..1000000000 (ps)");
+                acc_off[c] = (ps_t)x;
+                p = end + 1;
+            }
         } else {
-            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties)");
+            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties --access-offsets-ps --topology)");
         }
     }
     rng_seed((uint64_t)R.seed);
-    ring_init(&P[0].q, (int)(buf_bytes / (atm ? 48 : 40)) + 8);
-    ring_init(&P[1].q, 1 << 16);
-    P[0].limit = atm ? buf_bytes / 48 : buf_bytes; /* payload bytes: B/48 cells (catalogue 1.1) */
-    P[1].limit = 1LL << 40;
+    for (int p = 0; p < 4; p++) {
+        ring_init(&P[p].q, data_port(p) ? (int)(buf_bytes / (atm ? 48 : 40)) + 8 : 1 << 16);
+        P[p].limit = data_port(p) ? (atm ? buf_bytes / 48 : buf_bytes) : 1LL << 40; /* B/48 cells (catalogue 1.1) */
+    }
     for (int c = 0; c < NCONN; c++) rx_first[c] = -1;
     tcp_init();
     for (int c = 0; c < NCONN; c++) {

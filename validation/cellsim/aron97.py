@@ -153,13 +153,17 @@ def main(argv=None) -> int:
                                "atmsim_core": rep.get("atmsim_core"), "points": pts,
                                "claims": judge(*[[p[key] for p in by[n]] for key in ("E",) for n in NETS],
                                                *[[p["timeouts"] for p in by[n]] for n in NETS])}
-    with open(a.out, "w", encoding="utf-8") as f:  # one run per line: a diff shows which runs moved
-        head = {k: v for k, v in data.items()}
-        f.write(json.dumps(head, indent=1)[:-2] + ',\n "runs": [\n')
+    store(a.out, data, runs)
+    return 0
+
+
+def store(path: str, data: dict, runs: list[dict]) -> None:
+    """Writes `data` with its runs, one run per line (a diff shows which runs moved), and prints each claim set."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=1)[:-2] + ',\n "runs": [\n')
         f.write(",\n".join(json.dumps(x) for x in runs) + "\n ]\n}\n")
     for v, c in data["claims"].items():
         print(v, {k: round(x["ratio_packet_over_atm"], 3) if k == "fig3.c9" else x["holds"] for k, x in c.items()})
-    return 0
 
 
 if __name__ == "__main__":

@@ -16,10 +16,6 @@ from atmsim.reproduce.open_rows import sentence
 _CELLS = "a cell-level simulator independent of ours (ns-2 has no cells)"
 
 WOULD_SETTLE = {
-    "fig3.c9": "fig3's ATM curve under a stated order of simultaneous cell arrivals at the bottleneck switch, which the "
-               "paper leaves open: the independent cell-level simulator validation/cellsim fails this row at ten seeds "
-               "under each of its readings, and at five seeds holds it under a random order (docs/validation.md). It "
-               "is not seed noise at ten seeds (docs/reproductions.md).",
     "fig6.c2": f"Vegas-AFR over ATM from {_CELLS}, and over the packet network from a packet simulator with AFR; "
                "ns-2 runs only the packet side, as Vegas (docs/validation.md).",
     "fig6.fair": f"Vegas-AFR in an independent simulator: over ATM {_CELLS}, over the packet network one with AFR.",
