@@ -126,6 +126,9 @@ impl World {
         };
         let defer = world.services.watch().is_none() && !trace && world.model.host.is_none();
         world.defer_nic_ends(defer);
+        if world.warm_ahead {
+            world.huge_pages();
+        }
         world
     }
 }

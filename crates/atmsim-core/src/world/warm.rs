@@ -98,3 +98,72 @@ impl World {
         (next.0 < ESCAPE.0).then_some(next)
     }
 }
+
+/// Transparent huge pages (2 MiB on x86-64) for the memory a large run's
+/// hops read at random. A 1,024-host run's 49 MiB are 12 k pages of 4 KiB,
+/// beyond the processor's second-level TLB, and a miss there walks two page
+/// tables on a virtual machine (docs/performance.md, "What misses at 1,024
+/// hosts"); in 2-MiB pages they are 25 entries. This machine's kernel gives
+/// such pages only to memory advised so (`madvise` mode), and the allocator
+/// gives no advice unless told from outside the program, so the mappings
+/// holding the world's arrays are advised here, and the pages already
+/// written gathered at once (`MADV_COLLAPSE`, Linux 6.1). Advice changes no
+/// byte of memory, so no value of the run can change; a kernel that refuses
+/// it (an older one, THP off) leaves the run as it was.
+const HUGE_PAGE: usize = 2 << 20;
+
+#[cfg(target_os = "linux")]
+mod advice {
+    use std::ffi::{c_int, c_void};
+    /// `<sys/mman.h>`: back the range with huge pages as it is touched.
+    pub const MADV_HUGEPAGE: c_int = 14;
+    /// `<sys/mman.h>`: gather the range's pages into huge pages now.
+    pub const MADV_COLLAPSE: c_int = 25;
+    extern "C" {
+        /// The C library's madvise(2), linked with every Rust program on Linux.
+        pub fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+    }
+}
+
+/// Advises huge pages for every writable anonymous mapping that holds one
+/// of `held` (addresses of the world's arrays) or is the allocator's heap,
+/// over its whole 2-MiB-aligned part. Errors are ignored: advice only.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(held: &[usize]) {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return };
+    for line in maps.lines() {
+        // start-end perms offset dev inode [path]
+        let mut f = line.split_ascii_whitespace();
+        let (Some(range), Some(perms), Some(inode), path) = (f.next(), f.next(), f.nth(2), f.next()) else { continue };
+        let Some((a, b)) = range.split_once('-') else { continue };
+        let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) else { continue };
+        let ours = path == Some("[heap]") || (path.is_none() && held.iter().any(|&x| a <= x && x < b));
+        let (start, end) = (a.next_multiple_of(HUGE_PAGE), b / HUGE_PAGE * HUGE_PAGE);
+        if !ours || !perms.starts_with("rw") || inode != "0" || start >= end {
+            continue;
+        }
+        for how in [advice::MADV_HUGEPAGE, advice::MADV_COLLAPSE] {
+            // SAFETY: advice on whole pages of a mapping of this process;
+            // neither kind changes its contents or frees it (madvise(2):
+            // MADV_COLLAPSE copies the pages into a huge one and keeps
+            // every byte), so no reference into it is invalidated.
+            unsafe {
+                advice::madvise(start as *mut std::ffi::c_void, end - start, how);
+            }
+        }
+    }
+}
+
+impl World {
+    /// Huge pages for the world's memory, on a network large enough to
+    /// fetch ahead (`World::warm_ahead`): once built, and at each of the
+    /// run's observations, for what its queues and ledgers grew since.
+    pub(super) fn huge_pages(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            let mut held = vec![self.ports.as_ptr() as usize, self.ledgers.as_ptr() as usize, self.flows.as_ptr() as usize];
+            held.extend(self.ports.iter().find_map(|p| p.pipe.front()).map(|h| h as *const _ as usize));
+            advise_huge_pages(&held);
+        }
+    }
+}
