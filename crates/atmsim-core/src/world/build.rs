@@ -35,7 +35,9 @@ impl World {
         let (hosts, vcs, mut flows) = endpoints(&model);
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
-        let mut ports: Vec<Port> = (0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))).collect();
+        let warm_ahead = super::warm::outgrows_cache(model.ports.len());
+        let mut ports: Vec<Port> = super::warm::port_array(model.ports.len(), warm_ahead);
+        ports.extend((0..model.ports.len()).map(|i| port(&model, PortId(i as u32), num_vcs, vbr_port == Some(i))));
         for (i, port) in ports.iter_mut().enumerate() {
             port.far_exits = vcs.exits().far(PortId(i as u32));
         }
@@ -114,7 +116,7 @@ impl World {
             }),
             unit_hops: 0,
             warming: [None; 3],
-            warm_ahead: model.ports.len() * std::mem::size_of::<Port>() > super::warm::WARM_FROM_BYTES,
+            warm_ahead,
             wall_s: 0.0,
             // A watched port reports departures at its end-of-transmission events (the port log,
             // captures); the occupancy percentiles read each unit's departure when it is offered
@@ -126,6 +128,9 @@ impl World {
         };
         let defer = world.services.watch().is_none() && !trace && world.model.host.is_none();
         world.defer_nic_ends(defer);
+        if world.warm_ahead {
+            world.huge_pages();
+        }
         world
     }
 }

@@ -194,6 +194,9 @@ impl World {
             countdown -= 1;
             if countdown == 0 {
                 countdown = OBSERVE_EVERY;
+                if self.warm_ahead {
+                    self.huge_pages();
+                }
                 // A port log or pcap files at their cap, or a capture file
                 // that could not be written, stop the run here (nothing
                 // beyond was kept): `port_log_overflow`, `capture_overflow`

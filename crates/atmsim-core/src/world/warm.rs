@@ -21,6 +21,34 @@ use crate::net::{Discipline, Port, PortId};
 /// 2.75 MB before their pipes and books; the 128-host tree's 768, 344 kB.
 pub(super) const WARM_FROM_BYTES: usize = 2 << 20;
 
+/// Do `n` ports outgrow a core's second-level cache ([`WARM_FROM_BYTES`])?
+pub(super) fn outgrows_cache(n: usize) -> bool {
+    n * std::mem::size_of::<Port>() > WARM_FROM_BYTES
+}
+
+/// An empty array for `n` ports. With `huge`, its capacity is rounded so
+/// that the allocation, a mapping of its own at this size, spans whole
+/// 2-MiB pages less the allocator's header: Linux places an anonymous
+/// mapping whose length is a multiple of 2 MiB on a 2-MiB boundary
+/// (`thp_get_unmapped_area`), so every port lies in a page that can be
+/// made huge ([`World::huge_pages`]; measured: without the rounding the
+/// 1,024-host tree's 2.75 MB of ports held no whole aligned 2 MiB, and all
+/// stayed in 4-KiB pages). The spare capacity is never used: ports are
+/// not added after the build. An allocator or kernel that places it
+/// otherwise costs only the spare bytes.
+pub(super) fn port_array(n: usize, huge: bool) -> Vec<Port> {
+    if !huge {
+        return Vec::with_capacity(n);
+    }
+    // What the allocator adds to the request: glibc's chunk header and,
+    // for a 64-byte-aligned type, memalign's slack (the alignment and a
+    // minimum chunk); at 64 bytes the mapping came out 4 KiB too long.
+    const HEADER: usize = 256;
+    let size = std::mem::size_of::<Port>();
+    let pages = (n * size + HEADER).div_ceil(HUGE_PAGE);
+    Vec::with_capacity((pages * HUGE_PAGE - HEADER) / size)
+}
+
 /// Asks the processor to bring the cache line holding `at` into its
 /// caches. Not a read the program sees: it cannot change a value.
 #[inline(always)]
@@ -96,5 +124,101 @@ impl World {
         let head = port.pipe.front()?;
         let next = self.vcs.exits().exit(port.far_exits + (head.unit.route & STEP));
         (next.0 < ESCAPE.0).then_some(next)
+    }
+}
+
+/// Transparent huge pages (2 MiB on x86-64) for the memory a large run's
+/// hops read at random. A 1,024-host run's 49 MiB are 12 k pages of 4 KiB,
+/// beyond the processor's second-level TLB, and a miss there walks two page
+/// tables on a virtual machine (docs/performance.md, "What misses at 1,024
+/// hosts"); in 2-MiB pages they are 25 entries. This machine's kernel gives
+/// such pages only to memory advised so (`madvise` mode), and the allocator
+/// gives no advice unless told from outside the program, so the mappings
+/// holding the world's arrays are advised here, and the pages already
+/// written gathered at once (`MADV_COLLAPSE`, Linux 6.1). Advice changes no
+/// byte of memory, so no value of the run can change; a kernel that refuses
+/// it (an older one, THP off) leaves the run as it was.
+const HUGE_PAGE: usize = 2 << 20;
+
+#[cfg(target_os = "linux")]
+mod advice {
+    use std::ffi::{c_int, c_void};
+    /// `<sys/mman.h>`: back the range with huge pages as it is touched.
+    pub const MADV_HUGEPAGE: c_int = 14;
+    /// `<sys/mman.h>`: gather the range's pages into huge pages now.
+    pub const MADV_COLLAPSE: c_int = 25;
+    extern "C" {
+        /// The C library's madvise(2), linked with every Rust program on Linux.
+        pub fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+    }
+}
+
+/// Advises huge pages for every writable anonymous mapping that holds one
+/// of `held` (addresses of the world's arrays) or is the allocator's heap,
+/// over its whole 2-MiB-aligned part. Errors are ignored: advice only.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(held: &[usize]) {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return };
+    for line in maps.lines() {
+        // start-end perms offset dev inode [path]
+        let mut f = line.split_ascii_whitespace();
+        let (Some(range), Some(perms), Some(inode), path) = (f.next(), f.next(), f.nth(2), f.next()) else { continue };
+        let Some((a, b)) = range.split_once('-') else { continue };
+        let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) else { continue };
+        let ours = path == Some("[heap]") || (path.is_none() && held.iter().any(|&x| a <= x && x < b));
+        let (start, end) = (a.next_multiple_of(HUGE_PAGE), b / HUGE_PAGE * HUGE_PAGE);
+        if !ours || !perms.starts_with("rw") || inode != "0" || start >= end {
+            continue;
+        }
+        for how in [advice::MADV_HUGEPAGE, advice::MADV_COLLAPSE] {
+            // SAFETY: advice on whole pages of a mapping of this process;
+            // neither kind changes its contents or frees it (madvise(2):
+            // MADV_COLLAPSE copies the pages into a huge one and keeps
+            // every byte), so no reference into it is invalidated.
+            unsafe {
+                advice::madvise(start as *mut std::ffi::c_void, end - start, how);
+            }
+        }
+    }
+}
+
+impl World {
+    /// Huge pages for the world's memory, on a network large enough to
+    /// fetch ahead (`World::warm_ahead`): once built, and at each of the
+    /// run's observations, for what its queues and ledgers grew since.
+    pub(super) fn huge_pages(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            let mut held = vec![self.ports.as_ptr() as usize, self.ledgers.as_ptr() as usize, self.flows.as_ptr() as usize];
+            held.extend(self.ports.iter().find_map(|p| p.pipe.front()).map(|h| h as *const _ as usize));
+            advise_huge_pages(&held);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The 16-host EQDS permutation for 200 µs, its pipe heads fetched
+    /// ahead and its memory advised into huge pages, or neither.
+    fn perm16(warm: bool) -> String {
+        let text = include_str!("../../../../python/atmsim/scenarios/eqds-perm-16.toml");
+        let s = crate::scenario::parse(text, &["duration=200us".to_string()]).unwrap();
+        let mut w = super::World::new(crate::scenario::validate(&s, None).unwrap(), false);
+        assert!(!w.warm_ahead, "16 hosts' ports fit a core's cache");
+        w.warm_ahead = warm;
+        if warm {
+            w.huge_pages();
+        }
+        w.run();
+        // Pipe heads were fetched ahead in the one run, not in the other.
+        assert_eq!(w.warming[0].is_some(), warm);
+        let (mut summary, _) = w.finish();
+        summary.wall_s = 0.0;
+        summary.to_json()
+    }
+
+    #[test]
+    fn fetching_ahead_and_huge_pages_change_no_output() {
+        assert_eq!(perm16(true), perm16(false));
     }
 }
