@@ -3,6 +3,7 @@
     python validation/cellsim/aron97_vegas.py run [--seeds 10] [--jobs 2] [--readings base,arrivals-first,random]
                                                   [--out validation/cellsim/aron97_vegas_points.json]
     python validation/cellsim/aron97_vegas.py table validation/cellsim/aron97_vegas_points.json --atmsim DIR
+    python validation/cellsim/aron97_vegas.py rows validation/cellsim/aron97_vegas_points.json
 
 Series (catalogue 1.4, 1.5, 1.8; topology 1 only, cellsim has no topology 2): the six variants on ATM (fig7) and
 the packet network (fig8) over the 12 buffers with the 500-ms tick (fig6 is vegas-afr's two of them); lite and
@@ -12,7 +13,7 @@ the same instant is judged), `arrivals-first` (insertion order), `random` (a ran
 `worried-once` (base ties, a worried-check retransmission does not re-arm the check, ns-2's reading) on the
 Vegas-RM variants. Each row judged as the catalogue and the row's `rule` write it, on the medians over seeds
 1-5 (the paper's five runs) and 1-N. `table` sets cellsim's points beside atmsim's (DIR: the --out of a full
-`atmsim reproduce aron97`).
+`atmsim reproduce aron97`); `rows` prints the eight rows under every stored reading and seed set.
 """
 from __future__ import annotations
 
@@ -107,6 +108,26 @@ def judge(runs: list[dict], reading: str, seeds: list[int]) -> dict:
     }
 
 
+FAIR_SERIES = {"fig6.fair": [("vegas-afr", n) for n in NETS], "fig7.fair": [(v, "atm") for v in VARIANTS]}
+
+
+def fair_anatomy(runs: list[dict], row: str, reading: str, seeds: list[int]) -> dict:
+    """What a fairness row's failure is made of in cellsim: its worst point (median JFI over the seeds) and the
+    median Jain index of its runs by the run's coarse timeouts (8 senders), as atmsim's note of the row bins them."""
+    rs = [r for r in runs if (r["variant"], r["network"]) in FAIR_SERIES[row] and r["tick_ms"] == 500
+          and r["seed"] in seeds and r["reading"] == (reading if reading != "worried-once" or
+                                                      r["variant"].startswith("vegas") else "base")]
+    pts = {(r["variant"], r["network"], r["k"]) for r in rs}
+    jain = {p: median(r["jain"] for r in rs if (r["variant"], r["network"], r["k"]) == p) for p in pts}
+    worst = min(jain, key=jain.get)
+    to = {p: median(r["timeouts"] for r in rs if (r["variant"], r["network"], r["k"]) == p) for p in pts}
+    bins = {"0-2": (0, 2), "3-9": (3, 9), ">=10": (10, 10**9)}
+    by = {b: [r["jain"] for r in rs if lo <= r["timeouts"] <= hi] for b, (lo, hi) in bins.items()}
+    return {"worst": {"variant": worst[0], "network": worst[1], "k": worst[2], "jain": jain[worst],
+                      "timeouts": to[worst]},
+            "jain_by_timeouts": {b: {"runs": len(v), "median": median(v) if v else None} for b, v in by.items()}}
+
+
 def atmsim_points(d: str) -> list[dict]:
     """atmsim's topology-1 points of fig6/7/8/12 (E, timeouts, retransmitted segments, Jain), one per series point."""
     pts = {}
@@ -138,6 +159,25 @@ def table(data: dict, atmsim: list[dict], reading: str = "base") -> str:
     return "\n".join(out)
 
 
+VALUE = {"fig6.c2": "max_abs_gap_topo1", "fig7.c2": "ratio", "fig7.c5": "share", "fig8.c4": ("share_above_lite", "gain_ratio"),
+         "fig12.c2": ("share_below_0.10", "median"), "fig12.c4": "max_abs_diff", "fig6.fair": ("min", "share_ge_0.95"),
+         "fig7.fair": ("min", "share_ge_0.95")}
+
+
+def rows_table(data: dict) -> str:
+    """Markdown: each row's value and verdict in cellsim under every stored reading and seed set."""
+    cols = list(data["claims"])
+    out = ["| row | " + " | ".join(cols) + " |", "| --- |" + " --- |" * len(cols)]
+    for row, key in VALUE.items():
+        cells = []
+        for c in cols:
+            got = data["claims"][c][row]
+            v = " / ".join(f"{got[k]:.3f}" for k in ((key,) if isinstance(key, str) else key))
+            cells.append(f"{v} ({'holds' if got.get('holds', got.get('holds_topo1')) else 'fails'})")
+        out.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def read_points(ap, path: str, key: str) -> dict:
     """A stored file of `aron97_vegas.py run`; one that cannot be read or is not one is `ap`'s one-line error."""
     try:
@@ -148,6 +188,25 @@ def read_points(ap, path: str, key: str) -> dict:
     if not isinstance(d, dict) or "runs" not in d or "readings" not in d:
         ap.error(f"{key}: {path} is not the --out of aron97_vegas.py run")
     return d
+
+
+def summary(data: dict, atmsim: list[dict], reading: str = "base") -> str:
+    """Markdown, one line per series: cellsim - atmsim in E over its buffers (range, median), and the medians over
+    the buffers of both simulators' timeouts, retransmitted segments and Jain (seeds 1-5, per-point medians)."""
+    s5, have = [1, 2, 3, 4, 5], {(r["variant"], r["network"], r["tick_ms"], r["k"]) for r in data["runs"]}
+    out = ["| variant | net | tick | E c - a: range (median) | timeouts a / c | rexmit segs a / c | Jain a / c |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for v, n, tick in dict.fromkeys((p[0], p[1], p[2]) for p in series()):
+        pts = [p for p in atmsim if (p["variant"], p["network"], p["tick_ms"], p["k"]) in have
+               and (p["variant"], p["network"], p["tick_ms"]) == (v, n, tick)]
+        c = {f: [med(data["runs"], reading, v, n, tick, p["k"], f, s5) for p in pts]
+             for f in ("E", "timeouts", "segments_retransmitted", "jain")}
+        d = [x - p["E"] for x, p in zip(c["E"], pts)]
+        a = {f: median(p[f] for p in pts) for f in ("timeouts", "retx_segments", "fairness")}
+        out.append(f"| {v} | {n} | {tick} | {min(d):+.3f} to {max(d):+.3f} ({median(d):+.3f}) | {a['timeouts']:g} / "
+                   f"{median(c['timeouts']):g} | {a['retx_segments']:g} / {median(c['segments_retransmitted']):g} | "
+                   f"{a['fairness']:.3f} / {median(c['jain']):.3f} |")
+    return "\n".join(out)
 
 
 def main(argv=None) -> int:
@@ -166,11 +225,17 @@ def main(argv=None) -> int:
     t.add_argument("points")
     t.add_argument("--atmsim", required=True, help="the --out DIR of `atmsim reproduce aron97`")
     t.add_argument("--reading", default="base", choices=list(READINGS))
+    t.add_argument("--summary", action="store_true", help="one line per series instead of one per point")
+    w = sub.add_parser("rows", help="print the eight rows judged under every stored reading")
+    w.add_argument("points")
     a = ap.parse_args(argv)
+    if a.cmd == "rows":
+        print(rows_table(read_points(ap, a.points, "points")))
+        return 0
     if a.cmd == "table":
         if not all(os.path.isfile(os.path.join(a.atmsim, f"{f}.csv")) for f in ("fig6", "fig7", "fig8", "fig12")):
             ap.error(f"--atmsim: {a.atmsim} has no fig6.csv, fig7.csv, fig8.csv and fig12.csv")
-        print(table(read_points(ap, a.points, "points"), atmsim_points(a.atmsim), a.reading))
+        print((summary if a.summary else table)(read_points(ap, a.points, "points"), atmsim_points(a.atmsim), a.reading))
         return 0
     readings = a.readings.split(",")
     if bad := [x for x in readings if x not in READINGS]:
