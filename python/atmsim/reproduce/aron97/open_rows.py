@@ -22,10 +22,8 @@ WOULD_SETTLE = {
                "is not seed noise at ten seeds (docs/reproductions.md).",
     "fig6.c2": f"Vegas-AFR over ATM from {_CELLS}, and over the packet network from a packet simulator with AFR; "
                "ns-2 runs only the packet side, as Vegas (docs/validation.md).",
-    "fig6.fair": f"Vegas-AFR in an independent simulator: over ATM {_CELLS}, over the packet network one with AFR.",
     "fig7.c2": f"Lite, Vegas-RM and Vegas-AFR over ATM from {_CELLS}.",
     "fig7.c5": f"Vegas-RM-AFR over ATM from {_CELLS}; ns-2 runs only the packet baseline (docs/validation.md).",
-    "fig7.fair": f"the six variants over ATM from {_CELLS}.",
     "fig8.c4": "Vegas-RM alone (Vegas with Vegas-SS and Vegas-CA disabled) in an independent packet simulator; "
                "ns-2's Vegas cannot disable them.",
     "fig12.c2": f"Lite-AFR over ATM at the fine tick from {_CELLS}; ns-2 runs only the packet baseline "
