@@ -21,8 +21,9 @@ reading and which hold under its queue reading (issue 37, docs/arb.md §2); arb.
 fixed by the catalogue's rule (docs/arb.md §3); issue 37's pass of 30 Nov added boston97's 16-source rows (both
 readings of the access links), boston97.fig7.c7 (`paper`, moved from `sweep`) and aron97.fig3.c2 (fig3's seed sweep);
 morris-kung95.fig3.c4, c5 and c6 moved to `simulator` when validation/cellsim (a cell-level twin of config (a)) showed
-their deviations, and aron97.fig3.c9 when cellsim's aron97 network, with the ties at the bottleneck broken alike in both
-simulators, failed it on both topologies.
+their deviations; aron97.fig3.c9 when cellsim's aron97 network, with the ties at the bottleneck broken alike in both
+simulators, failed it on both topologies; aron97.fig6.fair and fig7.fair when cellsim's Vegas and AFR on topology 1
+showed theirs; morris-kung95.fig4.c1 (`seeds`) when fig4's seed sweep went to 40 seeds (1 Dec).
 """
 from __future__ import annotations
 
@@ -186,6 +187,12 @@ SETTLED: dict[str, Evidence] = {
     # reading at five and ten seeds and with any one of ten left out (docs/validation.md, "Aron & Druschel's
     # topologies 1 and 2"). tests/test_settled.py judges the stored runs of all the readings.
     "aron97.fig3.c9": Evidence("simulator", file="validation/cellsim/aron97_offsets_topo2_points.json"),
+    # validation/cellsim with Vegas, Vegas-RM and AFR written from the paper and the spec files (vegas.c, afr.c), on
+    # topology 1: under each order of simultaneous events at R1 it ran, a point of the row's series has a median Jain
+    # index below topology 1's floor, which fails the row whatever topology 2 gives, and Jain falls with the run's
+    # coarse timeouts as atmsim's note measures (docs/validation.md, "TCP Vegas and AFR on topology 1").
+    "aron97.fig6.fair": Evidence("simulator", file="validation/cellsim/aron97_vegas_points.json"),
+    "aron97.fig7.fair": Evidence("simulator", file="validation/cellsim/aron97_vegas_points.json"),
     # Over seeds 1-10 (fig4's seed sweep, noise.py; the full grid's, three seeds on --quick): fig4.c2's count pooled
     # over the ten; outside its noise the row stays none.
     "morris-kung95.fig4.c2": Evidence("seeds", note=NOISE_EVERY),

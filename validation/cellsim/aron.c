@@ -163,6 +163,8 @@ int main(int argc, char **argv) {
     R.mtu = 9168; R.seed = 1; R.dur_s = 10; R.bp95 = 1; R.win = 524288; /* 512 KB (catalogue 1.1) */
     R.warm_s = 0; R.short_rexmit = 1;
     R.cell_overhead = 0; /* raw48 (atm.md 5): 9168 B = 191 cells, an ACK one cell */
+    R.tick_ms = 500;
+    const char *variant = "lite";
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bad(k, "missing value");
@@ -195,8 +197,20 @@ int main(int argc, char **argv) {
                 acc_off[c] = (ps_t)x;
                 p = end + 1;
             }
+        } else if (!strcmp(k, "--variant")) { /* aron97's six (catalogue 1.1; vegas.c, afr.c) */
+            variant = v;
+            if (!vegas_variant(v)) bad(k, "must be lite, lite-afr, vegas-rm, vegas-rm-afr, vegas or vegas-afr");
+        } else if (!strcmp(k, "--trace")) { /* TCP events on stderr (tests/test_cellsim_vegas.py) */
+            if (strcmp(v, "on") && strcmp(v, "off")) bad(k, "must be on or off");
+            R.trace = !strcmp(v, "on");
+        } else if (!strcmp(k, "--tick-ms")) { /* the slow tick: 500 ms, or fig12's 10 ms (tcp.md 1.8) */
+            if (strcmp(v, "500") && strcmp(v, "10")) bad(k, "must be 500 or 10");
+            R.tick_ms = atoi(v);
+        } else if (!strcmp(k, "--worried")) { /* Vegas-RM: a worried-check retransmission re-arms the check, or not (ns-2) */
+            if (strcmp(v, "rearm") && strcmp(v, "once")) bad(k, "must be rearm or once");
+            R.worried_once = !strcmp(v, "once");
         } else {
-            bad(k, "unknown option (known: --network --buffer-bytes --seed --bp95 --ties --access-offsets-ps --topology)");
+            bad(k, "unknown option (known: --network --topology --buffer-bytes --seed --bp95 --ties --access-offsets-ps --variant --tick-ms --worried --trace)");
         }
     }
     rng_seed((uint64_t)R.seed);
@@ -207,7 +221,7 @@ int main(int argc, char **argv) {
     for (int c = 0; c < NCONN; c++) rx_first[c] = -1;
     tcp_init();
     for (int c = 0; c < NCONN; c++) {
-        ev_push((ps_t)(uniform() * 500 * PS_MS), EV_TICK_SLOW, c, 0);
+        ev_push((ps_t)(uniform() * R.tick_ms * PS_MS), EV_TICK_SLOW, c, 0);
         ev_push((ps_t)c * 10 * PS_MS, EV_START, c, 0);
     }
     ps_t end = (ps_t)(R.dur_s * PS_S + 0.5);
@@ -218,7 +232,7 @@ int main(int argc, char **argv) {
         if (e.kind == EV_END) break;
         if (e.kind == EV_TICK_SLOW) {
             tcp_slow_tick(e.arg);
-            ev_push(now + 500 * PS_MS, EV_TICK_SLOW, e.arg, 0);
+            ev_push(now + R.tick_ms * PS_MS, EV_TICK_SLOW, e.arg, 0);
         } else if (e.kind == EV_START) {
             tcp_start(e.arg);
         } else {
@@ -235,11 +249,13 @@ int main(int argc, char **argv) {
     printf("{\"network\": \"%s\", \"buffer_bytes\": %lld, \"seed\": %d, \"bp95\": %s, \"ties\": \"%s\", \"E\": %.6f, \"E_common\": %.6f, "
            "\"useful_bytes\": %.0f, \"timeouts\": %ld, \"fast_retransmits\": %ld, \"drops\": %ld, \"dead_cells\": %ld, "
            "\"dead_share\": %.6f, \"frames_corrupt\": %ld, \"max_occupancy\": %ld, \"ack_port_max\": %ld, \"ties_r1\": %ld, "
-           "\"segments_sent\": %ld, \"segments_retransmitted\": %ld, \"per_sender\": [",
+           "\"segments_sent\": %ld, \"segments_retransmitted\": %ld, \"variant\": \"%s\", \"tick_ms\": %d, "
+           "\"worried\": \"%s\", \"afr_extra\": %ld, \"per_sender\": [",
            atm ? "atm" : "packet", (long long)buf_bytes, R.seed, R.bp95 ? "true" : "false",
            random_ties ? "random" : departures_first ? "departures-first" : "arrivals-first", useful / umax,
            useful / umax_pkt, useful, R.timeouts, R.fastrexmit, drops_units, dead_cells, atm ? dead_cells / cells : 0.0,
-           R.frames_corrupt, R.max_occ, rev_max, ties_r1, R.segs_sent, R.segs_rexmit);
+           R.frames_corrupt, R.max_occ, rev_max, ties_r1, R.segs_sent, R.segs_rexmit, variant, R.tick_ms,
+           R.worried_once ? "once" : "rearm", R.afr_extra);
     for (int c = 0; c < NCONN; c++)
         printf("%s{\"useful_bytes\": %lld, \"timeouts\": %ld, \"fast_retransmits\": %ld, \"retransmitted_bytes\": %lld}",
                c ? ", " : "", (long long)tcp_rcv_nxt(c), R.conn_timeouts[c], R.conn_fastrexmit[c],

@@ -33,7 +33,7 @@ import run as mk95  # noqa: E402  (commit(), CFLAGS: one way to build and stamp)
 from atmsim.one_line_args import OneLineParser  # noqa: E402
 from atmsim.seed_range import argparse_seed_count  # noqa: E402
 
-SOURCES = ("aron.c", "tcp.c", "core.c")
+SOURCES = ("aron.c", "tcp.c", "core.c", "vegas.c", "afr.c")
 KS = [3, 6, 9, 12, 15, 18, 21, 24, 30, 36, 45, 60]  # catalogue 1.1; B = k x 9168 bytes
 NETS = ("atm", "packet")
 VARIANTS = {"base": [], "bp95 off": ["--bp95", "off"], "arrivals first": ["--ties", "arrivals-first"],

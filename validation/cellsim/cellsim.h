@@ -62,6 +62,9 @@ typedef struct {
     int short_rexmit; /* 1: BSD's short retransmissions (default); 0: full segments only */
     int trace;     /* --trace on: TCP events on stderr */
     int b_up_fast; /* sensitivity: B's uplink at 155 Mb/s instead of 53 */
+    /* aron97's variants (vegas.c, afr.c; tcp.md 2-3): 0 everywhere = Lite */
+    int rm, vegas_cc, afr, worried_once;
+    int tick_ms; /* the slow tick; 0 = 500 ms */
     /* results */
     int64_t delivered_warm, delivered_end; /* in-order payload bytes at B */
     long timeouts, timeouts_win, fastrexmit, fastrexmit_win;
@@ -80,6 +83,7 @@ typedef struct {
     /* aron97, per connection */
     long conn_timeouts[NCONN], conn_fastrexmit[NCONN];
     int64_t conn_rexmit_bytes[NCONN];
+    long afr_extra; /* successors AFR retransmitted */
 } Run;
 extern Run R;
 extern ps_t now;
@@ -103,4 +107,6 @@ void tcp_deliver(int host, int64_t fid); /* a datagram reaches TCP */
 void tcp_slow_tick(int conn);
 void tcp_fast_tick(int conn);
 int64_t tcp_rcv_nxt(int conn);
+/* vegas.c: sets R's variant flags from aron97's name; 0 if unknown */
+int vegas_variant(const char *name);
 #endif

@@ -31,7 +31,7 @@ import claims  # noqa: E402
 from atmsim.one_line_args import OneLineParser  # noqa: E402
 from atmsim.seed_range import argparse_seed_count  # noqa: E402
 
-SOURCES = ("main.c", "net.c", "tcp.c", "core.c")
+SOURCES = ("main.c", "net.c", "tcp.c", "core.c", "vegas.c", "afr.c")
 # what is stored of each run's output line (the rest is in the line, for a rerun with the same arguments)
 KEEP = ("mtu", "seed", "b_uplink", "short_rexmit", "goodput_MBps", "timeouts_window", "fast_retransmits_window", "cells_dropped_window",
         "episodes_window", "frames_hit_window", "eoms_dropped_window", "frames_corrupt", "max_backoff_shift", "pauses_s")

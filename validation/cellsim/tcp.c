@@ -1,27 +1,21 @@
 /* One bulk TCP A->B: a 4.3BSD-Reno / 4.4BSD-Lite sender (tcp.md 1.2-1.6, the
  * MSS/8 term of Reno kept) and a BSD receiver with delayed ACKs (tcp.md 1.7).
- * Sequence numbers and windows in bytes; timers in 500-ms ticks. */
-#include "cellsim.h"
+ * Sequence numbers and windows in bytes; timers in 500-ms ticks (aron97's
+ * fig12: 10 ms).  aron97's Vegas-RM and AFR hook in from vegas.c and afr.c. */
+#include "sender.h"
 #include <stdio.h>
 #include <string.h>
 
-/* the send window: 65,535 B for mk95 ("no more than 64K bytes", no window
- * scaling, G4); 512 KiB for aron97 (catalogue 1.1) */
-#define WIN R.win
-#define RTTMIN 2      /* t_rttmin = 2 ticks (1 s) */
-#define REXMTMAX 128  /* 64 s */
+#define RTTMIN 2      /* t_rttmin = 2 ticks (1 s; 20 ms at aron97's 10-ms tick, tcp.md 1.8) */
+#define TPS (R.tick_ms ? 1000 / R.tick_ms : 2) /* ticks per second */
+#define REXMTMAX (64 * TPS) /* 64 s */
 #define MAXSHIFT 12
 #define QMAX 128      /* out-of-order ranges the receiver keeps */
 static const int backoff[MAXSHIFT + 1] = {1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64};
 
 /* One sender and one receiver per connection; `cc` selects the connection
  * being served (mk95 has one, aron97 eight). */
-static struct {
-    int64_t una, nxt, max, cwnd, ssthresh, mss;
-    int dupacks, t_rtt, srtt, rttvar, rxtcur, shift, rexmt; /* rexmt: ticks left, 0 = off */
-    int last_rtt; /* Lite.4: the last sample, in ticks (the RTO floor) */
-    int64_t rtseq;
-} Sa[NCONN];
+Snd Sa[NCONN];
 
 static struct {
     int64_t nxt, last_ack; /* rcv_nxt; rcv_nxt of the last ACK sent */
@@ -29,8 +23,7 @@ static struct {
     int nq;
     int delack;
 } Rva[NCONN];
-static int cc;
-#define S Sa[cc]
+int cc;
 #define Rv Rva[cc]
 
 static int in_window(void) { return now >= (ps_t)(R.warm_s * PS_S); }
@@ -47,17 +40,29 @@ void tcp_init(void) {
         S.cwnd = S.mss;
         S.ssthresh = 65535LL << 14;
         S.srtt = 0;
-        S.rttvar = 24 << (RS - 2); /* 3 s default RTT, scaled x4 (x16 in Lite.4) */
-        S.rxtcur = 12;             /* 6 s */
+        S.rttvar = (24 * TPS / 2) << (RS - 2); /* 3 s default RTT, scaled x4 (x16 in Lite.4) */
+        S.rxtcur = 6 * TPS;                     /* 6 s */
     }
     cc = 0;
+    if (R.rm || R.vegas_cc || R.afr) vegas_init();
 }
 
-static void trace(const char *what, int64_t x) {
+void tcp_trace(const char *what, int64_t x) {
     if (R.trace)
         fprintf(stderr, "%.6f %s %lld una=%lld nxt=%lld max=%lld cwnd=%lld ssthresh=%lld shift=%d rxtcur=%d t_rtt=%d\n",
                 (double)now / PS_S, what, (long long)x, (long long)S.una, (long long)S.nxt, (long long)S.max,
                 (long long)S.cwnd, (long long)S.ssthresh, S.shift, S.rxtcur, S.t_rtt);
+}
+
+/* One segment [seq, seq + len) to the wire (Vegas logs its send time). */
+void tcp_send_seg(int64_t seq, int64_t len) {
+    int64_t fid = frame_new(0, seq, (int)len + 40);
+    frames[fid & FRAME_MASK].conn = cc;
+    net_send(0, fid);
+    R.segs_sent++;
+    if (seq < S.max) { R.segs_rexmit++; R.conn_rexmit_bytes[cc] += len; }
+    tcp_trace(seq < S.max ? "rexmit" : "send", seq);
+    if (R.rm || R.vegas_cc) vegas_sent(seq, len);
 }
 
 /* tcp_output for a bulk sender (infinite data): a full segment, or a shorter
@@ -67,18 +72,13 @@ static void trace(const char *what, int64_t x) {
  * never arise with unbounded data and MSS < 32,767.  New data is timed when
  * t_rtt is 0 (one segment at a time); the retransmit timer is armed when data
  * is outstanding and it is not running. */
-static void output(void) {
+void tcp_output(void) {
     for (;;) {
         int64_t win = S.cwnd < WIN ? S.cwnd : WIN, len = win - (S.nxt - S.una);
         if (len > S.mss) len = S.mss;
         if (len <= 0 || (len < S.mss && !(R.short_rexmit && S.nxt < S.max))) break;
         int64_t seq = S.nxt;
-        int64_t fid = frame_new(0, seq, (int)len + 40);
-        frames[fid & FRAME_MASK].conn = cc;
-        net_send(0, fid);
-        R.segs_sent++;
-        if (seq < S.max) { R.segs_rexmit++; R.conn_rexmit_bytes[cc] += len; }
-        trace(seq < S.max ? "rexmit" : "send", seq);
+        tcp_send_seg(seq, len);
         S.nxt += len;
         if (S.nxt > S.max) {
             S.max = S.nxt;
@@ -97,7 +97,7 @@ static int rto_base(void) {
 }
 
 /* tcp_xmit_timer (tcp.md 1.4), rtt in ticks; gains 1/8 and 1/4 at either scale. */
-static void xmit_timer(int rtt) {
+void tcp_xmit_timer(int rtt) {
     if (S.srtt != 0) {
         int d = ((rtt - 1) << (SS - 3)) - (S.srtt >> 3);
         if ((S.srtt += d) <= 0) S.srtt = 1;
@@ -121,7 +121,7 @@ static int64_t half_window(void) {
 
 /* Retransmission timeout (tcp.md 1.5): back off, go back N, slow start. */
 static void timeout(void) {
-    trace("timeout", S.una);
+    tcp_trace("timeout", S.una);
     R.timeouts++;
     R.conn_timeouts[cc]++;
     if (in_window()) R.timeouts_win++;
@@ -135,18 +135,28 @@ static void timeout(void) {
     S.ssthresh = half_window();
     S.cwnd = S.mss;
     S.dupacks = 0;
-    output();
+    if (R.afr) afr_timeout();
+    if (R.rm || R.vegas_cc) vegas_timeout(); /* cwnd 2 MSS in Vegas; its RM state */
+    tcp_output();
+}
+
+/* Lite's maxseg/8 term; Lite.4 drops it (tcp.md, congestion avoidance) */
+int64_t tcp_lite_incr(void) {
+    int64_t incr = S.mss;
+    if (S.cwnd > S.ssthresh) incr = incr * incr / S.cwnd + (R.bp95 ? 0 : incr / 8);
+    return incr;
 }
 
 /* ACK processing: duplicate ACKs, fast retransmit / recovery (tcp.md 1.6). */
 static void sender_ack(int64_t ack) {
+    if (R.rm) { vegas_ack(ack); return; }
     if (ack <= S.una) {
         /* no data, window unchanged (constant), ack <= snd_una */
         if (S.rexmt == 0 || ack != S.una) {
             S.dupacks = 0;
         } else if (++S.dupacks == 3) {
             int64_t onxt = S.nxt;
-            trace("fastrexmit", ack);
+            tcp_trace("fastrexmit", ack);
             R.fastrexmit++;
             R.conn_fastrexmit[cc]++;
             if (in_window()) R.fastrexmit_win++;
@@ -155,27 +165,27 @@ static void sender_ack(int64_t ack) {
             S.t_rtt = 0;
             S.nxt = ack;
             S.cwnd = S.mss;
-            output();
+            tcp_output();
+            if (R.afr) afr_fast_rexmit(ack, S.nxt - ack); /* Lite-AFR: maybe the successor too */
             S.cwnd = S.ssthresh + 3 * S.mss;
             if (onxt > S.nxt) S.nxt = onxt;
         } else if (S.dupacks > 3) {
             S.cwnd += S.mss;
-            output();
+            tcp_output();
         }
         return;
     }
     if (S.dupacks > 3 && S.cwnd > S.ssthresh) S.cwnd = S.ssthresh;
     S.dupacks = 0;
-    trace("ack", ack);
-    if (S.t_rtt && ack > S.rtseq) xmit_timer(S.t_rtt);
+    tcp_trace("ack", ack);
+    if (S.t_rtt && ack > S.rtseq) tcp_xmit_timer(S.t_rtt);
     S.rexmt = ack == S.max ? 0 : S.rxtcur;
-    int64_t incr = S.mss;
-    /* Lite's maxseg/8 term; Lite.4 drops it (tcp.md, congestion avoidance) */
-    if (S.cwnd > S.ssthresh) incr = incr * incr / S.cwnd + (R.bp95 ? 0 : incr / 8);
+    int64_t incr = tcp_lite_incr();
     S.cwnd = S.cwnd + incr < WIN ? S.cwnd + incr : WIN;
     S.una = ack;
+    if (R.afr) afr_advance(ack);
     if (S.nxt < S.una) S.nxt = S.una;
-    output();
+    tcp_output();
 }
 
 static void send_ack(void) {
@@ -248,7 +258,7 @@ void tcp_fast_tick(int conn) {
 
 void tcp_start(int conn) {
     cc = conn;
-    output();
+    tcp_output();
 }
 
 int64_t tcp_rcv_nxt(int conn) { return Rva[conn].nxt; }
