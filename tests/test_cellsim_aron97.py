@@ -16,12 +16,17 @@ HERE = ROOT / "validation/cellsim"
 POINTS = HERE / "aron97_points.json"
 
 
-def _mod():
+def _script(name: str):
+    """A cellsim script loaded as a module (its folder on the path: aron97_offsets.py imports aron97.py)."""
     sys.path.insert(0, str(HERE))
-    spec = importlib.util.spec_from_file_location("cellsim_aron97", HERE / "aron97.py")
+    spec = importlib.util.spec_from_file_location(f"cellsim_{name}", HERE / f"{name}.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
+
+
+def _mod():
+    return _script("aron97")
 
 
 def _load():
@@ -88,11 +93,7 @@ OFFSETS = {1: HERE / "aron97_offsets_points.json", 2: HERE / "aron97_offsets_top
 
 
 def _off():
-    sys.path.insert(0, str(HERE))
-    spec = importlib.util.spec_from_file_location("cellsim_aron97_offsets", HERE / "aron97_offsets.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return _script("aron97_offsets")
 
 
 def _load_off(topo):

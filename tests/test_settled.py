@@ -272,9 +272,12 @@ def test_aron97_fig11_c2_is_arithmetic_only_if_every_tie_is_forced():
 
 
 def _cellsim(script: str):
-    """A validation/cellsim script loaded as a module (it is not a package)."""
+    """A validation/cellsim script loaded as a module (it is not a package; its folder goes on the path, since
+    a script there imports another, as aron97_offsets.py does aron97.py)."""
     import importlib.util
+    import sys
 
+    sys.path.insert(0, str(ROOT / "validation/cellsim"))
     spec = importlib.util.spec_from_file_location(f"cellsim_{script}", ROOT / "validation/cellsim" / f"{script}.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
@@ -306,13 +309,7 @@ def test_cellsim_shows_the_deviation_of_aron97_fig3_c9():
     # as shipped and broken alike; topology 2, which the row also requires, fails under every reading at five and ten
     # seeds and with any one of ten left out. With the ties broken alike the two simulators run one scenario: on
     # topology 2 cellsim's ATM E is within 0.05 of atmsim's at every buffer.
-    import importlib.util
-    import sys
-
-    sys.path.insert(0, str(ROOT / "validation/cellsim"))
-    spec = importlib.util.spec_from_file_location("cellsim_aron97_offsets", ROOT / "validation/cellsim/aron97_offsets.py")
-    off = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(off)
+    off = _cellsim("aron97_offsets")
     topo2 = [_json(settled.SETTLED["aron97.fig3.c9"].file), _json("validation/cellsim/aron97_offsets_topo2_shipped_points.json")]
     topo1 = _json("validation/cellsim/aron97_offsets_points.json")
     for d, every in [(x, True) for x in topo2] + [(topo1, False)]:
