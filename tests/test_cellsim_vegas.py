@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "validation/cellsim"
 POINTS = HERE / "aron97_vegas_points.json"
+OFFSETS = HERE / "aron97_vegas_offsets_points.json"  # the ties at R1 broken alike (--spread-ns 300), atmsim's runs beside
 GCC = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 
@@ -27,16 +28,17 @@ def _mod():
     return m
 
 
-def _load():
-    return json.loads(POINTS.read_text(encoding="utf-8"))
+def _load(path=POINTS):
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _claims(d, lo="1-10"):
     return {rd: d["claims"][f"{rd}, seeds {lo}"] for rd in d["readings"]}
 
 
-def test_stored_claims_are_the_runs_judged_again():
-    m, d = _mod(), _load()
+@pytest.mark.parametrize("path", [POINTS, OFFSETS], ids=["shipped", "offsets"])
+def test_stored_claims_are_the_runs_judged_again(path):
+    m, d = _mod(), _load(path)
     assert d["ks"] == m.KS and d["seeds"] == list(range(1, 11))
     assert len(d["runs"]) == len(m.grid(d["readings"], d["seeds"], d["sensitivity_seeds"]))
     for key, got in d["claims"].items():
@@ -115,6 +117,12 @@ def test_a_stored_point_reruns_identically(tmp_path):
                       ("base", "vegas-afr", "atm", 21, 2)),):
         point = tuple(want[k] for k in ("reading", "variant", "network", "tick_ms", "k", "seed"))
         assert m.run_one(exe, point) == want
+    d = _load(OFFSETS)
+    want = next(r for r in d["runs"] if (r["reading"], r["variant"], r["network"], r["k"], r["seed"]) ==
+                ("worried-once", "vegas-rm", "atm", 21, 3))
+    point = tuple(want[k] for k in ("reading", "variant", "network", "tick_ms", "k", "seed"))
+    assert m.run_one(exe, point, d["spread_ns"]) == want
+    assert m.run_one(exe, point) != want  # the offsets are what the stored run was given
 
 
 @GCC
@@ -138,3 +146,32 @@ def test_the_rows_verdicts_are_as_docs_validation_md_states_them():
     for row, readings in fails_under.items():
         for key in c:
             assert holds[(row, key)] == (key.split(", seeds ")[0] not in readings), (row, key)
+
+
+def test_with_the_ties_broken_alike_the_two_simulators_agree_point_and_row():
+    # docs/validation.md, "The ties broken alike for Vegas and AFR": with atmsim's static access offsets (U = 300 ns)
+    # in both, every row has one verdict under every cellsim reading, atmsim's included, at seeds 1-5 and 1-10; the
+    # series' E agrees point by point (cellsim's scenario reading and arrivals first against atmsim, seeds 1-5)
+    m, d = _mod(), _load(OFFSETS)
+    assert d["spread_ns"] == 300 and "atmsim" in d["readings"] and len(d["offsets_ps"]) == len(d["seeds"])
+    verdicts = {row: {k: got.get("holds", got.get("holds_topo1")) for k, c in d["claims"].items()
+                      for r, got in c.items() if r == row} for row in d["claims"]["atmsim, seeds 1-10"]}
+    assert len(verdicts) == 8 and all(len(set(v.values())) == 1 for v in verdicts.values()), verdicts
+    assert {row for row, v in verdicts.items() if not next(iter(v.values()))} == \
+        {"fig7.c2", "fig8.c4", "fig12.c4", "fig6.fair", "fig7.fair"}
+    atm = {(p["variant"], p["network"], p["tick_ms"], p["k"]): p["E"] for p in m.stored_atmsim_points(d)}
+    for reading in ("base", "arrivals-first"):
+        for v, n, t in dict.fromkeys(p[:3] for p in m.series()):
+            diff = [m.med(d["runs"], reading, v, n, t, k, "E", [1, 2, 3, 4, 5]) - atm[(v, n, t, k)]
+                    for (v2, n2, t2, k) in m.series() if (v2, n2, t2) == (v, n, t)]
+            assert max(map(abs, diff)) <= 0.1 and abs(sorted(diff)[len(diff) // 2]) <= 0.03, (reading, v, n, t, diff)
+
+
+@pytest.mark.parametrize("args,key", [(["run", "--spread-ns", "-1"], "--spread-ns"),
+                                      (["run", "--spread-ns", "300", "--readings", "base,random"], "--readings"),
+                                      (["run", "--spread-ns", "300", "--readings", "base", "--reuse", str(POINTS)], "--reuse"),
+                                      (["table", str(POINTS)], "--atmsim"),
+                                      (["table", str(OFFSETS), "--reading", "random"], "--reading")])
+def test_aron97_vegas_py_bad_arguments_exit_2_with_one_line(args, key):
+    p = subprocess.run([sys.executable, str(HERE / "aron97_vegas.py"), *args], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1 and key in p.stderr, p.stderr

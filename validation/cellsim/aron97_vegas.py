@@ -1,7 +1,7 @@
 """cellsim on Aron & Druschel's topology 1 with all six TCP variants: the series of figs 6, 7, 8 and 12, and their rows.
 
     python validation/cellsim/aron97_vegas.py run [--seeds 10] [--jobs 2] [--readings base,arrivals-first,random]
-                                                  [--out validation/cellsim/aron97_vegas_points.json]
+                                                  [--spread-ns 0] [--out validation/cellsim/aron97_vegas_points.json]
     python validation/cellsim/aron97_vegas.py table validation/cellsim/aron97_vegas_points.json --atmsim DIR
     python validation/cellsim/aron97_vegas.py rows validation/cellsim/aron97_vegas_points.json
 
@@ -14,6 +14,12 @@ the same instant is judged), `arrivals-first` (insertion order), `random` (a ran
 Vegas-RM variants. Each row judged as the catalogue and the row's `rule` write it, on the medians over seeds
 1-5 (the paper's five runs) and 1-N. `table` sets cellsim's points beside atmsim's (DIR: the --out of a full
 `atmsim reproduce aron97`); `rows` prints the eight rows under every stored reading and seed set.
+
+`--spread-ns U` (U > 0) breaks the ties at R1 alike in both simulators, as aron97_offsets.py does for fig3: each
+sender's access link is made longer by the static amount of atmsim's access-offsets figure for (seed, sender), drawn
+uniformly in [0, U), handed to cellsim as `--access-offsets-ps`; atmsim then runs every series point at the base
+seeds with the same offsets (reading `atmsim`), so the rows are judged on one scenario in both
+(default out: aron97_vegas_offsets_points.json). `random` ties are refused there: no two senders' cells meet at R1.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from statistics import median
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import aron97  # noqa: E402  (build, KS, NETS: one build of topology 1)
+import aron97_offsets  # noqa: E402  (offsets_ps: atmsim's access offsets, per seed and sender)
 import run as mk95  # noqa: E402  (commit(), CFLAGS)
 from atmsim.one_line_args import OneLineParser  # noqa: E402
 from atmsim.seed_range import argparse_seed_count  # noqa: E402
@@ -49,8 +56,8 @@ def series() -> list[tuple]:
 
 
 def grid(readings: list[str], seeds: list[int], sens_seeds: list[int]) -> list[tuple]:
-    """Every run: the base reading at `seeds`, the other readings at `sens_seeds`."""
-    return [(r, *p, s) for r in readings for p in series() for s in (seeds if r == "base" else sens_seeds)
+    """Every run: the base reading (and atmsim's, with offsets) at `seeds`, the other readings at `sens_seeds`."""
+    return [(r, *p, s) for r in readings for p in series() for s in (seeds if r in ("base", "atmsim") else sens_seeds)
             if r != "worried-once" or p[0].startswith("vegas")]
 
 
@@ -59,11 +66,28 @@ def args_of(reading: str, variant: str, net: str, tick: int, k: int, seed: int) 
             "--tick-ms", str(tick), *READINGS[reading]]
 
 
-def run_one(exe: str, point: tuple) -> dict:
-    out = json.loads(subprocess.run([exe, *args_of(*point)], capture_output=True, text=True, check=True).stdout)
+def run_one(exe: str, point: tuple, spread_ns: int = 0) -> dict:
+    off = ["--access-offsets-ps", ",".join(map(str, aron97_offsets.offsets_ps(point[5], spread_ns)))] if spread_ns else []
+    out = json.loads(subprocess.run([exe, *args_of(*point), *off], capture_output=True, text=True, check=True).stdout)
     u = [s["useful_bytes"] for s in out["per_sender"]]
     return {"reading": point[0], "variant": point[1], "network": point[2], "tick_ms": point[3], "k": point[4],
             "seed": point[5], **{key: out[key] for key in KEEP}, "jain": sum(u) ** 2 / (len(u) * sum(x * x for x in u))}
+
+
+def atmsim_runs(points: list[tuple], spread_ns: int, jobs: int) -> dict:
+    """atmsim's runs of `points` ((reading "atmsim", variant, network, tick_ms, k, seed)) with the same offsets, through
+    the access-offsets figure's own code path (Spec.access_offset_ps)."""
+    from atmsim.reproduce.aron97.common import Spec, row
+    from atmsim.runner import run_jobs
+
+    specs = [Spec(1, n, v, k, s, tick=f"{t}ms", access_offset_ps=spread_ns * 1000) for _, v, n, t, k, s in points]
+    out = {}
+    for p, sp, res in zip(points, specs, run_jobs([sp.job() for sp in specs], workers=jobs)):
+        r = row(sp, res)
+        out[p] = {"reading": "atmsim", "variant": p[1], "network": p[2], "tick_ms": p[3], "k": p[4], "seed": p[5],
+                  "E": r["E"], "timeouts": r["timeouts"], "fast_retransmits": r["fast_retransmits"],
+                  "segments_retransmitted": r["retx_segments"], "afr_extra": r["afr_extra"], "jain": r["fairness"]}
+    return out
 
 
 def med(runs, reading, variant, net, tick, k, key, seeds):
@@ -140,6 +164,15 @@ def atmsim_points(d: str) -> list[dict]:
                         "variant": r["variant"], "network": r["network"], "tick_ms": tick, "k": int(r["k"]),
                         **{key: float(r[key]) for key in ("E", "timeouts", "retx_segments", "fairness")}}
     return list(pts.values())
+
+
+def stored_atmsim_points(data: dict) -> list[dict]:
+    """atmsim's points stored beside cellsim's (`--spread-ns`), as atmsim_points gives them: medians over seeds 1-5."""
+    s5 = [1, 2, 3, 4, 5]
+    return [{"variant": v, "network": n, "tick_ms": t, "k": k,
+             **{out: med(data["runs"], "atmsim", v, n, t, k, key, s5) for out, key in
+                (("E", "E"), ("timeouts", "timeouts"), ("retx_segments", "segments_retransmitted"), ("fairness", "jain"))}}
+            for v, n, t, k in series()]
 
 
 def table(data: dict, atmsim: list[dict], reading: str = "base") -> str:
@@ -220,10 +253,13 @@ def main(argv=None) -> int:
     r.add_argument("--readings", default="base,arrivals-first,random,worried-once")
     r.add_argument("--reuse", default="", help="a stored file of this command whose runs of the grid are kept, not rerun "
                    "(runs are deterministic; tests/test_cellsim_vegas.py reruns a stored one)")
-    r.add_argument("--out", default=os.path.join(HERE, "aron97_vegas_points.json"))
+    r.add_argument("--spread-ns", type=int, default=0, help="U of the access offsets, ns (0: the ties as shipped)")
+    r.add_argument("--out", default="", help="default aron97_vegas_points.json, with --spread-ns "
+                   "aron97_vegas_offsets_points.json")
     t = sub.add_parser("table", help="print cellsim's points beside atmsim's")
     t.add_argument("points")
-    t.add_argument("--atmsim", required=True, help="the --out DIR of `atmsim reproduce aron97`")
+    t.add_argument("--atmsim", default="", help="the --out DIR of `atmsim reproduce aron97`; not needed for a file of "
+                   "--spread-ns, which holds atmsim's runs")
     t.add_argument("--reading", default="base", choices=list(READINGS))
     t.add_argument("--summary", action="store_true", help="one line per series instead of one per point")
     w = sub.add_parser("rows", help="print the eight rows judged under every stored reading")
@@ -233,9 +269,16 @@ def main(argv=None) -> int:
         print(rows_table(read_points(ap, a.points, "points")))
         return 0
     if a.cmd == "table":
-        if not all(os.path.isfile(os.path.join(a.atmsim, f"{f}.csv")) for f in ("fig6", "fig7", "fig8", "fig12")):
-            ap.error(f"--atmsim: {a.atmsim} has no fig6.csv, fig7.csv, fig8.csv and fig12.csv")
-        print((summary if a.summary else table)(read_points(ap, a.points, "points"), atmsim_points(a.atmsim), a.reading))
+        data = read_points(ap, a.points, "points")
+        if a.atmsim:
+            if not all(os.path.isfile(os.path.join(a.atmsim, f"{f}.csv")) for f in ("fig6", "fig7", "fig8", "fig12")):
+                ap.error(f"--atmsim: {a.atmsim} has no fig6.csv, fig7.csv, fig8.csv and fig12.csv")
+        elif "atmsim" not in data["readings"]:
+            ap.error(f"--atmsim: needed, {a.points} holds no atmsim runs (it was not run with --spread-ns)")
+        if a.reading not in data["readings"]:
+            ap.error(f"--reading: {a.reading} is not stored in {a.points} ({', '.join(data['readings'])})")
+        pts = atmsim_points(a.atmsim) if a.atmsim else stored_atmsim_points(data)
+        print((summary if a.summary else table)(data, pts, a.reading))
         return 0
     readings = a.readings.split(",")
     if bad := [x for x in readings if x not in READINGS]:
@@ -246,24 +289,38 @@ def main(argv=None) -> int:
         ap.error(f"--sensitivity-seeds: {a.sensitivity_seeds} is not in 5..{a.seeds} (--seeds)")
     if a.jobs < 1:
         ap.error(f"--jobs: {a.jobs} is not >= 1")
+    if not 0 <= a.spread_ns <= 1_000_000:
+        ap.error(f"--spread-ns: {a.spread_ns} is not in 0..1000000")
+    if a.spread_ns and "random" in readings:
+        ap.error("--readings: random ties do not apply with --spread-ns (no two senders' cells meet at R1)")
+    readings += ["atmsim"] if a.spread_ns else []
     seeds, sens = list(range(1, a.seeds + 1)), list(range(1, a.sensitivity_seeds + 1))
     fields = ("reading", "variant", "network", "tick_ms", "k", "seed")
-    kept = {tuple(r[f] for f in fields): r for r in read_points(ap, a.reuse, "--reuse")["runs"]} \
-        if a.reuse else {}
+    old = read_points(ap, a.reuse, "--reuse") if a.reuse else {"runs": [], "spread_ns": a.spread_ns}
+    if old.get("spread_ns", 0) != a.spread_ns:
+        ap.error(f"--reuse: {a.reuse} was run with --spread-ns {old.get('spread_ns', 0)}, not {a.spread_ns}")
+    kept = {tuple(r[f] for f in fields): r for r in old["runs"]}
     todo = [p for p in grid(readings, seeds, sens) if p not in kept]
+    cells = [p for p in todo if p[0] != "atmsim"]
     with tempfile.TemporaryDirectory(prefix="cellsim-vegas-") as tmp:
         exe = aron97.build(tmp)
         with ThreadPoolExecutor(a.jobs) as pool:
-            new = dict(zip(todo, pool.map(lambda p: run_one(exe, p), todo)))
+            new = dict(zip(cells, pool.map(lambda p: run_one(exe, p, a.spread_ns), cells)))
+    new.update(atmsim_runs([p for p in todo if p[0] == "atmsim"], a.spread_ns, a.jobs))
     runs = [kept.get(p) or new[p] for p in grid(readings, seeds, sens)]
+    from atmsim.runner import core_fingerprint
+
     gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     data = {"command": "python validation/cellsim/aron97_vegas.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "commit": mk95.commit(), "compiler": gcc, "cflags": mk95.CFLAGS, "seeds": seeds, "ks": KS,
             "readings": readings, "sensitivity_seeds": sens, "reused_runs": len(runs) - len(todo),
+            "spread_ns": a.spread_ns, **({"offsets_ps": {s: aron97_offsets.offsets_ps(s, a.spread_ns) for s in seeds},
+                                         "atmsim_core": core_fingerprint()} if a.spread_ns else {}),
             "claims": {f"{rd}, seeds {lo}": judge(runs, rd, ss) for rd in readings
                        for lo, ss in (("1-5", seeds[:5]), (f"1-{len(seeds)}", seeds), (f"1-{len(sens)}", sens))
-                       if rd == "base" or ss == sens}}
-    with open(a.out, "w", encoding="utf-8") as f:  # one run per line: a diff shows which runs moved
+                       if rd in ("base", "atmsim") or ss == sens}}
+    out = a.out or os.path.join(HERE, f"aron97_vegas{'_offsets' if a.spread_ns else ''}_points.json")
+    with open(out, "w", encoding="utf-8") as f:  # one run per line: a diff shows which runs moved
         f.write(json.dumps(data, indent=1)[:-2] + ',\n "runs": [\n')
         f.write(",\n".join(json.dumps(x) for x in runs) + "\n ]\n}\n")
     for rd, c in data["claims"].items():
