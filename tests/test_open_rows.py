@@ -32,5 +32,5 @@ def test_each_open_row_fails_at_none_and_its_note_ends_with_what_would_settle_it
 
 
 def test_would_settle_is_empty_for_other_rows():
-    assert aron97_open.would_settle("fig3.c1") == "" and arb_open.would_settle("fig9.c1") == ""
-    assert aron97_open.would_settle("fig7.c2").startswith(" What would settle it: ")
+    assert aron97_open.would_settle("fig3.c1") == "" == aron97_open.would_settle("fig7.c2") and arb_open.would_settle("fig9.c1") == ""
+    assert aron97_open.would_settle("fig7.c5").startswith(" What would settle it: ")
