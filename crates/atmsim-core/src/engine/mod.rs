@@ -181,9 +181,10 @@ pub const MAX_LANES: usize = 6;
 /// lane (a branch the processor cannot predict when the two alternate) and
 /// keeping the lanes' tournament. Which structure holds an event changes no
 /// order, only the cost. (The near heap holds pipe heads only, the timers
-/// waiting in the far heap. Topology 1's holds about 4; NDP's Fig. 21 hovers
-/// about 8 to 16, where a lane's event cost more than a sift: 8 here cost
-/// it 3 % more instructions than 32, and Fig. 22, deeper, the same;
+/// waiting in the far heap. Topology 1's holds about 4; NDP's Fig. 21's
+/// often 8 or more and never 32, where a lane's event cost more than a
+/// sift: 8 here cost it 3 % more instructions than 32, and Fig. 22,
+/// deeper, the same;
 /// docs/performance.md, third round and "Fig. 21's scheduler".)
 const LANES_FROM: usize = 32;
 
