@@ -178,12 +178,15 @@ pub const MAX_LANES: usize = 6;
 
 /// The heap size from which events go to the gap lanes. Below it a sift is
 /// short and cheaper than choosing, at every event, between the heap and a
-/// lane (a branch the processor cannot predict when the two alternate).
-/// Which structure holds an event changes no order, only the cost. (The
-/// near heap holds pipe heads only, the timers waiting in the far heap, so
-/// 8 is a network larger than topology 1, whose near heap holds about 4;
-/// docs/performance.md, third round.)
-const LANES_FROM: usize = 8;
+/// lane (a branch the processor cannot predict when the two alternate) and
+/// keeping the lanes' tournament. Which structure holds an event changes no
+/// order, only the cost. (The near heap holds pipe heads only, the timers
+/// waiting in the far heap. Topology 1's holds about 4; NDP's Fig. 21's
+/// often 8 or more and never 32, where a lane's event cost more than a
+/// sift: 8 here cost it 3 % more instructions than 32, and Fig. 22,
+/// deeper, the same;
+/// docs/performance.md, third round and "Fig. 21's scheduler".)
+const LANES_FROM: usize = 32;
 
 /// Events scheduled a fixed `gap` after the event being executed. Executed
 /// events come in time order and insertion numbers grow, so such events
