@@ -48,16 +48,19 @@ READINGS = {"base": [], "arrivals-first": ["--ties", "arrivals-first"], "random"
 KEEP = ("E", "timeouts", "fast_retransmits", "segments_retransmitted", "afr_extra", "drops")
 
 
-def series() -> list[tuple]:
-    """(variant, network, tick_ms, k) of every series point the eight rows need."""
+def series(topology: int = 1) -> list[tuple]:
+    """(variant, network, tick_ms, k) of every series point the eight rows need on topology 1; on topology 2, those
+    of fig6.c2's second half (Vegas-AFR on both networks, the 500-ms tick)."""
+    if topology == 2:
+        return [("vegas-afr", n, 500, k) for n in NETS for k in KS]
     pts = [(v, n, 500, k) for v in VARIANTS for n in NETS for k in KS]
     pts += [(v, n, 10, k) for v in ("lite", "lite-afr") for n in NETS for k in KS]
     return pts + [("vegas-afr", n, 10, k) for n in NETS for k in K12]
 
 
-def grid(readings: list[str], seeds: list[int], sens_seeds: list[int]) -> list[tuple]:
+def grid(readings: list[str], seeds: list[int], sens_seeds: list[int], topology: int = 1) -> list[tuple]:
     """Every run: the base reading (and atmsim's, with offsets) at `seeds`, the other readings at `sens_seeds`."""
-    return [(r, *p, s) for r in readings for p in series() for s in (seeds if r in ("base", "atmsim") else sens_seeds)
+    return [(r, *p, s) for r in readings for p in series(topology) for s in (seeds if r in ("base", "atmsim") else sens_seeds)
             if r != "worried-once" or p[0].startswith("vegas")]
 
 
@@ -66,23 +69,31 @@ def args_of(reading: str, variant: str, net: str, tick: int, k: int, seed: int) 
             "--tick-ms", str(tick), *READINGS[reading]]
 
 
-def run_one(exe: str, point: tuple, spread_ns: int = 0) -> dict:
+def run_one(exe: str, point: tuple, spread_ns: int = 0, topology: int = 1) -> dict:
     off = ["--access-offsets-ps", ",".join(map(str, aron97_offsets.offsets_ps(point[5], spread_ns)))] if spread_ns else []
+    off += ["--topology", "2"] if topology == 2 else []
     out = json.loads(subprocess.run([exe, *args_of(*point), *off], capture_output=True, text=True, check=True).stdout)
     u = [s["useful_bytes"] for s in out["per_sender"]]
     return {"reading": point[0], "variant": point[1], "network": point[2], "tick_ms": point[3], "k": point[4],
             "seed": point[5], **{key: out[key] for key in KEEP}, "jain": sum(u) ** 2 / (len(u) * sum(x * x for x in u))}
 
 
-def atmsim_runs(points: list[tuple], spread_ns: int, jobs: int) -> dict:
-    """atmsim's runs of `points` ((reading "atmsim", variant, network, tick_ms, k, seed)) with the same offsets, through
-    the access-offsets figure's own code path (Spec.access_offset_ps)."""
+def atmsim_runs(points: list[tuple], spread_ns: int, jobs: int, topology: int = 1) -> dict:
+    """atmsim's runs of `points` ((reading "atmsim", variant, network, tick_ms, k, seed)) with the same offsets: on
+    topology 1 through the access-offsets figure's own code path (Spec.access_offset_ps), on topology 2 as overrides of
+    each sender's access link (aron97_offsets.atmsim_job's)."""
     from atmsim.reproduce.aron97.common import Spec, row
-    from atmsim.runner import run_jobs
+    from atmsim.runner import Job, run_jobs
 
-    specs = [Spec(1, n, v, k, s, tick=f"{t}ms", access_offset_ps=spread_ns * 1000) for _, v, n, t, k, s in points]
+    specs = [Spec(topology, n, v, k, s, tick=f"{t}ms", access_offset_ps=spread_ns * 1000 if topology == 1 else 0)
+             for _, v, n, t, k, s in points]
+    jobs_ = [sp.job() for sp in specs]
+    if topology == 2 and spread_ns:
+        jobs_ = [Job(j.scenario, j.overrides + tuple(f"link.S{i}-R{1 if i <= 4 else 2}.delay={1_000_000 + x}ps" for i, x in
+                                                     enumerate(aron97_offsets.offsets_ps(p[5], spread_ns), 1)), j.seed, j.trace)
+                 for p, j in zip(points, jobs_)]
     out = {}
-    for p, sp, res in zip(points, specs, run_jobs([sp.job() for sp in specs], workers=jobs)):
+    for p, sp, res in zip(points, specs, run_jobs(jobs_, workers=jobs)):
         r = row(sp, res)
         out[p] = {"reading": "atmsim", "variant": p[1], "network": p[2], "tick_ms": p[3], "k": p[4], "seed": p[5],
                   "E": r["E"], "timeouts": r["timeouts"], "fast_retransmits": r["fast_retransmits"],
@@ -172,7 +183,7 @@ def stored_atmsim_points(data: dict) -> list[dict]:
     return [{"variant": v, "network": n, "tick_ms": t, "k": k,
              **{out: med(data["runs"], "atmsim", v, n, t, k, key, s5) for out, key in
                 (("E", "E"), ("timeouts", "timeouts"), ("retx_segments", "segments_retransmitted"), ("fairness", "jain"))}}
-            for v, n, t, k in series()]
+            for v, n, t, k in series(data.get("topology", 1))]
 
 
 def table(data: dict, atmsim: list[dict], reading: str = "base") -> str:
@@ -192,7 +203,18 @@ def table(data: dict, atmsim: list[dict], reading: str = "base") -> str:
     return "\n".join(out)
 
 
-VALUE = {"fig6.c2": "max_abs_gap_topo1", "fig7.c2": "ratio", "fig7.c5": "share", "fig8.c4": ("share_above_lite", "gain_ratio"),
+def judge_topology_2(runs: list[dict], reading: str, seeds: list[int]) -> dict:
+    """fig6.c2's second half, topology 2: max |1 - E_atm / E_pkt| of Vegas-AFR over the buffers <= 0.12."""
+    gaps = [1 - a / p for a, p in zip(*([med(runs, reading, "vegas-afr", n, 500, k, "E", seeds) for k in KS] for n in NETS))]
+    return {"fig6.c2 topology 2": {"max_abs_gap": max(map(abs, gaps)), "gaps": gaps, "holds": max(map(abs, gaps)) <= 0.12}}
+
+
+def judge_of(data: dict):
+    """The judge of a stored file: topology 1's eight rows, or topology 2's half of fig6.c2."""
+    return judge_topology_2 if data.get("topology", 1) == 2 else judge
+
+
+VALUE = {"fig6.c2": "max_abs_gap_topo1", "fig6.c2 topology 2": "max_abs_gap", "fig7.c2": "ratio", "fig7.c5": "share", "fig8.c4": ("share_above_lite", "gain_ratio"),
          "fig12.c2": ("share_below_0.10", "median"), "fig12.c4": "max_abs_diff", "fig6.fair": ("min", "share_ge_0.95"),
          "fig7.fair": ("min", "share_ge_0.95")}
 
@@ -202,6 +224,8 @@ def rows_table(data: dict) -> str:
     cols = list(data["claims"])
     out = ["| row | " + " | ".join(cols) + " |", "| --- |" + " --- |" * len(cols)]
     for row, key in VALUE.items():
+        if row not in data["claims"][cols[0]]:
+            continue
         cells = []
         for c in cols:
             got = data["claims"][c][row]
@@ -229,7 +253,7 @@ def summary(data: dict, atmsim: list[dict], reading: str = "base") -> str:
     s5, have = [1, 2, 3, 4, 5], {(r["variant"], r["network"], r["tick_ms"], r["k"]) for r in data["runs"]}
     out = ["| variant | net | tick | E c - a: range (median) | timeouts a / c | rexmit segs a / c | Jain a / c |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
-    for v, n, tick in dict.fromkeys((p[0], p[1], p[2]) for p in series()):
+    for v, n, tick in dict.fromkeys((p[0], p[1], p[2]) for p in series(data.get("topology", 1))):
         pts = [p for p in atmsim if (p["variant"], p["network"], p["tick_ms"], p["k"]) in have
                and (p["variant"], p["network"], p["tick_ms"]) == (v, n, tick)]
         c = {f: [med(data["runs"], reading, v, n, tick, p["k"], f, s5) for p in pts]
@@ -254,6 +278,7 @@ def main(argv=None) -> int:
     r.add_argument("--reuse", default="", help="a stored file of this command whose runs of the grid are kept, not rerun "
                    "(runs are deterministic; tests/test_cellsim_vegas.py reruns a stored one)")
     r.add_argument("--spread-ns", type=int, default=0, help="U of the access offsets, ns (0: the ties as shipped)")
+    r.add_argument("--topology", type=int, default=1, help="1 (every row's series) or 2 (fig6.c2's: Vegas-AFR)")
     r.add_argument("--out", default="", help="default aron97_vegas_points.json, with --spread-ns "
                    "aron97_vegas_offsets_points.json")
     t = sub.add_parser("table", help="print cellsim's points beside atmsim's")
@@ -289,6 +314,8 @@ def main(argv=None) -> int:
         ap.error(f"--sensitivity-seeds: {a.sensitivity_seeds} is not in 5..{a.seeds} (--seeds)")
     if a.jobs < 1:
         ap.error(f"--jobs: {a.jobs} is not >= 1")
+    if a.topology not in (1, 2):
+        ap.error(f"--topology: {a.topology} is not 1 or 2")
     if not 0 <= a.spread_ns <= 1_000_000:
         ap.error(f"--spread-ns: {a.spread_ns} is not in 0..1000000")
     if a.spread_ns and "random" in readings:
@@ -296,30 +323,31 @@ def main(argv=None) -> int:
     readings += ["atmsim"] if a.spread_ns else []
     seeds, sens = list(range(1, a.seeds + 1)), list(range(1, a.sensitivity_seeds + 1))
     fields = ("reading", "variant", "network", "tick_ms", "k", "seed")
-    old = read_points(ap, a.reuse, "--reuse") if a.reuse else {"runs": [], "spread_ns": a.spread_ns}
-    if old.get("spread_ns", 0) != a.spread_ns:
-        ap.error(f"--reuse: {a.reuse} was run with --spread-ns {old.get('spread_ns', 0)}, not {a.spread_ns}")
+    old = read_points(ap, a.reuse, "--reuse") if a.reuse else {"runs": [], "spread_ns": a.spread_ns, "topology": a.topology}
+    if (old.get("spread_ns", 0), old.get("topology", 1)) != (a.spread_ns, a.topology):
+        ap.error(f"--reuse: {a.reuse} was run with --spread-ns {old.get('spread_ns', 0)} on topology "
+                 f"{old.get('topology', 1)}, not {a.spread_ns} on {a.topology}")
     kept = {tuple(r[f] for f in fields): r for r in old["runs"]}
-    todo = [p for p in grid(readings, seeds, sens) if p not in kept]
+    todo = [p for p in grid(readings, seeds, sens, a.topology) if p not in kept]
     cells = [p for p in todo if p[0] != "atmsim"]
     with tempfile.TemporaryDirectory(prefix="cellsim-vegas-") as tmp:
         exe = aron97.build(tmp)
         with ThreadPoolExecutor(a.jobs) as pool:
-            new = dict(zip(cells, pool.map(lambda p: run_one(exe, p, a.spread_ns), cells)))
-    new.update(atmsim_runs([p for p in todo if p[0] == "atmsim"], a.spread_ns, a.jobs))
-    runs = [kept.get(p) or new[p] for p in grid(readings, seeds, sens)]
+            new = dict(zip(cells, pool.map(lambda p: run_one(exe, p, a.spread_ns, a.topology), cells)))
+    new.update(atmsim_runs([p for p in todo if p[0] == "atmsim"], a.spread_ns, a.jobs, a.topology))
+    runs = [kept.get(p) or new[p] for p in grid(readings, seeds, sens, a.topology)]
     from atmsim.runner import core_fingerprint
 
     gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     data = {"command": "python validation/cellsim/aron97_vegas.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "commit": mk95.commit(), "compiler": gcc, "cflags": mk95.CFLAGS, "seeds": seeds, "ks": KS,
             "readings": readings, "sensitivity_seeds": sens, "reused_runs": len(runs) - len(todo),
-            "spread_ns": a.spread_ns, **({"offsets_ps": {s: aron97_offsets.offsets_ps(s, a.spread_ns) for s in seeds},
+            "topology": a.topology, "spread_ns": a.spread_ns, **({"offsets_ps": {s: aron97_offsets.offsets_ps(s, a.spread_ns) for s in seeds},
                                          "atmsim_core": core_fingerprint()} if a.spread_ns else {}),
-            "claims": {f"{rd}, seeds {lo}": judge(runs, rd, ss) for rd in readings
+            "claims": {f"{rd}, seeds {lo}": judge_of({"topology": a.topology})(runs, rd, ss) for rd in readings
                        for lo, ss in (("1-5", seeds[:5]), (f"1-{len(seeds)}", seeds), (f"1-{len(sens)}", sens))
                        if rd in ("base", "atmsim") or ss == sens}}
-    out = a.out or os.path.join(HERE, f"aron97_vegas{'_offsets' if a.spread_ns else ''}_points.json")
+    out = a.out or os.path.join(HERE, f"aron97_vegas{'_offsets' if a.spread_ns else ''}{'_topo2' if a.topology == 2 else ''}_points.json")
     with open(out, "w", encoding="utf-8") as f:  # one run per line: a diff shows which runs moved
         f.write(json.dumps(data, indent=1)[:-2] + ',\n "runs": [\n')
         f.write(",\n".join(json.dumps(x) for x in runs) + "\n ]\n}\n")
