@@ -23,8 +23,9 @@ _TIES = (f"with the ties there broken alike in both simulators (static access of
          "(docs/validation.md)")
 
 WOULD_SETTLE = {
-    "fig6.c2": f"the order of simultaneous cell arrivals at the bottleneck switch stated, which the paper leaves open, "
-               f"and topology two in an independent simulator: on topology one {_TIES}.",
+    "fig6.c2": f"the order of simultaneous cell arrivals at the bottleneck switch stated, which the paper leaves open: "
+               f"on topology one {_TIES}; on topology two both hold it too under the scenario's reading and with an "
+               "arrival judged first, and cellsim fails it there only under ns-2's reading of Vegas-RM's worried check.",
     "fig7.c5": f"the order of simultaneous cell arrivals at the bottleneck switch stated, which the paper leaves open: "
                f"{_TIES}.",
     "fig12.c2": f"the order of simultaneous cell arrivals at the bottleneck switch stated, which the paper leaves open: "
