@@ -80,11 +80,17 @@ def atmsim_job(topo: int, u: int, net: str, k: int, seed: int):
     if topo == 1:
         sp = Spec(1, net, "lite", k, seed, access_offset_ps=u * 1000)
         return sp, sp.job()
-    sp, ov = Spec(2, net, "lite", k, seed), []
-    if u:
-        ov = [f"link.S{i}-R{1 if i <= 4 else 2}.delay={1_000_000 + x}ps" for i, x in enumerate(offsets_ps(seed, u), 1)]
+    sp = Spec(2, net, "lite", k, seed)
     j = sp.job()
-    return sp, Job(j.scenario, j.overrides + tuple(ov), j.seed, j.trace)
+    return sp, Job(j.scenario, j.overrides + tuple(topology_2_overrides(seed, u)), j.seed, j.trace)
+
+
+def topology_2_overrides(seed: int, spread_ns: int) -> list[str]:
+    """The offsets of `offsets_ps` on topology 2, where atmsim's figure defines none: each sender's 1 us access link
+    (S1-S4 to R1, S5-S8 to R2) made longer by its amount; none for U = 0."""
+    if not spread_ns:
+        return []
+    return [f"link.S{i}-R{1 if i <= 4 else 2}.delay={1_000_000 + x}ps" for i, x in enumerate(offsets_ps(seed, spread_ns), 1)]
 
 
 def atmsim_runs(points: list[tuple], jobs: int, topo: int) -> list[dict]:

@@ -81,16 +81,15 @@ def run_one(exe: str, point: tuple, spread_ns: int = 0, topology: int = 1) -> di
 def atmsim_runs(points: list[tuple], spread_ns: int, jobs: int, topology: int = 1) -> dict:
     """atmsim's runs of `points` ((reading "atmsim", variant, network, tick_ms, k, seed)) with the same offsets: on
     topology 1 through the access-offsets figure's own code path (Spec.access_offset_ps), on topology 2 as overrides of
-    each sender's access link (aron97_offsets.atmsim_job's)."""
+    each sender's access link (aron97_offsets.topology_2_overrides)."""
     from atmsim.reproduce.aron97.common import Spec, row
     from atmsim.runner import Job, run_jobs
 
     specs = [Spec(topology, n, v, k, s, tick=f"{t}ms", access_offset_ps=spread_ns * 1000 if topology == 1 else 0)
              for _, v, n, t, k, s in points]
     jobs_ = [sp.job() for sp in specs]
-    if topology == 2 and spread_ns:
-        jobs_ = [Job(j.scenario, j.overrides + tuple(f"link.S{i}-R{1 if i <= 4 else 2}.delay={1_000_000 + x}ps" for i, x in
-                                                     enumerate(aron97_offsets.offsets_ps(p[5], spread_ns), 1)), j.seed, j.trace)
+    if topology == 2:
+        jobs_ = [Job(j.scenario, j.overrides + tuple(aron97_offsets.topology_2_overrides(p[5], spread_ns)), j.seed, j.trace)
                  for p, j in zip(points, jobs_)]
     out = {}
     for p, sp, res in zip(points, specs, run_jobs(jobs_, workers=jobs)):
@@ -279,8 +278,8 @@ def main(argv=None) -> int:
                    "(runs are deterministic; tests/test_cellsim_vegas.py reruns a stored one)")
     r.add_argument("--spread-ns", type=int, default=0, help="U of the access offsets, ns (0: the ties as shipped)")
     r.add_argument("--topology", type=int, default=1, help="1 (every row's series) or 2 (fig6.c2's: Vegas-AFR)")
-    r.add_argument("--out", default="", help="default aron97_vegas_points.json, with --spread-ns "
-                   "aron97_vegas_offsets_points.json")
+    r.add_argument("--out", default="", help="default aron97_vegas_points.json; with --spread-ns "
+                   "aron97_vegas_offsets_points.json; with --topology 2, _topo2 before _points")
     t = sub.add_parser("table", help="print cellsim's points beside atmsim's")
     t.add_argument("points")
     t.add_argument("--atmsim", default="", help="the --out DIR of `atmsim reproduce aron97`; not needed for a file of "
