@@ -93,7 +93,15 @@ impl HostNic {
     }
 
     /// The next packet to send: the high class first, round robin within a class.
+    /// Most ends of transmission find nothing waiting (a receiving host's
+    /// ACKs and PULLs go one at a time), so the count is read first and no
+    /// class is looked at then (Fig. 21: 208 k calls of the classes' `pop`
+    /// for nothing, 5.7 M instructions; docs/performance.md, session 28).
+    #[inline]
     pub fn pop_next(&mut self) -> Option<(Time, Unit)> {
+        if self.queued() == 0 {
+            return None;
+        }
         self.high.pop().or_else(|| self.low.pop())
     }
 
