@@ -112,6 +112,13 @@ impl Ledger {
         self.frames[(frame - self.base) as usize]
     }
 
+    /// The header of a frame whose fate is still open (read in place: the
+    /// rest of its record is not copied).
+    #[inline]
+    pub fn open_header(&self, frame: u32) -> FrameHeader {
+        self.frames[(frame - self.base) as usize].header
+    }
+
     /// The segment header of a frame whose fate is still open (`None` once
     /// its fate is fixed and the record is gone).
     pub fn header(&self, frame: u32) -> Option<FrameHeader> {
@@ -150,33 +157,41 @@ impl Ledger {
         let r = self.rec(frame);
         debug_assert_eq!(r.fate, Fate::InFlight);
         r.fate = fate;
-        let rec = *r;
+        let len = r.header.payload_len();
+        if fate == Fate::Delivered {
+            // Nearly every frame: nothing else of the record is read (no
+            // copy of it), and the oldest open frame is most often this one.
+            self.bytes_delivered += len as u64;
+            self.forget_resolved();
+            return None;
+        }
+        let loss = Loss { seq: r.header.seq(), len, sent_at: r.sent_at, srtt: r.srtt };
         match fate {
-            Fate::Delivered => self.bytes_delivered += rec.header.payload_len() as u64,
             Fate::Dropped => {
-                self.bytes_dropped += rec.header.payload_len() as u64;
+                self.bytes_dropped += len as u64;
                 self.frames_dropped += 1;
             }
             Fate::Discarded => {
-                self.bytes_discarded += rec.header.payload_len() as u64;
+                self.bytes_discarded += len as u64;
                 self.frames_discarded += 1;
             }
             Fate::Trimmed => {
-                self.bytes_trimmed += rec.header.payload_len() as u64;
+                self.bytes_trimmed += len as u64;
                 self.frames_trimmed += 1;
             }
-            Fate::InFlight => {}
+            Fate::Delivered | Fate::InFlight => {}
         }
+        self.forget_resolved();
+        Some(loss)
+    }
+
+    /// The records of the oldest frames whose fates are fixed leave.
+    #[inline]
+    fn forget_resolved(&mut self) {
         while self.frames.front().is_some_and(|r| r.fate != Fate::InFlight) {
             self.frames.pop_front();
             self.base += 1;
         }
-        (fate != Fate::Delivered).then_some(Loss {
-            seq: rec.header.seq(),
-            len: rec.header.payload_len(),
-            sent_at: rec.sent_at,
-            srtt: rec.srtt,
-        })
     }
 
     /// The frames `first..=last` of a buffer the reassembler discarded: those

@@ -297,16 +297,18 @@ impl World {
     #[inline(never)]
     fn frame_arrived(&mut self, unit: Unit) {
         let vc = unit.vc.ix();
-        let mut seg = self.ledgers[vc].record(unit.frame).header;
+        let mut seg = self.ledgers[vc].open_header(unit.frame);
         if unit.is_congested() && !self.atm {
             // A router marked the packet CE (RFC 3168 §5): its receiver sees
             // the IP header's mark. (On ATM the mark is a cell's EFCI.)
             seg = seg.congestion_experienced();
         }
-        let fate = if matches!(seg, FrameHeader::Ndp(_) | FrameHeader::Eqds(_)) {
-            self.trimmed_on_the_way(&unit, &mut seg)
-        } else {
-            Fate::Delivered
+        // Only a data packet can have been trimmed: the control packets
+        // (NDP's ACKs, NACKs and PULLs, most frames received) skip the call.
+        let fate = match &seg {
+            FrameHeader::Ndp(n) if n.kind == NdpKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
+            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
+            _ => Fate::Delivered,
         };
         self.ledgers[vc].resolve(unit.frame, fate);
         self.deliver(unit.vc, seg);
@@ -315,6 +317,8 @@ impl World {
     /// A data packet of NDP or EQDS trimmed on the way arrives as its header
     /// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
     /// Out of line: the cells of every other frame do not carry this code.
+    /// (Called for data packets only; the kinds are tested again here so that
+    /// it stands alone.)
     #[inline(never)]
     fn trimmed_on_the_way(&self, unit: &Unit, seg: &mut FrameHeader) -> Fate {
         let header_only = unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes;
