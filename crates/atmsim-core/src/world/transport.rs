@@ -39,16 +39,24 @@ impl World {
         self.after_sender(f, None, out);
     }
 
-    /// A segment reached the transport at the end of `vc`.
+    /// A segment reached the transport at the end of `vc`. Inlined into
+    /// its callers (the reception's `frame_arrived` above all): NDP's and
+    /// EQDS's packets go straight to their transports, and the rest, with
+    /// their larger frame, one call away.
+    #[inline(always)]
     pub(super) fn deliver_to_transport(&mut self, vc: VcId, header: FrameHeader) {
         let v = self.vcs.get(vc);
         let (f, role) = (v.flow, v.role);
-        if let FrameHeader::Ndp(h) = header {
-            return self.ndp_deliver(f, role, h);
+        match header {
+            FrameHeader::Ndp(h) => self.ndp_deliver(f, role, h),
+            FrameHeader::Eqds(h) => self.eqds_deliver(f, role, h),
+            _ => self.deliver_to_other(f, role, header),
         }
-        if let FrameHeader::Eqds(h) = header {
-            return self.eqds_deliver(f, role, h);
-        }
+    }
+
+    /// [`World::deliver_to_transport`] for TCP, ARB and datagrams.
+    #[inline(never)]
+    fn deliver_to_other(&mut self, f: FlowId, role: VcRole, header: FrameHeader) {
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Arb { .. }) {
             return self.arb_deliver(f, role, header);
         }
