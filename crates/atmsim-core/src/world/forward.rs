@@ -222,8 +222,11 @@ impl World {
             _ => 0,
         };
         let (first_port, route) = self.vcs.route_start(vc, seg.path());
-        let first_transmission = seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
-        let ncells = if self.services.takes.at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
+        // Read by the services at the source only: no header match or ledger
+        // read for the packets of a run without them.
+        let at_source = self.services.takes.at_source;
+        let first_transmission = at_source && seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
+        let ncells = if at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
         if self.defer_nic_free {
             // A host's NIC is the first port of every route from it.
@@ -231,8 +234,7 @@ impl World {
         }
         let ncells = ncells as u16;
         let first = Unit::new(vc, frame, 0, ncells, wire).on_route(route);
-        let leaves =
-            if self.services.takes.at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
+        let leaves = if at_source { self.frame_leaves(vc, &seg, first_transmission, first, ncells) } else { Leaves::Onward };
         match leaves {
             // ECT(0) from the sender (RFC 3168 §6.1.2) rides on the unit,
             // where a router's policy sees it. Only packet networks send ECT,
