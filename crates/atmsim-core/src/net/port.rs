@@ -60,6 +60,9 @@ pub struct PortStats {
     pub peak_occupancy: u64,
     /// Time the transmitter was busy.
     pub busy: Time,
+    /// A trimming port's most bytes of headers held at once (N3); in the
+    /// padding before the 16-byte sum, on the line every unit updates.
+    pub peak_header_bytes: u64,
     /// Σ over accepted units of (occupancy weight × time in port), in
     /// weight·ps, where the weight is 1 unit or the unit's bytes.
     pub occupancy_integral: u128,
@@ -95,7 +98,7 @@ pub enum Discipline {
     Trim(Box<TrimQueues>),
     /// The same, headers placed ahead of waiting data as they arrive
     /// (`net/trim_fifo.rs`): one event per packet-hop.
-    TrimFifo(Box<TrimFifo>),
+    TrimFifo(TrimFifo),
     /// A host's NIC: control before data, round robin across its VCs
     /// (NDP and EQDS hosts; `net/host_nic.rs`).
     HostNic(Box<HostNic>),
@@ -242,7 +245,7 @@ impl Port {
             Discipline::Trim(t) => t.occupancy_bytes(),
             Discipline::TrimFifo(t) => {
                 t.drain(now, &self.pipe, self.delay);
-                t.data_bytes + t.header_bytes
+                t.data_bytes() + t.header_bytes()
             }
             Discipline::HostNic(n) => n.occupancy(),
             Discipline::Fifo(f) => {
@@ -381,6 +384,10 @@ mod tests {
         // Where the unit leaving the pipe goes next, on the pipe's line;
         // in padding, so a port is no larger for it.
         assert!(offset_of!(Port, far_exits) + size_of::<u32>() <= 64);
+        // A trimming port's books are in the port, on its first two lines
+        // (no box: at 1,024 hosts a box cost a miss a port visited).
+        assert_eq!(size_of::<crate::net::trim_fifo::TrimFifo>(), 32);
+        assert!(offset_of!(Port, discipline) + size_of::<Discipline>() <= 2 * 64);
         assert_eq!(size_of::<Port>(), 448);
         assert_eq!(std::mem::align_of::<Port>(), 64);
     }

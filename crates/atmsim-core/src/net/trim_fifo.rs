@@ -16,41 +16,70 @@
 use crate::net::pipe::Pipe;
 use crate::time::Time;
 
+/// 32 bytes, held in the port itself (no box): a packet-hop at a trimming
+/// port reads these books on the port's first lines, not on a line of their
+/// own (at 1,024 hosts, one cache miss a port visited; docs/performance.md,
+/// "The trimming books in the port"). The byte counts are 32-bit: a
+/// trimming port's data queue is at most [`TrimFifo::MAX_LIMIT_BYTES`]
+/// (checked when the scenario is resolved), its header queue twice that.
 #[derive(Clone, Debug)]
 pub struct TrimFifo {
+    /// When the packet in transmission leaves.
+    oldest_leaves: Time,
     /// Packets in the port (the newest entries of the pipe), the one in
     /// transmission included.
-    queued: usize,
+    queued: u32,
     /// Headers waiting, not yet started (right behind the one in transmission).
-    pub waiting_headers: usize,
+    waiting_headers: u32,
     /// Bytes of full data packets held, the one in transmission included (N2).
-    pub data_bytes: u64,
+    data_bytes: u32,
     /// Bytes of headers held, the one in transmission included (N3).
-    pub header_bytes: u64,
-    /// When the packet in transmission leaves, and its size.
-    oldest_leaves: Time,
+    header_bytes: u32,
+    /// The data queue's limit in bytes (the policy's, kept here for the
+    /// common arrival, which then reads nothing else, `offer_trim_plain`).
+    limit_bytes: u32,
+    /// The size of the packet in transmission.
     oldest_bytes: u16,
     /// A packet of at most this many bytes is a header (NDP N1: 64).
     pub trim_to: u16,
-    /// The data queue's limit in bytes (the policy's, kept here for the
-    /// common arrival, which then reads nothing else, `offer_trim_plain`).
-    pub limit_bytes: u64,
-    pub peak_header_bytes: u64,
 }
 
 impl TrimFifo {
+    /// The largest data queue a trimming port may have, in bytes (1 GiB):
+    /// its header queue (twice as many bytes) and a data queue over its
+    /// limit by one replaced packet then still count in 32 bits.
+    pub const MAX_LIMIT_BYTES: u64 = 1 << 30;
+
     pub fn new(trim_to: u16, limit_bytes: u64) -> TrimFifo {
+        assert!(limit_bytes <= Self::MAX_LIMIT_BYTES, "a trimming port's limit is checked when resolved");
         TrimFifo {
+            oldest_leaves: Time::MAX,
             queued: 0,
             waiting_headers: 0,
             data_bytes: 0,
             header_bytes: 0,
-            oldest_leaves: Time::MAX,
+            limit_bytes: limit_bytes as u32,
             oldest_bytes: 0,
             trim_to,
-            limit_bytes,
-            peak_header_bytes: 0,
         }
+    }
+
+    /// Bytes of full data packets held (N2).
+    #[inline]
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes as u64
+    }
+
+    /// Bytes of headers held (N3).
+    #[inline]
+    pub fn header_bytes(&self) -> u64 {
+        self.header_bytes as u64
+    }
+
+    /// The data queue's limit in bytes.
+    #[inline]
+    pub fn limit_bytes(&self) -> u64 {
+        self.limit_bytes as u64
     }
 
     /// Is a packet of `bytes` a header?
@@ -71,14 +100,14 @@ impl TrimFifo {
     fn forget_oldest(&mut self, pipe: &Pipe, delay: Time) {
         self.queued -= 1;
         if self.is_header(self.oldest_bytes) {
-            self.header_bytes -= self.oldest_bytes as u64;
+            self.header_bytes -= self.oldest_bytes as u32;
         } else {
-            self.data_bytes -= self.oldest_bytes as u64;
+            self.data_bytes -= self.oldest_bytes as u32;
         }
         if self.queued == 0 {
             self.oldest_leaves = Time::MAX;
         } else {
-            let next = pipe.from_back(self.queued);
+            let next = pipe.from_back(self.queued as usize);
             self.oldest_leaves = next.arrive_at - delay;
             self.oldest_bytes = next.unit.wire_bytes;
             // The next in service is the first waiting header, if any waits.
@@ -92,7 +121,7 @@ impl TrimFifo {
     /// 620,496 switch hops), or its link has no delay.
     #[inline]
     pub fn left_pipe(&mut self, pipe: &Pipe, delay: Time) {
-        if self.queued > pipe.len() {
+        if self.queued as usize > pipe.len() {
             self.forget_left(pipe, delay);
         }
     }
@@ -108,7 +137,7 @@ impl TrimFifo {
 
     /// Packets held.
     pub fn len(&self) -> usize {
-        self.queued
+        self.queued as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -117,7 +146,7 @@ impl TrimFifo {
 
     /// Data packets waiting (not yet started): the newest entries of the pipe.
     pub fn waiting_data(&self) -> usize {
-        self.queued.saturating_sub(1 + self.waiting_headers)
+        self.queued.saturating_sub(1 + self.waiting_headers) as usize
     }
 
     /// A packet of `bytes` joins, leaving at `leaves`, appended behind all
@@ -142,10 +171,9 @@ impl TrimFifo {
 
     fn add(&mut self, bytes: u16) {
         if self.is_header(bytes) {
-            self.header_bytes += bytes as u64;
-            self.peak_header_bytes = self.peak_header_bytes.max(self.header_bytes);
+            self.header_bytes += bytes as u32;
         } else {
-            self.data_bytes += bytes as u64;
+            self.data_bytes += bytes as u32;
         }
     }
 
@@ -153,13 +181,13 @@ impl TrimFifo {
     pub fn remove_newest_data(&mut self, bytes: u16) {
         debug_assert!(self.waiting_data() >= 1);
         self.queued -= 1;
-        self.data_bytes -= bytes as u64;
+        self.data_bytes -= bytes as u32;
     }
 
     /// Σ over the packets held of bytes × time beyond `horizon` (the part
     /// of their stay the mean occupancy must not count).
     pub fn stay_beyond(&self, pipe: &Pipe, delay: Time, horizon: Time) -> u128 {
-        pipe.iter_from(pipe.len() - self.queued)
+        pipe.iter_from(pipe.len() - self.queued as usize)
             .map(|f| (f.arrive_at - delay, f.unit.wire_bytes))
             .filter(|&(end, _)| end > horizon)
             .map(|(end, bytes)| bytes as u128 * (end - horizon) as u128)

@@ -188,7 +188,7 @@ fn ndp_ports(model: &Model, vcs: &VcTable, header: u32, host_nic: bool, ports: &
                 TrimService::Exact => Discipline::Trim(Box::new(TrimQueues::new(header as u16))),
                 TrimService::Strict => {
                     let crate::net::Limit::Bytes(limit) = m.limit else { unreachable!("a trimming port's buffer is in bytes") };
-                    Discipline::TrimFifo(Box::new(TrimFifo::new(header as u16, limit)))
+                    Discipline::TrimFifo(TrimFifo::new(header as u16, limit))
                 }
             };
         }

@@ -191,7 +191,7 @@ fn port_summary(p: &Port, horizon: Time, atm: bool) -> PortSummary {
         peak_occupancy: p.stats.peak_occupancy,
         peak_header_bytes: match &p.discipline {
             Discipline::Trim(t) => Some(t.peak_header_bytes),
-            Discipline::TrimFifo(t) => Some(t.peak_header_bytes),
+            Discipline::TrimFifo(_) => Some(p.stats.peak_header_bytes),
             _ => None,
         },
         mean_occupancy: p.mean_occupancy(horizon),

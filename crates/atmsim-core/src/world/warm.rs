@@ -1,7 +1,7 @@
 //! Fetching a pipe head's data ahead of its event on a large network
 //! (docs/performance.md, "EQDS from 8 flows to 1,024 hosts"): a packet-hop
 //! reads its port, the front of the port's pipe, the next port of the
-//! unit's route, that port's trimming books and its pipe's back, each
+//! unit's route (a trimming port's books among its first lines) and its pipe's back, each
 //! address known only from the one before, so on a network whose ports
 //! do not fit the processor's caches each hop waited for one miss after
 //! another. When a pipe head becomes a gap lane's front it is due within
@@ -13,7 +13,7 @@
 
 use super::World;
 use crate::net::route::{ESCAPE, STEP};
-use crate::net::{Discipline, Port, PortId};
+use crate::net::{Port, PortId};
 
 /// Ports beyond this many bytes are fetched ahead (`World::warm_ahead`):
 /// a core's second-level cache on this project's machines (2 MiB;
@@ -75,14 +75,6 @@ fn prefetch_port(port: &Port, lines: usize) {
     }
 }
 
-/// A trimming port's books live in a box of their own.
-#[inline(always)]
-fn prefetch_books(port: &Port) {
-    if let Discipline::TrimFifo(t) = &port.discipline {
-        prefetch(&**t);
-    }
-}
-
 impl World {
     /// Pipe head `p` was revealed: the steps of the two revealed before
     /// it move on (and the next port found for the one before them), and
@@ -94,10 +86,10 @@ impl World {
         // (kept for the third step, at the next reveal).
         let q = b.and_then(|b| self.next_port(b));
         self.warming = [Some(p), a, q];
-        // Third step: the next port's books and its pipe's back.
+        // Third step: the next port's pipe's back (its books, a trimming
+        // port's included, are on the lines asked for at the second).
         if let Some(next) = next {
             let next = &self.ports[next.ix()];
-            prefetch_books(next);
             if !next.pipe.is_empty() {
                 prefetch(next.pipe.from_back(1));
             }
@@ -105,13 +97,12 @@ impl World {
         if let Some(q) = q {
             prefetch_port(&self.ports[q.ix()], 4);
         }
-        // First step: the pipe's head and the port's books.
+        // First step: the pipe's head (the port's books are on its first
+        // two lines, asked for at the reveal).
         if let Some(a) = a {
-            let port = &self.ports[a.ix()];
-            if let Some(head) = port.pipe.front() {
+            if let Some(head) = self.ports[a.ix()].pipe.front() {
                 prefetch(head);
             }
-            prefetch_books(port);
         }
         prefetch_port(&self.ports[p.ix()], 2);
     }

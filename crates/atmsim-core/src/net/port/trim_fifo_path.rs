@@ -25,7 +25,7 @@ impl Port {
         if q.is_header(unit.wire_bytes) {
             header = Some(unit.onward());
         } else {
-            match policy.decide(unit, q.data_bytes) {
+            match policy.decide(unit, q.data_bytes()) {
                 Action::Admit => appended = Some(self.append(now, unit)),
                 Action::Trim { newest } => {
                     policy.trimmed += 1;
@@ -35,7 +35,7 @@ impl Port {
                         let (Discipline::TrimFifo(q), DropPolicy::Trim(policy)) = (&self.discipline, &mut self.policy) else {
                             unreachable!("a trimming port")
                         };
-                        policy.replaced(q.data_bytes);
+                        policy.replaced(q.data_bytes());
                     } else {
                         header = Some(unit.trimmed(trim_to).onward());
                     }
@@ -46,7 +46,7 @@ impl Port {
         let mut dropped = None;
         if let Some(h) = header {
             let Discipline::TrimFifo(q) = &self.discipline else { unreachable!("a trimming port") };
-            if q.header_bytes + h.wire_bytes as u64 > header_limit {
+            if q.header_bytes() + h.wire_bytes as u64 > header_limit {
                 let DropPolicy::Trim(policy) = &mut self.policy else { unreachable!("trims") };
                 policy.header_drops += 1;
                 self.stats.dropped(DropReason::HeaderQueue);
@@ -58,7 +58,7 @@ impl Port {
             }
         }
         let Discipline::TrimFifo(q) = &self.discipline else { unreachable!("a trimming port") };
-        self.stats.peak_occupancy = self.stats.peak_occupancy.max(q.data_bytes);
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(q.data_bytes());
         Offer::Placed { appended, dropped }
     }
 
@@ -73,9 +73,9 @@ impl Port {
         q.drain(now, &self.pipe, self.delay);
         let bytes = unit.wire_bytes as u64;
         let fits = if q.is_header(unit.wire_bytes) {
-            q.waiting_data() == 0 && q.header_bytes + bytes <= 2 * q.limit_bytes
+            q.waiting_data() == 0 && q.header_bytes() + bytes <= 2 * q.limit_bytes()
         } else {
-            q.data_bytes + bytes <= q.limit_bytes
+            q.data_bytes() + bytes <= q.limit_bytes()
         };
         if !fits {
             return None;
@@ -83,7 +83,7 @@ impl Port {
         self.stats.units_in += 1;
         let placed = self.append(now, unit);
         let Discipline::TrimFifo(q) = &self.discipline else { unreachable!("a trimming port") };
-        self.stats.peak_occupancy = self.stats.peak_occupancy.max(q.data_bytes);
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(q.data_bytes());
         Some(placed)
     }
 
@@ -100,6 +100,7 @@ impl Port {
         let end = self.ser.send(now, bytes as u64);
         self.stats.busy += end - start;
         q.push(bytes, end);
+        self.stats.peak_header_bytes = self.stats.peak_header_bytes.max(q.header_bytes());
         self.stats.occupancy_integral += bytes as u128 * (end - now) as u128;
         let arrive_at = end + self.delay;
         let pipe_was_empty = self.pipe.is_empty();
@@ -139,6 +140,7 @@ impl Port {
             behind_bytes += f.unit.wire_bytes as u128;
         });
         q.push_header_ahead(h.wire_bytes);
+        self.stats.peak_header_bytes = self.stats.peak_header_bytes.max(q.header_bytes());
         self.stats.busy += shift;
         self.stats.occupancy_integral += h.wire_bytes as u128 * (end - now) as u128 + behind_bytes * shift as u128;
     }
@@ -158,7 +160,7 @@ mod tests {
         let cx = PortContext { limit, num_vcs: 1, seed: 3, port: PortId(0), packet_time: 1 };
         let policy = DropPolicy::new(DropSpec::Trim(TrimService::Strict), &cx);
         let rate = Rate::new(8, PS_PER_US as u128).unwrap();
-        Port::new("X->Y".into(), NodeId(0), NodeId(1), rate, 0, limit, policy, Discipline::TrimFifo(Box::new(TrimFifo::new(4, 30))))
+        Port::new("X->Y".into(), NodeId(0), NodeId(1), rate, 0, limit, policy, Discipline::TrimFifo(TrimFifo::new(4, 30)))
     }
 
     fn pkt(frame: u32, bytes: u16) -> Unit {

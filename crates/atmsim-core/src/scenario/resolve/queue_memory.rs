@@ -14,6 +14,7 @@ use super::backlog::Waiting;
 use super::tcp::Sizes;
 use super::{err, ScenarioError};
 use crate::net::drop::DropSpec;
+use crate::net::trim_fifo::TrimFifo;
 use crate::net::Limit;
 use crate::scenario::model::{App, FabricModel, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::schema::Scenario;
@@ -153,6 +154,24 @@ fn windows(parts: &mut BTreeMap<String, Part>, atm: bool, flows: &[FlowModel], s
     }
 }
 
+/// A trimming port's books count its bytes in 32 bits (`net/trim_fifo.rs`):
+/// its data queue is at most [`TrimFifo::MAX_LIMIT_BYTES`]. Checked once the
+/// run's queues fit the cap, whose refusal says more (a port this large
+/// fits the cap only if the run's packets are long).
+fn trimming_ports_count_in_32_bits(ports: &[PortModel], keys: &BTreeMap<String, String>) -> Result<(), ScenarioError> {
+    for p in ports {
+        let (Some(key), DropSpec::Trim(_), Limit::Bytes(bytes)) = (keys.get(&p.name), p.drop, p.limit) else { continue };
+        if bytes > TrimFifo::MAX_LIMIT_BYTES {
+            let most = TrimFifo::MAX_LIMIT_BYTES;
+            return err(
+                key.clone(),
+                format!("{bytes} B is too large for a trimming port (at most {most} B, 1 GiB; its header queue holds twice as much)"),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Refuses a run whose queues, every one full, could hold more than
 /// [`MAX_QUEUED_BYTES`] at [`QUEUED_UNIT_BYTES`] a unit.
 pub(super) fn check(
@@ -198,7 +217,7 @@ pub(super) fn check(
     let cap = (MAX_QUEUED_BYTES / QUEUED_UNIT_BYTES) as f64;
     let all: f64 = parts.values().map(|p| p.total).sum();
     if all <= cap {
-        return Ok(());
+        return trimming_ports_count_in_32_bits(ports, &keys);
     }
     let (key, top) = parts.iter().max_by(|a, b| a.1.total.total_cmp(&b.1.total)).expect("a total past the cap has a part");
     let unit = if s.network == Network::Atm { "cells" } else { "packets" };

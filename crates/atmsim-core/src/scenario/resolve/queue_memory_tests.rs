@@ -108,3 +108,16 @@ fn a_window_counts_what_it_may_leave_at_its_host() {
     // A flow's bytes bound it as well as its window.
     assert!(check(&[&buffers[..], &["tcp.window=1GiB", "flow.f1.bytes=100MB"]].concat()).is_ok());
 }
+
+#[test]
+fn a_trimming_port_past_a_gibibyte_is_refused_where_the_cap_would_take_it() {
+    // One NDP flow (64-B headers) and one large port: 3 x 1.2 GB / 64 B fits the cap, 32-bit books do not.
+    let with = |buffer: &str| {
+        let link = format!("link.X-B.buffer={buffer}");
+        check(&["network=packet", "router.policy=trim", "flow.f1.kind=ndp", "switch.buffer=100000B", &link])
+    };
+    assert!(with("1073741824B").is_ok(), "{:?}", with("1073741824B").err());
+    let e = with("1200000000B").unwrap_err();
+    assert_eq!(e.key, "link[X-B].buffer", "{e}");
+    assert!(e.problem.contains("too large for a trimming port (at most 1073741824 B"), "{e}");
+}
