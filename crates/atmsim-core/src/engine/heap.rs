@@ -29,15 +29,14 @@ pub(super) fn sift_down(heap: &mut [Scheduled], mut hole: usize, item: Scheduled
         if left >= n {
             break;
         }
-        let mut child = left;
-        let mut child_key = heap[left].key();
-        if left + 1 < n {
-            let right_key = heap[left + 1].key();
-            if right_key < child_key {
-                child = left + 1;
-                child_key = right_key;
-            }
-        }
+        let left_key = heap[left].key();
+        let right_key = if left + 1 < n { heap[left + 1].key() } else { u128::MAX };
+        // Which child is earlier is a coin the processor cannot call: a
+        // selection, not a branch (Fig. 21: about 6 % less CPU for 2 % more
+        // instructions; docs/performance.md, "Branches the processor cannot predict").
+        let right = right_key < left_key;
+        let child = left + right as usize;
+        let child_key = std::hint::select_unpredictable(right, right_key, left_key);
         if key < child_key {
             break;
         }
