@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """atmsim's and htsim's loop CPU on the same NDP runs, side by side on one pinned core.
 
-    python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only fig21|fig22-perm|fig22-pull]
+    python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only fig21|fig22-perm|fig22-pull] [--out FILE]
 
 BIN_DIR holds the binaries validation/htsim/build.sh builds (htsim_ndp_in_out,
 htsim_ndp_permutation_fail). Each repeat runs atmsim then htsim for every scenario, interleaved, both
@@ -9,7 +9,8 @@ under `taskset -c CORE`. atmsim's figure is its event loop's time (the summary's
 thread, pinned, so its CPU) and the process's user CPU; htsim's is its process's user CPU (its
 topology set-up is negligible: 0.07 s for the 1,024-host tree, docs/fabrics.md). Prints a table and
 writes side_by_side.json beside this file: the least time of the repeats per simulator, the
-packet-hops and the cost per packet-hop. A benchmark, not a test: times depend on the machine and
+packet-hops and the cost per packet-hop, each row with its sitting (time, load, core, repeats); with
+--only, the file's other rows are kept as they were. A benchmark, not a test: times depend on the machine and
 its load, which the file records.
 """
 from __future__ import annotations
@@ -53,13 +54,27 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--only", choices=sorted(SCENARIOS))
+    ap.add_argument("--out", type=Path, default=HERE / "side_by_side.json", help="the JSON written (default: beside this script)")
     a = ap.parse_args(argv)
     if a.repeat < 1:
         fail("--repeat: must be at least 1")
     sys.path.insert(0, str(HERE))
     import reference
 
+    out_path = a.out
+    # Rows this call does not run (--only) are kept as they were measured, each with its own sitting.
+    earlier = {}
+    if a.only and out_path.is_file():
+        try:
+            old = json.loads(out_path.read_text(encoding="utf-8"))
+            earlier = old["runs"]
+            for row in earlier.values():
+                row.setdefault("sitting", {k: old[k] for k in ("when", "loadavg_at_start", "core", "repeats")})
+        except (ValueError, KeyError, TypeError, AttributeError):
+            fail(f"--out: {out_path} is not the JSON this script writes; move it aside to start afresh")
     pin = ["taskset", "-c", str(a.core)]
+    sitting = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_at_start": os.getloadavg(),
+               "core": a.core, "repeats": a.repeat}
     probe = ("import atmsim,json,sys; s=atmsim.run(sys.argv[1], sys.argv[2:]).summary; "
              "print(json.dumps({k: s[k] for k in ('wall_s','events','unit_hops')}))")
     rows = {}
@@ -88,15 +103,18 @@ def main(argv=None) -> int:
             "atmsim_ns_per_hop": min(loop) / s["unit_hops"] * 1e9,
             "htsim_ns_per_hop": (min(theirs) / hops_h * 1e9) if hops_h else None,
             "repeats": {"atmsim_loop_s": loop, "atmsim_process_user_s": ours, "htsim_user_s": theirs},
+            "sitting": sitting,
         }
         r = rows[name]
         print(f"{name:11s} atmsim loop {r['atmsim_loop_s']:.3f} s ({r['atmsim_ns_per_hop']:.0f} ns/hop), "
               f"process {r['atmsim_process_user_s']:.3f} s; htsim {r['htsim_user_s']:.3f} s "
               f"({r['htsim_ns_per_hop'] or float('nan'):.0f} ns/hop); htsim/atmsim {r['ratio_htsim_over_atmsim_loop']:.2f}x",
               flush=True)
-    result = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "loadavg_at_start": os.getloadavg(),
-              "core": a.core, "repeats": a.repeat, "runs": rows}
-    (HERE / "side_by_side.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    result = {**sitting, "runs": {**earlier, **rows}}
+    # Written whole to a neighbour, then moved over the old file: never half a file.
+    tmp = out_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out_path)
     return 0
 
 

@@ -1,0 +1,51 @@
+"""validation/htsim/side_by_side.py with --only re-measures one row and keeps the others as they were
+measured (each with its sitting), written whole: a partial sitting never wipes the stored comparison.
+htsim is stood in for by a program that does nothing (its time is not what is tested here)."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = ROOT / "validation" / "htsim" / "side_by_side.json"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "validation/htsim/side_by_side.py", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_only_one_row_keeps_the_others_and_their_sittings(tmp_path):
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    for name in ("htsim_ndp_in_out", "htsim_ndp_permutation_fail"):
+        (bins / name).write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+        (bins / name).chmod(0o755)
+    out = tmp_path / "sbs.json"
+    shutil.copy(STORED, out)
+    before = json.loads(out.read_text(encoding="utf-8"))
+    p = run(bins, "--only", "fig21", "--repeat", "1", "--core", "0", "--out", out)
+    assert p.returncode == 0, p.stderr
+    after = json.loads(out.read_text(encoding="utf-8"))
+    assert set(after["runs"]) == set(before["runs"]) and "fig22-perm" in after["runs"]
+    for name, row in before["runs"].items():
+        if name == "fig21":
+            continue
+        kept = dict(after["runs"][name])
+        sitting = kept.pop("sitting")
+        assert {k: v for k, v in row.items() if k != "sitting"} == kept, name
+        assert sitting == row.get("sitting", {k: before[k] for k in ("when", "loadavg_at_start", "core", "repeats")})
+    new = after["runs"]["fig21"]
+    assert new["sitting"]["repeats"] == 1 and new["atmsim_packet_hops"] == 4095755
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_file_not_its_own_is_refused_in_one_line_and_left_alone(tmp_path):
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    out = tmp_path / "sbs.json"
+    out.write_text("not json", encoding="utf-8")
+    p = run(bins, "--only", "fig21", "--out", out)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--out" in p.stderr, p.stderr
+    assert out.read_text(encoding="utf-8") == "not json"
