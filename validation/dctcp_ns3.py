@@ -29,6 +29,7 @@ to atmsim alone, ns-3's runs need not be repeated.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -232,7 +233,10 @@ def write(store: dict, path: Path, doc: str = __doc__, script: str = "dctcp_ns3.
     store["what"] = doc.splitlines()[0]
     store["command"] = f"python validation/{script} --ns3-python PY"
     store["ns3"] = f"ns3 3.44.post0 (PyPI), bench/ns3/dctcp_ns3.py{ns3_args}"
-    path.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
+    # Whole or not at all: the store holds hours of ns-3 runs, and a run stopped mid-write must not cut it.
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 SWEEP = [f"dumbbell-{rtt}us-k20-b{b}-sack" for rtt in (100, 500) for b in SWEEP_BUFFERS]
