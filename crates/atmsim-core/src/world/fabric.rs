@@ -10,6 +10,7 @@
 //! scheduler's gap lanes for a full cell, and link-level credit one per N2
 //! cells.
 
+use super::fabric_group::Due;
 use super::World;
 use crate::engine::{Event, FabricEvent};
 use crate::fabric::link::FabricLink;
@@ -85,6 +86,9 @@ pub(in crate::world) struct Fabric {
     pub(super) late_credits: Vec<(u32, u64)>,
     /// Links given a cell while idle, to be started (`start_waking`).
     waking: Vec<u32>,
+    /// Ends of transmission and arrivals due at one instant, one event per
+    /// group (`fabric_group.rs`).
+    pub(super) groups: super::fabric_group::Groups,
     /// Three stages: the inner hops' pointers and reach (`fabric_stages.rs`).
     pub(super) stages: crate::fabric::stages::StageState,
 }
@@ -143,6 +147,7 @@ impl Fabric {
             dead: Vec::new(),
             late_credits: Vec::new(),
             waking: Vec::new(),
+            groups: super::fabric_group::Groups::new(),
             stages: crate::fabric::stages::StageState::new(g),
             cfg,
         }
@@ -362,20 +367,19 @@ impl World {
             let from = cell.from_link;
             f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
         };
-        self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
-        self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
+        self.due(end, Due::End, link);
+        self.due(arrive_at, Due::Arrival, link);
         if let Some((from, fwd, delay)) = credit {
+            let allocated = self.sched.allocated();
+            self.fabric().scheduling_at(now + delay, allocated);
             self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link: from, fwd }));
         }
     }
 
     pub(super) fn fabric_event(&mut self, ev: FabricEvent) {
         match ev {
-            FabricEvent::LinkFree(l) => {
-                self.fabric().links[l as usize].busy = false;
-                self.fabric_start(l);
-            }
-            FabricEvent::LinkHead(l) => self.fabric_arrival(l),
+            FabricEvent::LinkFree(g) => self.group_due(g, Due::End),
+            FabricEvent::LinkHead(g) => self.group_due(g, Due::Arrival),
             FabricEvent::CreditSlot(p) => self.credit_slot(p),
             FabricEvent::LinkCredit { link, fwd } => {
                 self.fabric().links[link as usize].credit(fwd);
@@ -390,7 +394,7 @@ impl World {
 
     /// The cell at the head of `link`'s wire arrives: at a fabric element,
     /// passed on towards its FAP; at a FAP (its links down), taken.
-    fn fabric_arrival(&mut self, link: u32) {
+    pub(super) fn fabric_arrival(&mut self, link: u32) {
         let now = self.now;
         let f = self.fabric();
         let l = &mut f.links[link as usize];
@@ -408,6 +412,8 @@ impl World {
         let l = &mut f.links[link as usize];
         if let Some(fwd) = l.forwarded() {
             let delay = l.delay;
+            let allocated = self.sched.allocated();
+            self.fabric().scheduling_at(now + delay, allocated);
             self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
         }
         let f = self.fabric();
