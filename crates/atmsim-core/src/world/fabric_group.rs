@@ -49,9 +49,6 @@ pub(super) struct Groups {
     open: [(Time, Due, u32); OPEN],
     /// The next slot of `open` to reuse.
     next_open: usize,
-    /// Per kind (`Due as usize`), the slot it last joined or opened: links
-    /// started one after the other mostly join the same group.
-    hot: [usize; 2],
     /// The scheduler's count of insertion numbers handed out just after the
     /// fabric's last check: if it moved since, something the fabric did not
     /// check was scheduled, and no open group may take a member.
@@ -62,15 +59,7 @@ pub(super) struct Groups {
 
 impl Groups {
     pub(super) fn new() -> Groups {
-        Groups {
-            links: Vec::new(),
-            free: Vec::new(),
-            open: [(Time::MAX, Due::End, 0); OPEN],
-            next_open: 0,
-            hot: [0; 2],
-            mark: 0,
-            joining: true,
-        }
+        Groups { links: Vec::new(), free: Vec::new(), open: [(Time::MAX, Due::End, 0); OPEN], next_open: 0, mark: 0, joining: true }
     }
 
     /// No open group takes another member.
@@ -103,18 +92,10 @@ impl Groups {
             self.close_all();
             return false;
         }
-        // At most one slot is open at an instant (a new group closes the
-        // other kind's there): a hit on the hot slot needs no scan.
-        let (t, d, g) = self.open[self.hot[due as usize]];
-        if t == at && d == due {
-            self.links[g as usize].push(link);
-            return true;
-        }
-        for (i, o) in self.open.iter_mut().enumerate() {
+        for o in &mut self.open {
             if o.0 == at {
                 if o.1 == due {
                     self.links[o.2 as usize].push(link);
-                    self.hot[due as usize] = i;
                     return true;
                 }
                 // Another kind's group at this instant: the new one runs after it.
@@ -159,7 +140,6 @@ impl Groups {
         });
         self.links[g as usize].push(link);
         self.open[self.next_open] = (at, due, g);
-        self.hot[due as usize] = self.next_open;
         self.next_open = (self.next_open + 1) % OPEN;
         // The group's own event is scheduled next.
         self.mark = allocated + 1;
