@@ -5,10 +5,11 @@
 //! pass cells on towards their destination FAP; the egress reassembles the
 //! packet and offers it to the port from the fabric to its host, where the
 //! route it carried goes on. Control cells (FlowStatus, Credit) cross the
-//! same links before data. Every fabric link takes two events per cell
-//! (its transmitter's end, the cell's arrival at the far end), both in the
-//! scheduler's gap lanes for a full cell, and link-level credit one per N2
-//! cells.
+//! same links before data. A cell on a fabric link is due twice (its
+//! transmitter's end, its arrival at the far end), each in the event of the
+//! links due at that instant in a run with nothing between
+//! (`fabric_group.rs`), in the scheduler's gap lanes for a full cell; link-level
+//! credit takes one event per N2 cells.
 
 use super::fabric_group::Due;
 use super::World;
@@ -351,9 +352,11 @@ impl World {
     }
 
     /// Starts a link's next cell if it can; schedules its end and its
-    /// arrival. Both come a fixed gap after the start for a full cell (its
-    /// time; that plus the link's delay), so the scheduler keeps them in its
-    /// gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
+    /// arrival, each into the group due at its instant (`fabric_group.rs`:
+    /// the links started at one instant end, and their cells arrive,
+    /// together, in the order they started). Both come a fixed gap after the
+    /// start for a full cell (its time; that plus the link's delay), so the
+    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
     /// its place there: the link it came in by gets its credit back.
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
