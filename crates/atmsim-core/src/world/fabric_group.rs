@@ -87,6 +87,7 @@ impl Groups {
 
     /// `link`'s event due at `at`: the open group there for the same, or
     /// None when a new group must be scheduled (`open_new`).
+    #[inline(always)]
     fn join(&mut self, at: Time, due: Due, link: u32, allocated: u64) -> bool {
         if allocated != self.mark {
             self.close_all();
@@ -107,6 +108,7 @@ impl Groups {
 
     /// `link`'s event due at `at`: into the open group there, or a new
     /// group's event scheduled now.
+    #[inline(always)]
     pub(super) fn place(&mut self, sched: &mut Scheduler, at: Time, due: Due, link: u32) {
         let allocated = sched.allocated();
         if self.joining && self.join(at, due, link, allocated) {
@@ -157,7 +159,9 @@ impl Fabric {
 
 impl World {
     /// `link`'s end of transmission or arrival, due at `at`: into the open
-    /// group there, or a new group's event.
+    /// group there, or a new group's event. Inlined into `fabric_start`,
+    /// its one caller (twice a cell-hop).
+    #[inline(always)]
     pub(super) fn due(&mut self, at: Time, due: Due, link: u32) {
         let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
         f.groups.place(&mut self.sched, at, due, link);
