@@ -25,9 +25,11 @@ use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::time::Time;
 
 /// Groups that may still take members, at most (their instants differ: a
-/// full cell's end, rounded down or up, a control cell's, and the arrivals
-/// one link delay after each).
-const OPEN: usize = 8;
+/// full cell's end and its arrival, a control cell's, ...). Every link
+/// started scans them: `fabric-perm` 50 µs under callgrind took 1,811.1 M
+/// instructions with 2 (1,412,842 events), 1,789.6 M with 4 (1,325,535
+/// events), 1,800.4 M with 8 (1,314,357 events).
+const OPEN: usize = 4;
 
 /// What a group's links are due for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
