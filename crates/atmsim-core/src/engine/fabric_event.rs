@@ -8,9 +8,11 @@ use super::packed;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(test, derive(proptest_derive::Arbitrary))]
 pub enum FabricEvent {
-    /// A fabric link's transmitter finished a cell: start the next.
+    /// The fabric links of a group (`world/fabric_group.rs`), in order:
+    /// each one's transmitter finished a cell, so it starts the next.
     LinkFree(u32),
-    /// The cell at the head of a fabric link's wire reaches the far end.
+    /// The fabric links of a group, in order: the cell at the head of each
+    /// one's wire reaches the far end.
     LinkHead(u32),
     /// An egress port's credit scheduler reaches its next slot.
     CreditSlot(u32),

@@ -378,6 +378,14 @@ impl Scheduler {
         }
     }
 
+    /// Insertion numbers handed out so far (by [`Scheduler::schedule`] and
+    /// [`Scheduler::reserve`]): a caller can tell whether anything was
+    /// scheduled between two of its own calls.
+    #[inline(always)]
+    pub fn allocated(&self) -> u64 {
+        self.next_seq
+    }
+
     /// Would an event at `at` with insertion number `seq` have been handed
     /// out already (it comes before the one handed out last, or is it)?
     #[inline]

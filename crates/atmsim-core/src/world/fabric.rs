@@ -5,11 +5,13 @@
 //! pass cells on towards their destination FAP; the egress reassembles the
 //! packet and offers it to the port from the fabric to its host, where the
 //! route it carried goes on. Control cells (FlowStatus, Credit) cross the
-//! same links before data. Every fabric link takes two events per cell
-//! (its transmitter's end, the cell's arrival at the far end), both in the
-//! scheduler's gap lanes for a full cell, and link-level credit one per N2
-//! cells.
+//! same links before data. A cell on a fabric link is due twice (its
+//! transmitter's end, its arrival at the far end), each in the event of the
+//! links due at that instant in a run with nothing between
+//! (`fabric_group.rs`), in the scheduler's gap lanes for a full cell; link-level
+//! credit takes one event per N2 cells.
 
+use super::fabric_group::Due;
 use super::World;
 use crate::engine::{Event, FabricEvent};
 use crate::fabric::link::FabricLink;
@@ -85,6 +87,9 @@ pub(in crate::world) struct Fabric {
     pub(super) late_credits: Vec<(u32, u64)>,
     /// Links given a cell while idle, to be started (`start_waking`).
     waking: Vec<u32>,
+    /// Ends of transmission and arrivals due at one instant, one event per
+    /// group (`fabric_group.rs`).
+    pub(super) groups: super::fabric_group::Groups,
     /// Three stages: the inner hops' pointers and reach (`fabric_stages.rs`).
     pub(super) stages: crate::fabric::stages::StageState,
 }
@@ -143,6 +148,7 @@ impl Fabric {
             dead: Vec::new(),
             late_credits: Vec::new(),
             waking: Vec::new(),
+            groups: super::fabric_group::Groups::new(),
             stages: crate::fabric::stages::StageState::new(g),
             cfg,
         }
@@ -346,9 +352,11 @@ impl World {
     }
 
     /// Starts a link's next cell if it can; schedules its end and its
-    /// arrival. Both come a fixed gap after the start for a full cell (its
-    /// time; that plus the link's delay), so the scheduler keeps them in its
-    /// gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
+    /// arrival, each into the group due at its instant (`fabric_group.rs`:
+    /// the links started at one instant end, and their cells arrive,
+    /// together, in the order they started). Both come a fixed gap after the
+    /// start for a full cell (its time; that plus the link's delay), so the
+    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
     /// its place there: the link it came in by gets its credit back.
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
@@ -362,20 +370,19 @@ impl World {
             let from = cell.from_link;
             f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
         };
-        self.sched.schedule(end, Event::Fabric(FabricEvent::LinkFree(link)));
-        self.sched.schedule(arrive_at, Event::Fabric(FabricEvent::LinkHead(link)));
+        self.due(end, Due::End, link);
+        self.due(arrive_at, Due::Arrival, link);
         if let Some((from, fwd, delay)) = credit {
+            let allocated = self.sched.allocated();
+            self.fabric().scheduling_at(now + delay, allocated);
             self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link: from, fwd }));
         }
     }
 
     pub(super) fn fabric_event(&mut self, ev: FabricEvent) {
         match ev {
-            FabricEvent::LinkFree(l) => {
-                self.fabric().links[l as usize].busy = false;
-                self.fabric_start(l);
-            }
-            FabricEvent::LinkHead(l) => self.fabric_arrival(l),
+            FabricEvent::LinkFree(g) => self.group_due(g, Due::End),
+            FabricEvent::LinkHead(g) => self.group_due(g, Due::Arrival),
             FabricEvent::CreditSlot(p) => self.credit_slot(p),
             FabricEvent::LinkCredit { link, fwd } => {
                 self.fabric().links[link as usize].credit(fwd);
@@ -390,7 +397,7 @@ impl World {
 
     /// The cell at the head of `link`'s wire arrives: at a fabric element,
     /// passed on towards its FAP; at a FAP (its links down), taken.
-    fn fabric_arrival(&mut self, link: u32) {
+    pub(super) fn fabric_arrival(&mut self, link: u32) {
         let now = self.now;
         let f = self.fabric();
         let l = &mut f.links[link as usize];
@@ -408,6 +415,8 @@ impl World {
         let l = &mut f.links[link as usize];
         if let Some(fwd) = l.forwarded() {
             let delay = l.delay;
+            let allocated = self.sched.allocated();
+            self.fabric().scheduling_at(now + delay, allocated);
             self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
         }
         let f = self.fabric();

@@ -32,6 +32,7 @@ mod eqds;
 mod eqds_build;
 mod fabric;
 mod fabric_fail;
+mod fabric_group;
 mod fabric_sample;
 mod fabric_stages;
 mod fct;
