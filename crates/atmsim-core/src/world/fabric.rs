@@ -95,6 +95,12 @@ pub(in crate::world) struct Fabric {
 }
 
 impl Fabric {
+    /// The fabric schedules an event at `at` that joins no group (a link
+    /// credit, a give-up): call before scheduling it (`fabric_group.rs`).
+    pub(super) fn scheduling_at(&mut self, at: crate::time::Time, allocated: u64) {
+        self.groups.not_a_member(at, allocated);
+    }
+
     pub(super) fn new(model: &Model, fm: &FabricModel) -> Fabric {
         let cfg = fm.config.clone();
         let g = &cfg.geometry;

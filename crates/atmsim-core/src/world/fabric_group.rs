@@ -19,7 +19,6 @@
 //! reserved place) is seen by the scheduler's count of numbers handed out
 //! having moved: then no open group takes another member.
 
-use super::fabric::Fabric;
 use super::World;
 use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::time::Time;
@@ -148,14 +147,6 @@ impl Groups {
         // The group's own event is scheduled next.
         self.mark = allocated + 1;
         g
-    }
-}
-
-impl Fabric {
-    /// The fabric schedules an event at `at` that joins no group (a link
-    /// credit, a give-up): call before scheduling it.
-    pub(super) fn scheduling_at(&mut self, at: Time, allocated: u64) {
-        self.groups.not_a_member(at, allocated);
     }
 }
 
