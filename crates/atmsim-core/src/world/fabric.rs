@@ -95,12 +95,6 @@ pub(in crate::world) struct Fabric {
 }
 
 impl Fabric {
-    /// The fabric schedules an event at `at` that joins no group (a link
-    /// credit, a give-up): call before scheduling it (`fabric_group.rs`).
-    pub(super) fn scheduling_at(&mut self, at: crate::time::Time, allocated: u64) {
-        self.groups.not_a_member(at, allocated);
-    }
-
     pub(super) fn new(model: &Model, fm: &FabricModel) -> Fabric {
         let cfg = fm.config.clone();
         let g = &cfg.geometry;
@@ -362,8 +356,9 @@ impl World {
     /// the links started at one instant end, and their cells arrive,
     /// together, in the order they started). Both come a fixed gap after the
     /// start for a full cell (its time; that plus the link's delay), so the
-    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell leaving a fabric element frees
-    /// its place there: the link it came in by gets its credit back.
+    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell
+    /// leaving a fabric element frees its place there: the link it came in
+    /// by gets its credit back.
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
         let f = self.fabric();
@@ -379,9 +374,7 @@ impl World {
         self.due(end, Due::End, link);
         self.due(arrive_at, Due::Arrival, link);
         if let Some((from, fwd, delay)) = credit {
-            let allocated = self.sched.allocated();
-            self.fabric().scheduling_at(now + delay, allocated);
-            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link: from, fwd }));
+            self.schedule_link_credit(now + delay, from, fwd);
         }
     }
 
@@ -421,9 +414,7 @@ impl World {
         let l = &mut f.links[link as usize];
         if let Some(fwd) = l.forwarded() {
             let delay = l.delay;
-            let allocated = self.sched.allocated();
-            self.fabric().scheduling_at(now + delay, allocated);
-            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
+            self.schedule_link_credit(now + delay, link, fwd);
         }
         let f = self.fabric();
         f.received[cell.kind as usize] += 1;

@@ -14,7 +14,7 @@
 //! member there, with no other event between: the order of every event,
 //! and every output, is unchanged; only the count of events drops). This
 //! holds because every event the fabric schedules between members is
-//! checked against the open groups' instants (`Fabric::scheduling_at`),
+//! checked against the open groups' instants (`World::schedule_link_credit`),
 //! and anything else scheduled between (a host's packet, a timer, a NIC's
 //! reserved place) is seen by the scheduler's count of numbers handed out
 //! having moved: then no open group takes another member.
@@ -158,6 +158,15 @@ impl World {
     pub(super) fn due(&mut self, at: Time, due: Due, link: u32) {
         let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
         f.groups.place(&mut self.sched, at, due, link);
+    }
+
+    /// A link credit for `link` carrying `fwd`, due at `at`: no member of
+    /// a group, so the open group at that instant takes no more (the credit
+    /// runs between).
+    pub(super) fn schedule_link_credit(&mut self, at: Time, link: u32, fwd: u64) {
+        let allocated = self.sched.allocated();
+        self.fabric().groups.not_a_member(at, allocated);
+        self.sched.schedule(at, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
     }
 
     /// Groups take more than one link (as runs are), or none (each end and
