@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """atmsim's and htsim's loop CPU on the same NDP runs, side by side on one pinned core.
 
-    python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only fig21|fig22-perm|fig22-pull] [--out FILE]
+    python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only ROW] [--out FILE]
 
-BIN_DIR holds the binaries validation/htsim/build.sh builds (htsim_ndp_in_out,
-htsim_ndp_permutation_fail). Each repeat runs atmsim then htsim for every scenario, interleaved, both
-under `taskset -c CORE`. atmsim's figure is its event loop's time (the summary's `wall_s`: one
+The rows are the four runs of issue 34's speed bar (docs/fabrics.md): NDP Fig. 21 (`fig21`), NDP
+Fig. 22 in both strategies (`fig22-perm`, `fig22-pull`), EQDS's 127 -> 1 incast (`eqds-incast-128`)
+and its 1,024-host permutation at 128 paths (`eqds-perm-1024`), each as validation/htsim/run.py runs
+htsim on it. BIN_DIR holds the binaries validation/htsim/build.sh builds (htsim_ndp_in_out,
+htsim_ndp_permutation_fail, htsim_eqds). Each repeat runs atmsim then htsim for every scenario,
+interleaved, both under `taskset -c CORE`. atmsim's figure is its event loop's time (the summary's `wall_s`: one
 thread, pinned, so its CPU) and the process's user CPU; htsim's is its process's user CPU (its
 topology set-up is negligible: 0.07 s for the 1,024-host tree, docs/fabrics.md). Prints a table and
 writes side_by_side.json beside this file: the least time of the repeats per simulator, the
@@ -32,6 +35,12 @@ SCENARIOS = {
                    ["-strat", "perm", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_perm"),
     "fig22-pull": ("ndp-failure", ['ndp.paths="pull"'], "htsim_ndp_permutation_fail",
                    ["-strat", "pull", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_pull"),
+    # EQDS: htsim reads its matrix from connection_matrices/ (linked to validation/htsim/matrices).
+    "eqds-incast-128": ("eqds-incast-128", [], "htsim_eqds",
+                        ["-tm", "connection_matrices/incast_128.cm", "-end", "30000"], "eqds_incast_128"),
+    "eqds-perm-1024": ("eqds-perm-1024", [], "htsim_eqds",
+                       ["-tm", "connection_matrices/perm_1024n_1024c_0u_2000000b.cm", "-end", "2000", "-paths", "128"],
+                       "eqds_perm_1024n_paths128"),
 }
 
 
@@ -92,6 +101,9 @@ def main(argv=None) -> int:
             loop.append(s["wall_s"])
             with_tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"htsim-sbs-{os.getpid()}"
             with_tmp.mkdir(exist_ok=True)
+            matrices = with_tmp / "connection_matrices"
+            if not matrices.exists():
+                matrices.symlink_to(HERE / "matrices")
             cpu, _ = child_cpu(pin + [str(exe.resolve()), "-o", "logfile", *args], with_tmp)
             theirs.append(cpu)
         counted = reference.counts(ref) or {}
