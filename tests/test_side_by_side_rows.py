@@ -2,6 +2,7 @@
 measured (each with its sitting), written whole: a partial sitting never wipes the stored comparison.
 htsim is stood in for by a program that does nothing (its time is not what is tested here)."""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,21 +12,23 @@ ROOT = Path(__file__).resolve().parents[1]
 STORED = ROOT / "validation" / "htsim" / "side_by_side.json"
 
 
-def run(*args):
+def run(*args, tmpdir=None):
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir else None
     return subprocess.run([sys.executable, "validation/htsim/side_by_side.py", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
 
 
 def test_only_one_row_keeps_the_others_and_their_sittings(tmp_path):
     bins = tmp_path / "bin"
     bins.mkdir()
     for name in ("htsim_ndp_in_out", "htsim_ndp_permutation_fail"):
-        (bins / name).write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+        (bins / name).write_text("#!/bin/sh\necho log > logfile\nexit 0\n", encoding="utf-8")
         (bins / name).chmod(0o755)
     out = tmp_path / "sbs.json"
     shutil.copy(STORED, out)
     before = json.loads(out.read_text(encoding="utf-8"))
-    p = run(bins, "--only", "fig21", "--repeat", "1", "--core", "0", "--out", out)
+    (tmp_path / "scratch").mkdir()
+    p = run(bins, "--only", "fig21", "--repeat", "1", "--core", "0", "--out", out, tmpdir=tmp_path / "scratch")
     assert p.returncode == 0, p.stderr
     after = json.loads(out.read_text(encoding="utf-8"))
     assert set(after["runs"]) == set(before["runs"]) and "fig22-perm" in after["runs"]
@@ -39,6 +42,8 @@ def test_only_one_row_keeps_the_others_and_their_sittings(tmp_path):
     new = after["runs"]["fig21"]
     assert new["sitting"]["repeats"] == 1 and new["atmsim_packet_hops"] == 4095755
     assert not list(tmp_path.glob("*.tmp"))
+    # htsim's scratch folders (it writes its log where it runs) are removed, under TMPDIR.
+    assert not list((tmp_path / "scratch").iterdir())
 
 
 def test_a_file_not_its_own_is_refused_in_one_line_and_left_alone(tmp_path):

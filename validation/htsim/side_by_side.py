@@ -28,6 +28,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from atmsim.one_line_args import OneLineParser
@@ -109,12 +110,10 @@ def main(argv=None) -> int:
             loop.append(s["wall_s"])
             cpu, _ = child_cpu(pin + [sys.executable, "-c", probe, scenario, *sets, *STOP_AT_ONCE.get(scenario, ["duration=1ns"])], HERE)
             setup.append(cpu)
-            with_tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"htsim-sbs-{os.getpid()}"
-            with_tmp.mkdir(exist_ok=True)
-            matrices = with_tmp / "connection_matrices"
-            if not matrices.exists():
-                matrices.symlink_to(HERE / "matrices")
-            cpu, _ = child_cpu(pin + [str(exe.resolve()), "-o", "logfile", *args], with_tmp)
+            # htsim writes its log where it runs: a scratch folder, removed with what htsim wrote.
+            with tempfile.TemporaryDirectory(prefix="htsim-sbs-") as scratch:
+                (Path(scratch) / "connection_matrices").symlink_to(HERE / "matrices")
+                cpu, _ = child_cpu(pin + [str(exe.resolve()), "-o", "logfile", *args], Path(scratch))
             theirs.append(cpu)
         counted = reference.counts(ref) or {}
         hops_h = counted.get("packet_hops")
