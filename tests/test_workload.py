@@ -67,7 +67,7 @@ BAD = [
     ("Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 trigger 2 size 5 send_done_trigger 1\n"
      "1->2 id 2 trigger 1 size 5 send_done_trigger 2\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n", 4, "a cycle"),
     ("Nodes 16\nConnections 1\nFailures 1\n0->1 start 0 size 5\nfailure switch_type TOR switch_id 0 link_id 1\n", 5,
-     "cannot fail a link"),
+     "cannot fail a fat tree's link"),
     ("Nodes 16\nConnections 1\n0->1 start 0 size 5 prio 2\n", 3, "not modelled"),
     ("Nodes 128\nConnections 1\n0->1 start 0 size 5\n", 1, "the scenario's fat tree has 16 hosts"),
     ("Nodes 16\nConnections 1\n0->1 start 0\n", 3, "no size"),

@@ -9,7 +9,10 @@
 //! Stricter than htsim where htsim would crash or read garbage (a flow
 //! without a size, a barrier without a count, a header word it skips): every
 //! problem is one [`LineError`] naming the line. `failure` lines are
-//! refused: the core cannot fail a link.
+//! refused: the core cannot fail a fat tree's link, and htsim at 841d9e7
+//! aborts on them too (`FatTreeTopology::add_failed_link` asserts unless
+//! `link_id` matches the switch's position in its pod, and the routes then
+//! push the removed queue: docs/fabrics.md, "Traffic matrices").
 
 use crate::time::Time;
 
@@ -123,7 +126,7 @@ pub fn parse(text: &str) -> Result<Matrix, LineError> {
                 continue;
             }
             "failure" => {
-                return at(line, "a link failure: atmsim cannot fail a link, so matrices with failure lines are refused (remove the line and the Failures count)")
+                return at(line, "a link failure: atmsim cannot fail a fat tree's link (htsim 841d9e7 aborts on these lines too), so matrices with failure lines are refused (remove the line and the Failures count)")
             }
             t if t.contains("->") => {
                 if m.conns.len() == MAX_CONNECTIONS {
@@ -151,7 +154,7 @@ pub fn parse(text: &str) -> Result<Matrix, LineError> {
         return at(triggers_line, format!("Triggers says {triggers}, but the file has {} trigger lines", m.triggers.len()));
     }
     if let Some((f, line)) = header.failures.filter(|&(f, _)| f > 0) {
-        return at(line, format!("Failures {f}: atmsim cannot fail a link, so matrices with failures are refused"));
+        return at(line, format!("Failures {f}: atmsim cannot fail a fat tree's link, so matrices with failures are refused"));
     }
     if m.conns.is_empty() {
         return at(conns_line, "a matrix needs at least one connection");
@@ -331,7 +334,7 @@ mod tests {
             ("0->1 start 0 size 5 colour red", 3, "unknown key 'colour'"),
             ("0->1 start 0 size", 3, "needs a value"),
             ("0->1 id 0 start 0 size 5", 3, "id 0"),
-            ("0->1 start 0 size 5\nfailure switch_type TOR switch_id 0 link_id 1", 4, "cannot fail a link"),
+            ("0->1 start 0 size 5\nfailure switch_type TOR switch_id 0 link_id 1", 4, "cannot fail a fat tree's link"),
             ("0->1 start 0 size 5\n0->2 start 0 size 5", 2, "Connections says 1, but the file has 2"),
             ("0->1 start 0 size 5\nhello", 4, "'hello' is not a line"),
             ("0->1 start 0 size 5\ntrigger id 1", 4, "needs a type"),
