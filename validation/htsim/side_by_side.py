@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""atmsim's and htsim's loop CPU on the same NDP runs, side by side on one pinned core.
+"""atmsim's and htsim's loop CPU on the same NDP and EQDS runs, side by side on one pinned core.
 
     python validation/htsim/side_by_side.py BIN_DIR [--repeat N] [--core C] [--only ROW] [--out FILE]
 
@@ -118,6 +118,8 @@ def main(argv=None) -> int:
         counted = reference.counts(ref) or {}
         hops_h = counted.get("packet_hops")
         loop_cpu = min(ours) - min(setup)
+        if loop_cpu <= 0:
+            fail(f"{name}: atmsim's loop took no measurable CPU beyond its set-up ({min(ours):.3f} s against {min(setup):.3f} s): too short a run to time")
         rows[name] = {
             "atmsim_loop_s": min(loop), "atmsim_process_user_s": min(ours), "htsim_user_s": min(theirs),
             "atmsim_setup_user_s": min(setup), "atmsim_loop_cpu_s": loop_cpu,
