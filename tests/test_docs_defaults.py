@@ -48,6 +48,8 @@ CONTEXT = [
     ("capture.hosts", "atm", "[capture]\nports = [\"SW1->SW2\"]\n", []),
     ("capture.", "atm", "[capture]\nhosts = [\"A\"]\n", []),
     ("switch.fair_share.", "atm", "", ["switch.policy=fba"]),
+    # `stop` applies to runs whose flows are all bounded (refused elsewhere: it would do nothing).
+    ("stop", "atm", "", ['flow.f.bytes="100000B"']),
     ("", "atm", "", []),
 ]
 

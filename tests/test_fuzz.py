@@ -97,7 +97,7 @@ FLOW_DEFAULTS = {"flow.drop_segments": []}
 #: Keys no scenario writes unless it uses them, drawn in every scenario too (a port name for trace.port).
 EXTRA_KEYS = {**REGISTRY_KEYS, **SCHEMA_DEFAULTS, "trace.port": "S->B", "trace.port_rows": 1000,
               "measure.from": "1ms", "measure.to": "2ms", "workload.matrix": "validation/htsim/matrices/one.cm",
-              "workload.pattern": "incast", "workload.kind": "eqds"}
+              "workload.pattern": "incast", "workload.kind": "eqds", "stop": "duration"}
 
 
 def fields(name: str) -> dict:

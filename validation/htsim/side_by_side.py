@@ -41,10 +41,11 @@ SCENARIOS = {
                    ["-strat", "perm", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_perm"),
     "fig22-pull": ("ndp-failure", ['ndp.paths="pull"'], "htsim_ndp_permutation_fail",
                    ["-strat", "pull", "-conns", "128", "-nodes", "128", "-cwnd", "23", "-q", "8"], "ndp_failure_pull"),
-    # EQDS: htsim reads its matrix from connection_matrices/ (linked to validation/htsim/matrices).
-    "eqds-incast-128": ("eqds-incast-128", [], "htsim_eqds",
+    # EQDS: htsim reads its matrix from connection_matrices/ (linked to validation/htsim/matrices), and runs
+    # to its -end after the last completion (its pacers pull the finished flows): so does atmsim here.
+    "eqds-incast-128": ("eqds-incast-128", ['stop="duration"'], "htsim_eqds",
                         ["-tm", "connection_matrices/incast_128.cm", "-end", "30000"], "eqds_incast_128"),
-    "eqds-perm-1024": ("eqds-perm-1024", [], "htsim_eqds",
+    "eqds-perm-1024": ("eqds-perm-1024", ['stop="duration"'], "htsim_eqds",
                        ["-tm", "connection_matrices/perm_1024n_1024c_0u_2000000b.cm", "-end", "2000", "-paths", "128"],
                        "eqds_perm_1024n_paths128"),
 }

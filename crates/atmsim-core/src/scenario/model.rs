@@ -92,6 +92,8 @@ pub struct Model {
     pub name: String,
     pub network: Network,
     pub duration: Time,
+    /// Run to `duration` even when every bounded flow is done (`stop = "duration"`).
+    pub run_to_duration: bool,
     pub seed: u64,
     pub seed_use: SeedUse,
     pub encap: Encapsulation,

@@ -49,6 +49,27 @@ pub enum SeedUse {
     Nothing,
 }
 
+/// When a run whose flows are all bounded ends (`stop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopRule {
+    /// At the last bounded flow's delivery, or at `duration` if sooner:
+    /// nothing after it can change a flow's outcome, so it is not simulated.
+    #[default]
+    Done,
+    /// At `duration` always, as htsim runs to its `-end` and ns-3 to its
+    /// `Simulator::Stop`: what the network does after the last completion
+    /// (an EQDS pacer's slow pulls to finished flows, timers) is simulated
+    /// and counted, for counts compared over the same span.
+    Duration,
+}
+
+impl StopRule {
+    fn is_default(rule: &Option<StopRule>) -> bool {
+        matches!(rule, None | Some(StopRule::Done))
+    }
+}
+
 /// `[atm]`: how IP packets become cells (only used on `network = "atm"`,
 /// accepted on both so a scenario can flip networks).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -357,8 +378,13 @@ pub struct Scenario {
     pub description: String,
     /// "atm" (cells) or "packet" (IP routers).
     pub network: Network,
-    /// Simulated time; the run also ends when every finite transfer is done.
+    /// Simulated time; the run also ends when every finite transfer is done
+    /// (unless `stop = "duration"`).
     pub duration: String,
+    /// When a run of bounded flows ends: "done" (the default) or "duration".
+    /// Written out only when it is "duration" (the default changes nothing).
+    #[serde(default, skip_serializing_if = "StopRule::is_default")]
+    pub stop: Option<StopRule>,
     /// The run's seed (`--seed` overrides it).
     #[serde(default = "one")]
     pub seed: u64,

@@ -101,7 +101,8 @@ impl World {
             reassembly: vec![Default::default(); num_vcs],
             doomed: vec![NONE; num_vcs],
             merges: vec![Default::default(); num_vcs],
-            unfinished: if bounded == flows.len() { bounded } else { usize::MAX },
+            // usize::MAX: never counted down to 0, so the run lasts its duration.
+            unfinished: if bounded == flows.len() && !model.run_to_duration { bounded } else { usize::MAX },
             flows,
             hosts,
             vcs,

@@ -303,6 +303,38 @@ impl World {
 }
 
 #[cfg(test)]
+mod stop_rule_tests {
+    use super::World;
+    use crate::scenario::test_support::{check, key_of};
+
+    #[test]
+    fn a_bounded_run_ends_at_its_last_delivery_unless_told_to_run_its_duration() {
+        // 100 kB over BASE's 141 Mb/s path: delivered in well under the second.
+        let run = |extra: &[&str]| {
+            let m = check(&[&["flow.f1.bytes=\"100000B\""][..], extra].concat()).unwrap();
+            let mut w = World::new(m, true);
+            assert!(w.run_observed(&mut |_, _| true));
+            let done = w.flows[0].completed_at.expect("the flow completes");
+            (w.now, done, w.events())
+        };
+        let (end, done, events) = run(&[]);
+        assert_eq!(end, done, "stops at the delivery");
+        let (end_d, done_d, events_d) = run(&["stop=\"duration\""]);
+        assert_eq!(done_d, done, "the flow's outcome is the same");
+        assert_eq!(end_d, crate::time::PS_PER_S, "runs its whole second");
+        assert!(events_d > events, "and simulates what follows ({events_d} events against {events})");
+        assert_eq!(run(&["stop=\"done\""]).0, end);
+    }
+
+    #[test]
+    fn stop_is_refused_where_no_flow_is_bounded() {
+        // BASE's flow is unbounded: the run always lasts its duration.
+        assert_eq!(key_of(&["stop=\"duration\""]), "stop");
+        assert_eq!(key_of(&["stop=\"sometime\""]), "stop");
+    }
+}
+
+#[cfg(test)]
 mod port_log_cap_tests {
     use super::World;
     use crate::scenario::test_support::check;

@@ -84,6 +84,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         name: s.name.clone(),
         network: s.network,
         duration,
+        run_to_duration: stop_rule(s, &flows)?,
         seed,
         seed_use: s.seed_randomizes,
         encap: sizes.encap,
@@ -112,6 +113,17 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
         super::capture::check(&model)?;
     }
     Ok(model)
+}
+
+/// `stop`: whether the run goes on to `duration` after its last bounded
+/// flow is done. Refused where no flow is bounded: such a run always lasts
+/// `duration`, so the key would do nothing.
+fn stop_rule(s: &Scenario, flows: &[FlowModel]) -> Result<bool, ScenarioError> {
+    let Some(rule) = s.stop else { return Ok(false) };
+    if !flows.iter().any(|f| f.bytes.is_some()) {
+        return err("stop", "does nothing here: no flow has a bounded size, so the run always lasts its duration");
+    }
+    Ok(rule == super::schema::StopRule::Duration)
 }
 
 /// Periodic events a run may take per host (coarse ticks) and queue samples
