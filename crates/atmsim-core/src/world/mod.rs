@@ -305,7 +305,8 @@ impl World {
 #[cfg(test)]
 mod stop_rule_tests {
     use super::World;
-    use crate::scenario::test_support::{check, key_of};
+    use crate::scenario::test_support::{check, key_of, BASE};
+    use crate::scenario::{parse, validate};
 
     #[test]
     fn a_bounded_run_ends_at_its_last_delivery_unless_told_to_run_its_duration() {
@@ -327,10 +328,16 @@ mod stop_rule_tests {
     }
 
     #[test]
-    fn stop_is_refused_where_no_flow_is_bounded() {
+    fn stop_is_refused_unless_every_flow_is_bounded() {
         // BASE's flow is unbounded: the run always lasts its duration.
         assert_eq!(key_of(&["stop=\"duration\""]), "stop");
         assert_eq!(key_of(&["stop=\"sometime\""]), "stop");
+        // One bounded flow beside an unbounded one: the run lasts its duration all the same.
+        let text = format!("{BASE}\n[[flow]]\nname = \"f2\"\nsrc = \"A\"\ndst = \"B\"\n");
+        let sets = ["flow.f1.bytes=\"100000B\"".to_string(), "stop=\"duration\"".to_string()];
+        let e = validate(&parse(&text, &sets).unwrap(), None).unwrap_err();
+        assert_eq!(e.key, "stop");
+        assert!(e.problem.contains("flow f2 has no bounded size"), "{e}");
     }
 }
 

@@ -116,12 +116,12 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
 }
 
 /// `stop`: whether the run goes on to `duration` after its last bounded
-/// flow is done. Refused where no flow is bounded: such a run always lasts
-/// `duration`, so the key would do nothing.
+/// flow is done. Refused unless every flow is bounded: a run with an
+/// unbounded flow always lasts `duration`, so the key would do nothing.
 fn stop_rule(s: &Scenario, flows: &[FlowModel]) -> Result<bool, ScenarioError> {
     let Some(rule) = s.stop else { return Ok(false) };
-    if !flows.iter().any(|f| f.bytes.is_some()) {
-        return err("stop", "does nothing here: no flow has a bounded size, so the run always lasts its duration");
+    if let Some(f) = flows.iter().find(|f| f.bytes.is_none()) {
+        return err("stop", format!("does nothing here: flow {} has no bounded size, so the run always lasts its duration", f.name));
     }
     Ok(rule == super::schema::StopRule::Duration)
 }
