@@ -60,7 +60,7 @@ EXTERNAL = {
     r"ConnectionMatrix|add_failed_link|EventList|Trigger|SingleShotTrigger|MultiShotTrigger|BarrierTrigger":
         "htsim's connection-matrix loader and triggers (sim/datacenter/connection_matrix.cpp, sim/trigger.cpp)",
     # htsim's source routes and their Route (sim/route.h), which a matrix's failure lines break (docs/fabrics.md).
-    r"get_bidir_paths|Route": "htsim's FatTreeTopology::get_bidir_paths and Route (sim/datacenter/fat_tree_topology.cpp, sim/route.h)",
+    r"get_bidir_paths|Route::push_back": "htsim's FatTreeTopology::get_bidir_paths and Route::push_back (sim/datacenter/fat_tree_topology.cpp, sim/route.h)",
     # RFC 6675's pseudo-functions, which recovery/sack.rs and scoreboard.rs implement.
     r"IsLost|SetPipe|Update|NextSeg": "RFC 6675's functions",
     # Rust, its standard library and crates: what the code is written in, not what it defines.
