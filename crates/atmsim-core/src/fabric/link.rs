@@ -28,6 +28,9 @@ pub struct FabricLink {
     balance: i64,
     /// The far end's count of this link's cells it forwarded (`Fwd_Cnt`).
     fwd_cnt: u64,
+    /// Cells the far end forwards before its next credit (N2 down to 1:
+    /// `fwd_cnt` a multiple of N2 without a division per cell).
+    until_credit: u64,
     pub cells: u64,
     pub data_cells: u64,
     pub wire_bytes: u64,
@@ -59,6 +62,7 @@ impl FabricLink {
             tx_cnt: 0,
             balance: buf_alloc as i64,
             fwd_cnt: 0,
+            until_credit: n2,
             cells: 0,
             data_cells: 0,
             wire_bytes: 0,
@@ -153,7 +157,12 @@ impl FabricLink {
             return None;
         }
         self.fwd_cnt += 1;
-        self.fwd_cnt.is_multiple_of(self.n2).then_some(self.fwd_cnt)
+        self.until_credit -= 1;
+        if self.until_credit > 0 {
+            return None;
+        }
+        self.until_credit = self.n2;
+        Some(self.fwd_cnt)
     }
 
     /// A credit carrying the far end's count `fwd` arrived.

@@ -17,6 +17,7 @@
 //! | `reassembly.rs` | per (source FAP, egress port): cells back into order, packets out whole |
 //! | `geometry.rs` | which link joins which FAP to which fabric element, and their delays |
 //! | `stages.rs` | three stages: the FE2 spine's links between the FE13 groups |
+//! | `tables.rs` | the geometry's answers every cell asks, computed once |
 //! | `nodes.rs` | the devices in one numbering, and which one sends on each link (the fabric trace) |
 
 pub mod geometry;
@@ -26,6 +27,7 @@ pub mod reassembly;
 pub mod scheduler;
 pub mod segmenter;
 pub mod stages;
+pub mod tables;
 pub mod voq;
 
 pub use geometry::Geometry;

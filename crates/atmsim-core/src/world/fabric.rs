@@ -13,23 +13,27 @@
 
 use super::fabric_group::Due;
 use super::World;
-use crate::engine::{Event, FabricEvent};
+use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::fabric::link::FabricLink;
 use crate::fabric::reassembly::{DepthHistogram, Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
+use crate::fabric::tables::{FarEnd, Tables};
 use crate::fabric::voq::{Crs, Voq};
 use crate::fabric::{Cell, CellInFlight, CellKind, FabricConfig, PRIORITIES};
 use crate::net::{PortId, Unit};
 use crate::scenario::fabric::{fraction, scaled};
 use crate::scenario::model::FabricModel;
 use crate::scenario::Model;
+use crate::time::Time;
 
 /// Counts of cells by kind: [data, FlowStatus, Credit].
 pub(super) type ByKind = [u64; 3];
 
 pub(in crate::world) struct Fabric {
     pub(super) cfg: FabricConfig,
+    /// The geometry's answers each cell asks, as tables (`fabric/tables.rs`).
+    pub(super) tables: Tables,
     segmenter: Segmenter,
     pub(super) links: Vec<FabricLink>,
     pub(super) voqs: Vec<Voq>,
@@ -150,6 +154,7 @@ impl Fabric {
             waking: Vec::new(),
             groups: super::fabric_group::Groups::new(),
             stages: crate::fabric::stages::StageState::new(g),
+            tables: Tables::new(g),
             cfg,
         }
     }
@@ -177,9 +182,10 @@ impl Fabric {
         let first = self.spray_next[fap as usize];
         let mut best: Option<(u64, u32)> = None;
         for k in 0..g.links {
-            let i = (first + k) % g.links;
+            // (first + k) mod links, without a division: first < links.
+            let i = if first + k >= g.links { first + k - g.links } else { first + k };
             let link = g.up(fap, i);
-            let fe = g.fe_of(link);
+            let fe = self.tables.fe_of_up[link as usize];
             let l = &self.links[link as usize];
             if !l.usable || !self.leads_to(fe, cell.dst_fap as u32) {
                 continue;
@@ -198,7 +204,7 @@ impl Fabric {
             self.lose(cell);
             return None;
         };
-        self.spray_next[fap as usize] = (i + 1) % g.links;
+        self.spray_next[fap as usize] = if i + 1 == g.links { 0 } else { i + 1 };
         let link = g.up(fap, i);
         self.enqueue(link, cell).then_some(link)
     }
@@ -228,6 +234,55 @@ impl Fabric {
         self.lost_before_detection += 1;
         self.lose(cell);
         false
+    }
+}
+
+impl Fabric {
+    /// Starts the links that were given a cell while idle, in the order
+    /// they were given it.
+    pub(super) fn start_waking(&mut self, sched: &mut Scheduler, now: Time) {
+        match self.waking.len() {
+            0 => {}
+            // The common case (an element passed one cell on): no list to hand round.
+            1 => {
+                let link = self.waking.pop().expect("one waits");
+                self.start(sched, now, link);
+            }
+            _ => {
+                let mut waking = std::mem::take(&mut self.waking);
+                for &link in &waking {
+                    self.start(sched, now, link);
+                }
+                waking.clear();
+                self.waking = waking;
+            }
+        }
+    }
+
+    /// Starts a link's next cell if it can; schedules its end and its
+    /// arrival, each into the group due at its instant (`fabric_group.rs`:
+    /// the links started at one instant end, and their cells arrive,
+    /// together, in the order they started). Both come a fixed gap after the
+    /// start for a full cell (its time; that plus the link's delay), so the
+    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell
+    /// leaving a fabric element frees its place there: the link it came in
+    /// by gets its credit back. A plain function of the fabric and the
+    /// scheduler, so that a group's event finds the fabric once.
+    pub(super) fn start(&mut self, sched: &mut Scheduler, now: Time, link: u32) {
+        let header = self.cfg.cell_header;
+        let Some((cell, end)) = self.links[link as usize].start(now, header) else { return };
+        let arrive_at = self.links[link as usize].pipe.from_back(1).arrive_at;
+        let credit = if self.cfg.geometry.is_up(link) {
+            None
+        } else {
+            let from = cell.from_link;
+            self.links[from as usize].forwarded().map(|fwd| (from, fwd, self.links[from as usize].delay))
+        };
+        self.groups.place(sched, end, Due::End, link);
+        self.groups.place(sched, arrive_at, Due::Arrival, link);
+        if let Some((from, fwd, delay)) = credit {
+            self.schedule_link_credit(sched, now + delay, from, fwd);
+        }
     }
 }
 
@@ -343,39 +398,16 @@ impl World {
 
     /// Starts the links that were given a cell while idle.
     pub(super) fn start_waking(&mut self) {
-        let mut waking = std::mem::take(&mut self.fabric().waking);
-        for &link in &waking {
-            self.fabric_start(link);
-        }
-        waking.clear();
-        self.fabric().waking = waking;
+        let now = self.now;
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        f.start_waking(&mut self.sched, now);
     }
 
-    /// Starts a link's next cell if it can; schedules its end and its
-    /// arrival, each into the group due at its instant (`fabric_group.rs`:
-    /// the links started at one instant end, and their cells arrive,
-    /// together, in the order they started). Both come a fixed gap after the
-    /// start for a full cell (its time; that plus the link's delay), so the
-    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell
-    /// leaving a fabric element frees its place there: the link it came in
-    /// by gets its credit back.
+    /// Starts a link's next cell if it can (`Fabric::start`).
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
-        let f = self.fabric();
-        let header = f.cfg.cell_header;
-        let Some((cell, end)) = f.links[link as usize].start(now, header) else { return };
-        let arrive_at = f.links[link as usize].pipe.from_back(1).arrive_at;
-        let credit = if f.cfg.geometry.is_up(link) {
-            None
-        } else {
-            let from = cell.from_link;
-            f.links[from as usize].forwarded().map(|fwd| (from, fwd, f.links[from as usize].delay))
-        };
-        self.due(end, Due::End, link);
-        self.due(arrive_at, Due::Arrival, link);
-        if let Some((from, fwd, delay)) = credit {
-            self.schedule_link_credit(now + delay, from, fwd);
-        }
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        f.start(&mut self.sched, now, link);
     }
 
     pub(super) fn fabric_event(&mut self, ev: FabricEvent) {
@@ -398,30 +430,26 @@ impl World {
     /// passed on towards its FAP; at a FAP (its links down), taken.
     pub(super) fn fabric_arrival(&mut self, link: u32) {
         let now = self.now;
-        let f = self.fabric();
-        let l = &mut f.links[link as usize];
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
         // A failed link's wire was emptied: its cells' arrivals find nothing.
-        let Some(CellInFlight { mut cell, .. }) = l.pipe.pop_front() else { return };
-        let f = self.fabric();
-        let g = &f.cfg.geometry;
-        if !g.to_fap(link) {
+        let Some(CellInFlight { mut cell, .. }) = f.links[link as usize].pipe.pop_front() else { return };
+        if let FarEnd::Element(hop) = f.tables.far[link as usize] {
             cell.from_link = link;
-            f.fe_forward(link, cell);
-            self.start_waking();
-            return self.fabric_losses();
+            f.fe_forward(hop, cell);
+            f.start_waking(&mut self.sched, now);
+            return f.follow_losses(&mut self.sched, now);
         }
         // A FAP takes its cells at once: the link's credit goes straight back.
         let l = &mut f.links[link as usize];
         if let Some(fwd) = l.forwarded() {
             let delay = l.delay;
-            self.schedule_link_credit(now + delay, link, fwd);
+            f.schedule_link_credit(&mut self.sched, now + delay, link, fwd);
         }
-        let f = self.fabric();
         f.received[cell.kind as usize] += 1;
         match cell.kind {
             CellKind::Data => {
                 f.data_bytes_received += cell.payload as u64;
-                let port = f.cfg.geometry.voq_ends(cell.voq).1;
+                let port = f.tables.voq_port[cell.voq as usize];
                 let stream = &mut f.streams[cell.voq as usize];
                 stream.cell(cell.seq, cell.payload);
                 let held = stream.held();

@@ -12,34 +12,60 @@
 
 use super::fabric::Fabric;
 use super::World;
-use crate::engine::{Event, FabricEvent};
+use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::fabric::stages::Hop;
 use crate::fabric::{Cell, CellKind};
+use crate::time::Time;
 
 impl Fabric {
-    /// A fabric element passes a cell that came up `link` on to its next
+    /// A fabric element passes a cell that came by a link whose far end
+    /// does `hop` (`fabric/tables.rs`) on to its next
     /// usable link down to the cell's FAP, round robin; None if the cell
     /// was lost (no such link, or a failed one not yet detected).
     /// In three stages the FE1 and FE2 hops come first (`fabric_stages.rs`).
-    pub(super) fn fe_forward(&mut self, link: u32, cell: Cell) -> Option<u32> {
-        let g = &self.cfg.geometry;
-        let fe = match g.hop_after(link) {
+    pub(super) fn fe_forward(&mut self, hop: Hop, cell: Cell) -> Option<u32> {
+        let fe = match hop {
             Hop::ToFap(fe) => fe,
             Hop::ToFe2(fe1) => return self.fe1_sends(fe1, cell),
             Hop::ToFe3(fe2) => return self.fe2_sends(fe2, cell),
         };
+        let g = &self.cfg.geometry;
         let at = (fe * g.faps + cell.dst_fap as u32) as usize;
         let n = g.links_per_fe();
-        for step in 0..n {
-            let k = (self.fe_next[at] + step) % n;
-            let down = g.down_from_fe(fe, cell.dst_fap as u32, k);
+        let mut k = self.fe_next[at];
+        for _ in 0..n {
+            let down = self.tables.down_from_fe(g, fe, cell.dst_fap as u32, k);
+            // The next in round-robin order, without a division: k < n.
+            k = if k + 1 == n { 0 } else { k + 1 };
             if self.links[down as usize].usable {
-                self.fe_next[at] = (k + 1) % n;
+                self.fe_next[at] = k;
                 return self.pass_on(down, cell);
             }
         }
         self.lose_at_element(cell);
         None
+    }
+
+    /// Follows up the cells lost since the last call: credits owed for
+    /// them, a data cell's give-up, a FlowStatus sent again.
+    pub(super) fn follow_losses(&mut self, sched: &mut Scheduler, now: Time) {
+        if self.dead.is_empty() && self.late_credits.is_empty() {
+            return;
+        }
+        let timeout = self.cfg.reassembly_timeout;
+        for &(link, fwd) in &self.late_credits {
+            let delay = self.links[link as usize].delay;
+            sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
+        }
+        self.late_credits.clear();
+        for cell in self.dead.drain(..) {
+            let ev = match cell.kind {
+                CellKind::Data => FabricEvent::GiveUp { voq: cell.voq, cell: cell.seq as u64 | (cell.payload as u64) << 32 },
+                CellKind::FlowStatus => FabricEvent::StatusAgain(cell.voq),
+                CellKind::Credit => continue,
+            };
+            sched.schedule(now + timeout, Event::Fabric(ev));
+        }
     }
 
     /// An element queues a cell for its next link; if that link has failed
@@ -85,32 +111,12 @@ impl Fabric {
 }
 
 impl World {
-    /// Follows up the cells the fabric lost since the last call: credits
-    /// owed for them, a data cell's give-up, a FlowStatus sent again.
+    /// Follows up the cells the fabric lost since the last call
+    /// (`Fabric::follow_losses`).
     pub(super) fn fabric_losses(&mut self) {
         let now = self.now;
-        let f = self.fabric();
-        if f.dead.is_empty() && f.late_credits.is_empty() {
-            return;
-        }
-        let timeout = f.cfg.reassembly_timeout;
-        let mut dead = std::mem::take(&mut f.dead);
-        let mut credits = std::mem::take(&mut f.late_credits);
-        for (link, fwd) in credits.drain(..) {
-            let delay = self.fabric().links[link as usize].delay;
-            self.sched.schedule(now + delay, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
-        }
-        for cell in dead.drain(..) {
-            let ev = match cell.kind {
-                CellKind::Data => FabricEvent::GiveUp { voq: cell.voq, cell: cell.seq as u64 | (cell.payload as u64) << 32 },
-                CellKind::FlowStatus => FabricEvent::StatusAgain(cell.voq),
-                CellKind::Credit => continue,
-            };
-            self.sched.schedule(now + timeout, Event::Fabric(ev));
-        }
-        let f = self.fabric();
-        f.dead = dead;
-        f.late_credits = credits;
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        f.follow_losses(&mut self.sched, now);
     }
 
     /// The `i`-th `[[fabric.fail]]` happens.

@@ -14,7 +14,7 @@
 //! member there, with no other event between: the order of every event,
 //! and every output, is unchanged; only the count of events drops). This
 //! holds because every event the fabric schedules between members is
-//! checked against the open groups' instants (`World::schedule_link_credit`),
+//! checked against the open groups' instants (`Fabric::schedule_link_credit`),
 //! and anything else scheduled between (a host's packet, a timer, a NIC's
 //! reserved place) is seen by the scheduler's count of numbers handed out
 //! having moved: then no open group takes another member.
@@ -150,25 +150,17 @@ impl Groups {
     }
 }
 
-impl World {
-    /// `link`'s end of transmission or arrival, due at `at`: into the open
-    /// group there, or a new group's event. Inlined into `fabric_start`,
-    /// its one caller (twice a cell-hop).
-    #[inline(always)]
-    pub(super) fn due(&mut self, at: Time, due: Due, link: u32) {
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
-        f.groups.place(&mut self.sched, at, due, link);
-    }
-
+impl super::fabric::Fabric {
     /// A link credit for `link` carrying `fwd`, due at `at`: no member of
     /// a group, so the open group at that instant takes no more (the credit
     /// runs between).
-    pub(super) fn schedule_link_credit(&mut self, at: Time, link: u32, fwd: u64) {
-        let allocated = self.sched.allocated();
-        self.fabric().groups.not_a_member(at, allocated);
-        self.sched.schedule(at, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
+    pub(super) fn schedule_link_credit(&mut self, sched: &mut Scheduler, at: Time, link: u32, fwd: u64) {
+        self.groups.not_a_member(at, sched.allocated());
+        sched.schedule(at, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
     }
+}
 
+impl World {
     /// Groups take more than one link (as runs are), or none (each end and
     /// arrival its own event, in the same order: the tests' reference).
     #[cfg(test)]
@@ -179,19 +171,30 @@ impl World {
     /// A group's event: each of its links in order, as their own events
     /// would have run.
     pub(super) fn group_due(&mut self, g: u32, due: Due) {
-        let links = self.fabric().groups.take(g);
-        for &link in &links {
-            match due {
-                Due::End => {
-                    self.fabric().links[link as usize].busy = false;
-                    self.fabric_start(link);
+        let now = self.now;
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        let links = f.groups.take(g);
+        match due {
+            // Ends touch only the fabric and the scheduler: found once for the group.
+            Due::End => {
+                for &link in &links {
+                    f.links[link as usize].busy = false;
+                    f.start(&mut self.sched, now, link);
+                    // As below (a start delivers nothing, so only a run already done stops here).
+                    if self.unfinished == 0 {
+                        break;
+                    }
                 }
-                Due::Arrival => self.fabric_arrival(link),
             }
-            // The run stops after the event that delivers its last finite
-            // transfer (`run_observed`): the later members' events would not have run.
-            if self.unfinished == 0 {
-                break;
+            Due::Arrival => {
+                for &link in &links {
+                    self.fabric_arrival(link);
+                    // The run stops after the event that delivers its last finite
+                    // transfer (`run_observed`): the later members' events would not have run.
+                    if self.unfinished == 0 {
+                        break;
+                    }
+                }
             }
         }
         self.fabric().groups.give_back(g, links);
