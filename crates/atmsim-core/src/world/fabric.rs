@@ -271,7 +271,8 @@ impl Fabric {
     pub(super) fn start(&mut self, sched: &mut Scheduler, now: Time, link: u32) {
         let header = self.cfg.cell_header;
         let Some((cell, end)) = self.links[link as usize].start(now, header) else { return };
-        let arrive_at = self.links[link as usize].pipe.from_back(1).arrive_at;
+        // What the link put at the back of its wire (`FabricLink::start`).
+        let arrive_at = end + self.links[link as usize].delay;
         let credit = if self.cfg.geometry.is_up(link) {
             None
         } else {
