@@ -33,6 +33,7 @@ mod eqds_build;
 mod fabric;
 mod fabric_fail;
 mod fabric_group;
+mod fabric_link;
 mod fabric_sample;
 mod fabric_stages;
 mod fct;

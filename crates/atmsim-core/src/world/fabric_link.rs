@@ -1,0 +1,76 @@
+//! A fabric link's start (`Fabric::start`): the next cell chosen,
+//! its end and arrival placed in the groups due at their instants
+//! (`fabric_group.rs`), the link credit owed upstream; and the links given
+//! a cell while idle, started in turn. Plain functions of the fabric and
+//! the scheduler, so that a group's event finds the fabric once.
+
+use super::fabric::Fabric;
+use super::fabric_group::Due;
+use super::World;
+use crate::engine::Scheduler;
+use crate::time::Time;
+
+impl Fabric {
+    /// Starts the links that were given a cell while idle, in the order
+    /// they were given it.
+    pub(super) fn start_waking(&mut self, sched: &mut Scheduler, now: Time) {
+        match self.waking.len() {
+            0 => {}
+            // The common case (an element passed one cell on): no list to hand round.
+            1 => {
+                let link = self.waking.pop().expect("one waits");
+                self.start(sched, now, link);
+            }
+            _ => {
+                let mut waking = std::mem::take(&mut self.waking);
+                for &link in &waking {
+                    self.start(sched, now, link);
+                }
+                waking.clear();
+                self.waking = waking;
+            }
+        }
+    }
+
+    /// Starts a link's next cell if it can; schedules its end and its
+    /// arrival, each into the group due at its instant (`fabric_group.rs`:
+    /// the links started at one instant end, and their cells arrive,
+    /// together, in the order they started). Both come a fixed gap after the
+    /// start for a full cell (its time; that plus the link's delay), so the
+    /// scheduler keeps them in its gap lanes, in O(1) (`gaps`). A cell
+    /// leaving a fabric element frees its place there: the link it came in
+    /// by gets its credit back.
+    pub(super) fn start(&mut self, sched: &mut Scheduler, now: Time, link: u32) {
+        let header = self.cfg.cell_header;
+        let Some((cell, end)) = self.links[link as usize].start(now, header) else { return };
+        // What the link put at the back of its wire (`FabricLink::start`).
+        let arrive_at = end + self.links[link as usize].delay;
+        let credit = if self.cfg.geometry.is_up(link) {
+            None
+        } else {
+            let from = cell.from_link;
+            self.links[from as usize].forwarded().map(|fwd| (from, fwd, self.links[from as usize].delay))
+        };
+        self.groups.place(sched, end, Due::End, link);
+        self.groups.place(sched, arrive_at, Due::Arrival, link);
+        if let Some((from, fwd, delay)) = credit {
+            self.schedule_link_credit(sched, now + delay, from, fwd);
+        }
+    }
+}
+
+impl World {
+    /// Starts the links that were given a cell while idle.
+    pub(super) fn start_waking(&mut self) {
+        let now = self.now;
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        f.start_waking(&mut self.sched, now);
+    }
+
+    /// Starts a link's next cell if it can (`Fabric::start`).
+    pub(super) fn fabric_start(&mut self, link: u32) {
+        let now = self.now;
+        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        f.start(&mut self.sched, now, link);
+    }
+}
