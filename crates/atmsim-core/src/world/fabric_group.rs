@@ -14,7 +14,7 @@
 //! member there, with no other event between: the order of every event,
 //! and every output, is unchanged; only the count of events drops). This
 //! holds because every event the fabric schedules between members is
-//! checked against the open groups' instants (`Fabric::schedule_link_credit`),
+//! checked against the open groups' instants (`Fabric::schedule_link_credit`, `fabric_link.rs`),
 //! and anything else scheduled between (a host's packet, a timer, a NIC's
 //! reserved place) is seen by the scheduler's count of numbers handed out
 //! having moved: then no open group takes another member.
@@ -147,16 +147,6 @@ impl Groups {
         // The group's own event is scheduled next.
         self.mark = allocated + 1;
         g
-    }
-}
-
-impl super::fabric::Fabric {
-    /// A link credit for `link` carrying `fwd`, due at `at`: no member of
-    /// a group, so the open group at that instant takes no more (the credit
-    /// runs between).
-    pub(super) fn schedule_link_credit(&mut self, sched: &mut Scheduler, at: Time, link: u32, fwd: u64) {
-        self.groups.not_a_member(at, sched.allocated());
-        sched.schedule(at, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
     }
 }
 

@@ -7,7 +7,7 @@
 use super::fabric::Fabric;
 use super::fabric_group::Due;
 use super::World;
-use crate::engine::Scheduler;
+use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::time::Time;
 
 impl Fabric {
@@ -56,6 +56,14 @@ impl Fabric {
         if let Some((from, fwd, delay)) = credit {
             self.schedule_link_credit(sched, now + delay, from, fwd);
         }
+    }
+
+    /// A link credit for `link` carrying `fwd`, due at `at`: no member of
+    /// a group, so the open group at that instant takes no more (the credit
+    /// runs between).
+    pub(super) fn schedule_link_credit(&mut self, sched: &mut Scheduler, at: Time, link: u32, fwd: u64) {
+        self.groups.not_a_member(at, sched.allocated());
+        sched.schedule(at, Event::Fabric(FabricEvent::LinkCredit { link, fwd }));
     }
 }
 
