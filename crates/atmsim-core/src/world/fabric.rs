@@ -13,7 +13,7 @@
 
 use super::fabric_group::Due;
 use super::World;
-use crate::engine::{Event, FabricEvent};
+use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::fabric::link::FabricLink;
 use crate::fabric::reassembly::{DepthHistogram, Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
@@ -255,7 +255,13 @@ pub(super) fn gaps(model: &Model, fm: &FabricModel) -> Vec<crate::time::Time> {
 
 impl World {
     pub(super) fn fabric(&mut self) -> &mut Fabric {
-        self.services.fabric_mut().expect("fabric events only in a fabric run")
+        self.fabric_and_scheduler().0
+    }
+
+    /// The fabric and the scheduler together (two fields, borrowed apart),
+    /// for the fabric's plain functions that schedule (`fabric_link.rs`).
+    pub(super) fn fabric_and_scheduler(&mut self) -> (&mut Fabric, &mut Scheduler) {
+        (self.services.fabric_mut().expect("fabric events only in a fabric run"), &mut self.sched)
     }
 
     /// Hook: a packet from host link `from` reaches the fabric, bound for
@@ -366,20 +372,20 @@ impl World {
     /// passed on towards its FAP; at a FAP (its links down), taken.
     pub(super) fn fabric_arrival(&mut self, link: u32) {
         let now = self.now;
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        let (f, sched) = self.fabric_and_scheduler();
         // A failed link's wire was emptied: its cells' arrivals find nothing.
         let Some(CellInFlight { mut cell, .. }) = f.links[link as usize].pipe.pop_front() else { return };
         if let FarEnd::Element(hop) = f.tables.far[link as usize] {
             cell.from_link = link;
             f.fe_forward(hop, cell);
-            f.start_waking(&mut self.sched, now);
-            return f.follow_losses(&mut self.sched, now);
+            f.start_waking(sched, now);
+            return f.follow_losses(sched, now);
         }
         // A FAP takes its cells at once: the link's credit goes straight back.
         let l = &mut f.links[link as usize];
         if let Some(fwd) = l.forwarded() {
             let delay = l.delay;
-            f.schedule_link_credit(&mut self.sched, now + delay, link, fwd);
+            f.schedule_link_credit(sched, now + delay, link, fwd);
         }
         f.received[cell.kind as usize] += 1;
         match cell.kind {
@@ -398,7 +404,7 @@ impl World {
                 let ((src, port), tc) = (g.voq_ends(cell.voq), g.voq_tc(cell.voq));
                 let member = tc * g.faps + src;
                 if let Some(at) = f.schedulers[port as usize].status(now, member, Crs::from_u32(cell.seq & 3), cell.seq >> 2) {
-                    self.sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
+                    sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
                 }
             }
             CellKind::Credit => {

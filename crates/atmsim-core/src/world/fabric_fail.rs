@@ -115,8 +115,8 @@ impl World {
     /// (`Fabric::follow_losses`).
     pub(super) fn fabric_losses(&mut self) {
         let now = self.now;
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
-        f.follow_losses(&mut self.sched, now);
+        let (f, sched) = self.fabric_and_scheduler();
+        f.follow_losses(sched, now);
     }
 
     /// The `i`-th `[[fabric.fail]]` happens.

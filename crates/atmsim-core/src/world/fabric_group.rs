@@ -161,17 +161,17 @@ impl World {
     /// A group's event: each of its links in order, as their own events
     /// would have run.
     pub(super) fn group_due(&mut self, g: u32, due: Due) {
-        let now = self.now;
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
+        let (now, done) = (self.now, self.unfinished == 0);
+        let (f, sched) = self.fabric_and_scheduler();
         let links = f.groups.take(g);
         match due {
             // Ends touch only the fabric and the scheduler: found once for the group.
             Due::End => {
                 for &link in &links {
                     f.links[link as usize].busy = false;
-                    f.start(&mut self.sched, now, link);
-                    // As below (a start delivers nothing, so only a run already done stops here).
-                    if self.unfinished == 0 {
+                    f.start(sched, now, link);
+                    // As below; a start delivers nothing, so only a run already done stops here.
+                    if done {
                         break;
                     }
                 }

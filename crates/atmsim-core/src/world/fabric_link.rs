@@ -14,22 +14,12 @@ impl Fabric {
     /// Starts the links that were given a cell while idle, in the order
     /// they were given it.
     pub(super) fn start_waking(&mut self, sched: &mut Scheduler, now: Time) {
-        match self.waking.len() {
-            0 => {}
-            // The common case (an element passed one cell on): no list to hand round.
-            1 => {
-                let link = self.waking.pop().expect("one waits");
-                self.start(sched, now, link);
-            }
-            _ => {
-                let mut waking = std::mem::take(&mut self.waking);
-                for &link in &waking {
-                    self.start(sched, now, link);
-                }
-                waking.clear();
-                self.waking = waking;
-            }
+        // A start queues nothing, so the list does not change under the loop.
+        for i in 0..self.waking.len() {
+            let link = self.waking[i];
+            self.start(sched, now, link);
         }
+        self.waking.clear();
     }
 
     /// Starts a link's next cell if it can; schedules its end and its
@@ -71,14 +61,14 @@ impl World {
     /// Starts the links that were given a cell while idle.
     pub(super) fn start_waking(&mut self) {
         let now = self.now;
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
-        f.start_waking(&mut self.sched, now);
+        let (f, sched) = self.fabric_and_scheduler();
+        f.start_waking(sched, now);
     }
 
     /// Starts a link's next cell if it can (`Fabric::start`).
     pub(super) fn fabric_start(&mut self, link: u32) {
         let now = self.now;
-        let f = self.services.fabric_mut().expect("fabric events only in a fabric run");
-        f.start(&mut self.sched, now, link);
+        let (f, sched) = self.fabric_and_scheduler();
+        f.start(sched, now, link);
     }
 }
