@@ -33,14 +33,24 @@ impl Tournament {
         self.best as usize & (LANE_SLOTS - 1)
     }
 
-    /// Slot `i`'s key in `keys` changed: replays its path.
+    /// Slot `i`'s key in `keys` changed: replays its path. Each winner
+    /// just decided is carried on in a register and only its rival is read
+    /// back: reading a winner straight after storing it, as one wider load
+    /// with its neighbours, missed the processor's store forwarding and
+    /// stalled every event that left a lane (`perf annotate`:
+    /// docs/performance.md, "The tournament's stall").
     #[inline(always)]
     pub(super) fn update(&mut self, keys: &[u128; LANE_SLOTS], i: usize) {
         let earlier = |a: usize, b: usize| if keys[b & (LANE_SLOTS - 1)] < keys[a & (LANE_SLOTS - 1)] { b } else { a };
+        // Each comparison keeps its operands in slot order (the left
+        // candidate first), so ties go as they always did.
+        let in_order = |left_is_new: bool, new: usize, rival: usize| if left_is_new { earlier(new, rival) } else { earlier(rival, new) };
         let pair = (i >> 1) & 3;
-        self.pairs[pair] = earlier(2 * pair, 2 * pair + 1) as u8;
+        let pair_winner = earlier(2 * pair, 2 * pair + 1);
+        self.pairs[pair] = pair_winner as u8;
         let quad = pair >> 1;
-        self.quads[quad] = earlier(self.pairs[2 * quad] as usize, self.pairs[2 * quad + 1] as usize) as u8;
-        self.best = earlier(self.quads[0] as usize, self.quads[1] as usize) as u8;
+        let quad_winner = in_order(pair & 1 == 0, pair_winner, self.pairs[pair ^ 1] as usize);
+        self.quads[quad] = quad_winner as u8;
+        self.best = in_order(quad == 0, quad_winner, self.quads[quad ^ 1] as usize) as u8;
     }
 }
