@@ -254,10 +254,13 @@ pub struct Scheduler {
     /// its place in the order: see [`Scheduler::has_passed`]).
     now_seq: u64,
     executed: u64,
-    /// The pipe head that became a lane's front when the event handed out
-    /// last left it: it is due within a few events, so the world may ask
-    /// the processor for its data ahead (`World::warm`).
+    /// The pipe head that reached place [`Scheduler::reveal_at`] of its
+    /// lane when the event handed out last left it: it is due within a few
+    /// events, so the world may ask the processor for its data ahead
+    /// (`World::warm`).
     revealed: Option<PortId>,
+    /// The place in a lane (0: its front) at which a pipe head is revealed.
+    reveal_at: usize,
 }
 
 impl Default for Scheduler {
@@ -277,6 +280,7 @@ impl Default for Scheduler {
             now_seq: 0,
             executed: 0,
             revealed: None,
+            reveal_at: 0,
         }
     }
 }
@@ -342,13 +346,25 @@ impl Scheduler {
         queue.drop_front();
         let front = queue.front();
         self.lane_fronts[i] = front.map_or(u128::MAX, Scheduled::key);
-        self.revealed = front.and_then(|s| s.event.pipe_head());
+        self.revealed = match self.reveal_at {
+            0 => front.and_then(|s| s.event.pipe_head()),
+            k if k < queue.len() => queue.get(k).event.pipe_head(),
+            _ => None,
+        };
         self.lane_best.update(&self.lane_fronts, i);
         self.in_lanes -= 1;
     }
 
-    /// The pipe head that became a lane's front since the last call, if
-    /// any (lanes run on large networks only): a hint, changing no order.
+    /// Reveals each pipe head when it reaches place `k` of its lane (0:
+    /// its front; each pop moves every event up one place, so each is
+    /// revealed once, when a pop leaves it there): the larger `k`, the
+    /// earlier the world hears of it. A hint, changing no order.
+    pub fn reveal_at(&mut self, k: usize) {
+        self.reveal_at = k;
+    }
+
+    /// The pipe head revealed since the last call, if any (lanes run on
+    /// large networks only): a hint, changing no order.
     #[inline(always)]
     pub fn take_revealed(&mut self) -> Option<PortId> {
         self.revealed.take()

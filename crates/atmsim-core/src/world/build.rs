@@ -65,6 +65,9 @@ impl World {
         let reverse = model.ports.iter().map(|p| PortId(*by_ends.get(&(p.to, p.from)).expect("links are full duplex") as u32)).collect();
 
         let mut sched = Scheduler::default();
+        if warm_ahead {
+            sched.reveal_at(super::warm::REVEAL_AT);
+        }
         // A cell fabric's links carry most of a fabric run's events: their gaps first.
         if let Some(fm) = &model.fabric {
             super::fabric::gaps(&model, fm).into_iter().for_each(|g| sched.add_lane(g));

@@ -4,8 +4,9 @@
 //! unit's route (a trimming port's books among its first lines) and its pipe's back, each
 //! address known only from the one before, so on a network whose ports
 //! do not fit the processor's caches each hop waited for one miss after
-//! another. When a pipe head becomes a gap lane's front it is due within
-//! a few events (`Scheduler::take_revealed`); from then on, a step an
+//! another. When a pipe head comes within a few places of a gap lane's
+//! front it is due within a few events (`Scheduler::take_revealed`,
+//! [`REVEAL_AT`]); from then on, a step an
 //! event, the processor is asked for each of those lines in turn, reading
 //! only the lines asked for the step before. Nothing here changes a value:
 //! a prefetch is a hint (a pipe head that runs before its last step was
@@ -20,6 +21,15 @@ use crate::net::{Port, PortId};
 /// docs/performance.md). The 1,024-host fat tree's 6,144 ports take
 /// 2.75 MB before their pipes and books; the 128-host tree's 768, 344 kB.
 pub(super) const WARM_FROM_BYTES: usize = 2 << 20;
+
+/// The place in its gap lane at which a pipe head is revealed
+/// (`Scheduler::reveal_at`): four events of that lane before its own, so
+/// that the three steps below are done before it runs. Revealed at the
+/// lane's front, a pipe head often ran before the second step; the
+/// 1,024-host permutation's loop took 2.54–2.67 s at 0 against 2.07–2.14 s
+/// at 4 (1 ms, pinned; 3 and 6 did no better; docs/performance.md,
+/// "Pipe heads revealed four places ahead").
+pub(super) const REVEAL_AT: usize = 4;
 
 /// Do `n` ports outgrow a core's second-level cache ([`WARM_FROM_BYTES`])?
 pub(super) fn outgrows_cache(n: usize) -> bool {
