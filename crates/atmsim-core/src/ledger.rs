@@ -119,6 +119,19 @@ impl Ledger {
         self.frames[(frame - self.base) as usize].header
     }
 
+    /// The record of a frame whose fate is still open, read in place (for
+    /// its address: `world/warm.rs` fetches it ahead); `None` once its fate
+    /// is fixed.
+    pub fn open_record(&self, frame: u32) -> Option<&FrameRecord> {
+        self.frames.get(frame.checked_sub(self.base)? as usize)
+    }
+
+    /// The record a cell of another frame than the one arriving would
+    /// settle first (`cell_arrived`), read in place, if still open.
+    pub fn arriving_record(&self) -> Option<&FrameRecord> {
+        self.open_record(self.arriving)
+    }
+
     /// The segment header of a frame whose fate is still open (`None` once
     /// its fate is fixed and the record is gone).
     pub fn header(&self, frame: u32) -> Option<FrameHeader> {
@@ -223,6 +236,23 @@ mod tests {
 
     fn tcp(seq: u64) -> FrameHeader {
         FrameHeader::Tcp(Segment { seq, len: 100, ..Segment::default() })
+    }
+
+    #[test]
+    fn the_records_fetched_ahead_are_the_ones_an_arrival_touches() {
+        let mut l = Ledger::default();
+        let a = l.push(tcp(1), 1, 0, 0);
+        let b = l.push(tcp(101), 1, 0, 0);
+        l.cell_arrived(a);
+        // b's cell settles a's count into a's record, then b's record is read.
+        assert!(std::ptr::eq(l.arriving_record().unwrap(), &l.frames[0]));
+        assert!(std::ptr::eq(l.open_record(b).unwrap(), &l.frames[1]));
+        l.cell_arrived(b);
+        assert_eq!(l.arrived(a), 1);
+        // Once a frame's fate is fixed and its record gone, neither is found.
+        l.resolve(a, Fate::Delivered);
+        assert!(l.open_record(a).is_none());
+        assert!(std::ptr::eq(l.arriving_record().unwrap(), &l.frames[0]));
     }
 
     #[test]

@@ -120,6 +120,7 @@ impl World {
             }),
             unit_hops: 0,
             warming: [None; 3],
+            warming_end: None,
             warm_ahead,
             wall_s: 0.0,
             // A watched port reports departures at its end-of-transmission events (the port log,

@@ -145,6 +145,9 @@ pub struct World {
     /// found for the one before them: their data fetched ahead a step a
     /// reveal (`warm.rs`).
     warming: [Option<PortId>; 3],
+    /// The unit found at the end of its route at the last reveal's second
+    /// step (its VC and frame), whose ledger record the next fetches.
+    warming_end: Option<(crate::net::VcId, u32)>,
     /// Whether to fetch pipe heads' data ahead (`warm.rs`): only when the
     /// ports outgrow a core's own cache ([`warm::WARM_FROM_BYTES`]); on a
     /// smaller network every line is there already and the steps would

@@ -13,8 +13,8 @@
 //! fetched for nothing).
 
 use super::World;
-use crate::net::route::{ESCAPE, STEP};
-use crate::net::{Port, PortId};
+use crate::net::route::{END, ESCAPE, STEP};
+use crate::net::{Port, PortId, VcId, HOP_BITS};
 
 /// Ports beyond this many bytes are fetched ahead (`World::warm_ahead`):
 /// a core's second-level cache on this project's machines (2 MiB;
@@ -75,6 +75,26 @@ fn prefetch<T>(at: *const T) {
     let _ = at;
 }
 
+/// Where a pipe head's unit goes: on to a port, or to the end of its
+/// route (its VC and frame).
+enum Goes {
+    To(PortId),
+    Ends(VcId, u32),
+}
+
+/// Cache lines of a VC's ledger a unit at its route's end reads
+/// (`Ledger::cell_arrived`, `open_header`, `resolve`).
+const LEDGER_LINES: usize = 3;
+
+/// The first `lines` cache lines of any value.
+#[inline(always)]
+fn prefetch_lines<T>(value: &T, lines: usize) {
+    let at = (value as *const T).cast::<u8>();
+    for k in 0..lines {
+        prefetch(at.wrapping_add(64 * k));
+    }
+}
+
 /// The first `lines` cache lines of a port (a unit-hop's fields lie in
 /// its first four: `Port`'s layout test).
 #[inline(always)]
@@ -92,10 +112,29 @@ impl World {
     #[inline(never)]
     pub(super) fn warm(&mut self, p: PortId) {
         let [a, b, next] = self.warming;
+        let ending = self.warming_end.take();
         // Second step: the next port of the pipe's head, from its route
-        // (kept for the third step, at the next reveal).
-        let q = b.and_then(|b| self.next_port(b));
+        // (kept for the third step, at the next reveal); or, for a unit at
+        // the end of its route, its VC's ledger (and, kept, its frame).
+        let q = match b.and_then(|b| self.pipe_head_goes(b)) {
+            Some(Goes::To(q)) => Some(q),
+            Some(Goes::Ends(vc, frame)) => {
+                prefetch_lines(&self.ledgers[vc.ix()], LEDGER_LINES);
+                self.warming_end = Some((vc, frame));
+                None
+            }
+            None => None,
+        };
         self.warming = [Some(p), a, q];
+        // Third step at a route's end: the frame's record in the ledger, and
+        // the record of the frame whose cells arrived before, which its
+        // arrival settles (`Ledger::cell_arrived`).
+        if let Some((vc, frame)) = ending {
+            let ledger = &self.ledgers[vc.ix()];
+            for record in [ledger.open_record(frame), ledger.arriving_record()].into_iter().flatten() {
+                prefetch(record);
+            }
+        }
         // Third step: the next port's pipe's back (its books, a trimming
         // port's included, are on the lines asked for at the second).
         if let Some(next) = next {
@@ -117,14 +156,20 @@ impl World {
         prefetch_port(&self.ports[p.ix()], 2);
     }
 
-    /// The port the head of `p`'s pipe enters next, if it names one
-    /// without an escape (`World::pipe_head`).
+    /// Where the head of `p`'s pipe goes (`World::pipe_head`): the next
+    /// port its route names without an escape, or the end of its route.
     #[inline(always)]
-    fn next_port(&self, p: PortId) -> Option<PortId> {
+    fn pipe_head_goes(&self, p: PortId) -> Option<Goes> {
         let port = &self.ports[p.ix()];
-        let head = port.pipe.front()?;
-        let next = self.vcs.exits().exit(port.far_exits + (head.unit.route & STEP));
-        (next.0 < ESCAPE.0).then_some(next)
+        let unit = &port.pipe.front()?.unit;
+        let next = self.vcs.exits().exit(port.far_exits + (unit.route & STEP));
+        if next.0 < ESCAPE.0 {
+            Some(Goes::To(next))
+        } else if (next == END || unit.route >> HOP_BITS == 0) && !unit.is_frameless() {
+            Some(Goes::Ends(unit.vc, unit.frame))
+        } else {
+            None
+        }
     }
 }
 
