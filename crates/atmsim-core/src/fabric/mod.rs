@@ -143,10 +143,3 @@ pub struct Cell {
 }
 
 const _: () = assert!(std::mem::size_of::<Cell>() == 16);
-
-/// A cell on a wire: when its last bit reaches the far end.
-#[derive(Clone, Copy, Debug)]
-pub struct CellInFlight {
-    pub arrive_at: Time,
-    pub cell: Cell,
-}

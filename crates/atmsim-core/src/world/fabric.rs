@@ -20,7 +20,7 @@ use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
 use crate::fabric::tables::{FarEnd, Tables};
 use crate::fabric::voq::{Crs, Voq};
-use crate::fabric::{Cell, CellInFlight, CellKind, FabricConfig, PRIORITIES};
+use crate::fabric::{Cell, CellKind, FabricConfig, PRIORITIES};
 use crate::net::{PortId, Unit};
 use crate::scenario::fabric::{fraction, scaled};
 use crate::scenario::model::FabricModel;
@@ -374,7 +374,7 @@ impl World {
         let now = self.now;
         let (f, sched) = self.fabric_and_scheduler();
         // A failed link's wire was emptied: its cells' arrivals find nothing.
-        let Some(CellInFlight { mut cell, .. }) = f.links[link as usize].pipe.pop_front() else { return };
+        let Some(mut cell) = f.links[link as usize].pipe.pop_front() else { return };
         if let FarEnd::Element(hop) = f.tables.far[link as usize] {
             cell.from_link = link;
             f.fe_forward(hop, cell);
