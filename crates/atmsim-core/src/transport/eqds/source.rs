@@ -41,8 +41,8 @@ pub enum Timeout {
 /// The fields in the order a packet reads them, `repr(C)` to keep them so
 /// and line-aligned: what every send, ACK and pull reads (credit, backlog,
 /// the retransmit queue, the flags) fills the first cache line, the send
-/// records and a send's numbers the next two, the flow's size and the
-/// entropy cycle's position the fourth; the cycle's random
+/// records and a send's numbers the next two, the flow's size, its timer
+/// event and the entropy cycle's position the fourth; the cycle's random
 /// generator (read once a cycle) and the counts follow. In the
 /// compiler's own order a packet read a field or two from each of more
 /// lines (issue 34).
@@ -70,6 +70,10 @@ pub struct EqdsSource {
     mtu: u32,
     rts_sent: u32,
     size: u64,
+    /// When the world's pending timer event for this flow is due
+    /// (`Time::MAX`: none; `world/eqds.rs`), kept in a line every event of
+    /// the flow reads anyway rather than in an array of its own.
+    pub timer_event_due: Time,
     /// The entropy cycle and, per entropy index, the path it hashes to (E10).
     entropy: Entropy,
     pub stats: SourceStats,
@@ -99,6 +103,7 @@ impl EqdsSource {
             done: false,
             rts_sent: 0,
             last_rts: None,
+            timer_event_due: Time::MAX,
             records: SendRecords::new(rto),
             entropy: {
                 entropy.set_paths(&paths);
@@ -391,7 +396,7 @@ mod tests {
         assert!(offset_of!(EqdsSource, done) < 64, "every event's fields in the first line");
         assert_eq!(offset_of!(EqdsSource, records), 64, "the timer and the send records next");
         assert!(offset_of!(EqdsSource, rts_sent) < 3 * 64, "a send's numbers in the third line");
-        assert_eq!(offset_of!(EqdsSource, size), 192);
+        assert_eq!((offset_of!(EqdsSource, size), offset_of!(EqdsSource, timer_event_due)), (192, 200));
         assert!(offset_of!(EqdsSource, entropy) + Entropy::HOT_BYTES <= 4 * 64, "the entropy cycle's position in the fourth");
     }
 }
