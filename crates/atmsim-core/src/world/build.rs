@@ -344,7 +344,7 @@ fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, 
             continue; // opened when its trigger fires (`triggers.rs`)
         }
         match &mut flow.endpoints {
-            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds { .. } => {
+            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds => {
                 sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid)))
             }
             Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),
