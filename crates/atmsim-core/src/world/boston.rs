@@ -186,7 +186,7 @@ impl World {
         let (f, role) = (v.flow, v.role);
         let delivered = match &self.flows[f.ix()].endpoints {
             Endpoints::Tcp { receiver, .. } => receiver.stats.bytes_delivered,
-            Endpoints::Datagram(_) | Endpoints::Arb { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds { .. } => return false,
+            Endpoints::Datagram(_) | Endpoints::Arb { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds => return false,
         };
         let now = self.now;
         let b = self.services.boston_mut().expect("a Boston scenario");

@@ -32,7 +32,7 @@ pub(super) const NONE: u32 = crate::atm::aal5::NO_FRAME;
 
 impl World {
     pub fn new(model: Model, trace: bool) -> Self {
-        let (hosts, vcs, mut flows) = endpoints(&model);
+        let (hosts, vcs, mut flows, eqds_ends) = endpoints(&model);
         let num_vcs = vcs.len();
         let vbr_port = model.abr.as_ref().and_then(|a| a.vbr).map(|v| v.port.ix());
         let warm_ahead = super::warm::outgrows_cache(model.ports.len());
@@ -58,7 +58,7 @@ impl World {
             // its port stays a plain FIFO at most a packet deep.
             ndp_ports(&model, &vcs, cfg.header, false, &mut ports);
         }
-        let eqds_hosts = eqds.map(|cfg| Box::new(super::eqds::EqdsHosts::new(&model, cfg, hosts.len())));
+        let eqds_hosts = eqds.map(|cfg| Box::new(super::eqds::EqdsHosts::new(&model, cfg, hosts.len(), eqds_ends)));
         // Each port's opposite direction, found through a map of (from, to)
         // so that 10^5 links are not searched pairwise.
         let by_ends: std::collections::HashMap<_, _> = model.ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i)).collect();
@@ -234,7 +234,7 @@ fn host_ids(model: &Model) -> Vec<Option<HostId>> {
 /// The hosts, the VC table and the flows of the model: each flow's
 /// endpoints (a TCP connection, a datagram source, an ARB pair) and its VCs,
 /// in flow order, then the VBR background's one-port VC.
-fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
+fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>, Vec<Option<super::eqds::EqdsEnds>>) {
     let host_of = host_ids(model);
     let num_hosts = model.is_host.iter().filter(|&&h| h).count();
     let mut hosts: Vec<Host> = (0..num_hosts)
@@ -248,6 +248,7 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
     let ends: Vec<_> = model.ports.iter().map(|p| (p.from, p.to)).collect();
     let mut vcs = VcTable::new(Exits::new(&ends, &model.is_host));
     let mut flows = Vec::with_capacity(model.flows.len());
+    let mut eqds_ends = Vec::new();
     let salts = if model.flows.iter().any(|f| matches!(f.app, App::Eqds(_))) { super::eqds_build::switch_salts(model) } else { Vec::new() };
     for (i, f) in model.flows.iter().enumerate() {
         let fid = FlowId(i as u32);
@@ -293,7 +294,11 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
                 let back = PathChoice::new(f.ack_paths.len(), Strategy::Perm, stream(model.seed, Stream::FlowReceiver(fid)));
                 Endpoints::Ndp { source: Box::new(NdpSource::new(&cfg, f.bytes, out)), sink: Box::new(NdpSink::new(back)) }
             }
-            App::Eqds(cfg) => super::eqds_build::endpoints(model, &cfg, fid, f, (src, dst), &salts, &mut vcs),
+            App::Eqds(cfg) => {
+                eqds_ends.resize_with(i, || None);
+                eqds_ends.push(Some(super::eqds_build::endpoints(model, &cfg, fid, f, (src, dst), &salts, &mut vcs)));
+                Endpoints::Eqds
+            }
         };
         flows.push(Flow { endpoints, bytes: f.bytes, completed_at: None, losses: Vec::new(), measured: Vec::new() });
     }
@@ -302,7 +307,8 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>) {
     if let Some(v) = model.abr.as_ref().and_then(|a| a.vbr) {
         vcs.open(FlowId(model.flows.len() as u32), HostId(0), HostId(0), (vec![v.port], 0), None);
     }
-    (hosts, vcs, flows)
+    eqds_ends.resize_with(model.flows.len(), || None);
+    (hosts, vcs, flows, eqds_ends)
 }
 
 /// Declares the scheduler's lanes and its far horizon (engine/mod.rs).
@@ -342,7 +348,7 @@ fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, 
             continue; // opened when its trigger fires (`triggers.rs`)
         }
         match &mut flow.endpoints {
-            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds { .. } => {
+            Endpoints::Tcp { .. } | Endpoints::Ndp { .. } | Endpoints::Eqds => {
                 sched.schedule(f.start, Event::Transport(TransportEvent::Open(fid)))
             }
             Endpoints::Datagram(d) => sched.schedule(d.first_send(f.start), Event::Source(SourceEvent::Send(fid))),

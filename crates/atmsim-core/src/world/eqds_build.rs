@@ -2,8 +2,7 @@
 //! each flow's entropy-to-path tables from its switches' salted hashes
 //! (E10), its fixed timeout (E11), and every host's NIC and pull pacer.
 
-use super::eqds::EqdsHosts;
-use super::Endpoints;
+use super::eqds::{EqdsEnds, EqdsHosts};
 use crate::net::{FlowId, HostId, Limit, NodeId, VcTable};
 use crate::rng::{stream, Stream};
 use crate::scenario::{FlowModel, Model};
@@ -24,7 +23,7 @@ pub(super) fn endpoints(
     ends: (HostId, HostId),
     salts: &[u64],
     vcs: &mut VcTable,
-) -> Endpoints {
+) -> EqdsEnds {
     vcs.open_multipath(fid, ends.0, ends.1, &f.data_paths, &f.ack_paths, cfg.header);
     let entropy = Entropy::new(cfg.paths, stream(model.seed, Stream::Flow(fid)));
     let values: Vec<u16> = (0..entropy.count()).map(|i| entropy.value(i)).collect();
@@ -46,12 +45,12 @@ pub(super) fn endpoints(
     let size = f.bytes.expect("validated: EQDS flows are bounded");
     let source = EqdsSource::new(cfg, size, cfg.rto(queue, line), entropy, data_paths);
     let sink = EqdsSink::new(cfg, size, reply_paths, pull_path);
-    Endpoints::Eqds { source: Box::new(source), sink: Box::new(sink) }
+    EqdsEnds { source, sink }
 }
 
 impl EqdsHosts {
     /// Every host's NIC and pacer; each host's line is its one port's rate.
-    pub(super) fn new(model: &Model, cfg: EqdsConfig, num_hosts: usize) -> EqdsHosts {
+    pub(super) fn new(model: &Model, cfg: EqdsConfig, num_hosts: usize, ends: Vec<Option<EqdsEnds>>) -> EqdsHosts {
         let mut line = vec![None; num_hosts];
         let mut host = 0;
         let mut host_of = vec![None; model.is_host.len()];
@@ -72,7 +71,7 @@ impl EqdsHosts {
             pacers: vec![EqdsPacer::default(); num_hosts],
             spacing: line.iter().map(|&r| cfg.pull_spacing(r)).collect(),
             line,
-            rto_event: vec![None; model.flows.len()],
+            ends,
             max_slow: (cfg.cwnd as u64 * cfg.mtu as u64 / QUANTUM) as u32,
             header: cfg.header,
         }

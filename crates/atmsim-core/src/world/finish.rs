@@ -5,6 +5,7 @@
 //! its limit) and its physical sanity (no line busier than the time that
 //! passed, no more payload through any line than it carries).
 
+use super::eqds::EqdsEnds;
 use super::{Endpoints, Flow, World};
 use crate::capture::write::CaptureFile;
 use crate::net::drop::{DropPolicy, DropReason};
@@ -33,7 +34,7 @@ struct FlowBytes {
 
 /// A flow's summary row and its bytes. A datagram flow reports the TCP-only
 /// fields (window, RTT, AFR) of an idle sender, as it always has.
-fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, FlowBytes) {
+fn flow_summary(name: &str, flow: &Flow, eqds: Option<&EqdsEnds>, idle: &TcpSender) -> (FlowSummary, FlowBytes) {
     let (s, b, kind, datagrams) = match &flow.endpoints {
         Endpoints::Tcp { sender, receiver } => {
             let r = &receiver.stats;
@@ -61,7 +62,8 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
             };
             (idle, bytes, "ndp", 0)
         }
-        Endpoints::Eqds { source, sink } => {
+        Endpoints::Eqds => {
+            let EqdsEnds { source, sink } = eqds.expect("an EQDS flow's ends");
             let bytes = FlowBytes {
                 sent: source.stats.bytes_sent,
                 delivered: sink.bytes_delivered(),
@@ -116,7 +118,7 @@ fn flow_summary(name: &str, flow: &Flow, idle: &TcpSender) -> (FlowSummary, Flow
         fs.bytes_retransmitted = st.bytes_retransmitted;
         fs.ndp = Some(NdpCounts { trimmed: sink.stats.trimmed, acks: st.acks, nacks: st.nacks, pulls: st.pulls });
     }
-    if let Endpoints::Eqds { source, sink } = &flow.endpoints {
+    if let Some(EqdsEnds { source, sink }) = eqds {
         let st = &source.stats;
         fs.segments_sent = st.packets_sent;
         fs.segments_retransmitted = st.packets_retransmitted;
@@ -278,8 +280,9 @@ impl World {
         let (mut received, mut ledger_delivered) = (0u64, 0u64);
         let mut flows = Vec::new();
         for (i, flow) in self.flows.iter().enumerate() {
-            let (mut fs, b) = flow_summary(&m.flows[i].name, flow, &idle);
-            fs.goodput_bps = goodput(m.measure, &flow.measured, flow.delivered(), horizon);
+            let eqds = self.eqds_hosts.as_deref().and_then(|e| e.ends[i].as_ref());
+            let (mut fs, b) = flow_summary(&m.flows[i].name, flow, eqds, &idle);
+            fs.goodput_bps = goodput(m.measure, &flow.measured, flow.delivered(eqds), horizon);
             let led = &self.ledgers[self.vcs.payload_of(crate::net::FlowId(i as u32)).ix()];
             acc.bytes_sent += b.sent;
             acc.bytes_delivered += b.delivered;

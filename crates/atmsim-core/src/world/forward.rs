@@ -217,8 +217,13 @@ impl World {
         // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
         // (validated), so an IP length fits a unit.
         let (ncells, wire) = if self.atm { (self.model.encap.cells(ip_len), CELL_BYTES as u16) } else { (1, ip_len as u16) };
-        let srtt = match (v.carries_payload(), &self.flows[v.flow.ix()].endpoints) {
-            (true, super::Endpoints::Tcp { sender, .. }) => sender.srtt_exact,
+        // Only a TCP flow's segments carry its smoothed RTT: the flow's record
+        // (a cache line missed on a large network) is read for them alone.
+        let srtt = match (v.carries_payload(), &seg) {
+            (true, FrameHeader::Tcp(_)) => match &self.flows[v.flow.ix()].endpoints {
+                super::Endpoints::Tcp { sender, .. } => sender.srtt_exact,
+                _ => 0,
+            },
             _ => 0,
         };
         let (first_port, route) = self.vcs.route_start(vc, seg.path());

@@ -69,12 +69,14 @@ use std::time::Instant;
 pub const OBSERVE_EVERY: u64 = 1 << 20;
 
 /// What moves a flow's data: a TCP connection, or a one-way datagram source.
+/// An EQDS flow's sender and receiver are kept with the hosts' EQDS state
+/// (`eqds::EqdsEnds`).
 enum Endpoints {
     Tcp { sender: TcpSender, receiver: TcpReceiver },
     Datagram(DatagramSource),
     Arb { sender: ArbSender, receiver: ArbReceiver },
     Ndp { source: Box<NdpSource>, sink: Box<NdpSink> },
-    Eqds { source: Box<crate::transport::eqds::EqdsSource>, sink: Box<crate::transport::eqds::EqdsSink> },
+    Eqds,
 }
 
 struct Flow {
@@ -89,14 +91,15 @@ struct Flow {
 }
 
 impl Flow {
-    /// Payload delivered in order to the receiving application.
-    pub(super) fn delivered(&self) -> u64 {
+    /// Payload delivered in order to the receiving application; an EQDS
+    /// flow's receiver is among `eqds`, the ends kept with the hosts.
+    pub(super) fn delivered(&self, eqds: Option<&eqds::EqdsEnds>) -> u64 {
         match &self.endpoints {
             Endpoints::Tcp { receiver, .. } => receiver.stats.bytes_delivered,
             Endpoints::Datagram(d) => d.bytes_delivered,
             Endpoints::Arb { receiver, .. } => receiver.stats.bytes_delivered,
             Endpoints::Ndp { sink, .. } => sink.bytes_delivered(),
-            Endpoints::Eqds { sink, .. } => sink.bytes_delivered(),
+            Endpoints::Eqds => eqds.expect("an EQDS flow's ends").sink.bytes_delivered(),
         }
     }
 }
@@ -288,8 +291,9 @@ impl World {
 
     /// `[measure]`'s window opens or closes: every flow's delivered payload is noted.
     fn measure(&mut self) {
-        for flow in &mut self.flows {
-            let d = flow.delivered();
+        let eqds = self.eqds_hosts.as_deref();
+        for (i, flow) in self.flows.iter_mut().enumerate() {
+            let d = flow.delivered(eqds.and_then(|e| e.ends[i].as_ref()));
             flow.measured.push(d);
         }
     }

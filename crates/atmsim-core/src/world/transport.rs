@@ -30,7 +30,7 @@ impl World {
         if matches!(self.flows[f.ix()].endpoints, Endpoints::Ndp { .. }) {
             return self.ndp_open(f);
         }
-        if matches!(self.flows[f.ix()].endpoints, Endpoints::Eqds { .. }) {
+        if matches!(self.flows[f.ix()].endpoints, Endpoints::Eqds) {
             return self.eqds_open(f);
         }
         let mut out = std::mem::take(&mut self.seg_buf);
@@ -94,7 +94,7 @@ impl World {
             }
             (Endpoints::Arb { .. }, _) => unreachable!("handled by arb_deliver"),
             (Endpoints::Ndp { .. }, _) => unreachable!("handled by ndp_deliver"),
-            (Endpoints::Eqds { .. }, _) => unreachable!("handled by eqds_deliver"),
+            (Endpoints::Eqds, _) => unreachable!("handled by eqds_deliver"),
         }
     }
 

@@ -58,7 +58,9 @@ impl World {
         let Some(t) = self.model.triggers.as_ref().and_then(|p| p.on_received.get(f.ix()).copied().flatten()) else { return };
         let flow = &self.flows[f.ix()];
         let state = self.triggers.as_mut().expect("checked above");
-        if !state.received[f.ix()] && flow.bytes.is_some_and(|b| flow.delivered() >= b) {
+        if !state.received[f.ix()]
+            && flow.bytes.is_some_and(|b| flow.delivered(self.eqds_hosts.as_deref().and_then(|e| e.ends[f.ix()].as_ref())) >= b)
+        {
             state.received[f.ix()] = true;
             self.activate(t);
         }

@@ -66,27 +66,52 @@ pub fn entropy_paths(paths: &[Vec<PortId>], salt_of: impl Fn(PortId) -> u64, flo
         .collect()
 }
 
-/// A sender's entropy cycle (E10).
+/// What a sender keeps per entropy index: the path it hashes to and its
+/// penalty, side by side so that a packet reads one line for both.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    path: u16,
+    penalty: u8,
+}
+
+/// A sender's entropy cycle (E10), the fields each packet reads first
+/// (`repr(C)`) and the generator, read once a cycle, last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Entropy {
+    slots: Vec<Slot>,
     /// Entropy indices, and the power of two the cycle runs over.
-    n: u16,
     span: u32,
+    n: u16,
     index: u16,
     xor: u16,
     /// The upper bits of every entropy value, drawn once.
     upper: u16,
-    penalty: Vec<u8>,
     rng: ChaCha8Rng,
 }
 
 impl Entropy {
+    /// The bytes before the generator: what each packet reads.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Entropy, rng);
+
     pub fn new(n: u32, mut rng: ChaCha8Rng) -> Entropy {
         assert!((1..=1 << 15).contains(&n), "1 to 32768 entropies");
         let span = n.next_power_of_two();
         let upper = rng.gen_range(0..0xffff_u32) as u16;
         let xor = rng.gen_range(0..span) as u16;
-        Entropy { n: n as u16, span, index: 0, xor, upper, penalty: vec![0; n as usize], rng }
+        Entropy { slots: vec![Slot::default(); n as usize], span, n: n as u16, index: 0, xor, upper, rng }
+    }
+
+    /// Per entropy index, the path it hashes to ([`entropy_paths`]).
+    pub fn set_paths(&mut self, paths: &[u16]) {
+        for (slot, &p) in self.slots.iter_mut().zip(paths) {
+            slot.path = p;
+        }
+    }
+
+    /// The path entropy index `i` hashes to.
+    pub fn path(&self, i: u16) -> u16 {
+        self.slots[i as usize].path
     }
 
     fn mask(&self) -> u16 {
@@ -123,8 +148,9 @@ impl Entropy {
             if e >= self.n {
                 continue; // beyond n (not a power of two): not an entropy
             }
-            if self.penalty[e as usize] > 0 {
-                self.penalty[e as usize] -= 1;
+            let slot = &mut self.slots[e as usize];
+            if slot.penalty > 0 {
+                slot.penalty -= 1;
                 continue;
             }
             return e;
@@ -134,7 +160,7 @@ impl Entropy {
     /// A NACK (or ECN echo) for entropy value `e`.
     pub fn penalize(&mut self, e: u16) {
         let i = (e & self.mask()) as usize;
-        let p = &mut self.penalty[i];
+        let p = &mut self.slots[i].penalty;
         *p = (*p + 1).min(MAX_PENALTY);
     }
 }

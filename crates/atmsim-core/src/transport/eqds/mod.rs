@@ -10,11 +10,13 @@
 //! | `sink.rs` | the receiver: SACKs (E9), NACKs and retransmit backlog (E8), RTS (E11), pulls (E2) |
 //! | `pacer.rs` | a receiving host's pull pacer: retransmit, active and idle lists (E6) |
 //! | `nic.rs` | a sending host's NIC: round robin over its sources, 20 control packets per data packet (E3) |
+//! | `queue.rs` | a FIFO with its front element inline, for the NIC's and the pacer's queues |
 //! | `entropy.rs` | the sender's entropy cycle and penalties, and the path each entropy hashes to (E10) |
 
 mod entropy;
 mod nic;
 mod pacer;
+mod queue;
 mod sink;
 mod source;
 mod timer;

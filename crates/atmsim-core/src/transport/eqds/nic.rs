@@ -5,10 +5,10 @@
 //! packets (ACKs, NACKs, PULLs, RTSs) wait in a FIFO. When both wait, a
 //! counter gives data one turn in 21 and control the other 20.
 
+use super::queue::FrontInline;
 use crate::base::EqdsHeader;
 use crate::net::{FlowId, VcId};
 use crate::time::Time;
-use std::collections::VecDeque;
 
 /// Control turns per data turn when both wait (htsim `_ratio_control`, `_ratio_data`).
 const RATIO_CONTROL: u32 = 20;
@@ -25,8 +25,8 @@ pub enum NicTurn {
 pub struct EqdsNic {
     /// When the packet on the line ends (htsim `_send_end_time`).
     pub tx_end: Time,
-    srcs: VecDeque<FlowId>,
-    pub control: VecDeque<(VcId, EqdsHeader)>,
+    srcs: FrontInline<FlowId>,
+    pub control: FrontInline<(VcId, EqdsHeader)>,
     crt: u32,
     /// A turn is scheduled at `tx_end`.
     pub pending: bool,

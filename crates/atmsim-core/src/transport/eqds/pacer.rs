@@ -5,15 +5,15 @@
 //! list), else the idle list ("slow" pulls, up to one maximum window of
 //! credit beyond the target).
 
+use super::queue::FrontInline;
 use super::sink::EqdsSink;
 use crate::net::FlowId;
-use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct EqdsPacer {
-    rtx: VecDeque<FlowId>,
-    active: VecDeque<FlowId>,
-    idle: VecDeque<FlowId>,
+    rtx: FrontInline<FlowId>,
+    active: FrontInline<FlowId>,
+    idle: FrontInline<FlowId>,
     /// A tick is scheduled (htsim `_active`).
     ticking: bool,
 }

@@ -9,15 +9,17 @@ use super::{quanta_ceil, EqdsConfig};
 use crate::base::{EqdsHeader, EqdsKind};
 use std::collections::BTreeMap;
 
+/// Eight counts: one cache line of the sink's state (`repr(C)`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SinkStats {
     pub bytes_received: u64,
-    pub bytes_duplicate: u64,
-    pub trimmed: u64,
-    pub duplicates: u64,
     pub acks_sent: u64,
-    pub nacks_sent: u64,
     pub pulls_sent: u64,
+    pub trimmed: u64,
+    pub nacks_sent: u64,
+    pub duplicates: u64,
+    pub bytes_duplicate: u64,
     pub rts_received: u64,
 }
 
@@ -38,31 +40,35 @@ pub struct Answer {
     pub via_nic: bool,
 }
 
+/// Three cache lines (`repr(C)`, line-aligned): the numbers and flags
+/// every packet and every pull reads, then the held packets and the reply
+/// paths an arrival reads, then the counts.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct EqdsSink {
+    expected: u32,
+    highest_pull_target: u32,
+    latest_pull: u32,
+    retx_backlog: u32,
     header: u32,
     mtu: u32,
-    ack_threshold: u64,
     credit_per_pull: u32,
-    expected: u32,
-    /// Packets beyond the gap: number and payload bytes.
-    held: BTreeMap<u32, u32>,
-    ack_request: bool,
-    received_bytes: u64,
-    accepted_bytes: u64,
-    retx_backlog: u32,
-    latest_pull: u32,
-    highest_pull_target: u32,
+    pull_path: u16,
+    mask: u16,
     pub in_pull: bool,
     pub in_slow_pull: bool,
+    ack_request: bool,
+    accepted_bytes: u64,
+    received_bytes: u64,
     delivered: u64,
-    /// The flow's payload bytes.
-    size: u64,
+    /// Packets beyond the gap: number and payload bytes.
+    held: BTreeMap<u32, u32>,
     /// Per entropy index, the reverse path ACKs and NACKs take; PULLs take
     /// `pull_path` (htsim's sink never advances its own entropy).
     reply_paths: Vec<u16>,
-    pull_path: u16,
-    mask: u16,
+    ack_threshold: u64,
+    /// The flow's payload bytes.
+    size: u64,
     pub stats: SinkStats,
 }
 
@@ -314,5 +320,13 @@ mod tests {
         // Pulls pay the retransmit backlog first, 8 quanta each.
         assert_eq!((k.pull().pull, k.rtx_backlog(), k.pull().pull, k.rtx_backlog()), (8, 1, 16, 0));
         assert_eq!(k.backlog(), 90 - 16);
+    }
+
+    #[test]
+    fn layout_of_the_sink_in_three_cache_lines() {
+        // The lines the struct's comment names: every packet's and pull's
+        // numbers in the first, held packets and reply paths in the second.
+        use std::mem::{offset_of, size_of};
+        assert_eq!((size_of::<EqdsSink>(), offset_of!(EqdsSink, held), offset_of!(EqdsSink, stats)), (192, 64, 128));
     }
 }

@@ -12,15 +12,18 @@ use crate::base::{EqdsHeader, EqdsKind};
 use crate::time::Time;
 use std::collections::BTreeMap;
 
+/// The counts every send, ACK and pull adds to first (`repr(C)` keeps them
+/// in one line of the source's state).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SourceStats {
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    pub acks: u64,
+    pub pulls: u64,
+    pub nacks: u64,
     pub packets_retransmitted: u64,
     pub bytes_retransmitted: u64,
-    pub acks: u64,
-    pub nacks: u64,
-    pub pulls: u64,
     pub rts_sent: u64,
     pub timeouts: u64,
 }
@@ -35,38 +38,50 @@ pub enum Timeout {
     Nothing,
 }
 
+/// The fields in the order a packet reads them, `repr(C)` to keep them so
+/// and line-aligned: what every send, ACK and pull reads (credit, backlog,
+/// the retransmit queue, the flags) fills the first cache line, the send
+/// records and a send's numbers the next two, the flow's size, its timer
+/// event and the entropy cycle's position the fourth; the cycle's random
+/// generator (read once a cycle) and the counts follow. In the
+/// compiler's own order a packet read a field or two from each of more
+/// lines (issue 34).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct EqdsSource {
-    mss: u32,
-    header: u32,
-    mtu: u32,
-    maxwnd: i64,
-    size: u64,
     credit_pull: i64,
     credit_spec: i64,
-    speculating: bool,
     /// Bytes still to send, headers included (E5's backlog).
     backlog: i64,
     unsent: u64,
-    highest_sent: u32,
+    rtx: BTreeMap<u32, u32>,
     /// Quanta of pull credit received (the highest pull number).
     pull: u32,
-    pull_target: u32,
-    rtx: BTreeMap<u32, u32>,
+    speculating: bool,
     /// The NIC knows this source wants to send.
     pub blocked_on_nic: bool,
     done: bool,
-    rts_sent: u32,
-    last_rts: Option<Time>,
     records: SendRecords,
+    pull_target: u32,
+    highest_sent: u32,
+    mss: u32,
+    header: u32,
+    maxwnd: i64,
+    mtu: u32,
+    rts_sent: u32,
+    size: u64,
+    /// When the world's pending timer event for this flow is due
+    /// (`Time::MAX`: none; `world/eqds.rs`), kept in a line every event of
+    /// the flow reads anyway rather than in an array of its own.
+    pub timer_event_due: Time,
+    /// The entropy cycle and, per entropy index, the path it hashes to (E10).
     entropy: Entropy,
-    /// Per entropy index, the path it hashes to (E10).
-    paths: Vec<u16>,
     pub stats: SourceStats,
+    last_rts: Option<Time>,
 }
 
 impl EqdsSource {
-    pub fn new(cfg: &EqdsConfig, size: u64, rto: Time, entropy: Entropy, paths: Vec<u16>) -> EqdsSource {
+    pub fn new(cfg: &EqdsConfig, size: u64, rto: Time, mut entropy: Entropy, paths: Vec<u16>) -> EqdsSource {
         let maxwnd = cfg.cwnd as i64 * cfg.mtu as i64;
         let mss = cfg.mss();
         EqdsSource {
@@ -88,9 +103,12 @@ impl EqdsSource {
             done: false,
             rts_sent: 0,
             last_rts: None,
+            timer_event_due: Time::MAX,
             records: SendRecords::new(rto),
-            entropy,
-            paths,
+            entropy: {
+                entropy.set_paths(&paths);
+                entropy
+            },
             stats: SourceStats::default(),
         }
     }
@@ -162,7 +180,7 @@ impl EqdsSource {
             sack: 0,
             len,
             pull: self.pull_target,
-            path: self.paths[e as usize],
+            path: self.entropy.path(e),
             ev: self.entropy.value(e),
             ar,
             last,
@@ -367,5 +385,18 @@ mod tests {
         assert_eq!(s.on_timeout(1000), Timeout::Nothing, "at most one RTS per RTO");
         // Completion counts packet numbers less the RTSs: 10 packets + 1 RTS.
         assert!(s.on_ack(&reply(EqdsKind::Ack, 11, 11, 0), 2000) && s.is_done());
+    }
+
+    #[test]
+    fn layout_of_a_packets_fields_by_cache_line() {
+        // The lines the struct's comment names: a field moved across a
+        // line boundary costs a cache miss a packet on a large network.
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<EqdsSource>(), 64);
+        assert!(offset_of!(EqdsSource, done) < 64, "every event's fields in the first line");
+        assert_eq!(offset_of!(EqdsSource, records), 64, "the timer and the send records next");
+        assert!(offset_of!(EqdsSource, rts_sent) < 3 * 64, "a send's numbers in the third line");
+        assert_eq!((offset_of!(EqdsSource, size), offset_of!(EqdsSource, timer_event_due)), (192, 200));
+        assert!(offset_of!(EqdsSource, entropy) + Entropy::HOT_BYTES <= 4 * 64, "the entropy cycle's position in the fourth");
     }
 }

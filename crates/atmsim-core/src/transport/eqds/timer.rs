@@ -12,16 +12,20 @@ use std::collections::VecDeque;
 /// nodes were spread over the heap (1.6 of the 1,024-host permutation's
 /// 14.9 L2-size misses a packet-hop: docs/performance.md) and allocated as
 /// they split. Both keep the trees' order and their answers exactly.
+///
+/// The timer first (`repr(C)`): every event of the flow reads it, and
+/// with the timeout and the number-order ring it fills one cache line.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct SendRecords {
+    /// The timer, when it runs: when it expires and the send time it covers.
+    pub timer: Option<(Time, Time)>,
+    rto: Time,
     /// Per packet number outstanding, in number order: its bytes on the
     /// wire and when it left (a map: a number sent again replaces its record).
     records: VecDeque<(u32, u32, Time)>,
     /// The same, in (send time, number) order (a set).
     by_time: VecDeque<(Time, u32)>,
-    /// The timer, when it runs: when it expires and the send time it covers.
-    pub timer: Option<(Time, Time)>,
-    rto: Time,
 }
 
 impl SendRecords {
