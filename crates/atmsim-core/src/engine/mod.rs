@@ -346,11 +346,7 @@ impl Scheduler {
         queue.drop_front();
         let front = queue.front();
         self.lane_fronts[i] = front.map_or(u128::MAX, Scheduled::key);
-        self.revealed = match self.reveal_at {
-            0 => front.and_then(|s| s.event.pipe_head()),
-            k if k < queue.len() => queue.get(k).event.pipe_head(),
-            _ => None,
-        };
+        self.revealed = (self.reveal_at < queue.len()).then(|| queue.get(self.reveal_at).event).and_then(|e| e.pipe_head());
         self.lane_best.update(&self.lane_fronts, i);
         self.in_lanes -= 1;
     }

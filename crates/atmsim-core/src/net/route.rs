@@ -50,6 +50,16 @@ pub struct Exits {
     escapes: Vec<(PortId, u32)>,
 }
 
+/// Does a unit whose route code `route` names `next` among the far node's
+/// exits (beyond the ports: [`END`] or an escape) end its route there? It
+/// does at [`END`], and at an escape when its code holds no further hop.
+/// (The code by value: a reference to the unit would keep it in memory on
+/// the per-unit path.)
+#[inline(always)]
+pub fn ends_route(next: PortId, route: u32) -> bool {
+    next == END || route >> HOP_BITS == 0
+}
+
 impl Exits {
     /// The exits of a network whose port `p` leads from `ends[p].0` to
     /// `ends[p].1`, where `is_host[n]` tells whether node n is a host.

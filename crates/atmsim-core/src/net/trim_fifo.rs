@@ -82,6 +82,14 @@ impl TrimFifo {
         self.limit_bytes as u64
     }
 
+    /// Does a full data packet of `bytes` fit under the data queue's limit
+    /// (N2; the test `TrimPolicy::decide` makes, on the books' copy of the
+    /// limit)?
+    #[inline]
+    pub fn data_fits(&self, bytes: u64) -> bool {
+        self.data_bytes() + bytes <= self.limit_bytes()
+    }
+
     /// Is a packet of `bytes` a header?
     #[inline]
     pub fn is_header(&self, bytes: u16) -> bool {

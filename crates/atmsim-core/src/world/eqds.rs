@@ -34,6 +34,12 @@ pub(super) struct EqdsEnds {
     pub sink: EqdsSink,
 }
 
+/// Flow `f`'s sender and receiver, if the run has EQDS hosts and `f` is
+/// an EQDS flow.
+pub(super) fn flow_ends(hosts: Option<&EqdsHosts>, f: usize) -> Option<&EqdsEnds> {
+    hosts.and_then(|e| e.ends[f].as_ref())
+}
+
 // Whether a flow has ends is told by a flag inside them (a niche), not by
 // a tag a cache line ahead of them.
 const _: () = assert!(std::mem::size_of::<Option<EqdsEnds>>() == std::mem::size_of::<EqdsEnds>());

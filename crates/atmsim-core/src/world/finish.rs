@@ -280,7 +280,7 @@ impl World {
         let (mut received, mut ledger_delivered) = (0u64, 0u64);
         let mut flows = Vec::new();
         for (i, flow) in self.flows.iter().enumerate() {
-            let eqds = self.eqds_hosts.as_deref().and_then(|e| e.ends[i].as_ref());
+            let eqds = super::eqds::flow_ends(self.eqds_hosts.as_deref(), i);
             let (mut fs, b) = flow_summary(&m.flows[i].name, flow, eqds, &idle);
             fs.goodput_bps = goodput(m.measure, &flow.measured, flow.delivered(eqds), horizon);
             let led = &self.ledgers[self.vcs.payload_of(crate::net::FlowId(i as u32)).ix()];

@@ -9,8 +9,8 @@ use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
 use crate::net::port::Offer;
-use crate::net::route::{END, ESCAPE, STEP};
-use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES, HOP_BITS};
+use crate::net::route::{ends_route, ESCAPE, STEP};
+use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
@@ -29,7 +29,7 @@ impl World {
         let next_port = self.vcs.exits().exit(far_exits + (unit.route & STEP));
         let (next_port, unit) = if next_port.0 < ESCAPE.0 {
             (next_port, unit)
-        } else if next_port == END || unit.route >> HOP_BITS == 0 {
+        } else if ends_route(next_port, unit.route) {
             return self.receive(p, unit);
         } else {
             let (next_port, route) = self.vcs.exits().escaped(unit.route);

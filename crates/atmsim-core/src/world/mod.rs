@@ -293,7 +293,7 @@ impl World {
     fn measure(&mut self) {
         let eqds = self.eqds_hosts.as_deref();
         for (i, flow) in self.flows.iter_mut().enumerate() {
-            let d = flow.delivered(eqds.and_then(|e| e.ends[i].as_ref()));
+            let d = flow.delivered(eqds::flow_ends(eqds, i));
             flow.measured.push(d);
         }
     }

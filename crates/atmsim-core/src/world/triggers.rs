@@ -59,7 +59,7 @@ impl World {
         let flow = &self.flows[f.ix()];
         let state = self.triggers.as_mut().expect("checked above");
         if !state.received[f.ix()]
-            && flow.bytes.is_some_and(|b| flow.delivered(self.eqds_hosts.as_deref().and_then(|e| e.ends[f.ix()].as_ref())) >= b)
+            && flow.bytes.is_some_and(|b| flow.delivered(super::eqds::flow_ends(self.eqds_hosts.as_deref(), f.ix())) >= b)
         {
             state.received[f.ix()] = true;
             self.activate(t);

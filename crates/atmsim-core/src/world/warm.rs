@@ -13,8 +13,8 @@
 //! fetched for nothing).
 
 use super::World;
-use crate::net::route::{END, ESCAPE, STEP};
-use crate::net::{Port, PortId, VcId, HOP_BITS};
+use crate::net::route::{ends_route, ESCAPE, STEP};
+use crate::net::{Port, PortId, VcId};
 
 /// Ports beyond this many bytes are fetched ahead (`World::warm_ahead`):
 /// a core's second-level cache on this project's machines (2 MiB;
@@ -86,20 +86,11 @@ enum Goes {
 /// (`Ledger::cell_arrived`, `open_header`, `resolve`).
 const LEDGER_LINES: usize = 3;
 
-/// The first `lines` cache lines of any value.
+/// The first `lines` cache lines of a value (a port's unit-hop fields lie
+/// in its first four: `Port`'s layout test).
 #[inline(always)]
 fn prefetch_lines<T>(value: &T, lines: usize) {
     let at = (value as *const T).cast::<u8>();
-    for k in 0..lines {
-        prefetch(at.wrapping_add(64 * k));
-    }
-}
-
-/// The first `lines` cache lines of a port (a unit-hop's fields lie in
-/// its first four: `Port`'s layout test).
-#[inline(always)]
-fn prefetch_port(port: &Port, lines: usize) {
-    let at = (port as *const Port).cast::<u8>();
     for k in 0..lines {
         prefetch(at.wrapping_add(64 * k));
     }
@@ -144,7 +135,7 @@ impl World {
             }
         }
         if let Some(q) = q {
-            prefetch_port(&self.ports[q.ix()], 4);
+            prefetch_lines(&self.ports[q.ix()], 4);
         }
         // First step: the pipe's head (the port's books are on its first
         // two lines, asked for at the reveal).
@@ -153,7 +144,7 @@ impl World {
                 prefetch(head);
             }
         }
-        prefetch_port(&self.ports[p.ix()], 2);
+        prefetch_lines(&self.ports[p.ix()], 2);
     }
 
     /// Where the head of `p`'s pipe goes (`World::pipe_head`): the next
@@ -165,7 +156,7 @@ impl World {
         let next = self.vcs.exits().exit(port.far_exits + (unit.route & STEP));
         if next.0 < ESCAPE.0 {
             Some(Goes::To(next))
-        } else if (next == END || unit.route >> HOP_BITS == 0) && !unit.is_frameless() {
+        } else if ends_route(next, unit.route) && !unit.is_frameless() {
             Some(Goes::Ends(unit.vc, unit.frame))
         } else {
             None

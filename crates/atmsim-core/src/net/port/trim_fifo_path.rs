@@ -28,8 +28,8 @@ impl Port {
         let (mut header, mut appended) = (None, None);
         if q.is_header(unit.wire_bytes) {
             header = Some(unit.onward());
-        } else if q.data_bytes() + unit.wire_bytes as u64 <= limit {
-            // What the policy decides for a packet that fits (`TrimPolicy::decide`).
+        } else if q.data_fits(unit.wire_bytes as u64) {
+            // What the policy decides for a packet that fits.
             appended = Some(self.append(now, unit));
         } else {
             let DropPolicy::Trim(policy) = &mut self.policy else { unreachable!("a trimming port's policy trims") };
@@ -84,7 +84,7 @@ impl Port {
         let fits = if q.is_header(unit.wire_bytes) {
             q.waiting_data() == 0 && q.header_bytes() + bytes <= 2 * q.limit_bytes()
         } else {
-            q.data_bytes() + bytes <= q.limit_bytes()
+            q.data_fits(bytes)
         };
         if !fits {
             return None;
