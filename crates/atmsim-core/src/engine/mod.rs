@@ -140,6 +140,13 @@ impl Popped {
         self.0.pipe_head()
     }
 
+    /// The group, if the event is a fabric group's (`FabricEvent::LinkFree`
+    /// or `LinkHead`), and whether it is the arrivals'.
+    #[inline(always)]
+    pub fn fabric_group(self) -> Option<(u32, bool)> {
+        self.0.fabric_group()
+    }
+
     pub fn event(self) -> Event {
         self.0.event()
     }

@@ -83,6 +83,15 @@ impl Packed {
         (self.0[0] == 0).then_some(PortId(self.0[1] as u32))
     }
 
+    /// A fabric group's event (codes 22 and 23): the group, and whether its
+    /// links are due for their arrivals (else their ends), without
+    /// decoding the rest.
+    #[inline(always)]
+    pub(super) fn fabric_group(self) -> Option<(u32, bool)> {
+        let code = self.0[0].wrapping_sub(22);
+        (code < 2).then_some((self.0[1] as u32, code == 1))
+    }
+
     #[inline(always)]
     pub(super) fn event(self) -> Event {
         let [first, a] = self.0;
@@ -152,6 +161,14 @@ mod tests {
                 packed.pipe_head(),
                 match e {
                     Event::Port(PortEvent::PipeHead(p)) => Some(p),
+                    _ => None,
+                }
+            );
+            assert_eq!(
+                packed.fabric_group(),
+                match e {
+                    Event::Fabric(FabricEvent::LinkFree(g)) => Some((g, false)),
+                    Event::Fabric(FabricEvent::LinkHead(g)) => Some((g, true)),
                     _ => None,
                 }
             );

@@ -62,6 +62,7 @@ use crate::trace::Traces;
 use crate::transport::arb::{ArbReceiver, ArbSender};
 use crate::transport::ndp::{NdpSink, NdpSource, PullPacer};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
+use fabric_group::Due;
 use std::time::Instant;
 
 /// Events between two calls of a run's observer ([`World::run_observed`]):
@@ -191,10 +192,14 @@ impl World {
                     self.warm(p);
                 }
             }
-            // A pipe head is nearly every event of a run: test for it first.
+            // A pipe head is nearly every event of a run: test for it first;
+            // in a cell fabric's, a group of its links' ends or arrivals.
             match ev.pipe_head() {
                 Some(p) => self.pipe_head(p),
-                None => self.dispatch(ev.event()),
+                None => match ev.fabric_group() {
+                    Some((g, arrivals)) => self.group_due(g, if arrivals { Due::Arrival } else { Due::End }),
+                    None => self.dispatch(ev.event()),
+                },
             }
             if self.unfinished == 0 {
                 break;
