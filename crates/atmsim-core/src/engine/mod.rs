@@ -181,7 +181,7 @@ impl Scheduled {
 
 /// At most this many gap lanes (see [`Scheduler::add_lane`]): the next
 /// event is chosen among their fronts and the heap's root.
-pub const MAX_LANES: usize = 6;
+pub const MAX_LANES: usize = 8;
 
 /// The heap size from which events go to the gap lanes. Below it a sift is
 /// short and cheaper than choosing, at every event, between the heap and a

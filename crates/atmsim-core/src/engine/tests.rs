@@ -49,24 +49,34 @@ fn a_successor_scheduled_in_place_keeps_the_order() {
 
 #[test]
 fn gap_lanes_keep_the_order_of_one_heap() {
-    lanes_against_one_heap(0);
+    lanes_against_one_heap(0, &[3, 5]);
+}
+
+#[test]
+fn every_lane_slot_keeps_the_order_of_one_heap() {
+    // MAX_LANES gaps, then one more (ignored, as a gap already declared is).
+    let gaps: Vec<u64> = (3..3 + MAX_LANES as u64 + 1).collect();
+    lanes_against_one_heap(0, &gaps);
+    lanes_against_one_heap(4, &gaps);
 }
 
 #[test]
 fn pipe_heads_revealed_places_ahead_are_still_pending() {
-    lanes_against_one_heap(4); // the place a large network reveals at (`world/warm.rs`)
-    lanes_against_one_heap(1);
+    lanes_against_one_heap(4, &[3, 5]); // the place a large network reveals at (`world/warm.rs`)
+    lanes_against_one_heap(1, &[3, 5]);
 }
 
 /// Enough far events to put the lanes to use, then each popped event
-/// schedules successors at the declared gaps (3 and 5) and at others; pipe
-/// heads are revealed at place `reveal_at` of their lane.
-fn lanes_against_one_heap(reveal_at: usize) {
+/// schedules successors at the declared `gaps` (at most `MAX_LANES` of
+/// them become lanes) and at others; pipe heads are revealed at place
+/// `reveal_at` of their lane.
+fn lanes_against_one_heap(reveal_at: usize, gaps: &[u64]) {
     let mut s = Scheduler::default();
     s.reveal_at(reveal_at);
-    s.add_lane(3);
-    s.add_lane(5);
-    s.add_lane(3); // a gap already declared: ignored
+    for &g in gaps {
+        s.add_lane(g);
+    }
+    s.add_lane(gaps[0]); // a gap already declared: ignored
     let mut reference = std::collections::BTreeMap::new();
     let mut seq = 0u64;
     let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64, pipe: bool| {
@@ -95,7 +105,7 @@ fn lanes_against_one_heap(reveal_at: usize) {
             revealed += 1;
         }
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let gap = [3, 5, 3, 5, 1 + (x >> 50) % 9][(x >> 61) as usize % 5];
+        let gap = if (x >> 61) < 6 { gaps[(x >> 40) as usize % gaps.len()] } else { 1 + (x >> 50) % 12 };
         for k in 0..1 + (x >> 63) {
             if seq < 6000 {
                 add(&mut s, &mut reference, &mut seq, t + gap + k, (x >> (10 + k)) & 1 == 0);
@@ -106,7 +116,7 @@ fn lanes_against_one_heap(reveal_at: usize) {
     assert!(laned > 0, "the lanes were used");
     assert!(revealed > 0, "lane fronts were revealed");
     assert_eq!(s.in_lanes, 0);
-    assert_eq!(s.lanes.len(), 2);
+    assert_eq!(s.lanes.len(), gaps.len().min(MAX_LANES));
 }
 
 #[test]

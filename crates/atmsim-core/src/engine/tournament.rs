@@ -3,9 +3,10 @@
 //! lane, and comparing all six fronts at every event cost about 50
 //! instructions of it (docs/performance.md).
 
-/// Slots of the lanes' fronts: [`MAX_LANES`] rounded up to a power of two,
-/// so that the tournament is a complete binary tree of three levels.
+/// Slots of the lanes' fronts: [`MAX_LANES`](super::MAX_LANES), a power of
+/// two, so that the tournament is a complete binary tree of three levels.
 pub(super) const LANE_SLOTS: usize = 8;
+const _: () = assert!(super::MAX_LANES <= LANE_SLOTS && LANE_SLOTS.is_power_of_two());
 
 /// Which of eight keys is the least, kept as a tournament: the winner of
 /// each pair of slots, of each pair of pairs, and of the whole. When one

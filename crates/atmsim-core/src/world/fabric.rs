@@ -238,14 +238,17 @@ impl Fabric {
 
 /// The gaps at which a fabric's events recur, for the scheduler's lanes
 /// (engine/mod.rs), most frequent first: a full cell's time on a fabric
-/// link (its end), that plus the link delay (its arrival), the link delay
-/// (a link credit), and an egress scheduler's credit slot, rounded down and
+/// link (its end), that plus the link delay (its arrival), the same for a
+/// control cell (FlowStatus and Credit: at full load about one cell in ten,
+/// whose ends and arrivals otherwise went to the heap), the link delay (a
+/// link credit), and an egress scheduler's credit slot, rounded down and
 /// up.
 pub(super) fn gaps(model: &Model, fm: &FabricModel) -> Vec<crate::time::Time> {
     let cfg = &fm.config;
     let cell = cfg.link_rate.tx_time((cfg.cell_payload + cfg.cell_header) as u64);
+    let control = cfg.link_rate.tx_time((cfg.control_bytes + cfg.cell_header) as u64);
     let delay = cfg.geometry.delays[0];
-    let mut out = vec![cell, cell + delay, delay];
+    let mut out = vec![cell, cell + delay, control, control + delay, delay];
     if let Some(rate) = fm.egress.first().and_then(|p| scaled(model.ports[p.ix()].rate, cfg.overspeed_ppm)) {
         let slot = rate.tx_time(cfg.credit_worth as u64);
         out.extend([slot, slot - 1]);

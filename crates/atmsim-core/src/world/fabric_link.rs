@@ -72,3 +72,30 @@ impl World {
         f.start(sched, now, link);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::MAX_LANES;
+
+    /// Every gap the fabric declares gets a lane (beyond `MAX_LANES` a
+    /// gap would be ignored, and its events would sift through the heap):
+    /// the full cells' and the control cells' ends and arrivals first.
+    #[test]
+    fn the_fabric_gaps_fit_the_lanes_cells_first() {
+        for name in ["fabric-perm", "fabric-incast", "fabric-3stage"] {
+            let text =
+                std::fs::read_to_string(format!("{}/../../python/atmsim/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let m = crate::scenario::validate(&crate::scenario::parse(&text, &[]).unwrap(), None).unwrap();
+            let fm = m.fabric.as_ref().unwrap();
+            let gaps = super::super::fabric::gaps(&m, fm);
+            assert!(gaps.len() <= MAX_LANES, "{name}: {gaps:?}");
+            let cfg = &fm.config;
+            let (cell, control) = (
+                cfg.link_rate.tx_time((cfg.cell_payload + cfg.cell_header) as u64),
+                cfg.link_rate.tx_time((cfg.control_bytes + cfg.cell_header) as u64),
+            );
+            let delay = cfg.geometry.delays[0];
+            assert_eq!(gaps[..4], [cell, cell + delay, control, control + delay], "{name}");
+        }
+    }
+}
