@@ -314,16 +314,11 @@ fn endpoints(model: &Model) -> (Vec<Host>, VcTable, Vec<Flow>, Vec<Option<super:
 /// Declares the scheduler's lanes and its far horizon (engine/mod.rs).
 fn declare_lanes(model: &Model, sched: &mut Scheduler) {
     // The gaps after which a link's next unit reaches the far end: one
-    // unit time (a cell, or a full-size packet; on NDP runs also a header,
-    // as every data packet is answered by one), rounded down or up to whole
-    // picoseconds, behind a busy line; that plus the link's delay when
-    // the pipe was empty (the scheduler's lanes, engine/mod.rs; the
-    // first ports' gaps, up to its limit).
-    let sizes: Vec<u64> = match model.flows.iter().find_map(|f| if let App::Ndp(cfg) = f.app { Some(cfg) } else { None }) {
-        Some(cfg) => vec![(cfg.mss + cfg.header) as u64, cfg.header as u64],
-        None if model.network == Network::Atm => vec![CELL_BYTES as u64],
-        None => vec![model.wire_bytes_of(model.tcp.mss)],
-    };
+    // unit time (`unit_sizes`), rounded down or up to whole picoseconds,
+    // behind a busy line; that plus the link's delay when the pipe was
+    // empty (the scheduler's lanes, engine/mod.rs; the first ports' gaps,
+    // up to its limit).
+    let sizes = unit_sizes(model);
     let mut longest = 0;
     for &unit_bytes in &sizes {
         for p in &model.ports {
@@ -337,6 +332,36 @@ fn declare_lanes(model: &Model, sched: &mut Scheduler) {
     }
     // Events due later than any pipe head (timers) wait in a heap apart.
     sched.set_far_from(longest + 1);
+}
+
+/// The sizes of the units a run's links carry most, in bytes on the wire:
+/// a cell on ATM; on a packet network each flow's full packet (TCP's MSS,
+/// a datagram, NDP's and EQDS's MTU), the sizes more flows send first, then
+/// the header NDP and EQDS answer every packet with. (The run's own sizes:
+/// lanes for TCP's MSS on a run of 4,150-byte datagrams took the last lane
+/// a cell fabric left, and its hosts' pipe heads sifted through the heap.)
+fn unit_sizes(model: &Model) -> Vec<u64> {
+    if model.network == Network::Atm {
+        return vec![CELL_BYTES as u64];
+    }
+    let mut full: Vec<(u64, usize)> = Vec::new();
+    let mut headers: Vec<u64> = Vec::new();
+    for f in &model.flows {
+        let (size, header) = match &f.app {
+            App::Ndp(cfg) => ((cfg.mss + cfg.header) as u64, Some(cfg.header as u64)),
+            App::Eqds(cfg) => (cfg.mtu as u64, Some(cfg.header as u64)),
+            App::Cbr { payload, .. } => ((payload + UDP_HEADER_BYTES) as u64, None),
+            App::Tcp | App::Arb(_) => (model.wire_bytes_of(model.tcp.mss), None),
+        };
+        match full.iter_mut().find(|(s, _)| *s == size) {
+            Some(seen) => seen.1 += 1,
+            None => full.push((size, 1)),
+        }
+        headers.extend(header.filter(|h| !headers.contains(h)));
+    }
+    // Stable: sizes as common keep the order of their first flows.
+    full.sort_by_key(|&(_, flows)| std::cmp::Reverse(flows));
+    full.into_iter().map(|(size, _)| size).chain(headers).collect()
 }
 
 /// Every flow's first event, every host's timers at their phase, and the
@@ -377,5 +402,24 @@ fn first_events(model: &Model, flows: &mut [Flow], hosts: &[Host], trace: bool, 
     }
     if trace {
         sched.schedule(0, Event::TraceSample);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn sizes_of(name: &str) -> Vec<u64> {
+        let text = std::fs::read_to_string(format!("{}/../../python/atmsim/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        super::unit_sizes(&crate::scenario::validate(&crate::scenario::parse(&text, &[]).unwrap(), None).unwrap())
+    }
+
+    /// The lanes follow what the run's flows send: a cell on ATM, the
+    /// datagrams of a run of datagrams (not TCP's MSS), NDP's and EQDS's
+    /// full packets and then their headers.
+    #[test]
+    fn unit_sizes_are_the_runs_own() {
+        assert_eq!(sizes_of("aron97-topo1-atm"), [53]);
+        assert_eq!(sizes_of("fabric-perm"), [4150]);
+        assert_eq!(sizes_of("eqds-perm-16"), [4150, 64]);
+        assert_eq!(sizes_of("ndp-in-out"), [9000 + 64, 64]);
     }
 }
