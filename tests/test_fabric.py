@@ -240,6 +240,9 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
     (["fabric.crs.off_to_norm=-1KB"], "fabric.crs.off_to_norm"),
     (["fabric.llfc.n3=0"], "fabric.llfc.n3"),
     (["fabric.link_rate=0bps"], "fabric.link_rate"),
+    # Links too slow for any credit (at most 8,191 B) were named as fabric.credit_worth, "at least 2154666666667 B here".
+    (["fabric.link_rate=1bps"], "fabric.link_rate"),
+    (["fabric.port_rate=500000Gbps"], "fabric.port_rate"),
     (["fabric.port_rate=abc"], "fabric.port_rate"),
     (["fabric.port_delay=-1ns"], "fabric.port_delay"),
     (["fabric.crs.slow_rate=0"], "fabric.crs.slow_rate"),

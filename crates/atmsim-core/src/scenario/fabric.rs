@@ -39,6 +39,12 @@ fn credits_fit(f: &FabricSection, port_rate: Rate, link_rate: Rate, credit_worth
     let links = f.fap_links as f64 * link_rate.bits_per_second();
     if granted * wire as f64 > links * credit_worth as f64 {
         let least = (granted * wire as f64 / links).ceil();
+        if least > 8191.0 {
+            // No credit may be worth that much: the links (or ports) are what to change, not fabric.credit_worth.
+            let key = if f.port_rate != FabricSection::default().port_rate { "fabric.port_rate" } else { "fabric.link_rate" };
+            let (gbps, most) = (granted * wire as f64 / 8191.0 / 1e9, links / 1e9);
+            return err(key, format!("a FAP's {} links carry {most:.1} Gb/s, less than the {gbps:.1} Gb/s of Credit cells its {} ports grant even at the largest credit (8,191 B): faster or more links, or fewer or slower ports", f.fap_links, f.ports_per_fap));
+        }
         return err(
             "fabric.credit_worth",
             format!(

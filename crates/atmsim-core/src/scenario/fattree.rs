@@ -70,6 +70,9 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         let key = if t.rate.is_none() { "topology.rate" } else { "topology.delay" };
         return err(key, "a fat tree needs every link's rate and delay (topology.rate, topology.delay)");
     };
+    // Checked here, under the keys written: the generated links would name a link the user never wrote.
+    super::units::parse_rate(rate).or_else(|p| err("topology.rate", p))?;
+    super::units::parse_time(delay).or_else(|p| err("topology.delay", p))?;
     let tree = if tiers == 3 { three_tier(k, hosts) } else { leaf_spine(k, hosts) };
     let link = |a: &str, b: &str| LinkSpec { ends: [a.to_string(), b.to_string()], rate: rate.clone(), delay: delay.clone(), buffer: None };
     let mut out = s.clone();
@@ -143,6 +146,28 @@ fn leaf_spine(k: u32, hosts: u32) -> Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_rate_or_delay_is_named_by_its_topology_key() {
+        // Each was named by the first generated link, "link[h0-tor0].rate", a key no one wrote.
+        let tree = |set: &str| {
+            let text = "name = \"t\"\nnetwork = \"packet\"\nduration = \"1ms\"\n[topology]\nkind = \"fattree\"\nk = 4\n\
+                        rate = \"10Gbps\"\ndelay = \"1us\"\n[[flow]]\nname = \"f\"\nsrc = \"h0\"\ndst = \"h13\"\n";
+            crate::scenario::validate(&crate::scenario::parse(text, &[set.to_string()]).unwrap(), None).map(|_| ())
+        };
+        assert!(tree("topology.rate=1Gbps").is_ok());
+        for (set, key, problem) in [
+            ("topology.rate=10Gbs", "topology.rate", "unknown rate unit 'Gbs'"),
+            ("topology.rate=0bps", "topology.rate", "must be positive"),
+            ("topology.rate=-1Gbps", "topology.rate", "must be positive"),
+            ("topology.delay=-1us", "topology.delay", "must not be negative"),
+            ("topology.delay=1e9s", "topology.delay", "unknown time unit"),
+            ("topology.delay=0.5ps", "topology.delay", "not a whole number"),
+        ] {
+            let e = tree(set).unwrap_err();
+            assert_eq!((e.key.as_str(), e.problem.contains(problem)), (key, true), "{set}: {e}");
+        }
+    }
 
     #[test]
     fn a_k8_tree_has_htsims_shape() {

@@ -5,7 +5,7 @@
 //! inert key. A pattern yields a [`Matrix`], checked and turned into flows
 //! exactly as a file's (`scenario/workload.rs`).
 
-use super::matrix::{Conn, Matrix, Start, TriggerDef, TriggerKind};
+use super::matrix::{Conn, Matrix, Start, TriggerDef, TriggerKind, MAX_CONNECTIONS};
 use super::{err, ScenarioError};
 use crate::base::mechanism::{Golden, Key, KeyDefault, KeyKind, Mechanism, Networks, Params};
 use crate::rng::{stream, Stream};
@@ -151,6 +151,19 @@ pub fn generate(pattern: &str, p: &Params, hosts: u32, seed: u64) -> Result<(Mat
             // Per rank, one chain of flows, each started by the previous one.
             let (steps, size) =
                 if ring { (2 * (g - 1), p.count(BUCKET.name).unwrap_or(26_214_400).div_ceil(g as u64)) } else { (g - 1, bytes) };
+            // Counted before any is made: a matrix file's bound. 8,192 ranks of all-to-all are 67 million
+            // flows, which ended in an allocation failure (an abort) before anything was checked.
+            let flows = (hosts / g * g) as u64 * steps as u64;
+            if flows > MAX_CONNECTIONS as u64 {
+                let (key, given) = match p.count(GROUP.name) {
+                    Some(_) => (GROUP.name, String::new()),
+                    None => ("workload.pattern", format!(" (workload.group is every host, {g}, unless set)")),
+                };
+                return err(
+                    key,
+                    format!("{flows} flows of {g} ranks a group{given}: more than the {MAX_CONNECTIONS} a workload may have, as a matrix file; a smaller workload.group"),
+                );
+            }
             for base in (0..hosts / g).map(|k| k * g) {
                 let first = m.conns.len();
                 for r in 0..g {
@@ -232,5 +245,25 @@ mod tests {
         assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)]);
         assert_eq!((m.conns[0].send_done, m.conns[1].start), (Some(1), Start::Trigger(1)));
         assert_eq!(generate("shift_all_to_all", &params(&[("workload.group", 4)]), 3, 1).unwrap_err().key, "workload.group");
+    }
+
+    #[test]
+    fn a_collective_of_more_flows_than_a_matrix_may_hold_is_refused_before_any_is_made() {
+        // A k = 32 tree's 8,192 hosts as one group: 67,100,672 all-to-all flows, and twice as many ring
+        // steps, ended in an allocation failure (an abort). 1,025 ranks of all-to-all are 1,049,600 flows;
+        // a k = 16 tree's 1,024 are 1,047,552, which a matrix file may hold too.
+        for (pattern, set, hosts, key) in [
+            ("shift_all_to_all", params(&[]), 8192, "workload.pattern"),
+            ("ring_allreduce", params(&[]), 8192, "workload.pattern"),
+            ("shift_all_to_all", params(&[]), 1025, "workload.pattern"),
+            ("ring_allreduce", params(&[("workload.group", 1024)]), 1024, "workload.group"),
+            ("shift_all_to_all", params(&[("workload.group", 130)]), 8192, "workload.group"),
+        ] {
+            let e = generate(pattern, &set, hosts, 1).unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            assert!(e.problem.contains("more than the 1048576 a workload may have"), "{e}");
+        }
+        assert_eq!(generate("shift_all_to_all", &params(&[]), 1024, 1).unwrap().0.conns.len(), 1024 * 1023);
+        assert_eq!(generate("shift_all_to_all", &params(&[("workload.group", 129)]), 8192, 1).unwrap().0.conns.len(), 63 * 129 * 128);
     }
 }

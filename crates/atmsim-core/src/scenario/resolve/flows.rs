@@ -14,6 +14,26 @@ use crate::transport::eqds::hash_choice;
 use crate::scenario::generators::MAX_FLOW_BYTES;
 use crate::time::Time;
 
+/// Most shortest paths the NDP and EQDS flows of a run may hold together, each way counted (each such
+/// flow owns every shortest path between its hosts). A path costs about 100 bytes through validation
+/// and the run (200,000 flows across the pods of a k = 16 tree, 128 paths each: 2.2 GB validated,
+/// 2.7 GB run), so this bound is about 3.4 GB; a k = 16 tree's 1,047,552-flow all-to-all, 1.3 × 10^8
+/// paths, took more than 8 GB and failed an allocation in validation.
+pub const MAX_PATHS: usize = 1 << 25;
+
+#[cfg(test)]
+thread_local! {
+    /// [`MAX_PATHS`], lowered by a test on its own thread to reach it with a small tree.
+    pub static PATH_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_PATHS) };
+}
+
+fn path_budget() -> usize {
+    #[cfg(test)]
+    return PATH_BUDGET.with(|b| b.get());
+    #[cfg(not(test))]
+    MAX_PATHS
+}
+
 /// Every flow, in file order; a scenario needs at least one.
 pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes, seed: u64) -> Result<Vec<FlowModel>, ScenarioError> {
     let arcs: Vec<_> = ports.iter().map(|p| (p.from, p.to)).collect();
@@ -23,6 +43,10 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
     let mut flows = Vec::new();
     // Names seen so far: a set, so that 10^5 flows are not compared pairwise.
     let mut names = std::collections::HashSet::new();
+    // Asked once, not per flow: per NDP or EQDS flow it scanned every flow, so a matrix's 10^6 flows took
+    // 10^12 steps (a 1,024-host all-to-all ran for hours in validation).
+    let ndp_beside_eqds = s.flows.iter().any(|g| g.kind == FlowKind::Ndp) && s.flows.iter().any(|g| g.kind == FlowKind::Eqds);
+    let mut paths = 0;
     for f in &s.flows {
         let fkey = format!("flow[{}]", f.name);
         if !names.insert(f.name.as_str()) {
@@ -81,7 +105,7 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                 if s.network != Network::Packet {
                     return err(format!("{fkey}.kind"), format!("{name} flows need network = \"packet\""));
                 }
-                if s.flows.iter().any(|g| g.kind == FlowKind::Ndp) && s.flows.iter().any(|g| g.kind == FlowKind::Eqds) {
+                if ndp_beside_eqds {
                     return err(format!("{fkey}.kind"), "NDP and EQDS flows cannot share a run (their hosts' NICs differ)");
                 }
                 let most = u16::MAX as usize + 1;
@@ -91,6 +115,24 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
                 };
                 data_paths = router.all_paths(src, dst, most).map_err(many)?;
                 ack_paths = router.all_paths(dst, src, most).map_err(many)?;
+                paths += data_paths.len() + ack_paths.len();
+                if paths > path_budget() {
+                    let key = match &s.workload {
+                        Some(w) if w.matrix.is_some() => "workload.matrix".to_string(),
+                        Some(_) => "workload.pattern".to_string(),
+                        None => fkey.clone(),
+                    };
+                    return err(
+                        key,
+                        format!(
+                            "the first {} flows hold more than {} shortest paths (an {name} flow holds every one each way, {} here), \
+                             about 100 bytes each, more than a run may hold (docs/performance.md): fewer flows, or flows over fewer paths",
+                            flows.len() + 1,
+                            path_budget(),
+                            data_paths.len() + ack_paths.len()
+                        ),
+                    );
+                }
                 if f.kind == FlowKind::Ndp {
                     let cfg = crate::transport::ndp::NdpConfig::from_params(&s.params);
                     let full = cfg.mss as u64 + cfg.header as u64;
@@ -304,6 +346,33 @@ mod tests {
         }
         let o = udp("499999999999ps");
         assert!(check(&o.iter().map(String::as_str).collect::<Vec<_>>()).is_ok(), "a picosecond before the end is sent");
+    }
+
+    #[test]
+    fn the_paths_of_ndp_and_eqds_flows_are_bounded_naming_what_gave_the_flows() {
+        // A k = 16 tree's 1,024-host all-to-all (1,047,552 EQDS flows, 1.3 × 10^8 paths) took more than
+        // 8 GB in validation and ended in a failed allocation. Here the bound is lowered to reach it on
+        // eqds-one's k = 4 tree, whose flow h0 -> h13 holds 4 paths each way.
+        let text = include_str!("../../../../../python/atmsim/scenarios/eqds-one.toml");
+        let with = |o: &[&str], budget: usize| {
+            super::PATH_BUDGET.with(|b| b.set(budget));
+            let o: Vec<String> = o.iter().map(|x| x.to_string()).collect();
+            let r = validate(&parse(text, &o).unwrap(), None);
+            super::PATH_BUDGET.with(|b| b.set(super::MAX_PATHS));
+            r
+        };
+        assert!(with(&[], 8).is_ok());
+        let e = with(&[], 7).unwrap_err();
+        assert_eq!(e.key, "flow[Eqds_0_13]", "{e}");
+        assert!(e.problem.contains("more than 7 shortest paths (an EQDS flow holds every one each way, 8 here)"), "{e}");
+        let path = std::env::temp_dir().join(format!("atmsim-paths-{}.cm", std::process::id()));
+        std::fs::write(&path, "Nodes 16\nConnections 3\n0->13 start 0 size 1000\n1->14 start 0 size 1000\n2->15 start 0 size 1000\n")
+            .unwrap();
+        let matrix = with(&[&format!("workload.matrix={}", path.display())], 20);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(matrix.unwrap_err().key, "workload.matrix");
+        assert_eq!(with(&["workload.pattern=permutation", "workload.kind=ndp"], 100).unwrap_err().key, "workload.pattern");
+        assert!(with(&["workload.pattern=permutation"], super::MAX_PATHS).is_ok());
     }
 
     #[test]

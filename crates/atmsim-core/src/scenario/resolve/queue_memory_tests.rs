@@ -121,3 +121,37 @@ fn a_trimming_port_past_a_gibibyte_is_refused_where_the_cap_would_take_it() {
     assert_eq!(e.key, "link[X-B].buffer", "{e}");
     assert!(e.problem.contains("too large for a trimming port (at most 1073741824 B"), "{e}");
 }
+
+#[test]
+fn the_largest_fat_tree_is_checked_in_seconds() {
+    // k = 64: 196,608 links, 393,216 ports. Each port's key was found by comparing the port's name
+    // with every port's, about 1.5 × 10^11 comparisons: `atmsim validate eqds-one --set topology.k=64`
+    // took 7 min 17 s to refuse its 1-MB trimming buffers.
+    let text = r#"
+name = "t"
+network = "packet"
+duration = "1ms"
+[router]
+policy = "trim"
+[switch]
+buffer = "1MB"
+[topology]
+kind = "fattree"
+k = 64
+rate = "100Gbps"
+delay = "1us"
+[report]
+bottleneck = "h0->tor0"
+[[flow]]
+name = "f"
+kind = "eqds"
+src = "h0"
+dst = "h13"
+bytes = "1000B"
+"#;
+    let started = std::time::Instant::now();
+    let e = validate(&parse(text, &[]).unwrap(), None).unwrap_err();
+    assert_eq!(e.key, "switch.buffer", "{e}");
+    assert!(e.problem.contains("its 327680 queues"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
+}
