@@ -17,8 +17,8 @@ use crate::net::route::{ends_route, ESCAPE, STEP};
 use crate::net::{Port, PortId, VcId};
 
 /// Ports beyond this many bytes are fetched ahead (`World::warm_ahead`):
-/// a core's second-level cache on this project's machines (2 MiB;
-/// docs/performance.md). The 1,024-host fat tree's 6,144 ports take
+/// a core's second-level cache on the machines this was measured on (2
+/// MiB; session 36's had 1 MiB, docs/performance.md). The 1,024-host fat tree's 6,144 ports take
 /// 2.75 MB before their pipes and books; the 128-host tree's 768, 344 kB.
 pub(super) const WARM_FROM_BYTES: usize = 2 << 20;
 
