@@ -36,3 +36,21 @@ def test_the_examples_of_the_issue_read_as_words():
         with pytest.raises(ScenarioError) as e:
             _core.resolve(F.SCENARIOS["aron97-topo1-atm"], sets)
         assert str(e.value) == words
+
+
+def test_a_number_in_quotes_is_said_to_be_text_not_too_large(tmp_path):
+    # `--set fabric.fes='"4"'` (and `fes = "4"` in a file) was refused as "not 4 (more than a TOML integer holds)".
+    quoted = ('fabric.fes: must be a whole number from 0 to 4294967295, not the text "4" '
+              "(a number in quotes is text: write it without the quotes)")
+    with pytest.raises(ScenarioError) as e:
+        _core.resolve(F.SCENARIOS["fabric-incast"], ['fabric.fes="4"'])
+    assert str(e.value) == quoted
+    text = F.SCENARIOS["fabric-incast"].replace("[fabric]", '[fabric]\nfes = "4"', 1)
+    assert 'fes = "4"' in text
+    with pytest.raises(ScenarioError) as e:
+        _core.resolve(text, [])
+    assert str(e.value) == quoted
+    # A count past TOML's integers still says so.
+    with pytest.raises(ScenarioError, match=r"not 99999999999999999999 \(more than a TOML integer holds\)$"):
+        _core.resolve(F.SCENARIOS["fabric-incast"], ["fabric.fes=99999999999999999999"])
+
