@@ -38,7 +38,7 @@ def test_the_examples_of_the_issue_read_as_words():
         assert str(e.value) == words
 
 
-def test_a_number_in_quotes_is_said_to_be_text_not_too_large(tmp_path):
+def test_a_number_in_quotes_is_said_to_be_text_not_too_large():
     # `--set fabric.fes='"4"'` (and `fes = "4"` in a file) was refused as "not 4 (more than a TOML integer holds)".
     quoted = ('fabric.fes: must be a whole number from 0 to 4294967295, not the text "4" '
               "(a number in quotes is text: write it without the quotes)")
@@ -50,7 +50,9 @@ def test_a_number_in_quotes_is_said_to_be_text_not_too_large(tmp_path):
     with pytest.raises(ScenarioError) as e:
         _core.resolve(text, [])
     assert str(e.value) == quoted
-    # A count past TOML's integers still says so.
+    # A declared key (the registry's) alike, and a count past TOML's integers still says so.
+    with pytest.raises(ScenarioError, match=r'^eqds.cwnd: .*, not the text "4" \(a number in quotes is text'):
+        _core.resolve(F.load_scenario("eqds-one"), ['eqds.cwnd="4"'])
     with pytest.raises(ScenarioError, match=r"not 99999999999999999999 \(more than a TOML integer holds\)$"):
         _core.resolve(F.SCENARIOS["fabric-incast"], ["fabric.fes=99999999999999999999"])
 
