@@ -56,3 +56,13 @@ def test_a_number_in_quotes_is_said_to_be_text_not_too_large():
     with pytest.raises(ScenarioError, match=r"not 99999999999999999999 \(more than a TOML integer holds\)$"):
         _core.resolve(F.SCENARIOS["fabric-incast"], ["fabric.fes=99999999999999999999"])
 
+
+@pytest.mark.parametrize("name", F.NAMES)
+def test_a_huge_number_is_echoed_short_never_in_hundreds_of_digits(name):
+    # fabric.scheduler.overspeed = 1e308 was echoed back in its 309 digits.
+    for key in F.FIELDS[name]:
+        for value in ["1e308", "-1e308", "1e-300"]:
+            try:
+                _core.resolve(F.SCENARIOS[name], [f"{key}={value}"])
+            except ScenarioError as e:
+                assert not re.search(r"\d{40}", str(e)), f"{key}={value}: {e}"
