@@ -7,6 +7,7 @@ use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::routing::{Graph, Nodes, Router};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
+use crate::scenario::stop::Stop;
 use crate::scenario::units::{parse_bytes, parse_rate};
 use crate::scenario::Network;
 use crate::transport::eqds::hash_choice;
@@ -35,7 +36,14 @@ fn path_budget() -> usize {
 }
 
 /// Every flow, in file order; a scenario needs at least one.
-pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes, seed: u64) -> Result<Vec<FlowModel>, ScenarioError> {
+pub(super) fn flows(
+    s: &Scenario,
+    nodes: &Nodes,
+    ports: &[PortModel],
+    sizes: &Sizes,
+    seed: u64,
+    stop: &mut Stop,
+) -> Result<Vec<FlowModel>, ScenarioError> {
     let arcs: Vec<_> = ports.iter().map(|p| (p.from, p.to)).collect();
     let mut router = Router::new(Graph::new(&arcs, &nodes.is_host));
     // ECMP: the switches' salts, the ones EQDS's entropies hash with (E10).
@@ -48,6 +56,7 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
     let ndp_beside_eqds = s.flows.iter().any(|g| g.kind == FlowKind::Ndp) && s.flows.iter().any(|g| g.kind == FlowKind::Eqds);
     let mut paths = 0;
     for f in &s.flows {
+        stop.tick()?;
         let fkey = format!("flow[{}]", f.name);
         if !names.insert(f.name.as_str()) {
             return err(fkey, "flow name used twice");
