@@ -2,32 +2,43 @@
 //! workload of 10^5 to 10^6 flows validates for seconds; the Python module
 //! asks its signal handlers through `go_on` (as a run's observer does every
 //! 2^20 events), so an interrupt ends the validation within a few
-//! milliseconds instead of after it. [`Stop::tick`] asks every
-//! [`ASK_EVERY`] items of a long loop (flows, connections); [`Stop::now`]
-//! between the phases of `validate`.
+//! milliseconds instead of after it. [`Stop::tick`], once per item of a
+//! long loop (flows, connections), asks when [`ASK_AFTER`] has passed since
+//! the last question, reading the clock every [`CLOCK_EVERY`] items (an item
+//! costs from a microsecond, a connection written out, to milliseconds, a
+//! flow's routes across a k = 64 tree); [`Stop::now`] asks between the
+//! phases of `validate`.
 
 use super::ScenarioError;
+use std::time::{Duration, Instant};
 
-/// Items of a long loop between two questions: a few milliseconds of the
-/// slowest (an NDP or EQDS flow's shortest paths across a k = 16 tree's pods).
-pub const ASK_EVERY: u32 = 1024;
+/// The longest a long loop goes without asking (Python's own signal
+/// handlers run about this often in a run: `world::OBSERVE_EVERY`).
+pub const ASK_AFTER: Duration = Duration::from_millis(20);
+/// Items between two readings of the clock.
+pub const CLOCK_EVERY: u32 = 16;
 
 /// Asks `go_on` every so often; once told to stop, every question fails.
 pub struct Stop<'a> {
     go_on: &'a mut dyn FnMut() -> bool,
     count: u32,
+    asked: Instant,
     stopped: bool,
 }
 
 impl<'a> Stop<'a> {
     pub fn new(go_on: &'a mut dyn FnMut() -> bool) -> Self {
-        Stop { go_on, count: 0, stopped: false }
+        Stop { go_on, count: 0, asked: Instant::now(), stopped: false }
     }
 
-    /// One item of a long loop: asks every [`ASK_EVERY`] items.
+    /// One item of a long loop: asks if [`ASK_AFTER`] has passed.
     pub fn tick(&mut self) -> Result<(), ScenarioError> {
         self.count += 1;
-        if self.count < ASK_EVERY {
+        if self.count < CLOCK_EVERY {
+            return Ok(());
+        }
+        self.count = 0;
+        if self.asked.elapsed() < ASK_AFTER {
             return Ok(());
         }
         self.now()
@@ -35,7 +46,7 @@ impl<'a> Stop<'a> {
 
     /// Asks now (between phases).
     pub fn now(&mut self) -> Result<(), ScenarioError> {
-        self.count = 0;
+        self.asked = Instant::now();
         if !self.stopped && !(self.go_on)() {
             self.stopped = true;
         }
@@ -56,7 +67,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn asks_every_so_many_ticks_and_stays_stopped() {
+    fn asks_once_its_time_has_passed_and_stays_stopped() {
         let mut asked = 0;
         let mut go_on = || {
             asked += 1;
@@ -64,12 +75,19 @@ mod tests {
         };
         {
             let mut stop = Stop::new(&mut go_on);
-            for _ in 0..ASK_EVERY - 1 {
+            // Fast items: the clock read every CLOCK_EVERY, no question before ASK_AFTER.
+            for _ in 0..10 * CLOCK_EVERY {
+                stop.tick().unwrap();
+            }
+            assert!(!stop.stopped());
+            std::thread::sleep(ASK_AFTER);
+            for _ in 0..CLOCK_EVERY - 1 {
                 stop.tick().unwrap();
             }
             stop.tick().unwrap();
-            assert!(!stop.stopped());
-            for _ in 0..ASK_EVERY - 1 {
+            assert!(!stop.stopped(), "asked once and told to go on");
+            std::thread::sleep(ASK_AFTER);
+            for _ in 0..CLOCK_EVERY - 1 {
                 stop.tick().unwrap();
             }
             assert_eq!(stop.tick().unwrap_err().problem, "interrupted");

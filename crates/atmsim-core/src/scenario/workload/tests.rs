@@ -171,7 +171,7 @@ fn a_large_matrix_validates_in_linear_time() {
 #[test]
 fn a_long_validation_asks_whether_to_go_on_and_stops_when_told() {
     // Ctrl-C waited for the whole validation (`scenario/stop.rs`): a k = 8 tree's 16,256-connection
-    // all-to-all asks at each phase and every 1,024 flows, and stops at the first no.
+    // all-to-all asks at each phase (and every 20 ms), and stops at the first no.
     let sets: Vec<String> = ["topology.k=8", "report.bottleneck=h0->tor0", "workload.pattern=shift_all_to_all", "workload.kind=tcp"]
         .iter()
         .map(|s| s.to_string())
@@ -183,7 +183,7 @@ fn a_long_validation_asks_whether_to_go_on_and_stops_when_told() {
         true
     });
     assert_eq!(whole.unwrap().expect("never told to stop").flows.len(), 128 * 127);
-    assert!(asked > 2 * 128 * 127 / crate::scenario::stop::ASK_EVERY as usize, "{asked}");
+    assert!(asked >= 6, "{asked}");
     let mut asked = 0;
     let mut stop_at_third = || {
         asked += 1;
