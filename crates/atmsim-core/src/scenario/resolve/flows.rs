@@ -19,7 +19,8 @@ use crate::time::Time;
 /// flow owns every shortest path between its hosts). A path costs about 100 bytes through validation
 /// and the run (200,000 flows across the pods of a k = 16 tree, 128 paths each: 2.2 GB validated,
 /// 2.7 GB run), so this bound is about 3.4 GB; a k = 16 tree's 1,047,552-flow all-to-all, 1.3 × 10^8
-/// paths, took more than 8 GB and failed an allocation in validation.
+/// paths, took more than 8 GB and failed an allocation in validation. A k = 64 tree's permutation
+/// (2,048 paths a flow) reaches it at its 16,662nd flow, with 4.4 GB validated (docs/performance.md).
 pub const MAX_PATHS: usize = 1 << 25;
 
 #[cfg(test)]
