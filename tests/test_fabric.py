@@ -231,6 +231,9 @@ def test_a_permutation_at_full_load_serves_every_port_and_link_alike():
 
 @pytest.mark.parametrize("sets, key", [
     (["fabric.fap_links=17"], "fabric.fap_links"),
+    # Named as fabric.fap_links ("must be a positive multiple of fabric.fes (0)").
+    (["fabric.fes=0"], "fabric.fes"),
+    (["fabric.fes=2000"], "fabric.fes"),
     (["fabric.faps=0"], "fabric.faps"),
     (["fabric.faps=300"], "fabric.faps"),
     (["fabric.credit_worth=9000B"], "fabric.credit_worth"),
@@ -255,7 +258,31 @@ def test_bad_fabric_keys_are_refused_naming_the_key(sets, key):
         args += ["--set", s]
     p = subprocess.run(args, capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert key in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.startswith(f"atmsim: error: {key}: ") and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("key, says", [
+    ("fabric.fes=0", "fabric.fes: must be 1 to 1024 (each fabric element takes at least one of a FAP's links), not 0"),
+    # Echoed in its 309 digits before.
+    ("fabric.scheduler.overspeed=1e308", "fabric.scheduler.overspeed: must be 0 to 1, not 1e308"),
+    ("fabric.crs.slow_rate=1e308", "fabric.crs.slow_rate: must be in (0, 1] (a fraction of the port rate), not 1e308"),
+])
+def test_a_bad_fabric_value_is_echoed_as_written(key, says):
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.resolve("fabric-incast", [key])
+    assert str(e.value) == says
+
+
+def test_a_three_stage_key_is_echoed_as_a_number_not_a_rust_option():
+    # "not Some(0)", "not None" before.
+    for sets, says in [(["fabric.fe2s=0"], "fabric.fe2s: three stages need at least one FE2, not 0"),
+                       (["fabric.group_faps=0"], "divisor of fabric.faps (256), not 0")]:
+        with pytest.raises(atmsim.ScenarioError) as e:
+            atmsim.resolve("fabric-3stage", sets)
+        assert str(e.value).endswith(says), e.value
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.resolve("fabric-incast", ["fabric.stages=3"])
+    assert str(e.value) == "fabric.group_faps: three stages need FAPs per group, a divisor of fabric.faps (16): set it"
 
 
 def test_a_fabric_section_elsewhere_does_nothing_and_is_refused():

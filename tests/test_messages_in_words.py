@@ -36,3 +36,33 @@ def test_the_examples_of_the_issue_read_as_words():
         with pytest.raises(ScenarioError) as e:
             _core.resolve(F.SCENARIOS["aron97-topo1-atm"], sets)
         assert str(e.value) == words
+
+
+def test_a_number_in_quotes_is_said_to_be_text_not_too_large():
+    # `--set fabric.fes='"4"'` (and `fes = "4"` in a file) was refused as "not 4 (more than a TOML integer holds)".
+    quoted = ('fabric.fes: must be a whole number from 0 to 4294967295, not the text "4" '
+              "(a number in quotes is text: write it without the quotes)")
+    with pytest.raises(ScenarioError) as e:
+        _core.resolve(F.SCENARIOS["fabric-incast"], ['fabric.fes="4"'])
+    assert str(e.value) == quoted
+    text = F.SCENARIOS["fabric-incast"].replace("[fabric]", '[fabric]\nfes = "4"', 1)
+    assert 'fes = "4"' in text
+    with pytest.raises(ScenarioError) as e:
+        _core.resolve(text, [])
+    assert str(e.value) == quoted
+    # A declared key (the registry's) alike, and a count past TOML's integers still says so.
+    with pytest.raises(ScenarioError, match=r'^eqds.cwnd: .*, not the text "4" \(a number in quotes is text'):
+        _core.resolve(F.load_scenario("eqds-one"), ['eqds.cwnd="4"'])
+    with pytest.raises(ScenarioError, match=r"not 99999999999999999999 \(more than a TOML integer holds\)$"):
+        _core.resolve(F.SCENARIOS["fabric-incast"], ["fabric.fes=99999999999999999999"])
+
+
+@pytest.mark.parametrize("name", F.NAMES)
+def test_a_huge_number_is_echoed_short_never_in_hundreds_of_digits(name):
+    # fabric.scheduler.overspeed = 1e308 was echoed back in its 309 digits.
+    for key in F.FIELDS[name]:
+        for value in ["1e308", "-1e308", "1e-300"]:
+            try:
+                _core.resolve(F.SCENARIOS[name], [f"{key}={value}"])
+            except ScenarioError as e:
+                assert not re.search(r"\d{40}", str(e)), f"{key}={value}: {e}"

@@ -113,6 +113,13 @@ def test_a_key_kept_in_32_bits_refuses_2_to_the_32(key):
     assert line.startswith(f"atmsim: error: {key}: must be a whole number of ") and "to 4294967295" in line, line
 
 
+def test_a_negative_host_number_is_refused_as_a_host_number():
+    # workload.receiver=-1 said "must be a whole number of host number, at least 0".
+    line = refusal(*INCAST[:1], [*INCAST[1], "workload.receiver=-1"])
+    assert line.strip() == ("atmsim: error: workload.receiver: must be a host number, from 0 to the number of hosts "
+                            "less one (hosts are numbered from 0), not -1"), line
+
+
 def test_the_fabric_egress_stop_names_the_buffer_in_bytes():
     line = refusal("fabric-incast", ["fabric.scheduler.egress_stop=1GB"])
     assert "below the egress port's buffer (1000000 B)" in line, line

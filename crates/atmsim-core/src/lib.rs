@@ -68,11 +68,24 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
 /// Parses, overrides and validates a scenario for a run, with the limits
 /// of its traces if they are on.
 fn model_for(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<Model, ScenarioError> {
-    let model = scenario::validate(&parse(text, overrides)?, seed)?;
+    Ok(model_stoppable(text, overrides, seed, trace, &mut || true)?.expect("never told to stop"))
+}
+
+/// [`model_for`], asking `go_on()` every so often as it validates
+/// (`scenario/stop.rs`): `Ok(None)` if it said stop. Then
+/// [`run_model_observed`] runs the model.
+pub fn model_stoppable(
+    text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    trace: bool,
+    go_on: &mut dyn FnMut() -> bool,
+) -> Result<Option<Model>, ScenarioError> {
+    let Some(model) = scenario::validate_stoppable(&parse(text, overrides)?, seed, go_on)? else { return Ok(None) };
     if trace {
         scenario::check_trace_rows(&model)?;
     }
-    Ok(model)
+    Ok(Some(model))
 }
 
 /// Parses, overrides and validates a scenario, then runs it.
@@ -93,9 +106,17 @@ pub fn run_text_observed(
     overrides: &[String],
     seed: Option<u64>,
     trace: bool,
+    observe: impl FnMut(time::Time, time::Time) -> bool,
+) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
+    run_model_observed(model_for(text, overrides, seed, trace)?, trace, observe)
+}
+
+/// [`run_text_observed`] of a model already validated ([`model_stoppable`]).
+pub fn run_model_observed(
+    model: Model,
+    trace: bool,
     mut observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<(Summary, Option<trace::Traces>)>, ScenarioError> {
-    let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
     let whole = run_capped(&mut world, &mut observe)?;
     Ok(whole.then(|| world.finish()))
@@ -149,9 +170,18 @@ pub fn run_text_capture_to(
     seed: Option<u64>,
     trace: bool,
     dir: Option<&std::path::Path>,
+    observe: impl FnMut(time::Time, time::Time) -> bool,
+) -> Result<Option<CapturedRun>, capture::CaptureError> {
+    run_model_capture_to(model_for(text, overrides, seed, trace)?, trace, dir, observe)
+}
+
+/// [`run_text_capture_to`] of a model already validated ([`model_stoppable`]).
+pub fn run_model_capture_to(
+    model: Model,
+    trace: bool,
+    dir: Option<&std::path::Path>,
     mut observe: impl FnMut(time::Time, time::Time) -> bool,
 ) -> Result<Option<CapturedRun>, capture::CaptureError> {
-    let model = model_for(text, overrides, seed, trace)?;
     let mut world = World::new(model, trace);
     world.enable_capture_to(dir)?;
     let whole = run_capped(&mut world, &mut observe);

@@ -9,7 +9,7 @@ use super::model::{FabricModel, PortModel};
 use super::routing::Nodes;
 use super::schema::{HostKind, LinkSpec, Network, Scenario, Topology, TopologyKind};
 use super::schema_fabric::FabricSection;
-use super::units::{parse_bytes, parse_rate, parse_time};
+use super::units::{parse_bytes, parse_rate, parse_time, short_float};
 use super::{err, ScenarioError};
 use crate::fabric::{CrsThresholds, FabricConfig, Geometry};
 use crate::net::{Limit, PortId};
@@ -182,7 +182,14 @@ pub fn resolve(
         );
     }
     let f = section(s);
-    if f.fes == 0 || f.fap_links == 0 || !f.fap_links.is_multiple_of(f.fes) || f.fap_links > MAX_LINKS {
+    // With no FE a FAP's links lead nowhere: named as fabric.fes (it was refused as fabric.fap_links).
+    if f.fes == 0 || f.fes > MAX_LINKS {
+        return err(
+            "fabric.fes",
+            format!("must be 1 to {MAX_LINKS} (each fabric element takes at least one of a FAP's links), not {}", f.fes),
+        );
+    }
+    if f.fap_links == 0 || !f.fap_links.is_multiple_of(f.fes) || f.fap_links > MAX_LINKS {
         return err(
             "fabric.fap_links",
             format!("must be a positive multiple of fabric.fes ({}) up to {MAX_LINKS}, not {}", f.fes, f.fap_links),
@@ -267,11 +274,11 @@ pub fn resolve(
         );
     }
     if !(c.slow_rate > 0.0 && c.slow_rate <= 1.0) {
-        return err("fabric.crs.slow_rate", format!("must be in (0, 1] (a fraction of the port rate), not {}", c.slow_rate));
+        return err("fabric.crs.slow_rate", format!("must be in (0, 1] (a fraction of the port rate), not {}", short_float(c.slow_rate)));
     }
     let sc = &f.scheduler;
     if !(0.0..=1.0).contains(&sc.overspeed) {
-        return err("fabric.scheduler.overspeed", format!("must be 0 to 1, not {}", sc.overspeed));
+        return err("fabric.scheduler.overspeed", format!("must be 0 to 1, not {}", short_float(sc.overspeed)));
     }
     credits_fit(&f, port_rate, link_rate, credit_worth, control_bytes + cell_header)?;
     let egress_stop = bytes("fabric.scheduler.egress_stop", &sc.egress_stop)?;
@@ -463,11 +470,16 @@ fn stages(f: &FabricSection, g: Geometry, delay: Time) -> Result<Geometry, Scena
     let Some(group) = f.group_faps.filter(|&n| n >= 1 && f.faps.is_multiple_of(n)) else {
         return err(
             "fabric.group_faps",
-            format!("three stages need FAPs per group, a divisor of fabric.faps ({}), not {:?}", f.faps, f.group_faps),
+            match f.group_faps {
+                Some(n) => format!("three stages need FAPs per group, a divisor of fabric.faps ({}), not {n}", f.faps),
+                None => format!("three stages need FAPs per group, a divisor of fabric.faps ({}): set it", f.faps),
+            },
         );
     };
     let Some(fe2s) = f.fe2s.filter(|&n| n >= 1) else {
-        return err("fabric.fe2s", format!("three stages need at least one FE2, not {:?}", f.fe2s));
+        // The value as written ("not Some(0)", "not None" before: issue 38, rule 7).
+        let not = f.fe2s.map_or(": set it".to_string(), |n| format!(", not {n}"));
+        return err("fabric.fe2s", format!("three stages need at least one FE2{not}"));
     };
     let fe2_links = f.fe2_links.unwrap_or(1);
     // Each FE13 sprays over its links up: bounded as a FAP's links are, and

@@ -15,11 +15,16 @@
 //! also printed `[router]` on ATM networks, `[switch]`'s ATM keys and
 //! `[credit]` on packet networks, and `[credit]` with credit off.
 
-use super::schema::{FlowKind, Network, Scenario, TopologyKind};
+use super::schema::{AtmSection, FlowKind, Network, Scenario, TcpSection, TopologyKind};
 use super::schema_fabric::FabricSection;
+use super::schema_hosts::{CreditSection, HostSection};
+use super::schema_packet::RouterSection;
+use super::schema_switch::SwitchSection;
+use super::schema_trace::TraceSection;
 use super::units::{parse_rate, parse_time};
 use super::{registry, ScenarioError};
 use crate::scenario::schema_hosts::HostKind;
+use std::borrow::Cow;
 
 /// Keys of one section that do nothing here.
 enum Keys {
@@ -115,11 +120,39 @@ fn inert(s: &Scenario, kinds: &[FlowKind]) -> Vec<Inert> {
     out
 }
 
-/// The scenario's sections as TOML tables.
-fn tables(s: &Scenario) -> toml::Table {
+/// The sections [`inert`] names, as TOML tables: the whole scenario and a
+/// copy of it were serialised, flows and all (a 186,000-flow workload: 0.8
+/// s of its 2 s validation, with no question whether to stop, `stop.rs`).
+fn tables(s: &Sections) -> toml::Table {
     match toml::Value::try_from(s) {
         Ok(toml::Value::Table(t)) => t,
-        _ => unreachable!("a scenario serialises as a table"),
+        _ => unreachable!("sections serialise as a table"),
+    }
+}
+
+/// The sections whose keys may do nothing, as the scenario names them.
+#[derive(Default, serde::Serialize)]
+struct Sections<'s> {
+    atm: Cow<'s, AtmSection>,
+    tcp: Cow<'s, TcpSection>,
+    switch: Cow<'s, SwitchSection>,
+    router: Cow<'s, RouterSection>,
+    credit: Cow<'s, CreditSection>,
+    host: Cow<'s, HostSection>,
+    trace: Cow<'s, TraceSection>,
+}
+
+impl<'s> Sections<'s> {
+    fn of(s: &'s Scenario) -> Self {
+        Sections {
+            atm: Cow::Borrowed(&s.atm),
+            tcp: Cow::Borrowed(&s.tcp),
+            switch: Cow::Borrowed(&s.switch),
+            router: Cow::Borrowed(&s.router),
+            credit: Cow::Borrowed(&s.credit),
+            host: Cow::Borrowed(&s.host),
+            trace: Cow::Borrowed(&s.trace),
+        }
     }
 }
 
@@ -150,9 +183,7 @@ fn same(value: &toml::Value, default: Option<&toml::Value>) -> bool {
 
 /// Refuses a key of [`inert`] set to other than its default.
 pub(super) fn refuse(s: &Scenario, kinds: &[FlowKind]) -> Result<(), ScenarioError> {
-    let mut d = s.clone();
-    (d.atm, d.tcp, d.switch, d.router, d.credit, d.host, d.trace) = Default::default();
-    let (set, default) = (tables(s), tables(&d));
+    let (set, default) = (tables(&Sections::of(s)), tables(&Sections::default()));
     for i in inert(s, kinds) {
         let defaults = default.get(i.section).and_then(|v| v.as_table());
         if let Some((k, _)) = named(&set, i.section, &i.keys).into_iter().find(|(k, v)| !same(v, defaults.and_then(|d| d.get(k.as_str()))))

@@ -41,11 +41,12 @@ pub mod schema_switch;
 pub mod schema_trace;
 pub mod schema_workload;
 mod serde_words;
+pub mod stop;
 pub mod units;
 pub mod workload;
 
 pub use model::*;
-pub use resolve::{check_trace_rows, validate};
+pub use resolve::{check_trace_rows, validate, validate_stoppable};
 pub use schema::*;
 
 use crate::base::mechanism::Mechanism;

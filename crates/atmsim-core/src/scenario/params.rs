@@ -7,6 +7,7 @@
 //! ([`refuse_inert`]): it would do nothing.
 
 use super::registry;
+use super::units::short_float;
 use super::ScenarioError;
 use crate::base::mechanism::{range, Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
 
@@ -70,12 +71,35 @@ fn table_at<'t>(table: &'t mut toml::Table, path: &[&str], key: &str) -> Result<
     Ok(Some(cur))
 }
 
-/// A count's range in words: "at least 1", or "1 to 4294967295".
-fn count_range(min: u64, max: u64) -> String {
-    if max == u64::MAX {
-        format!("at least {min}")
-    } else {
-        format!("{min} to {max}")
+/// What a count key takes, in words: "a whole number of cells, at least 1",
+/// "... 1 to 4294967295"; a number naming one of a kind ("host number", 0
+/// up and bounded only by the scenario) as the numbers it names ("a whole
+/// number of host number, at least 0" named neither the hosts nor the end).
+fn count_words(unit: &str, min: u64, max: u64) -> String {
+    match unit.strip_suffix(" number") {
+        Some(thing) if min == 0 && max == u64::MAX => {
+            format!("a {unit}, from 0 to the number of {thing}s less one ({thing}s are numbered from 0)")
+        }
+        _ if max == u64::MAX => format!("a whole number of {unit}, at least {min}"),
+        _ => format!("a whole number of {unit}, {min} to {max}"),
+    }
+}
+
+/// The value the user wrote, in their form or a short one: a TOML number as
+/// written (a float in the shortest form that reads back, `1e308`, never its
+/// 309 digits), text in quotes, a list or a table by name.
+fn written(value: &toml::Value) -> String {
+    match value {
+        toml::Value::Integer(n) => n.to_string(),
+        toml::Value::Float(x) => short_float(*x),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::String(t) if t.trim().parse::<f64>().is_ok() => {
+            format!("the text \"{t}\" (a number in quotes is text: write it without the quotes)")
+        }
+        toml::Value::String(t) => format!("\"{t}\""),
+        toml::Value::Datetime(d) => d.to_string(),
+        toml::Value::Array(_) => "a list".into(),
+        toml::Value::Table(_) => "a table".into(),
     }
 }
 
@@ -83,18 +107,18 @@ fn count_range(min: u64, max: u64) -> String {
 fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> {
     match (key.kind, value) {
         (KeyKind::Bool, toml::Value::Boolean(b)) => Ok(ParamValue::Bool(*b)),
-        (KeyKind::Bool, _) => Err(problem(key.name, "must be true or false")),
+        (KeyKind::Bool, v) => Err(problem(key.name, format!("must be true or false, not {}", written(v)))),
         (KeyKind::Count { min, max, .. }, toml::Value::Integer(n)) if (min..=max).contains(&(*n as u64)) && *n >= 0 => {
             Ok(ParamValue::Count(*n as u64))
         }
-        (KeyKind::Count { unit, min, max }, _) => {
-            Err(problem(key.name, format!("must be a whole number of {unit}, {}", count_range(min, max))))
+        (KeyKind::Count { unit, min, max }, v) => {
+            Err(problem(key.name, format!("must be {}, not {}", count_words(unit, min, max), written(v))))
         }
         (KeyKind::Choice(names), toml::Value::String(v)) if names.contains(&v.as_str()) => {
             Ok(ParamValue::Choice(names.iter().find(|n| **n == v.as_str()).expect("just checked")))
         }
-        (KeyKind::Choice(names), _) => {
-            Err(problem(key.name, format!("must be one of {}", crate::base::mechanism::choices(names.iter().copied()))))
+        (KeyKind::Choice(names), v) => {
+            Err(problem(key.name, format!("must be one of {}, not {}", crate::base::mechanism::choices(names.iter().copied()), written(v))))
         }
         (KeyKind::Real { lo, hi }, v) => {
             let x = match v {
@@ -115,7 +139,7 @@ fn checked(key: &Key, value: &toml::Value) -> Result<ParamValue, ScenarioError> 
             if x.is_finite() && above && below {
                 Ok(ParamValue::Real(x))
             } else {
-                Err(problem(key.name, format!("must be a number {}", range(lo, hi))))
+                Err(problem(key.name, format!("must be a number {}, not {}", range(lo, hi), written(v))))
             }
         }
     }
@@ -252,6 +276,23 @@ mod tests {
         };
         assert_eq!(checked(&key, &toml::Value::Integer(4_294_967_295)), Ok(ParamValue::Count(4_294_967_295)));
         let e = checked(&key, &toml::Value::Integer(4_294_967_296)).unwrap_err();
-        assert_eq!(e.problem, "must be a whole number of bytes, 1 to 4294967295", "{e}");
+        assert_eq!(e.problem, "must be a whole number of bytes, 1 to 4294967295, not 4294967296", "{e}");
+    }
+
+    #[test]
+    fn a_refused_value_is_echoed_as_written_and_a_host_number_by_its_hosts() {
+        let receiver = registry::keys().find(|k| k.name == "workload.receiver").expect("declared");
+        // "must be a whole number of host number, at least 0" named neither the hosts nor the value.
+        let e = checked(receiver, &toml::Value::Integer(-1)).unwrap_err();
+        assert_eq!(e.key, "workload.receiver");
+        assert_eq!(e.problem, "must be a host number, from 0 to the number of hosts less one (hosts are numbered from 0), not -1");
+        // A number in quotes is text, and said so.
+        let e = checked(receiver, &toml::Value::String("3".into())).unwrap_err();
+        assert!(e.problem.ends_with("not the text \"3\" (a number in quotes is text: write it without the quotes)"), "{e}");
+        // A huge number as the user wrote it (1e308), never its 309 digits.
+        let pull = registry::keys().find(|k| k.name == "eqds.pull_interval").expect("declared");
+        let e = checked(pull, &toml::Value::Float(1e308)).unwrap_err();
+        assert!(e.problem.ends_with(", not 1e308"), "{e}");
+        assert_eq!((short_float(0.5), short_float(2.0), short_float(-1e-300)), ("0.5".into(), "2".into(), "-1e-300".into()));
     }
 }

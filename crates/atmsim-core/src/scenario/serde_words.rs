@@ -15,22 +15,40 @@ pub fn in_words(problem: &str) -> String {
     let Some((found, expected)) = rest.and_then(|r| r.split_once(", expected ")) else {
         return problem.to_string();
     };
+    let takes = expected_words(expected);
     let found = match found.strip_prefix("string \"").and_then(|v| v.strip_suffix('"')) {
-        // A number past what a TOML integer holds reaches serde as text: say it as the number written.
-        Some(digits)
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && expected_words(expected).starts_with("a whole") =>
-        {
-            format!("{digits} (more than a TOML integer holds)")
-        }
+        Some(text) if takes.starts_with("a whole") && is_integer(text) => match text.parse::<i64>() {
+            // A number TOML holds that reached serde as text was written in quotes ("4" was said to be
+            // "4 (more than a TOML integer holds)").
+            Ok(_) => quoted(text),
+            // A number past what a TOML integer holds reaches serde as text: say it as the number written.
+            Err(_) => format!("{text} (more than a TOML integer holds)"),
+        },
+        Some(text) if takes == "a number" && text.trim().parse::<f64>().is_ok() => quoted(text),
         _ => found_words(found),
     };
-    format!("must be {}, not {found}", expected_words(expected))
+    format!("must be {takes}, not {found}")
+}
+
+/// Whole-number digits, with a sign or without.
+fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A number written in quotes: text to TOML, so say so and how to write it.
+fn quoted(text: &str) -> String {
+    format!("the text \"{text}\" (a number in quotes is text: write it without the quotes)")
 }
 
 /// What serde says it found, as the value the user wrote.
 fn found_words(found: &str) -> String {
     let quoted = |prefix: &str| found.strip_prefix(prefix).map(|v| v.trim_matches('`').to_string());
-    if let Some(v) = quoted("integer ").or_else(|| quoted("floating point ")).or_else(|| quoted("boolean ")) {
+    // serde writes a float in full (1e308 in 309 digits): echoed in its shortest form.
+    if let Some(v) = quoted("floating point ") {
+        return v.parse::<f64>().map_or(v, super::units::short_float);
+    }
+    if let Some(v) = quoted("integer ").or_else(|| quoted("boolean ")) {
         return v;
     }
     if let Some(s) = found.strip_prefix("string ") {
@@ -87,6 +105,25 @@ mod tests {
             (
                 "invalid type: string \"18446744073709551615\", expected u64 in `trace.port_rows`",
                 "must be a whole number from 0 to 9223372036854775807, not 18446744073709551615 (more than a TOML integer holds)",
+            ),
+        ] {
+            assert_eq!(in_words(serde), words);
+        }
+        let huge = format!("invalid type: floating point `{}`, expected a sequence in `capture.hosts`", 1e308);
+        assert_eq!(in_words(&huge), "must be a list in brackets, not 1e308");
+        // A number in quotes is text, whatever the key's range: not "too large".
+        for (serde, words) in [
+            (
+                "invalid type: string \"4\", expected u32 in `fabric.fes`",
+                "must be a whole number from 0 to 4294967295, not the text \"4\" (a number in quotes is text: write it without the quotes)",
+            ),
+            (
+                "invalid type: string \"-4\", expected u64 in `seed`",
+                "must be a whole number from 0 to 9223372036854775807, not the text \"-4\" (a number in quotes is text: write it without the quotes)",
+            ),
+            (
+                "invalid type: string \"0.5\", expected f64 in `abr.rif`",
+                "must be a number, not the text \"0.5\" (a number in quotes is text: write it without the quotes)",
             ),
         ] {
             assert_eq!(in_words(serde), words);

@@ -177,6 +177,14 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     Rate::new(bits, ps).ok_or_else(bad)
 }
 
+/// `x` in the shortest form that reads back as `x` (`1e308`, `0.5`, `2`):
+/// what a message echoes of a number the user wrote, never `{}`'s full
+/// expansion (309 digits for 1e308).
+pub fn short_float(x: f64) -> String {
+    let text = format!("{x:?}");
+    text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ use super::matrix::{parse, LineError, Matrix, Start};
 use super::matrix_check::check;
 use super::model::{JobModel, TriggerPlan};
 use super::schema::{FlowKind, FlowSpec, Scenario};
+use super::stop::Stop;
 use super::{err, ScenarioError};
 use crate::net::FlowId;
 use crate::time::{secs, Time};
@@ -98,7 +99,14 @@ pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, ov
 /// `s` with its workload's flows (None: no workload, the flows as written).
 /// `tree_hosts`: the hosts of its generated fat tree, if it has one.
 /// `duration`: the run's, past which a connection's start is refused.
-pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64, duration: Time) -> Result<Option<Expanded>, ScenarioError> {
+/// `stop`: asked as the connections are written out as flows (`stop.rs`).
+pub fn expand(
+    s: &Scenario,
+    tree_hosts: Option<u32>,
+    seed: u64,
+    duration: Time,
+    stop: &mut Stop,
+) -> Result<Option<Expanded>, ScenarioError> {
     let Some(w) = &s.workload else {
         if s.flows.is_empty() {
             return err("flow", "a scenario needs at least one [[flow]], or a [workload]");
@@ -145,6 +153,7 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64, duration: Time) 
         }
         (None, Some(pattern)) => {
             let (m, jobs) = generate(pattern, &s.params, hosts, seed)?;
+            stop.now()?;
             let triggers = check(&m, hosts).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
             (m, triggers, jobs)
         }
@@ -154,13 +163,14 @@ pub fn expand(s: &Scenario, tree_hosts: Option<u32>, seed: u64, duration: Time) 
         .into_iter()
         .map(|(name, flows, bytes, ranks)| JobModel { name, flows: flows.into_iter().map(|f| FlowId(f as u32)).collect(), bytes, ranks })
         .collect();
+    stop.now()?;
     let mut scenario = s.clone();
-    scenario.flows = flows(&matrix, kind);
+    scenario.flows = flows(&matrix, kind, stop)?;
     Ok(Some(Expanded { scenario, triggers, jobs }))
 }
 
 /// The matrix's connections as `[[flow]]`s, in file order.
-fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
+fn flows(m: &Matrix, kind: FlowKind, stop: &mut Stop) -> Result<Vec<FlowSpec>, ScenarioError> {
     let prefix = match kind {
         FlowKind::Eqds => "Eqds",
         FlowKind::Ndp => "Ndp",
@@ -170,6 +180,7 @@ fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
     m.conns
         .iter()
         .map(|c| {
+            stop.tick()?;
             let n = seen.entry((c.src, c.dst)).or_insert(0);
             *n += 1;
             let repeat = if *n > 1 { format!("_{n}") } else { String::new() };
@@ -178,7 +189,7 @@ fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
                 // Started by its trigger (`world/triggers.rs`); 0 until then.
                 Start::Trigger(_) => 0,
             };
-            FlowSpec {
+            Ok(FlowSpec {
                 name: format!("{prefix}_{}_{}{repeat}", c.src, c.dst),
                 src: format!("h{}", c.src),
                 dst: format!("h{}", c.dst),
@@ -191,7 +202,7 @@ fn flows(m: &Matrix, kind: FlowKind) -> Vec<FlowSpec> {
                 window: None,
                 send_at: Vec::new(),
                 tc: None,
-            }
+            })
         })
         .collect()
 }

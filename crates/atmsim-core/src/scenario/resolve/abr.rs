@@ -13,7 +13,7 @@ use crate::scenario::abr_schema::VbrSection;
 use crate::scenario::abr_schema::{AbrSection, AbrSwitchName};
 use crate::scenario::model::{App, FlowModel, PortModel};
 use crate::scenario::schema::{HostKind, QueueingName, Scenario};
-use crate::scenario::units::parse_rate;
+use crate::scenario::units::{parse_rate, short_float};
 use crate::scenario::Network;
 
 fn rate(key: &str, s: &str) -> Result<f64, ScenarioError> {
@@ -230,10 +230,11 @@ fn erica(a: &AbrSection) -> Result<EricaConfig, ScenarioError> {
 }
 
 /// ERICA+'s a and b: a curve through 1 at the target queue needs a, b >= 1
-/// (and finite).
+/// (and finite; at most 10^6). Past 10^6 it said "must be at least 1", and
+/// echoed 1e308 in its 309 digits.
 fn at_least_one(key: &str, v: f64) -> Result<f64, ScenarioError> {
     if !(1.0..=1e6).contains(&v) {
-        return err(key, format!("{v} must be at least 1 (1.15 and 1.05 published)"));
+        return err(key, format!("must be 1 to 1000000 (1.15 and 1.05 published), not {}", short_float(v)));
     }
     Ok(v)
 }
@@ -307,6 +308,9 @@ mod tests {
         assert_eq!(msg(&["abr.pcr=\"1bps\""]), "abr.icr: '10Mbps' must lie between abr.mcr '0' and abr.pcr '1bps'");
         assert_eq!(msg(&["abr.tcr=1e300"]), "abr.tcr: 1.000000e300 cells/s is outside [0, 366792.4528302] cells/s");
         assert_eq!(msg(&["abr.rdf=-1e-300"]), "abr.rdf: -1.000000e-300 is outside (0, 1]");
+        let plus = "abr.erica.variant=plus";
+        assert_eq!(msg(&[plus, "abr.erica.a=1e308"]), "abr.erica.a: must be 1 to 1000000 (1.15 and 1.05 published), not 1e308");
+        assert_eq!(msg(&[plus, "abr.erica.b=0.5"]), "abr.erica.b: must be 1 to 1000000 (1.15 and 1.05 published), not 0.5");
         let v = check(&["abr.vbr.port=\"X->B\"", "abr.vbr.rate=\"100Mbps\""]).unwrap().abr.unwrap().vbr.unwrap();
         assert_eq!((v.on, v.start), (100 * crate::time::PS_PER_MS, 2 * crate::time::PS_PER_MS));
     }

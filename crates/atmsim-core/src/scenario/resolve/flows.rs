@@ -7,6 +7,7 @@ use super::{err, time, ScenarioError};
 use crate::scenario::model::{App, FlowModel, PortModel, UDP_HEADER_BYTES};
 use crate::scenario::routing::{Graph, Nodes, Router};
 use crate::scenario::schema::{FlowKind, FlowSpec, Scenario};
+use crate::scenario::stop::Stop;
 use crate::scenario::units::{parse_bytes, parse_rate};
 use crate::scenario::Network;
 use crate::transport::eqds::hash_choice;
@@ -18,7 +19,8 @@ use crate::time::Time;
 /// flow owns every shortest path between its hosts). A path costs about 100 bytes through validation
 /// and the run (200,000 flows across the pods of a k = 16 tree, 128 paths each: 2.2 GB validated,
 /// 2.7 GB run), so this bound is about 3.4 GB; a k = 16 tree's 1,047,552-flow all-to-all, 1.3 × 10^8
-/// paths, took more than 8 GB and failed an allocation in validation.
+/// paths, took more than 8 GB and failed an allocation in validation. A k = 64 tree's permutation
+/// (2,048 paths a flow) reaches it at its 16,662nd flow, with 4.4 GB validated (docs/performance.md).
 pub const MAX_PATHS: usize = 1 << 25;
 
 #[cfg(test)]
@@ -35,7 +37,14 @@ fn path_budget() -> usize {
 }
 
 /// Every flow, in file order; a scenario needs at least one.
-pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Sizes, seed: u64) -> Result<Vec<FlowModel>, ScenarioError> {
+pub(super) fn flows(
+    s: &Scenario,
+    nodes: &Nodes,
+    ports: &[PortModel],
+    sizes: &Sizes,
+    seed: u64,
+    stop: &mut Stop,
+) -> Result<Vec<FlowModel>, ScenarioError> {
     let arcs: Vec<_> = ports.iter().map(|p| (p.from, p.to)).collect();
     let mut router = Router::new(Graph::new(&arcs, &nodes.is_host));
     // ECMP: the switches' salts, the ones EQDS's entropies hash with (E10).
@@ -48,6 +57,7 @@ pub(super) fn flows(s: &Scenario, nodes: &Nodes, ports: &[PortModel], sizes: &Si
     let ndp_beside_eqds = s.flows.iter().any(|g| g.kind == FlowKind::Ndp) && s.flows.iter().any(|g| g.kind == FlowKind::Eqds);
     let mut paths = 0;
     for f in &s.flows {
+        stop.tick()?;
         let fkey = format!("flow[{}]", f.name);
         if !names.insert(f.name.as_str()) {
             return err(fkey, "flow name used twice");

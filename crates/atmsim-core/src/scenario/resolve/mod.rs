@@ -17,6 +17,7 @@ mod tcp;
 use super::model::{FlowModel, Model, PortModel};
 use super::routing::Nodes;
 use super::schema::{HostKind, Scenario};
+use super::stop::Stop;
 use super::units::{parse_rate, parse_time};
 use super::{err, ScenarioError};
 use crate::host::HostModel;
@@ -25,6 +26,20 @@ use crate::time::Time;
 
 /// Checks a parsed scenario and resolves it into a [`Model`].
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
+    Ok(validate_stoppable(s, seed, &mut || true)?.expect("never told to stop"))
+}
+
+/// [`validate`], asking `go_on()` every so often (`stop.rs`): `Ok(None)` if
+/// it said stop (Ctrl-C during a workload of 10^6 flows).
+pub fn validate_stoppable(s: &Scenario, seed: Option<u64>, go_on: &mut dyn FnMut() -> bool) -> Result<Option<Model>, ScenarioError> {
+    let mut stop = Stop::new(go_on);
+    match resolve_model(s, seed, &mut stop) {
+        Err(_) if stop.stopped() => Ok(None),
+        model => model.map(Some),
+    }
+}
+
+fn resolve_model(s: &Scenario, seed: Option<u64>, stop: &mut Stop) -> Result<Model, ScenarioError> {
     seed_in_range(seed)?;
     // A generated topology validates as if written out.
     let written = s;
@@ -36,7 +51,9 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     let s = generated.as_ref().unwrap_or(s);
     // So does a workload's matrix, as if its flows were written out.
     let duration = positive_time("duration", &s.duration)?;
-    let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed), duration)?;
+    stop.now()?;
+    let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed), duration, stop)?;
+    stop.now()?;
     let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let sizes = tcp::sizes(s)?;
     let (tcp, tick) = tcp::tcp(s, &sizes)?;
@@ -49,14 +66,17 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     switch_latency(s, &nodes, &mut ports)?;
     let seed = seed.unwrap_or(s.seed);
     occupancy_percentiles(s, &nodes, &ports)?;
-    let flows = flows::flows(s, &nodes, &ports, &sizes, seed)?;
+    let flows = flows::flows(s, &nodes, &ports, &sizes, seed, stop)?;
+    stop.now()?;
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
     }
     let waits = backlog::host_backlog(s.network, sizes.encap, &flows, &ports, duration)?;
     // A key of the schema's sections that does nothing here (`inert.rs`).
     let kinds: Vec<_> = s.flows.iter().map(|f| f.kind).collect();
+    stop.now()?;
     super::inert::refuse(s, &kinds)?;
+    stop.now()?;
     arb::accumulation_without_arb_flows(s)?;
     let trace_port = match &s.trace.port {
         Some(name) => Some(port_named("trace.port", &ports, name)?),
@@ -76,6 +96,7 @@ pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError>
     if fabric.as_ref().is_some_and(|f| f.config.voq_ecn_above.is_some()) {
         super::fabric_ecn::check_senders(s)?;
     }
+    stop.now()?;
     queue_memory::check(s, &ports, &flows, &sizes, &tcp, &waits, fabric.as_ref())?;
     let model = Model {
         abr,

@@ -73,8 +73,12 @@ pub(super) fn tcp(s: &Scenario, sizes: &Sizes) -> Result<(TcpConfig, Time), Scen
     if initial_window == 0 {
         return err("tcp.initial_window", "must be at least one segment");
     }
-    if s.tcp.rttmin_ticks == 0 || s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
-        return err("tcp.rxtmax_ticks", "must be >= tcp.rttmin_ticks >= 1");
+    // tcp.rttmin_ticks = 0 was named as tcp.rxtmax_ticks ("must be >= tcp.rttmin_ticks >= 1").
+    if s.tcp.rttmin_ticks == 0 {
+        return err("tcp.rttmin_ticks", "must be at least 1 (coarse ticks), not 0");
+    }
+    if s.tcp.rxtmax_ticks < s.tcp.rttmin_ticks {
+        return err("tcp.rxtmax_ticks", format!("must be at least tcp.rttmin_ticks ({}), not {}", s.tcp.rttmin_ticks, s.tcp.rxtmax_ticks));
     }
     // A variant declares the networks it runs on (DCTCP: packet networks, whose routers set CE).
     let network = if s.network == Network::Packet { "packet" } else { "atm" };
@@ -121,6 +125,13 @@ mod tests {
         let e = check(&["ip.mtu=65496B"]).unwrap_err();
         assert_eq!(e.key, "ip.mtu", "{e}");
         assert!(check(&["ip.mtu=65495B"]).is_ok());
+    }
+
+    #[test]
+    fn the_retransmit_bounds_name_the_key_that_is_wrong() {
+        assert_eq!(check(&["tcp.rttmin_ticks=0"]).unwrap_err().to_string(), "tcp.rttmin_ticks: must be at least 1 (coarse ticks), not 0");
+        let e = check(&["tcp.rttmin_ticks=5", "tcp.rxtmax_ticks=4"]).unwrap_err();
+        assert_eq!(e.to_string(), "tcp.rxtmax_ticks: must be at least tcp.rttmin_ticks (5), not 4");
     }
 
     #[test]

@@ -167,3 +167,28 @@ fn a_large_matrix_validates_in_linear_time() {
     assert_eq!(m.flows.len(), n);
     assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
 }
+
+#[test]
+fn a_long_validation_asks_whether_to_go_on_and_stops_when_told() {
+    // Ctrl-C waited for the whole validation (`scenario/stop.rs`): a k = 8 tree's 16,256-connection
+    // all-to-all asks at each phase (and every 20 ms), and stops at the first no.
+    let sets: Vec<String> = ["topology.k=8", "report.bottleneck=h0->tor0", "workload.pattern=shift_all_to_all", "workload.kind=tcp"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let s = crate::parse(EQDS_ONE, &sets).unwrap();
+    let mut asked = 0;
+    let whole = crate::scenario::validate_stoppable(&s, None, &mut || {
+        asked += 1;
+        true
+    });
+    assert_eq!(whole.unwrap().expect("never told to stop").flows.len(), 128 * 127);
+    assert!(asked >= 6, "{asked}");
+    let mut asked = 0;
+    let mut stop_at_third = || {
+        asked += 1;
+        asked < 3
+    };
+    assert!(crate::scenario::validate_stoppable(&s, None, &mut stop_at_third).unwrap().is_none());
+    assert_eq!(asked, 3);
+}
