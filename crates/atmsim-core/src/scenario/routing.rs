@@ -6,6 +6,8 @@ use super::{err, ScenarioError};
 use crate::net::{NodeId, PortId};
 use std::collections::{HashMap, VecDeque};
 
+mod to_dst;
+
 /// The nodes of a scenario: hosts first, then switches, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct Nodes {
@@ -71,25 +73,32 @@ impl<'a> Graph<'a> {
         Graph { arcs, is_host, out, into: None }
     }
 
-    /// Hops from every node to `dst` (reached only through switches), by
-    /// a breadth-first search over the arcs backwards.
-    fn hops_to(&mut self, dst: NodeId) -> Vec<u32> {
-        let into = self.into.get_or_insert_with(|| {
-            let mut into = vec![Vec::new(); self.is_host.len()];
-            for (i, &(_, to)) in self.arcs.iter().enumerate() {
+    /// Each node's incoming arcs (built on first use).
+    fn into(&mut self) -> &Vec<Vec<usize>> {
+        let (arcs, nodes) = (self.arcs, self.is_host.len());
+        self.into.get_or_insert_with(|| {
+            let mut into = vec![Vec::new(); nodes];
+            for (i, &(_, to)) in arcs.iter().enumerate() {
                 into[to.ix()].push(i);
             }
             into
-        });
-        let mut hops = vec![u32::MAX; self.is_host.len()];
+        })
+    }
+
+    /// Hops from every node to `dst` (reached only through switches), by
+    /// a breadth-first search over the arcs backwards.
+    fn hops_to(&mut self, dst: NodeId) -> Vec<u32> {
+        let (arcs, is_host) = (self.arcs, self.is_host);
+        let into = self.into();
+        let mut hops = vec![u32::MAX; is_host.len()];
         hops[dst.ix()] = 0;
         let mut frontier = VecDeque::from([dst]);
         while let Some(v) = frontier.pop_front() {
-            if v != dst && self.is_host[v.ix()] {
+            if v != dst && is_host[v.ix()] {
                 continue;
             }
             for &i in &into[v.ix()] {
-                let u = self.arcs[i].0;
+                let u = arcs[i].0;
                 if hops[u.ix()] == u32::MAX {
                     hops[u.ix()] = hops[v.ix()] + 1;
                     frontier.push_back(u);
@@ -200,10 +209,14 @@ impl<'a> Graph<'a> {
 pub struct Router<'a> {
     graph: Graph<'a>,
     trees: HashMap<NodeId, Vec<Option<usize>>>,
-    /// Hops to each destination an ECMP route went to (`ecmp_route`), and
-    /// the entries they hold, cleared when they pass [`MAX_HOP_ENTRIES`].
+    /// Per switch, hops to each root an ECMP route's destination was
+    /// counted from (`ecmp_route`, `routing/to_dst.rs`), and the entries
+    /// they hold, cleared when they pass [`MAX_HOP_ENTRIES`].
     hops: HashMap<NodeId, Vec<u32>>,
     hop_entries: usize,
+    /// Each node's place among the switches, and their number.
+    switch_index: Vec<u32>,
+    switches: usize,
     /// Whether two shortest paths may join the same ends (None: not yet known).
     ties: Option<bool>,
 }
@@ -213,7 +226,8 @@ const MAX_HOP_ENTRIES: usize = 1 << 24;
 
 impl<'a> Router<'a> {
     pub fn new(graph: Graph<'a>) -> Router<'a> {
-        Router { graph, trees: HashMap::new(), hops: HashMap::new(), hop_entries: 0, ties: None }
+        let (switch_index, switches) = to_dst::switch_index(graph.is_host);
+        Router { graph, trees: HashMap::new(), hops: HashMap::new(), hop_entries: 0, switch_index, switches, ties: None }
     }
 
     /// Can two shortest paths join the same two nodes? Not when the
@@ -256,31 +270,33 @@ impl<'a> Router<'a> {
         if !self.may_tie() {
             return self.route(src, dst);
         }
-        if !self.hops.contains_key(&dst) {
-            if self.hop_entries + self.graph.is_host.len() > MAX_HOP_ENTRIES {
+        let (root, offset) = to_dst::root_of(&mut self.graph, dst);
+        if !self.hops.contains_key(&root) {
+            if self.hop_entries + self.switches > MAX_HOP_ENTRIES {
                 self.hops.clear();
                 self.hop_entries = 0;
             }
-            let hops = self.graph.hops_to(dst);
+            let hops = to_dst::switch_hops(&mut self.graph, root, &self.switch_index, self.switches);
             self.hop_entries += hops.len();
-            self.hops.insert(dst, hops);
+            self.hops.insert(root, hops);
         }
-        let (g, hops) = (&self.graph, &self.hops[&dst]);
-        if hops[src.ix()] == u32::MAX {
+        let g = &self.graph;
+        let to = to_dst::ToDst { dst, offset, hops: &self.hops[&root], index: &self.switch_index };
+        let mut left = to.source(g, src);
+        if left == u32::MAX {
             return None;
         }
-        let nearer = |u: NodeId, i: usize| {
-            let v = g.arcs[i].1;
-            hops[v.ix()] + 1 == hops[u.ix()] && (v == dst || !g.is_host[v.ix()])
-        };
-        let mut path = Vec::with_capacity(hops[src.ix()] as usize);
+        // Arcs one hop nearer `dst`, through switches only.
+        let nearer = |left: u32, i: usize| to.next_hop(g, g.arcs[i].1) == left - 1;
+        let mut path = Vec::with_capacity(left as usize);
         let mut u = src;
         while u != dst {
-            let choices = g.out[u.ix()].iter().filter(|&&i| nearer(u, i)).count();
+            let choices = g.out[u.ix()].iter().filter(|&&i| nearer(left, i)).count();
             let k = if choices > 1 { pick(u, choices) } else { 0 };
-            let i = g.out[u.ix()].iter().copied().filter(|&i| nearer(u, i)).nth(k).expect("a node off dst has a nearer arc");
+            let i = g.out[u.ix()].iter().copied().filter(|&i| nearer(left, i)).nth(k).expect("a node off dst has a nearer arc");
             path.push(PortId(i as u32));
             u = g.arcs[i].1;
+            left -= 1;
         }
         Some(path)
     }
