@@ -274,34 +274,42 @@ def test_a_closed_stdout_is_a_failure_not_a_silent_success():
     assert p.stderr.strip() == "atmsim: error: stdout is closed: nowhere to print the results (redirect it to a file or /dev/null)"
 
 
-def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
-    # The capture call polls no signals: Ctrl-C and SIGTERM waited for the whole run, then discarded it.
+def _interrupted(args, sig, after_s, timeout_s):
+    """Runs `python -m atmsim ARGS`, sends `sig` after `after_s` seconds: (seconds from the signal to
+    the exit, exit code, stderr). Ctrl-C is deliverable in the child whatever the harness: a test
+    suite started in the background by a non-interactive shell (`cmd &`, nohup) ignores SIGINT, its
+    children inherit that, and Python then leaves SIGINT ignored (the run went on to its end, exit 0).
+    `after_s` must take the child past its imports even on a loaded machine (a signal that arrives
+    before atmsim's handlers are in place tests Python, not atmsim: 3 s was once exceeded so, 9.3 s,
+    with a wait of 1 s)."""
     import signal
     import subprocess
     import sys
     import time
 
+    p = subprocess.Popen([sys.executable, "-m", "atmsim", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after_s)
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=timeout_s)
+    return time.monotonic() - t0, p.returncode, err
+
+
+def test_a_captured_run_stops_at_once_on_sigterm_and_ctrl_c(tmp_path):
+    # The capture call polls no signals: Ctrl-C and SIGTERM waited for the whole run, then discarded it.
+    import signal
+
     long_run = ["run", "morris-kung95-a", "--set", "duration=60000s", "--set", "capture.ports=[]",
                 "--set", 'capture.hosts=["B"]', "--set", "capture.snaplen=64", "--json"]  # ~25 s uninterrupted
     for sig in (signal.SIGTERM, signal.SIGINT):
         out = tmp_path / f"pcap{int(sig)}"
-        # Ctrl-C deliverable in the child whatever the harness: a test suite started in the
-        # background by a non-interactive shell (`cmd &`, nohup) ignores SIGINT, its children inherit
-        # that, and Python then leaves SIGINT ignored (the run went on to its end, exit 0).
-        p = subprocess.Popen([sys.executable, "-m", "atmsim", *long_run, "--pcap", str(out)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        # Past the imports even on a loaded machine (a signal that arrives before atmsim's
-        # handlers are in place tests Python, not atmsim), well before the run's ~25 s end.
-        time.sleep(3.0)
-        t0 = time.monotonic()
-        p.send_signal(sig)
-        _, err = p.communicate(timeout=60)
+        waited, code, err = _interrupted([*long_run, "--pcap", str(out)], sig, after_s=3.0, timeout_s=60)
         # Uninterrupted, the run takes ~25 s (longer on a loaded machine); a stop within 10 s did not
-        # wait for it. (3 s was once exceeded on a loaded machine: 9.3 s, the signal arriving while
-        # Python was still importing.)
-        assert time.monotonic() - t0 < 10.0, "the interrupt waited for the run"
-        assert p.returncode == 130 and err == "atmsim: error: interrupted\n", (p.returncode, err)
+        # wait for it.
+        assert waited < 10.0, "the interrupt waited for the run"
+        assert code == 130 and err == "atmsim: error: interrupted\n", (code, err)
         assert not out.exists()
 
 
@@ -311,24 +319,14 @@ def test_a_long_validation_stops_at_once_on_ctrl_c_and_sigterm():
     # 1,047,552-connection all-to-all over TCP, validates for ~6 s (34 s and 4 GB before its
     # inert-key check stopped serialising every flow twice) and is then refused (switch.buffer).
     import signal
-    import subprocess
-    import sys
-    import time
 
     huge = ["eqds-one", "--set", "topology.k=16", "--set", "report.bottleneck=h0->tor0",
             "--set", "workload.pattern=shift_all_to_all", "--set", "workload.kind=tcp"]
     for command, sig in (("validate", signal.SIGINT), ("run", signal.SIGTERM)):
-        p = subprocess.Popen([sys.executable, "-m", "atmsim", command, *huge],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        # Past the imports (~0.1 s) and into the validation, well before its end.
-        time.sleep(1.5)
-        t0 = time.monotonic()
-        p.send_signal(sig)
-        _, err = p.communicate(timeout=120)
+        waited, code, err = _interrupted([command, *huge], sig, after_s=3.0, timeout_s=120)
         # Asked every 20 ms and between phases: ~0.1 s, plus freeing what was built (up to ~0.4 s).
-        assert time.monotonic() - t0 < 2.5, "the interrupt waited for the validation"
-        assert p.returncode == 130 and err == "atmsim: error: interrupted\n", (command, p.returncode, err)
+        assert waited < 2.5, "the interrupt waited for the validation"
+        assert code == 130 and err == "atmsim: error: interrupted\n", (command, code, err)
 
 
 def test_an_unexpected_exception_is_one_line_naming_it(monkeypatch):

@@ -7,6 +7,7 @@
 //! ([`refuse_inert`]): it would do nothing.
 
 use super::registry;
+use super::serde_words::number_in_quotes;
 use super::units::short_float;
 use super::ScenarioError;
 use crate::base::mechanism::{range, Bound, Key, KeyDefault, KeyKind, Mechanism, ParamValue, Params};
@@ -93,9 +94,7 @@ fn written(value: &toml::Value) -> String {
         toml::Value::Integer(n) => n.to_string(),
         toml::Value::Float(x) => short_float(*x),
         toml::Value::Boolean(b) => b.to_string(),
-        toml::Value::String(t) if t.trim().parse::<f64>().is_ok() => {
-            format!("the text \"{t}\" (a number in quotes is text: write it without the quotes)")
-        }
+        toml::Value::String(t) if t.trim().parse::<f64>().is_ok() => number_in_quotes(t),
         toml::Value::String(t) => format!("\"{t}\""),
         toml::Value::Datetime(d) => d.to_string(),
         toml::Value::Array(_) => "a list".into(),

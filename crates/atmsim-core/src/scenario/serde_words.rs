@@ -20,11 +20,11 @@ pub fn in_words(problem: &str) -> String {
         Some(text) if takes.starts_with("a whole") && is_integer(text) => match text.parse::<i64>() {
             // A number TOML holds that reached serde as text was written in quotes ("4" was said to be
             // "4 (more than a TOML integer holds)").
-            Ok(_) => quoted(text),
+            Ok(_) => number_in_quotes(text),
             // A number past what a TOML integer holds reaches serde as text: say it as the number written.
             Err(_) => format!("{text} (more than a TOML integer holds)"),
         },
-        Some(text) if takes == "a number" && text.trim().parse::<f64>().is_ok() => quoted(text),
+        Some(text) if takes == "a number" && text.trim().parse::<f64>().is_ok() => number_in_quotes(text),
         _ => found_words(found),
     };
     format!("must be {takes}, not {found}")
@@ -37,7 +37,7 @@ fn is_integer(text: &str) -> bool {
 }
 
 /// A number written in quotes: text to TOML, so say so and how to write it.
-fn quoted(text: &str) -> String {
+pub(super) fn number_in_quotes(text: &str) -> String {
     format!("the text \"{text}\" (a number in quotes is text: write it without the quotes)")
 }
 

@@ -267,13 +267,8 @@ mod tests {
         // Distinct paths of one length through random fan-outs (1 to 5 ways
         // at each of 5 hops, ports numbered so that branches of different
         // switches may share numbers), in a shuffled order.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut draw = |n: u64| rng.gen_range(0..n);
         for case in 0..200u64 {
             let mut paths: Vec<Vec<PortId>> = vec![vec![PortId(0)]];
             for _ in 0..5 {
