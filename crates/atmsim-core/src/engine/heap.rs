@@ -1,5 +1,5 @@
-//! The scheduler's binary heaps (the near and the far one): a sift moves a
-//! hole and places the new entry once, from registers (see [`super::Scheduler`]).
+//! The scheduler's binary heap of the far events: a sift moves a hole and
+//! places the new entry once, from registers (see [`super::Scheduler`]).
 
 use super::{Scheduled, Taken};
 

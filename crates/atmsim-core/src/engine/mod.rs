@@ -1,7 +1,6 @@
 //! The event queue: pending events in (time, insertion number) order, in a
-//! binary min-heap of the near events, a second heap of the far ones
-//! (timers) and, on large networks, in gap lanes beside them (see
-//! [`Scheduler`]).
+//! timing wheel of the near events, a binary heap of the far ones (timers)
+//! and, on large networks, in gap lanes beside them (see [`Scheduler`]).
 //!
 //! Ties at equal time are broken by insertion order, so a run depends only on
 //! the scenario and its seed. Events are small plain enums grouped by the
@@ -15,11 +14,13 @@ use crate::time::Time;
 use heap::{place, sift_down};
 use packed::Packed;
 use tournament::{Tournament, LANE_SLOTS};
+use wheel::Wheel;
 
 mod fabric_event;
 mod heap;
 mod packed;
 mod tournament;
+mod wheel;
 
 pub use fabric_event::FabricEvent;
 
@@ -179,21 +180,25 @@ impl Scheduled {
     }
 }
 
+/// The horizon of the near events until one is declared
+/// ([`Scheduler::set_far_from`]): about a millisecond.
+const UNDECLARED_HORIZON: Time = 1 << 30;
+
 /// At most this many gap lanes (see [`Scheduler::add_lane`]): the next
-/// event is chosen among their fronts and the heap's root.
+/// event is chosen among their fronts, the wheel's first and the far heap's
+/// root.
 pub const MAX_LANES: usize = 8;
 
-/// The heap size from which events go to the gap lanes. Below it a sift is
-/// short and cheaper than choosing, at every event, between the heap and a
-/// lane (a branch the processor cannot predict when the two alternate) and
-/// keeping the lanes' tournament. Which structure holds an event changes no
-/// order, only the cost. (The near heap holds pipe heads only, the timers
-/// waiting in the far heap. Topology 1's holds about 4; NDP's Fig. 21's
-/// often 8 or more and never 32, where a lane's event cost more than a
-/// sift: 8 here cost it 3 % more instructions than 32, and Fig. 22,
-/// deeper, the same;
-/// docs/performance.md, third round and "Fig. 21's scheduler".)
-const LANES_FROM: usize = 32;
+/// The number of near events from which events go to the gap lanes. The
+/// wheel's insert and search cost the same however many wait, but its
+/// buckets' lines are more than a lane's ring touches: on the 1,024-host
+/// EQDS permutation, thousands waiting, the wheel alone took 46 % more
+/// instructions than with lanes from 32 on; from 1,024 on, 0.5 % fewer,
+/// while the 16-FAP fabric and the 127 -> 1 incast, a few hundred waiting,
+/// gained 5.5 % and 10.7 % over lanes from 32 (docs/performance.md,
+/// "Session 37"). Which structure holds an event changes no order, only
+/// the cost.
+const LANES_FROM: usize = 1024;
 
 /// Events scheduled a fixed `gap` after the event being executed. Executed
 /// events come in time order and insertion numbers grow, so such events
@@ -203,8 +208,9 @@ struct Lane {
     queue: Ring<Scheduled>,
 }
 
-/// Where the event handed out last still waits: nowhere, the heap's root,
-/// the far heap's root, or the front of lane `i` (`Taken(Taken::LANE + i)`).
+/// Where the event handed out last still waits: nowhere (the wheel's
+/// events leave it when handed out), the far heap's root, or the front of
+/// lane `i` (`Taken(Taken::LANE + i)`).
 /// One word, written and read whole (an enum with a lane's index would be
 /// written as a tag and a payload and read back in one wider load: see
 /// `packed.rs`).
@@ -213,27 +219,29 @@ struct Taken(usize);
 
 impl Taken {
     const NONE: Taken = Taken(0);
-    const HEAP: Taken = Taken(1);
+    /// The wheel's first (never left waiting: taken out when handed out).
+    const NEAR: Taken = Taken(1);
     const FAR: Taken = Taken(2);
     const LANE: usize = 3;
 }
 
-/// Pending events in (time, insertion) order: a binary min-heap, and beside
-/// it up to [`MAX_LANES`] *gap lanes*, queues of the events scheduled a
-/// fixed time after the current one, the gaps the network declares: a busy
-/// link's next cell reaches the far end one cell time (whole picoseconds,
-/// rounded down or up) after the last, so nearly every event of a run joins
-/// a lane's back in O(1), and the heap keeps the timers and the rest. The
-/// next event is the earliest of the heap's root and the lanes' fronts, so
-/// the order is exactly that of one heap; only the cost changes, and it no
-/// longer grows with the number of busy links. The lanes are used once the
-/// heap holds [`LANES_FROM`] events (a large network); a small one keeps
-/// the heap alone. Events due beyond any pipe head (the transports' coarse
-/// timers) wait in a far heap of their own ([`Scheduler::set_far_from`]),
-/// so the near heap holds pipe heads only. The heaps' sifts move a hole
-/// and place the new entry once, from registers (see [`Packed`]).
+/// Pending events in (time, insertion) order: a timing wheel of the near
+/// events (`wheel.rs`), and beside it up to [`MAX_LANES`] *gap lanes*,
+/// queues of the events scheduled a fixed time after the current one, the
+/// gaps the network declares: a busy link's next cell reaches the far end
+/// one cell time (whole picoseconds, rounded down or up) after the last, so
+/// on a large network nearly every event joins a lane's back in O(1). The
+/// lanes are used once the wheel holds [`LANES_FROM`] events. Events due
+/// beyond any pipe head (the transports' coarse timers) wait in a far heap
+/// of their own ([`Scheduler::set_far_from`]), so the wheel's lap need only
+/// be longer than a pipe head's delay. The next event is the earliest of
+/// the wheel's first, the far heap's root and the lanes' fronts, so the
+/// order is exactly that of one heap; only the cost changes. The far
+/// heap's sifts move a hole and place the new entry once, from registers
+/// (see [`Packed`]).
 pub struct Scheduler {
-    heap: Vec<Scheduled>,
+    /// The near events: a timing wheel whose lap is longer than `far_from`.
+    near: Wheel,
     /// Events due `far_from` or more after they were scheduled.
     far: Vec<Scheduled>,
     /// Beyond the gaps of the network's pipe heads (see
@@ -252,9 +260,9 @@ pub struct Scheduler {
     /// The time of the event handed out last (the gaps count from it).
     now: Time,
     /// Where the event handed out last still waits: its place is taken
-    /// back at the next `pop_until`, or, for the heap's root, overwritten
-    /// by the next event into the heap (one sift instead of a pop's sift
-    /// plus a push's).
+    /// back at the next `pop_until`, or, for the far heap's root,
+    /// overwritten by the next event into that heap (one sift instead of a
+    /// pop's sift plus a push's).
     taken: Taken,
     next_seq: u64,
     /// The insertion number of the event handed out last (with `now`,
@@ -273,10 +281,10 @@ pub struct Scheduler {
 impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
-            heap: Vec::new(),
+            near: Wheel::new(UNDECLARED_HORIZON),
             far: Vec::new(),
             far_key: u128::MAX,
-            far_from: Time::MAX,
+            far_from: Wheel::new(UNDECLARED_HORIZON).horizon(),
             lanes: Vec::new(),
             lane_fronts: [u128::MAX; LANE_SLOTS],
             lane_best: Tournament::default(),
@@ -306,13 +314,25 @@ impl Scheduler {
     /// Declares the gap beyond which events wait in the far heap: longer
     /// than any pipe head can be due after the event that schedules it (a
     /// link's largest unit time plus its delay), so that only the
-    /// transports' coarse timers and the like go there, and a small
-    /// network's near heap is a few pipe heads deep rather than a timer per
-    /// host deeper. A speed setting: the next event is the earliest of
-    /// both heaps either way. Before the first event.
+    /// transports' coarse timers and the like go there, and the wheel's
+    /// lap need be no longer, its buckets no wider. A speed setting: the
+    /// next event is the earliest of all either way. Before the first
+    /// event.
     pub fn set_far_from(&mut self, gap: Time) {
         assert_eq!(self.executed, 0, "the far horizon is declared before the run");
         self.far_from = gap.max(1);
+        // The wheel's buckets as narrow as a lap longer than the horizon
+        // allows; the events already waiting (a fabric's failures) go to
+        // the heap or the new wheel as if scheduled now.
+        let waiting = std::mem::replace(&mut self.near, Wheel::new(self.far_from)).drain();
+        for s in waiting {
+            if s.at.wrapping_sub(self.now) >= self.far_from {
+                place(&mut self.far, &mut self.taken, Taken::FAR, s);
+                self.far_key = self.far[0].key();
+            } else {
+                self.near.push(s);
+            }
+        }
     }
 
     /// Inlined everywhere, so that the event is packed from constants and
@@ -330,7 +350,7 @@ impl Scheduler {
             self.far_key = self.far[0].key();
             return;
         }
-        let lane = if self.heap.len() >= LANES_FROM { self.lanes.iter().position(|l| l.gap == gap) } else { None };
+        let lane = if self.near.len() >= LANES_FROM { self.lanes.iter().position(|l| l.gap == gap) } else { None };
         if let Some(i) = lane {
             self.in_lanes += 1;
             let queue = &mut self.lanes[i].queue;
@@ -340,7 +360,7 @@ impl Scheduler {
             }
             queue.push_back(s);
         } else {
-            place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
+            self.near.push(s);
         }
     }
 
@@ -384,8 +404,8 @@ impl Scheduler {
 
     /// Schedules `event` at `at` with the insertion number `seq` taken by
     /// [`Scheduler::reserve`]; it must not have passed
-    /// ([`Scheduler::has_passed`]). Into a heap, never a lane: a lane's
-    /// events must arrive in order.
+    /// ([`Scheduler::has_passed`]). Into the wheel or the far heap, never a
+    /// lane: a lane's events must arrive in order.
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: Event) {
         debug_assert!(seq < self.next_seq && !self.has_passed(at, seq), "a reserved place still ahead");
         let s = Scheduled { at, seq, event: Packed::of(event) };
@@ -393,7 +413,7 @@ impl Scheduler {
             place(&mut self.far, &mut self.taken, Taken::FAR, s);
             self.far_key = self.far[0].key();
         } else {
-            place(&mut self.heap, &mut self.taken, Taken::HEAP, s);
+            self.near.push(s);
         }
     }
 
@@ -423,12 +443,7 @@ impl Scheduler {
     #[inline]
     pub fn next_until(&mut self, until: Time) -> Option<(Time, Popped)> {
         let taken = std::mem::replace(&mut self.taken, Taken::NONE);
-        if taken == Taken::HEAP {
-            let last = self.heap.pop().expect("a taken root is still in the heap");
-            if !self.heap.is_empty() {
-                sift_down(&mut self.heap, 0, last);
-            }
-        } else if taken == Taken::FAR {
+        if taken == Taken::FAR {
             let last = self.far.pop().expect("a taken root is still in the far heap");
             if self.far.is_empty() {
                 self.far_key = u128::MAX;
@@ -439,15 +454,17 @@ impl Scheduler {
         } else if taken != Taken::NONE {
             self.take_lane_front(taken.0 - Taken::LANE);
         }
-        // The earliest of the two roots and the lanes' fronts (no key is
-        // u128::MAX: no event is due at the end of time). Nearly always the
-        // near heap's root, with no lane in use: tested first, alone.
-        let root_key = self.heap.first().map_or(u128::MAX, Scheduled::key);
-        if root_key < self.far_key && self.in_lanes == 0 {
-            return self.hand_out(until, Taken::HEAP);
+        // The earliest of the wheel's first, the far heap's root and the
+        // lanes' fronts (no key is u128::MAX: no event is due at the end of
+        // time). Nearly always the wheel's, with no lane in use: tested
+        // first, alone.
+        let near = self.near.first(self.now);
+        let near_key = near.map_or(u128::MAX, |b| self.near.front(b).key());
+        if near_key < self.far_key && self.in_lanes == 0 {
+            return self.hand_out_near(until, near.expect("an event in the wheel"));
         }
-        let mut best_key = root_key;
-        let mut taken = Taken::HEAP;
+        let mut best_key = near_key;
+        let mut taken = Taken::NEAR;
         if self.far_key < best_key {
             best_key = self.far_key;
             taken = Taken::FAR;
@@ -463,29 +480,39 @@ impl Scheduler {
         if best_key == u128::MAX {
             return None;
         }
-        self.hand_out(until, taken)
-    }
-
-    /// Hands out the event waiting at `taken` (not empty) if it is due no
-    /// later than `until`.
-    #[inline(always)]
-    fn hand_out(&mut self, until: Time, taken: Taken) -> Option<(Time, Popped)> {
-        let s = if taken == Taken::HEAP {
-            &self.heap[0]
+        let s = if taken == Taken::NEAR {
+            return self.hand_out_near(until, near.expect("an event in the wheel"));
         } else if taken == Taken::FAR {
-            &self.far[0]
+            self.far[0]
         } else {
-            self.lanes[taken.0 - Taken::LANE].queue.front().expect("a lane's front")
+            *self.lanes[taken.0 - Taken::LANE].queue.front().expect("a lane's front")
         };
         if s.at() > until {
             return None;
         }
-        let out = (s.at(), Popped(s.event));
+        // It stays where it waits until the next call (see `taken`).
+        self.taken = taken;
+        Some(self.handed(s))
+    }
+
+    /// Hands out the first event of the wheel's bucket `b`, taking it out,
+    /// if it is due no later than `until`.
+    #[inline(always)]
+    fn hand_out_near(&mut self, until: Time, b: usize) -> Option<(Time, Popped)> {
+        let s = *self.near.front(b);
+        if s.at() > until {
+            return None;
+        }
+        self.near.pop_front(b);
+        Some(self.handed(s))
+    }
+
+    #[inline(always)]
+    fn handed(&mut self, s: Scheduled) -> (Time, Popped) {
         self.now = s.at();
         self.now_seq = s.seq;
-        self.taken = taken;
         self.executed += 1;
-        Some(out)
+        (s.at(), Popped(s.event))
     }
 
     /// Number of events executed so far.

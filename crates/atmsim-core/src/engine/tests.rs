@@ -119,6 +119,14 @@ fn lanes_against_one_heap(reveal_at: usize, gaps: &[u64]) {
     assert_eq!(s.lanes.len(), gaps.len().min(MAX_LANES));
 }
 
+/// Schedules `open(seq)` at `at` in `s` and in the reference `r`.
+fn add_open(s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64) {
+    let e = open(*seq as u32);
+    s.schedule(at, e);
+    r.insert((at, *seq), e);
+    *seq += 1;
+}
+
 #[test]
 fn far_events_keep_the_order_of_one_heap() {
     // Successors near and far (beyond FAR_FROM), ties included, and now
@@ -129,12 +137,7 @@ fn far_events_keep_the_order_of_one_heap() {
     s.set_far_from(FAR_FROM);
     let mut reference = std::collections::BTreeMap::new();
     let mut seq = 0u64;
-    let add = |s: &mut Scheduler, r: &mut std::collections::BTreeMap<(u64, u64), Event>, seq: &mut u64, at: u64| {
-        let e = open(*seq as u32);
-        s.schedule(at, e);
-        r.insert((at, *seq), e);
-        *seq += 1;
-    };
+    let add = add_open;
     for i in 0..5 {
         add(&mut s, &mut reference, &mut seq, 10 * FAR_FROM + i * FAR_FROM / 2);
     }
@@ -238,4 +241,52 @@ fn the_tournament_names_the_least_key_after_every_change() {
         t.update(&keys, i);
         assert_eq!(keys[t.winner()], *keys.iter().min().unwrap(), "step {step}");
     }
+}
+
+#[test]
+fn the_wheel_keeps_the_order_of_one_heap_over_many_laps() {
+    // One-picosecond buckets (a horizon under a lap of 1,024), and wide
+    // ones holding many instants each, so that events join a bucket
+    // before its first, behind its last and in between.
+    wheel_against_one_heap(1_000, 1);
+    wheel_against_one_heap(10_000_000, 1 << 15);
+}
+
+/// Events waiting before the horizon is declared (some beyond it), then
+/// each popped event schedules successors at gaps from 0 (ties with the
+/// present) to the horizon less one, ties and the same bucket often, until
+/// the run has gone round the wheel many times.
+fn wheel_against_one_heap(far_from: Time, spread: u64) {
+    let mut s = Scheduler::default();
+    let mut reference = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    let add = add_open;
+    for at in [far_from * 3, 5, far_from - 1, 5, far_from, 0] {
+        add(&mut s, &mut reference, &mut seq, at);
+    }
+    s.set_far_from(far_from);
+    let (mut x, mut last, mut most_waiting) = (31u64, 0, 0);
+    while let Some((t, ev)) = s.pop_until(u64::MAX - 1) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        last = t;
+        most_waiting = most_waiting.max(s.near.len());
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // One successor, or two while few wait: the run goes on in time.
+        for k in 0..1 + (reference.len() < 40) as u64 * (x >> 63) {
+            if seq < 60_000 {
+                let r = x >> (8 + 7 * k);
+                let gap = match r % 4 {
+                    0 => 0,
+                    1 => (r >> 3) % spread,
+                    2 => far_from - 1 - (r >> 3) % spread.min(far_from - 1),
+                    _ => (r >> 3) % far_from,
+                };
+                add(&mut s, &mut reference, &mut seq, t + gap);
+            }
+        }
+    }
+    assert!(reference.is_empty());
+    assert!(last > 100 * s.near.horizon(), "went round the wheel many times: {last}");
+    assert!(most_waiting > 10, "{most_waiting}");
 }
