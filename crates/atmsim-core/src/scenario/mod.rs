@@ -134,7 +134,12 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
         // "scenario: missing field `name`" (an empty file) named neither the key nor what to do.
         if let Some(field) = problem.trim().strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
             let key = if key == "scenario" { field.to_string() } else { format!("{key}.{field}") };
-            return ScenarioError { key, problem: "missing: it has no default, so the scenario must give it".into() };
+            // `--set measure.from=1ms` alone: "measure.to: missing" named the key not set and not the one set.
+            let parent = |k: &str| k.rsplit_once('.').map(|(p, _)| p.to_string());
+            let set = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim());
+            let beside = set.into_iter().find(|k| parent(k).is_some() && parent(k) == parent(&key)).map(|k| format!(" beside {k}"));
+            let problem = format!("missing: it has no default, so the scenario must give it{}", beside.unwrap_or_default());
+            return ScenarioError { key, problem };
         }
         ScenarioError { key, problem: serde_words::in_words(problem.trim()) }
     })?;
