@@ -148,7 +148,8 @@ def test_api_captures_are_nanosecond_pcaps_as_the_summary_counts():
     (['capture.ports=["R9->R2"]'], "capture.ports"),
     (['capture.hosts=["R1"]'], "capture.hosts"),
     (['capture.hosts=["S1"]', "capture.snaplen=8"], "capture.snaplen"),
-    (["capture.snaplen=96"], "capture"),
+    (["capture.snaplen=96"], "capture.snaplen"),  # a [capture] naming nothing: the key that made it, not "capture"
+    (["capture.snaplen=0"], "capture.snaplen"),
 ])
 def test_bad_capture_input_exits_2_naming_the_key(cli, tmp_path, sets, key):
     args = ["run", "aron97-topo1-packet", "--pcap", str(tmp_path / "p")]

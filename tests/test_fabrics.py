@@ -39,7 +39,8 @@ def test_fig21s_shares_hold_on_a_short_run():
     ('ndp.paths="spray"', "ndp.paths"),
     ('router.trim_service="fast"', "router.trim_service"),
     ("measure.to=0.3s", "measure.to"),
-    ("duration=10ms", "measure.to"),
+    ("measure.from=5s", "measure.from"),  # past the run's end: measure.from's, not measure.to's
+    ("duration=10ms", "measure.from"),
     ('topology.port_rate=[{port="x->y", rate="1Gbps"}]', "topology.port_rate[0].port"),
 ])
 def test_a_bad_fabric_key_is_one_line_naming_it(cli, setting, key):

@@ -40,7 +40,7 @@ pub(super) fn resolve(s: &Scenario, m: u32) -> Result<Option<BostonConfig>, Scen
         (true, MatrixKind::Cauchy) => 256 - m,
     };
     if (b.pieces as u32) < m || b.pieces as u32 > limit {
-        let why = if b.payload { " (payload mode: GF(2^8))" } else { "" };
+        let why = if b.payload { " (with boston.payload = true: GF(2^8))" } else { "" };
         return err("boston.pieces", format!("must be between the {m} cells of a full segment and {limit}{why}"));
     }
     // A first transmission carries min(m + redundancy, N) pieces, one a

@@ -20,9 +20,6 @@ pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) ->
     let Some(c) = &s.capture else { return Ok(None) };
     let ports = indices("capture.ports", &c.ports, port_names, " (use \"A->B\")")?.into_iter().map(PortId).collect::<Vec<_>>();
     let hosts = indices("capture.hosts", &c.hosts, host_names, "")?.into_iter().map(HostId).collect::<Vec<_>>();
-    if ports.is_empty() && hosts.is_empty() {
-        return err("capture", "names no port and no host (capture.ports, capture.hosts)");
-    }
     if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&c.snaplen) {
         return err("capture.snaplen", format!("{} is outside {MIN_SNAPLEN}..={MAX_SNAPLEN} bytes", c.snaplen));
     }
@@ -33,6 +30,14 @@ pub(super) fn resolve(s: &Scenario, port_names: &[&str], host_names: &[&str]) ->
         }
         Err(e) => return err("capture.max_bytes", e),
     };
+    if ports.is_empty() && hosts.is_empty() {
+        // Named by the key written (`--set capture.snaplen=128` alone created the section), as any key
+        // that does nothing here is (issue 38, rule 1); the values above are checked first.
+        return err(
+            c.written.as_deref().unwrap_or("capture"),
+            "does nothing here: [capture] names no port and no host (set capture.ports or capture.hosts)",
+        );
+    }
     Ok(Some(CaptureModel { ports, hosts, snaplen: c.snaplen, max_bytes }))
 }
 
@@ -100,7 +105,14 @@ mod tests {
         assert_eq!(key_of(&["capture.hosts=[\"X\"]"]), "capture.hosts"); // a switch, not a host
         assert_eq!(key_of(&["capture.hosts=[\"A\", \"A\"]"]), "capture.hosts");
         assert_eq!(key_of(&["capture.snaplen=10", "capture.hosts=[\"A\"]"]), "capture.snaplen");
-        assert_eq!(key_of(&["capture.snaplen=96"]), "capture");
+        // A section that names nothing: the key written, checked after its value (capture.snaplen=0 was "capture").
+        assert_eq!(key_of(&["capture.snaplen=96"]), "capture.snaplen");
+        assert_eq!(key_of(&["capture.snaplen=0"]), "capture.snaplen");
+        assert_eq!(key_of(&["capture.max_bytes=1B"]), "capture.max_bytes");
+        assert_eq!(key_of(&["capture.hosts=[]", "capture.snaplen=128"]), "capture.hosts");
+        let file = |extra: &str| crate::scenario::parse(&format!("{}{extra}", crate::scenario::test_support::BASE), &[]);
+        assert_eq!(crate::scenario::validate(&file("[capture]\nsnaplen = 128\n").unwrap(), None).unwrap_err().key, "capture.snaplen");
+        assert_eq!(crate::scenario::validate(&file("[capture]\n").unwrap(), None).unwrap_err().key, "capture");
         assert_eq!(key_of(&["capture.colour=1"]), "capture.colour");
         assert_eq!(key_of(&["capture.max_bytes=100B", "capture.hosts=[\"A\"]"]), "capture.max_bytes");
         assert_eq!(key_of(&["capture.max_bytes=lots", "capture.hosts=[\"A\"]"]), "capture.max_bytes");

@@ -115,9 +115,8 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     // `--set abr.x=...` on a scenario without `[abr]` would create the section and so turn ABR on:
     // a key set never switches its mechanism on by being set (issue 38, rule 1).
     if let Some(section) = SWITCHED_ON_BY_SECTION.iter().find(|sec| table.contains_key(**sec) && !written.contains(sec)) {
-        let key = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).find(|k| k.split('.').next() == Some(section));
         return err(
-            key.unwrap_or(section),
+            set_in(overrides, section).unwrap_or(section),
             format!(
                 "does nothing here: this scenario has no [{section}] section, so that mechanism is off, and --set does not turn it on (write [{section}] into the scenario)"
             ),
@@ -125,6 +124,7 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
     }
     let mechanisms: Vec<&'static Mechanism> = registry::mechanisms().chain(services.iter().copied()).collect();
     let params = params::take(&mut table, &mechanisms)?;
+    let capture_key = written_in(&table, "capture", overrides);
     let named = item_names(&table);
     let value = toml::Value::Table(table);
     let mut scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
@@ -134,11 +134,19 @@ pub fn parse_with(text: &str, overrides: &[String], services: &[&'static Mechani
         // "scenario: missing field `name`" (an empty file) named neither the key nor what to do.
         if let Some(field) = problem.trim().strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
             let key = if key == "scenario" { field.to_string() } else { format!("{key}.{field}") };
-            return ScenarioError { key, problem: "missing: it has no default, so the scenario must give it".into() };
+            // `--set measure.from=1ms` alone: "measure.to: missing" named the key not set and not the one set.
+            let parent = |k: &str| k.rsplit_once('.').map(|(p, _)| p.to_string());
+            let set = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim());
+            let beside = set.into_iter().find(|k| parent(k).is_some() && parent(k) == parent(&key)).map(|k| format!(" beside {k}"));
+            let problem = format!("missing: it has no default, so the scenario must give it{}", beside.unwrap_or_default());
+            return ScenarioError { key, problem };
         }
         ScenarioError { key, problem: serde_words::in_words(problem.trim()) }
     })?;
     scenario.params = params;
+    if let Some(c) = scenario.capture.as_mut() {
+        c.written = capture_key;
+    }
     params::refuse_inert(&scenario.params, &selected(&scenario)?, &mechanisms)?;
     arb_set_without_arb_flows(text, overrides, services, &scenario)?;
     Ok(scenario)
@@ -161,6 +169,18 @@ fn arb_set_without_arb_flows(text: &str, overrides: &[String], services: &[&'sta
     }
     let key = first.split_once('=').map_or(first.as_str(), |(k, _)| k.trim());
     err(key, "does nothing here: no flow of this scenario is ARB (flow.NAME.kind = \"arb\"), and [arb] configures ARB flows alone")
+}
+
+/// The first key of `section` that `overrides` set (`"abr.crm"` for `abr.crm=16`).
+pub(super) fn set_in<'a>(overrides: &'a [String], section: &str) -> Option<&'a str> {
+    overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).find(|k| k.split('.').next() == Some(section))
+}
+
+/// The key of `section` the user wrote first, in full: an override's, else
+/// the file's first (None: the section is not written).
+fn written_in(table: &toml::Table, section: &str, overrides: &[String]) -> Option<String> {
+    let keys = table.get(section)?.as_table()?.keys();
+    set_in(overrides, section).map(str::to_string).or_else(|| keys.into_iter().next().map(|k| format!("{section}.{k}")))
 }
 
 /// Sections whose presence turns their mechanism on (ABR, TCP Boston).

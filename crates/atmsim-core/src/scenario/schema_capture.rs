@@ -20,6 +20,11 @@ pub struct CaptureSection {
     /// goes, or held in memory by `atmsim.run(capture=True)`).
     #[serde(default = "default_max_bytes")]
     pub max_bytes: String,
+    /// The first of its keys written (an override's first, else the
+    /// file's), to name a section that captures nothing by the key that
+    /// made it: set by `scenario::parse_with`.
+    #[serde(skip)]
+    pub written: Option<String>,
 }
 
 fn default_snaplen() -> u32 {

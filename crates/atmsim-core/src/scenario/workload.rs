@@ -71,8 +71,7 @@ pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, ov
     let Some(toml::Value::Array(flows)) = table.get("flow").filter(|f| f.as_array().is_some_and(|a| !a.is_empty())) else {
         return Ok(());
     };
-    let set_flow = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).find(|k| k.split('.').next() == Some("flow"));
-    if let Some(key) = set_flow {
+    if let Some(key) = super::set_in(overrides, "flow") {
         return err(key, format!("{REPLACED}: set the flows or a workload, not both"));
     }
     if file_has_workload {
@@ -81,12 +80,15 @@ pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, ov
     let kinds: Vec<&str> = flows.iter().map(|f| f.get("kind").and_then(toml::Value::as_str).unwrap_or("tcp")).collect();
     let inherited = match kinds.iter().find(|k| **k != kinds[0]) {
         _ if w.contains_key("kind") => None,
-        None => Some(kinds[0].to_string()),
+        None if ["eqds", "ndp", "tcp"].contains(&kinds[0]) => Some(kinds[0].to_string()),
+        // Named by the key that set the workload (workload.kind, which the message names too, is not set).
+        None => {
+            let why = format!("the scenario's flows are \"{}\", which a matrix's flows cannot be", kinds[0]);
+            return err(set_workload(overrides), format!("{why}: set workload.kind (\"eqds\", \"ndp\" or \"tcp\")"));
+        }
         Some(other) => {
-            return err(
-                "workload.kind",
-                format!("the scenario's flows are of more than one kind ({} and {other}): set which the matrix's flows are", kinds[0]),
-            )
+            let why = format!("the scenario's flows are of more than one kind ({} and {other})", kinds[0]);
+            return err(set_workload(overrides), format!("{why}: set workload.kind to the kind of the matrix's flows"));
         }
     };
     if let (Some(kind), Some(toml::Value::Table(w))) = (inherited, table.get_mut("workload")) {
@@ -94,6 +96,11 @@ pub(super) fn replace_flows(table: &mut toml::Table, file_has_workload: bool, ov
     }
     table.remove("flow");
     Ok(())
+}
+
+/// The key of `[workload]` an override set (the workload a scenario's flows make way for).
+fn set_workload(overrides: &[String]) -> &str {
+    super::set_in(overrides, "workload").unwrap_or("workload.kind")
 }
 
 /// `s` with its workload's flows (None: no workload, the flows as written).
@@ -115,7 +122,11 @@ pub fn expand(
     };
     let key = match (&w.matrix, &w.pattern) {
         (Some(_), Some(_)) => return err("workload.pattern", "workload.matrix and workload.pattern both give the flows: set one"),
-        (None, None) => return err("workload", "gives no flows: set workload.matrix (a connection matrix file) or workload.pattern"),
+        (None, None) => {
+            // `--set workload.kind=tcp` alone (or a file's [workload] of a kind only): named by that key.
+            let (key, nothing) = if w.kind.is_some() { ("workload.kind", "does nothing here: the [workload] ") } else { ("workload", "") };
+            return err(key, format!("{nothing}gives no flows: set workload.matrix (a connection matrix file) or workload.pattern"));
+        }
         (Some(_), None) => "workload.matrix",
         (None, Some(_)) => "workload.pattern",
     };

@@ -293,11 +293,15 @@ fn bottleneck(s: &Scenario, nodes: &Nodes, ports: &[PortModel], flows: &[FlowMod
 fn measure(s: &Scenario, duration: Time) -> Result<Option<(Time, Time)>, ScenarioError> {
     let Some(m) = &s.measure else { return Ok(None) };
     let (from, to) = (time("measure.from", &m.from)?, time("measure.to", &m.to)?);
+    // Each problem named by the key that has it: a window from past the end is measure.from's.
+    if from >= duration {
+        return err("measure.from", format!("'{}' is at or past the run's end (duration {})", m.from, s.duration));
+    }
     if to <= from {
-        return err("measure.to", "must be later than measure.from");
+        return err("measure.to", format!("'{}' must be later than measure.from ('{}')", m.to, m.from));
     }
     if to > duration {
-        return err("measure.to", "must be within the run's duration");
+        return err("measure.to", format!("'{}' is past the run's end (duration {})", m.to, s.duration));
     }
     Ok(Some((from, to)))
 }
@@ -419,6 +423,21 @@ mod tests {
         // The file's own seed: the same range, the same words (serde_words.rs).
         assert!(check(&["seed=9223372036854775807"]).is_ok());
         assert_eq!(check(&["seed=9223372036854775808"]).unwrap_err().key, "seed");
+    }
+
+    #[test]
+    fn a_measure_window_names_the_key_at_fault() {
+        // BASE runs 1 s. A window from past the end was measure.to's ("must be later than measure.from").
+        for (sets, line) in [
+            (["measure.from=2s", "measure.to=3s"], "measure.from: '2s' is at or past the run's end (duration 1s)"),
+            (["measure.from=5ms", "measure.to=1ms"], "measure.to: '1ms' must be later than measure.from ('5ms')"),
+            (["measure.from=5ms", "measure.to=2s"], "measure.to: '2s' is past the run's end (duration 1s)"),
+        ] {
+            assert_eq!(check(&sets).unwrap_err().to_string(), line);
+        }
+        // One of the two set: the other is missing, beside the one set.
+        let e = check(&["measure.from=1ms"]).unwrap_err();
+        assert_eq!(e.to_string(), "measure.to: missing: it has no default, so the scenario must give it beside measure.from");
     }
 
     #[test]

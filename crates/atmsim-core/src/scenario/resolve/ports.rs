@@ -117,7 +117,7 @@ pub(super) fn input_round_robin(s: &Scenario) -> Result<bool, ScenarioError> {
         return err("switch.input_service", "\"round-robin\" serves cell slots; it needs network = \"atm\"");
     }
     if s.credit.enabled {
-        return err("switch.input_service", "\"round-robin\" is not modelled with credit flow control");
+        return err("switch.input_service", "\"round-robin\" is not modelled with credit flow control (credit.enabled = true)");
     }
     Ok(true)
 }

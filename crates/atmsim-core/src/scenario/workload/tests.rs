@@ -57,7 +57,7 @@ fn a_pattern_generates_flows_and_refuses_keys_it_does_not_read() {
         (vec!["workload.senders=2"], "workload.senders"),
         (vec!["workload.pattern=alltoall"], "workload.pattern"),
         (vec!["workload.pattern=incast", "workload.matrix=x.cm"], "workload.pattern"),
-        (vec!["workload.kind=eqds"], "workload"),
+        (vec!["workload.kind=eqds"], "workload.kind"),
         (vec!["workload.pattern=incast", "workload.kind=udp"], "workload.kind"),
         (vec!["workload.pattern=shift_all_to_all", "workload.group=17"], "workload.group"),
     ] {
@@ -94,7 +94,11 @@ fn a_matrix_needs_a_fat_tree_and_a_kind() {
     // Mixed kinds: which one the matrix's flows are is not guessed.
     let mixed = format!("{EQDS_ONE}\n[[flow]]\nname = \"t\"\nkind = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\n");
     let e = crate::parse(&mixed, &[format!("workload.matrix={path}")]).and_then(|s| validate(&s, None)).unwrap_err();
-    assert!(e.key == "workload.kind" && e.problem.contains("more than one kind"), "{e}");
+    assert!(e.key == "workload.matrix" && e.problem.contains("more than one kind") && e.problem.contains("workload.kind"), "{e}");
+    // Flows of a kind a matrix's cannot be (fabric-incast's UDP): named by the key set, not workload.kind.
+    let udp = EQDS_ONE.replace("kind = \"eqds\"", "kind = \"udp\"");
+    let e = crate::parse(&udp, &[format!("workload.matrix={path}")]).unwrap_err();
+    assert_eq!(e.to_string(), "workload.matrix: the scenario's flows are \"udp\", which a matrix's flows cannot be: set workload.kind (\"eqds\", \"ndp\" or \"tcp\")");
     let s = crate::parse(&mixed, &[format!("workload.matrix={path}"), "workload.kind=tcp".into()]).unwrap();
     assert_eq!(validate(&s, None).unwrap().flows.len(), 1);
     assert_eq!(crate::scenario::workload::kind(&s).unwrap().unwrap(), FlowKind::Tcp);
