@@ -4,10 +4,11 @@ and a toy TCP variant (with its own window growth), each one new file and one re
 messages, the key checks, the summary and the registry pick them up, that the golden test catches
 the golden the toy never recorded, and that the docs test would catch its missing docs rows.
 
-Slow (the copy's core and its dependencies are compiled, in `target/recipe`: a few minutes the
-first time)."""
+Slow (the copy's core is compiled in the quick profile, in the checkout's target folder: its
+dependencies are those `cargo test --profile quick` compiled, a few minutes if they are not there yet)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -198,20 +199,32 @@ def _register(path: Path, after: str, line: str):
 
 
 def _cargo(copy: Path, *args, env=None):
-    # A target folder of its own (the copy's crate would share the checkout's artifact names),
-    # kept between runs; the quick profile (no LTO) gives the same results sooner.
-    target = ROOT / "target" / "recipe"
+    # The checkout's own target folder and profile (the quick one: no LTO, the same results sooner):
+    # the dependencies `cargo test --profile quick` compiled for the checkout are not compiled again.
+    # The copy's crates carry their own version (_copy_manifests), so their artifacts never take the
+    # checkout's names.
+    target = Path(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target")
     return subprocess.run(["cargo", "test", "--profile", "quick", "--offline", "-p", "atmsim-core", *args], cwd=copy,
                           capture_output=True, text=True, env={**os.environ, "CARGO_TARGET_DIR": str(target), **(env or {})},
                           timeout=1500)
+
+
+def _copy_manifests(copy: Path):
+    """The workspace's manifests and lock file, the copy's version made its own: cargo names a crate's
+    artifacts after its name, version and place in the workspace, which the copy otherwise shares."""
+    for f in ("Cargo.toml", "Cargo.lock", "rustfmt.toml"):
+        shutil.copy(ROOT / f, copy / f)
+    manifest = copy / "Cargo.toml"
+    text = manifest.read_text(encoding="utf-8")
+    assert text.count('\nversion = "') == 1, "the workspace's version line moved; update the recipe test"
+    manifest.write_text(re.sub(r'\nversion = "([^"]+)"', r'\nversion = "\1-recipe"', text), encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo")
 def test_a_toy_drop_policy_service_and_tcp_variant_are_one_file_and_one_line_each(tmp_path):
     copy = tmp_path / "atmsim"
     copy.mkdir()
-    for f in ("Cargo.toml", "Cargo.lock", "rustfmt.toml"):
-        shutil.copy(ROOT / f, copy / f)
+    _copy_manifests(copy)
     shutil.copytree(ROOT / CORE, copy / CORE, ignore=shutil.ignore_patterns("target"))
     shutil.copytree(ROOT / "crates/atmsim-py", copy / "crates/atmsim-py", ignore=shutil.ignore_patterns("target"))
     shutil.copytree(ROOT / "python/atmsim/scenarios", copy / "python/atmsim/scenarios")
