@@ -8,7 +8,7 @@
 //! pending event (the head of its pipe) and timers are per host, not per
 //! segment.
 
-use crate::net::{FlowId, HostId, NodeId, PortId, VcId};
+use crate::net::PortId;
 use crate::ring::Ring;
 use crate::time::Time;
 use heap::{place, sift_down};
@@ -16,119 +16,15 @@ use packed::Packed;
 use tournament::{Tournament, LANE_SLOTS};
 use wheel::Wheel;
 
+mod events;
 mod fabric_event;
 mod heap;
 mod packed;
 mod tournament;
 mod wheel;
 
+pub use events::{AbrEvent, CreditEvent, Event, HostEvent, PortEvent, SourceEvent, TransportEvent};
 pub use fabric_event::FabricEvent;
-
-/// Events of output ports (the forwarding path).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum PortEvent {
-    /// The unit at the head of a port's pipe reaches the node at the far end.
-    PipeHead(PortId),
-    /// A per-VC port's transmitter is free: start the next cell.
-    Free(PortId),
-    /// A slot of a round-robin switch ends: its input ports' cells move to
-    /// the output buffers (`net/input_rr.rs`).
-    InputSlot(NodeId),
-}
-
-/// Events of credit flow control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum CreditEvent {
-    /// A credit for `vc` carrying the receiver's `fwd` count reaches the
-    /// sending side of `port`'s link.
-    Arrive {
-        port: PortId,
-        vc: VcId,
-        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
-        fwd: u64,
-    },
-    /// The receiver of `link` has processed a credit for `vc`: the in-band
-    /// credit cell queues at the port of the reverse direction.
-    Emit {
-        link: PortId,
-        vc: VcId,
-        #[cfg_attr(test, proptest(strategy = "0..=packed::MAX_CREDIT_COUNT"))]
-        fwd: u64,
-    },
-}
-
-/// Events of the host/adapter model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum HostEvent {
-    /// A host's transmit adapter has loaded a packet: cells go out.
-    AdapterLoaded(HostId),
-    /// The last cell of the packet in a host's transmit adapter has left.
-    AdapterFree(HostId),
-    /// A received packet reaches the transport after the bus and the CPU.
-    Deliver(HostId),
-    /// A packet's random processing time at an ideal host has passed.
-    JitterRelease(HostId),
-}
-
-/// Events of transports (TCP timers and connection opening).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum TransportEvent {
-    /// A host's coarse TCP timer (BSD `tcp_slowtimo`).
-    SlowTick(HostId),
-    /// A host's delayed-ACK timer (BSD `tcp_fasttimo`, 200 ms).
-    FastTick(HostId),
-    /// A flow's application starts (SYN goes out).
-    Open(FlowId),
-    /// An ARB sender's pacing timer: the next burst is due (Chang et al. §2).
-    ArbWake(FlowId),
-    /// A receiving host's NDP pull pacer may send its next PULL (N9).
-    PullTick(HostId),
-    /// A host's EQDS NIC finished sending: its next packet may go (E3).
-    EqdsNic(HostId),
-    /// A receiving host's EQDS pull pacer may send its next PULL (E6).
-    EqdsPull(HostId),
-    /// An EQDS flow's retransmission timer may be due (E11).
-    EqdsRto(FlowId),
-}
-
-/// Events of traffic sources that are not transports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum SourceEvent {
-    /// A datagram source sends its next datagram.
-    Send(FlowId),
-}
-
-/// Events of ABR end systems (TM 4.0; `world/abr.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum AbrEvent {
-    /// The ABR source of a VC reaches its next send opportunity (1/ACR).
-    Send(VcId),
-    /// The VBR background sends its next cell.
-    Vbr,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(test, derive(proptest_derive::Arbitrary))]
-pub enum Event {
-    Port(PortEvent),
-    Credit(CreditEvent),
-    Host(HostEvent),
-    Transport(TransportEvent),
-    Source(SourceEvent),
-    Abr(AbrEvent),
-    Fabric(FabricEvent),
-    /// Periodic sampling of queue occupancy for traces.
-    TraceSample,
-    /// The start or end of the `[measure]` window: every flow's delivered
-    /// bytes are noted.
-    Measure,
-}
 
 /// An event handed out by [`Scheduler::next_until`].
 #[derive(Clone, Copy, Debug)]
@@ -257,6 +153,9 @@ pub struct Scheduler {
     lane_best: Tournament,
     /// Events in the lanes (the lanes are not looked at while none).
     in_lanes: usize,
+    /// Events go to the lanes once the wheel holds this many
+    /// ([`LANES_FROM`] unless set: [`Scheduler::set_lanes_from`]).
+    lanes_from: usize,
     /// The time of the event handed out last (the gaps count from it).
     now: Time,
     /// Where the event handed out last still waits: its place is taken
@@ -289,6 +188,7 @@ impl Default for Scheduler {
             lane_fronts: [u128::MAX; LANE_SLOTS],
             lane_best: Tournament::default(),
             in_lanes: 0,
+            lanes_from: LANES_FROM,
             now: 0,
             taken: Taken::NONE,
             next_seq: 0,
@@ -309,6 +209,14 @@ impl Scheduler {
         if gap > 0 && self.lanes.len() < MAX_LANES && self.lanes.iter().all(|l| l.gap != gap) {
             self.lanes.push(Lane { gap, queue: Ring::new() });
         }
+    }
+
+    /// Sets the number of near events from which events go to the lanes
+    /// ([`LANES_FROM`] by default). A speed setting, changing no order;
+    /// before the first event.
+    pub fn set_lanes_from(&mut self, n: usize) {
+        assert_eq!(self.executed, 0, "the lanes' threshold is set before the run");
+        self.lanes_from = n;
     }
 
     /// Declares the gap beyond which events wait in the far heap: longer
@@ -350,7 +258,7 @@ impl Scheduler {
             self.far_key = self.far[0].key();
             return;
         }
-        let lane = if self.near.len() >= LANES_FROM { self.lanes.iter().position(|l| l.gap == gap) } else { None };
+        let lane = if self.near.len() >= self.lanes_from { self.lanes.iter().position(|l| l.gap == gap) } else { None };
         if let Some(i) = lane {
             self.in_lanes += 1;
             let queue = &mut self.lanes[i].queue;

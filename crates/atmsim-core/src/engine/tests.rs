@@ -1,6 +1,7 @@
 //! The scheduler's order, checked against a sorted reference.
 
 use super::*;
+use crate::net::FlowId;
 
 fn open(f: u32) -> Event {
     Event::Transport(TransportEvent::Open(FlowId(f)))
