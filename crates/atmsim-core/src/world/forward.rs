@@ -15,7 +15,12 @@ use crate::time::{secs, Time};
 use crate::trace::{EventKind, PortChange};
 
 impl World {
-    #[inline]
+    /// Inlined into the event loop (`World::run_observed`), of whose
+    /// events it is nearly all: its frame's saving and restoring of
+    /// registers went with the call (ndp-in-out 0.2 s 405.9 -> 396.1 M
+    /// instructions, eqds-incast-128 697.9 -> 685.4 M, topology 1 3 s
+    /// 426.9 -> 425.6 M, fabric-perm 50 us 1,376.3 -> 1,380.1 M).
+    #[inline(always)]
     pub(super) fn pipe_head(&mut self, p: PortId) {
         let port = &mut self.ports[p.ix()];
         let unit = port.pop_pipe();
