@@ -81,8 +81,17 @@ impl Wheel {
                 (self.entries.len() - 1) as u32
             }
             ix => {
-                self.free = self.entries[ix as usize].next;
-                self.entries[ix as usize] = Entry { s, next: NIL };
+                // Field by field: an event built in registers but spilled
+                // by its caller (a trimming port's acceptance) was copied
+                // whole in 16-byte loads of the 8-byte stores just made, a
+                // failed store-to-load forward each (see `packed.rs`).
+                let entry = &mut self.entries[ix as usize];
+                self.free = entry.next;
+                entry.s.at = s.at;
+                entry.s.seq = s.seq;
+                let [code, ids] = s.event.0;
+                entry.s.event.0 = [code, ids];
+                entry.next = NIL;
                 ix
             }
         };
