@@ -327,8 +327,10 @@ impl Port {
 
     /// The unit at the head of the pipe reaches the far node: it leaves
     /// the pipe (and, if a FIFO still counted it, the port's books).
-    /// Returns the unit (heading for its next hop).
-    #[inline]
+    /// Returns the unit (heading for its next hop). Inlined into the
+    /// event loop with `World::pipe_head`: out of line there, its call took
+    /// 34 of a packet-hop's 532 instructions (ndp-in-out).
+    #[inline(always)]
     pub fn pop_pipe(&mut self) -> Unit {
         let head = *self.pipe.front().expect("a pipe event has a unit");
         self.pipe.drop_front();
