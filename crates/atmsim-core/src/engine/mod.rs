@@ -368,7 +368,12 @@ impl Scheduler {
     /// so that a pipe head, nearly every event, is recognised by one test.
     #[inline]
     pub fn next_until(&mut self, until: Time) -> Option<(Time, Popped)> {
-        let taken = std::mem::replace(&mut self.taken, Taken::NONE);
+        // (Read, and written only when something waits: the wheel's events
+        // leave nothing behind.)
+        let taken = self.taken;
+        if taken != Taken::NONE {
+            self.taken = Taken::NONE;
+        }
         if taken == Taken::FAR {
             let last = self.far.pop().expect("a taken root is still in the far heap");
             if !self.far.is_empty() {
