@@ -38,6 +38,7 @@ mod trim_fifo_path;
 mod trimming;
 
 pub use scheduled::Started;
+pub use trimming::LazyNicOffer;
 
 /// Buffer limit of a port. Counts include the unit in transmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::atm::aal5::Verdict;
 use crate::engine::{Event, PortEvent};
 use crate::ledger::{Fate, Loss};
 use crate::net::drop::DropReason;
-use crate::net::port::Offer;
+use crate::net::port::{LazyNicOffer, Offer};
 use crate::net::route::{ends_route, ESCAPE, STEP};
 use crate::net::{EqdsKind, FrameHeader, Limit, NdpKind, NodeId, PortId, Unit, VcId, CELL_BYTES};
 use crate::time::{secs, Time};
@@ -142,7 +142,20 @@ impl World {
 
     /// Offers the units of a frame, in order, to the first port of its
     /// route: at a port that takes whole frames (a host adapter), at once.
+    /// Inlined into `segment_onto_link`, its one caller (out of line, its
+    /// call cost eqds-incast-128 1.6 % more instructions).
+    #[inline(always)]
     fn enter_frame(&mut self, p: PortId, first: Unit, ncells: u16) {
+        // A packet sent by a host with a lazy NIC (NDP's and EQDS's hosts),
+        // decided here, out of the pipe head's path, whose code it would
+        // crowd (`enter_other`: eqds-incast-128 +1.4 % instructions there).
+        if ncells == 1 && !self.services.takes.at_port && !self.services.takes.watching {
+            match self.ports[p.ix()].offer_lazy_nic(self.now, &first) {
+                LazyNicOffer::OnTheLine { arrive_at, pipe_was_empty } => return self.accepted(p, &first, 1, arrive_at, pipe_was_empty),
+                LazyNicOffer::Waits => return,
+                LazyNicOffer::Other => {}
+            }
+        }
         let port = &mut self.ports[p.ix()];
         if self.services.takes.at_port || !port.takes_whole_frames() {
             for index in 0..ncells {

@@ -10,6 +10,18 @@ use crate::net::drop::{Action, DropPolicy, DropReason};
 use crate::net::Unit;
 use crate::time::Time;
 
+/// What a lazy NIC did with an arriving packet ([`Port::offer_lazy_nic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LazyNicOffer {
+    /// Not a lazy NIC: [`Port::offer`] decides.
+    Other,
+    /// On the line at once: it reaches the far node at `arrive_at` (was
+    /// the pipe empty?).
+    OnTheLine { arrive_at: Time, pipe_was_empty: bool },
+    /// Behind the packet on the line.
+    Waits,
+}
+
 impl Port {
     /// A trimming port: a full data packet is admitted, or trimmed (it or
     /// the newest waiting one) as the policy decides; a header joins the
@@ -84,6 +96,40 @@ impl Port {
         }
     }
 
+    /// An arrival at a lazy host NIC, decided without building an
+    /// [`Offer`]: idle with nothing waiting, the packet goes on the line at
+    /// once; busy, it waits (the NIC starts it at an end of transmission,
+    /// when next looked at). [`LazyNicOffer::Other`]: not a lazy NIC, and
+    /// nothing has changed. A lazy NIC schedules nothing when it starts
+    /// (`World::transmitter_free_at`), so the caller of one put on the line
+    /// does what a FIFO's acceptance does.
+    #[inline(always)]
+    pub fn offer_lazy_nic(&mut self, now: Time, unit: &Unit) -> LazyNicOffer {
+        let Discipline::HostNic(nic) = &mut self.discipline else { return LazyNicOffer::Other };
+        if !nic.lazy {
+            return LazyNicOffer::Other;
+        }
+        self.stats.units_in += 1;
+        self.nic_ends_before(now);
+        let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
+        // Idle only with nothing waiting (`nic_ends_before`): what
+        // `offer_nic` does, its `start_next` finding the line busy.
+        if nic.in_tx.is_some() {
+            nic.enqueue(now, *unit);
+            self.stats.peak_occupancy = self.stats.peak_occupancy.max(nic.occupancy());
+            return LazyNicOffer::Waits;
+        }
+        debug_assert_eq!(nic.queued(), 0, "a lazy NIC idles only with nothing waiting");
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(1);
+        let Started::Cell { free_at, arrive_at, pipe_was_empty, .. } =
+            line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, now, *unit)
+        else {
+            unreachable!("a NIC starts packets, not credit cells")
+        };
+        nic.in_tx = Some((*unit, free_at));
+        LazyNicOffer::OnTheLine { arrive_at, pipe_was_empty }
+    }
+
     /// A host's NIC: every packet enters (a host keeps its own data).
     pub(super) fn offer_nic(&mut self, now: Time, unit: &Unit) -> Offer {
         self.stats.units_in += 1;
@@ -149,7 +195,7 @@ impl Port {
 mod tests {
     use crate::net::drop::{DropPolicy, DropSpec, PortContext};
     use crate::net::host_nic::HostNic;
-    use crate::net::port::Offer;
+    use crate::net::port::{LazyNicOffer, Offer};
     use crate::net::{Discipline, Limit, NodeId, Port, PortId, Unit, VcId};
     use crate::time::{Rate, Time};
 
@@ -166,9 +212,11 @@ mod tests {
 
     /// Offers `arrivals` (time, unit) to the NIC, its ends of transmission
     /// as events (each after every arrival at its instant) unless lazy;
-    /// the far end takes each packet when it arrives. Returns what reached
-    /// the far end, when, and the port's books.
-    fn drive(lazy: bool, arrivals: &[(Time, Unit)]) -> (Vec<(Time, u32)>, u64, u128, u64) {
+    /// the far end takes each packet when it arrives; with `plain`, each
+    /// arrival is offered as the world offers it to a lazy NIC
+    /// ([`Port::offer_lazy_nic`] first). Returns what reached the far end,
+    /// when, and the port's books.
+    fn drive(lazy: bool, plain: bool, arrivals: &[(Time, Unit)]) -> (Vec<(Time, u32)>, u64, u128, u64, u64) {
         let mut p = nic(lazy);
         let (mut next, mut end, mut out) = (0, None::<Time>, Vec::new());
         loop {
@@ -179,6 +227,10 @@ mod tests {
                 break;
             }
             if ta <= te && ta <= tp {
+                if plain && p.offer_lazy_nic(ta, &arrivals[next].1) != LazyNicOffer::Other {
+                    next += 1;
+                    continue;
+                }
                 let Offer::Queued(started) = p.offer(ta, &arrivals[next].1) else { unreachable!("a NIC queues") };
                 if let (false, Some(st)) = (lazy, started) {
                     end = Some(st.free_at());
@@ -192,7 +244,7 @@ mod tests {
                 out.push((tp, u.frame));
             }
         }
-        (out, p.stats.busy, p.stats.occupancy_integral, p.stats.peak_occupancy)
+        (out, p.stats.busy, p.stats.occupancy_integral, p.stats.peak_occupancy, p.stats.units_in)
     }
 
     #[test]
@@ -210,7 +262,11 @@ mod tests {
                 let bytes = if vc == 3 { 10 } else { [100, 400][((x >> 30) & 1) as usize] };
                 arrivals.push((t, Unit::new(VcId(vc), frame, 0, 1, bytes)));
             }
-            assert_eq!(drive(true, &arrivals), drive(false, &arrivals), "round {round}");
+            let eager = drive(false, false, &arrivals);
+            assert_eq!(drive(true, false, &arrivals), eager, "round {round}");
+            assert_eq!(drive(true, true, &arrivals), eager, "round {round}, the common arrival apart");
+            // An eager NIC's arrivals all take the general arm.
+            assert_eq!(nic(false).offer_lazy_nic(0, &arrivals[0].1), LazyNicOffer::Other);
         }
     }
 }
