@@ -145,7 +145,7 @@ pub fn expand(
             };
             let text = read(path).map_err(|why| ScenarioError { key: key.into(), problem: format!("'{path}': {why}") })?;
             let m = parse(&text).map_err(in_file)?;
-            let triggers = check(&m, hosts).map_err(in_file)?;
+            let triggers = check(&m, hosts, stop).map_err(in_file)?;
             // A connection that starts at or past the run's end would never start: refused like a
             // written flow's start (issue 38, rule 1). One started by a trigger may still not be
             // reached in the run: `fairness` counts the flows that started (`world/finish.rs`).
@@ -165,7 +165,7 @@ pub fn expand(
         (None, Some(pattern)) => {
             let (m, jobs) = generate(pattern, &s.params, hosts, seed)?;
             stop.now()?;
-            let triggers = check(&m, hosts).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
+            let triggers = check(&m, hosts, stop).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
             (m, triggers, jobs)
         }
         (None, None) => unreachable!("checked above"),
