@@ -163,7 +163,7 @@ class Group(click.Group):
 def interrupted():
     """Ctrl-C or SIGTERM: one line, exit 130. (Every core run, captured or not, polls the signal
     handlers about ten times a second and stops with their exception; so does a validation, every
-    20 ms and between its phases.)"""
+    20 ms and between its phases, its half-built model freed on a thread of its own.)"""
     fail("interrupted", 130)
 
 

@@ -43,7 +43,7 @@ pub mod trace;
 pub mod transport;
 pub mod world;
 
-pub use scenario::{Model, Scenario, ScenarioError};
+pub use scenario::{Leftovers, Model, Scenario, ScenarioError, Stoppable};
 pub use summary::Summary;
 pub use world::World;
 
@@ -68,24 +68,30 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
 /// Parses, overrides and validates a scenario for a run, with the limits
 /// of its traces if they are on.
 fn model_for(text: &str, overrides: &[String], seed: Option<u64>, trace: bool) -> Result<Model, ScenarioError> {
-    Ok(model_stoppable(text, overrides, seed, trace, &mut || true)?.expect("never told to stop"))
+    match model_stoppable(text, overrides, seed, trace, &mut || true)? {
+        Stoppable::Done(model) => Ok(model),
+        Stoppable::Stopped(_) => unreachable!("never told to stop"),
+    }
 }
 
 /// [`model_for`], asking `go_on()` every so often as it validates
-/// (`scenario/stop.rs`): `Ok(None)` if it said stop. Then
-/// [`run_model_observed`] runs the model.
+/// (`scenario/stop.rs`): `Stopped`, with what had been built, if it said
+/// stop. Then [`run_model_observed`] runs the model.
 pub fn model_stoppable(
     text: &str,
     overrides: &[String],
     seed: Option<u64>,
     trace: bool,
     go_on: &mut dyn FnMut() -> bool,
-) -> Result<Option<Model>, ScenarioError> {
-    let Some(model) = scenario::validate_stoppable(&parse(text, overrides)?, seed, go_on)? else { return Ok(None) };
+) -> Result<Stoppable<Model>, ScenarioError> {
+    let model = match scenario::validate_stoppable(&parse(text, overrides)?, seed, go_on)? {
+        Stoppable::Done(model) => model,
+        stopped => return Ok(stopped),
+    };
     if trace {
         scenario::check_trace_rows(&model)?;
     }
-    Ok(Some(model))
+    Ok(Stoppable::Done(model))
 }
 
 /// Parses, overrides and validates a scenario, then runs it.

@@ -15,6 +15,7 @@
 //! aggregation switch, then by core).
 
 use super::schema::{LinkSpec, Scenario, Topology, TopologyKind};
+use super::stop::{Kept, Stop};
 use super::{err, ScenarioError};
 
 /// The largest radix generated (a k = 64 tree has 65,536 hosts and 5,120 switches).
@@ -22,7 +23,9 @@ const MAX_K: u32 = 64;
 
 /// The scenario with its topology written out (a copy: the scenario as
 /// written, with `kind = "fattree"`, is what `atmsim show` prints).
-pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
+/// `stop`: asked once a link (a k = 48 tree's 83k links took 124 ms,
+/// before the validation's first question).
+pub fn expand(s: &Scenario, stop: &mut Stop) -> Result<Option<Scenario>, ScenarioError> {
     let t = &s.topology;
     if t.kind == TopologyKind::Explicit {
         for (set, key) in [
@@ -73,10 +76,14 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
     // Checked here, under the keys written: the generated links would name a link the user never wrote.
     super::units::parse_rate(rate).or_else(|p| err("topology.rate", p))?;
     super::units::parse_time(delay).or_else(|p| err("topology.delay", p))?;
-    let tree = if tiers == 3 { three_tier(k, hosts) } else { leaf_spine(k, hosts) };
-    let link = |a: &str, b: &str| LinkSpec { ends: [a.to_string(), b.to_string()], rate: rate.clone(), delay: delay.clone(), buffer: None };
+    let tree = if tiers == 3 { three_tier(k, hosts, stop)? } else { leaf_spine(k, hosts, stop)? };
+    let mut links = stop.keep(Vec::with_capacity(tree.links.len()));
+    for (a, b) in tree.links.iter() {
+        stop.tick()?;
+        links.push(LinkSpec { ends: [a.clone(), b.clone()], rate: rate.clone(), delay: delay.clone(), buffer: None });
+    }
     let mut out = s.clone();
-    out.links = tree.links.iter().map(|(a, b)| link(a, b)).collect();
+    out.links = links.into_inner();
     out.topology = Topology {
         kind: TopologyKind::Explicit,
         hosts: tree.hosts,
@@ -96,7 +103,8 @@ pub fn expand(s: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
 struct Tree {
     hosts: Vec<String>,
     switches: Vec<String>,
-    links: Vec<(String, String)>,
+    /// Kept: what an interrupted validation built is freed by its caller (`Stop::keep`).
+    links: Kept<Vec<(String, String)>>,
 }
 
 fn names(prefix: &str, n: u32) -> Vec<String> {
@@ -104,43 +112,48 @@ fn names(prefix: &str, n: u32) -> Vec<String> {
 }
 
 /// The three-tier tree of radix `k` with its first `hosts` hosts.
-fn three_tier(k: u32, hosts: u32) -> Tree {
+fn three_tier(k: u32, hosts: u32, stop: &mut Stop) -> Result<Tree, ScenarioError> {
     let half = k / 2;
     let (tors, aggs, cores) = (k * half, k * half, half * half);
-    let mut links = Vec::new();
+    let mut links = stop.keep(Vec::with_capacity((3 * hosts) as usize));
     for h in 0..hosts {
+        stop.tick()?;
         links.push((format!("h{h}"), format!("tor{}", h / half)));
     }
     for tor in 0..tors {
         let pod = tor / half;
         for agg in pod * half..(pod + 1) * half {
+            stop.tick()?;
             links.push((format!("tor{tor}"), format!("agg{agg}")));
         }
     }
     for agg in 0..aggs {
         let podpos = agg % half;
         for l in 0..half {
+            stop.tick()?;
             links.push((format!("agg{agg}"), format!("core{}", podpos + half * l)));
         }
     }
     let switches = [names("tor", tors), names("agg", aggs), names("core", cores)].concat();
-    Tree { hosts: names("h", hosts), switches, links }
+    Ok(Tree { hosts: names("h", hosts), switches, links })
 }
 
 /// The two-tier (leaf-spine) tree of radix `k`: k ToRs of k/2 hosts, each
 /// linked to every one of the k/2 aggregation switches.
-fn leaf_spine(k: u32, hosts: u32) -> Tree {
+fn leaf_spine(k: u32, hosts: u32, stop: &mut Stop) -> Result<Tree, ScenarioError> {
     let half = k / 2;
-    let mut links = Vec::new();
+    let mut links = stop.keep(Vec::with_capacity((hosts + k * half) as usize));
     for h in 0..hosts {
+        stop.tick()?;
         links.push((format!("h{h}"), format!("tor{}", h / half)));
     }
     for tor in 0..k {
         for agg in 0..half {
+            stop.tick()?;
             links.push((format!("tor{tor}"), format!("agg{agg}")));
         }
     }
-    Tree { hosts: names("h", hosts), switches: [names("tor", k), names("agg", half)].concat(), links }
+    Ok(Tree { hosts: names("h", hosts), switches: [names("tor", k), names("agg", half)].concat(), links })
 }
 
 #[cfg(test)]
@@ -171,7 +184,9 @@ mod tests {
 
     #[test]
     fn a_k8_tree_has_htsims_shape() {
-        let t = three_tier(8, 128);
+        let mut go_on = || true;
+        let mut stop = Stop::new(&mut go_on);
+        let t = three_tier(8, 128, &mut stop).unwrap();
         assert_eq!((t.hosts.len(), t.switches.len()), (128, 80), "NDP's 128-host tree: 80 switches");
         // 128 host links, 32 ToRs × 4 aggs, 32 aggs × 4 cores.
         assert_eq!(t.links.len(), 128 + 128 + 128);
@@ -182,7 +197,7 @@ mod tests {
         // Aggregation switch 5 (position 1 of pod 1) reaches cores 1, 5, 9, 13.
         let cores: Vec<&str> = t.links.iter().filter(|(a, _)| a == "agg5").map(|(_, c)| c.as_str()).collect();
         assert_eq!(cores, ["core1", "core5", "core9", "core13"]);
-        let ls = leaf_spine(4, 8);
+        let ls = leaf_spine(4, 8, &mut stop).unwrap();
         assert_eq!((ls.switches.len(), ls.links.len()), (6, 8 + 8));
     }
 }

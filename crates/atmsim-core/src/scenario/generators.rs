@@ -235,7 +235,7 @@ mod tests {
         assert_eq!((m.conns[1].start, m.conns[0].recv_done, m.conns[5].recv_done), (Start::Trigger(1), Some(1), None));
         assert_eq!(jobs.len(), 2);
         assert_eq!((jobs[1].1.len(), jobs[1].2, jobs[1].3), (24, 400_001, 4));
-        assert!(super::super::matrix_check::check(&m, 10).unwrap().is_some());
+        assert!(super::super::matrix_check::check(&m, 10, &mut crate::scenario::stop::Stop::new(&mut || true)).unwrap().is_some());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use super::matrix::{LineError, Matrix, Start, TriggerKind};
 use super::model::{TriggerModel, TriggerPlan};
+use super::stop::Stop;
 use crate::net::FlowId;
 use std::collections::HashMap;
 
@@ -14,14 +15,23 @@ fn at<T>(line: usize, problem: impl Into<String>) -> Result<T, LineError> {
     Err(LineError { line, problem: problem.into() })
 }
 
+/// One item of a long loop (`Stop::tick`), its interruption as a line's error
+/// (the validation, told to stop, takes any error for the interruption).
+fn tick(stop: &mut Stop) -> Result<(), LineError> {
+    stop.tick().map_err(|e| LineError { line: 0, problem: e.problem })
+}
+
 /// Checks `m` against a fat tree of `hosts` hosts; its triggers as a plan
-/// (None when no flow waits on a trigger nor activates one).
-pub fn check(m: &Matrix, hosts: u32) -> Result<Option<TriggerPlan>, LineError> {
+/// (None when no flow waits on a trigger nor activates one). `stop`: asked
+/// once a connection and a trigger: a k = 16 tree's shift all-to-all, 10^6
+/// connections each with its trigger, took 1.2 s here without a question.
+pub fn check(m: &Matrix, hosts: u32, stop: &mut Stop) -> Result<Option<TriggerPlan>, LineError> {
     if m.nodes > hosts {
         return at(m.nodes_line, format!("Nodes {}: the scenario's fat tree has {hosts} hosts (h0 to h{})", m.nodes, hosts - 1));
     }
-    let mut ids = HashMap::new();
+    let mut ids = HashMap::with_capacity(m.conns.len());
     for c in &m.conns {
+        tick(stop)?;
         for node in [c.src, c.dst] {
             if node >= m.nodes {
                 return at(c.line, format!("node {node} is beyond Nodes {} (nodes 0 to {})", m.nodes, m.nodes - 1));
@@ -37,21 +47,26 @@ pub fn check(m: &Matrix, hosts: u32) -> Result<Option<TriggerPlan>, LineError> {
     if m.triggers.is_empty() && !uses {
         return Ok(None);
     }
-    let mut index = HashMap::new();
+    let mut index = HashMap::with_capacity(m.triggers.len());
     for (i, t) in m.triggers.iter().enumerate() {
+        tick(stop)?;
         if let Some(first) = index.insert(t.id, i) {
             return at(t.line, format!("trigger {} is defined twice (also at line {})", t.id, m.triggers[first].line));
         }
     }
     let n = m.conns.len();
-    let mut plan = TriggerPlan {
+    // Kept: told to stop, its 10^6 target lists are freed by the caller (`Stop::keep`).
+    let mut plan = stop.keep(TriggerPlan {
         waits_on: vec![None; n],
         on_sent: vec![None; n],
         on_received: vec![None; n],
         triggers: m.triggers.iter().map(|t| TriggerModel { kind: t.kind, targets: Vec::new() }).collect(),
-    };
+    });
     let mut activations = vec![0u64; m.triggers.len()];
     for (f, c) in m.conns.iter().enumerate() {
+        tick(stop)?;
+        // The plan itself, so that its fields are borrowed apart.
+        let plan = &mut *plan;
         let find = |id: u32| match index.get(&id) {
             Some(&i) => Ok(i as u32),
             None => at(c.line, format!("trigger {id} is not defined (no 'trigger id {id} ...' line)")),
@@ -70,6 +85,7 @@ pub fn check(m: &Matrix, hosts: u32) -> Result<Option<TriggerPlan>, LineError> {
         }
     }
     for (t, def) in m.triggers.iter().enumerate() {
+        tick(stop)?;
         let (targets, acts) = (plan.triggers[t].targets.len() as u64, activations[t]);
         let id = def.id;
         if targets == 0 {
@@ -93,18 +109,19 @@ pub fn check(m: &Matrix, hosts: u32) -> Result<Option<TriggerPlan>, LineError> {
         };
         return at(def.line, format!("trigger {id} {problem}"));
     }
-    cycle_free(m, &plan)?;
-    Ok(Some(plan))
+    cycle_free(m, &plan, stop)?;
+    Ok(Some(plan.into_inner()))
 }
 
 /// Every flow starts eventually: the flows started at a time, then those
 /// their completions start, and so on, reach every flow (Kahn's order).
-fn cycle_free(m: &Matrix, plan: &TriggerPlan) -> Result<(), LineError> {
+fn cycle_free(m: &Matrix, plan: &TriggerPlan, stop: &mut Stop) -> Result<(), LineError> {
     let mut remaining: Vec<u64> = plan.triggers.iter().map(|t| if let TriggerKind::Barrier(c) = t.kind { c as u64 } else { 1 }).collect();
     let mut next_target = vec![0usize; plan.triggers.len()];
     let mut started = vec![false; m.conns.len()];
     let mut ready: Vec<usize> = (0..m.conns.len()).filter(|&f| plan.waits_on[f].is_none()).collect();
     while let Some(f) = ready.pop() {
+        tick(stop)?;
         started[f] = true;
         for t in [plan.on_sent[f], plan.on_received[f]].into_iter().flatten() {
             let (t, trig) = (t as usize, &plan.triggers[t as usize]);
@@ -143,18 +160,18 @@ mod tests {
     use super::*;
 
     fn problem(body: &str, hosts: u32) -> (usize, String) {
-        let e = check(&parse(body).unwrap(), hosts).unwrap_err();
+        let e = check(&parse(body).unwrap(), hosts, &mut Stop::new(&mut || true)).unwrap_err();
         (e.line, e.problem)
     }
 
     #[test]
     fn a_chain_of_triggers_is_planned() {
         let m = parse("Nodes 4\nConnections 3\nTriggers 2\n0->1 id 1 start 0 size 9 send_done_trigger 1\n1->2 id 2 trigger 1 size 9 recv_done_trigger 2\n2->3 id 3 trigger 2 size 9\ntrigger id 1 oneshot\ntrigger id 2 barrier count 1\n").unwrap();
-        let plan = check(&m, 16).unwrap().expect("triggers");
+        let plan = check(&m, 16, &mut Stop::new(&mut || true)).unwrap().expect("triggers");
         assert_eq!(plan.waits_on, vec![None, Some(0), Some(1)]);
         assert_eq!((plan.on_sent[0], plan.on_received[1]), (Some(0), Some(1)));
         assert_eq!(plan.triggers[1].targets, vec![FlowId(2)]);
-        assert_eq!(check(&parse("Nodes 4\nConnections 1\n0->1 start 0 size 9\n").unwrap(), 4).unwrap(), None);
+        assert_eq!(check(&parse("Nodes 4\nConnections 1\n0->1 start 0 size 9\n").unwrap(), 4, &mut Stop::new(&mut || true)).unwrap(), None);
     }
 
     #[test]

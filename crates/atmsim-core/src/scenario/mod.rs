@@ -48,6 +48,7 @@ pub mod workload;
 pub use model::*;
 pub use resolve::{check_trace_rows, validate, validate_stoppable};
 pub use schema::*;
+pub use stop::{Leftovers, Stoppable};
 
 use crate::base::mechanism::Mechanism;
 use std::fmt;

@@ -145,7 +145,7 @@ pub fn expand(
             };
             let text = read(path).map_err(|why| ScenarioError { key: key.into(), problem: format!("'{path}': {why}") })?;
             let m = parse(&text).map_err(in_file)?;
-            let triggers = check(&m, hosts).map_err(in_file)?;
+            let triggers = check(&m, hosts, stop).map_err(in_file)?;
             // A connection that starts at or past the run's end would never start: refused like a
             // written flow's start (issue 38, rule 1). One started by a trigger may still not be
             // reached in the run: `fairness` counts the flows that started (`world/finish.rs`).
@@ -165,7 +165,7 @@ pub fn expand(
         (None, Some(pattern)) => {
             let (m, jobs) = generate(pattern, &s.params, hosts, seed)?;
             stop.now()?;
-            let triggers = check(&m, hosts).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
+            let triggers = check(&m, hosts, stop).map_err(|e| ScenarioError { key: key.into(), problem: e.problem })?;
             (m, triggers, jobs)
         }
         (None, None) => unreachable!("checked above"),
@@ -187,35 +187,36 @@ fn flows(m: &Matrix, kind: FlowKind, stop: &mut Stop) -> Result<Vec<FlowSpec>, S
         FlowKind::Ndp => "Ndp",
         _ => "Tcp",
     };
-    let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
-    m.conns
-        .iter()
-        .map(|c| {
-            stop.tick()?;
-            let n = seen.entry((c.src, c.dst)).or_insert(0);
-            *n += 1;
-            let repeat = if *n > 1 { format!("_{n}") } else { String::new() };
-            let start = match c.start {
-                Start::At(ps) => ps,
-                // Started by its trigger (`world/triggers.rs`); 0 until then.
-                Start::Trigger(_) => 0,
-            };
-            Ok(FlowSpec {
-                name: format!("{prefix}_{}_{}{repeat}", c.src, c.dst),
-                src: format!("h{}", c.src),
-                dst: format!("h{}", c.dst),
-                start: format!("{start}ps"),
-                bytes: format!("{}B", c.size),
-                drop_segments: Vec::new(),
-                kind,
-                rate: None,
-                datagram: None,
-                window: None,
-                send_at: Vec::new(),
-                tc: None,
-            })
-        })
-        .collect()
+    let mut seen: HashMap<(u32, u32), u32> = HashMap::with_capacity(m.conns.len());
+    // Kept: told to stop, the flows written so far (10^6 of them, each five strings) are freed by
+    // the caller (`Stop::keep`), not here.
+    let mut flows = stop.keep(Vec::with_capacity(m.conns.len()));
+    for c in &m.conns {
+        stop.tick()?;
+        let n = seen.entry((c.src, c.dst)).or_insert(0);
+        *n += 1;
+        let repeat = if *n > 1 { format!("_{n}") } else { String::new() };
+        let start = match c.start {
+            Start::At(ps) => ps,
+            // Started by its trigger (`world/triggers.rs`); 0 until then.
+            Start::Trigger(_) => 0,
+        };
+        flows.push(FlowSpec {
+            name: format!("{prefix}_{}_{}{repeat}", c.src, c.dst),
+            src: format!("h{}", c.src),
+            dst: format!("h{}", c.dst),
+            start: format!("{start}ps"),
+            bytes: format!("{}B", c.size),
+            drop_segments: Vec::new(),
+            kind,
+            rate: None,
+            datagram: None,
+            window: None,
+            send_at: Vec::new(),
+            tc: None,
+        });
+    }
+    Ok(flows.into_inner())
 }
 
 /// The text of a matrix file, or why not, in words.

@@ -17,7 +17,7 @@ mod tcp;
 use super::model::{FlowModel, Model, PortModel};
 use super::routing::Nodes;
 use super::schema::{HostKind, Scenario};
-use super::stop::Stop;
+use super::stop::{Stop, Stoppable};
 use super::units::{parse_rate, parse_time};
 use super::{err, ScenarioError};
 use crate::host::HostModel;
@@ -26,16 +26,20 @@ use crate::time::Time;
 
 /// Checks a parsed scenario and resolves it into a [`Model`].
 pub fn validate(s: &Scenario, seed: Option<u64>) -> Result<Model, ScenarioError> {
-    Ok(validate_stoppable(s, seed, &mut || true)?.expect("never told to stop"))
+    match validate_stoppable(s, seed, &mut || true)? {
+        Stoppable::Done(model) => Ok(model),
+        Stoppable::Stopped(_) => unreachable!("never told to stop"),
+    }
 }
 
-/// [`validate`], asking `go_on()` every so often (`stop.rs`): `Ok(None)` if
-/// it said stop (Ctrl-C during a workload of 10^6 flows).
-pub fn validate_stoppable(s: &Scenario, seed: Option<u64>, go_on: &mut dyn FnMut() -> bool) -> Result<Option<Model>, ScenarioError> {
+/// [`validate`], asking `go_on()` every so often (`stop.rs`): `Stopped` if
+/// it said stop (Ctrl-C during a workload of 10^6 flows), with what had
+/// been built, for the caller to free where it costs no one a wait.
+pub fn validate_stoppable(s: &Scenario, seed: Option<u64>, go_on: &mut dyn FnMut() -> bool) -> Result<Stoppable<Model>, ScenarioError> {
     let mut stop = Stop::new(go_on);
     match resolve_model(s, seed, &mut stop) {
-        Err(_) if stop.stopped() => Ok(None),
-        model => model.map(Some),
+        Err(_) if stop.stopped() => Ok(Stoppable::Stopped(stop.leftovers())),
+        model => model.map(Stoppable::Done),
     }
 }
 
@@ -45,14 +49,18 @@ fn resolve_model(s: &Scenario, seed: Option<u64>, stop: &mut Stop) -> Result<Mod
     let written = s;
     let generated = match super::fabric::expand(s)? {
         Some(fabric) => Some(fabric),
-        None => super::fattree::expand(s)?,
+        None => super::fattree::expand(s, stop)?,
     };
+    // The large parts built below are kept (`Stop::keep`): if the validation
+    // stops, they go to its caller unfreed.
+    let generated = stop.keep(generated);
     let tree_hosts = generated.as_ref().map(|g| g.topology.hosts.len() as u32);
     let s = generated.as_ref().unwrap_or(s);
     // So does a workload's matrix, as if its flows were written out.
     let duration = positive_time("duration", &s.duration)?;
     stop.now()?;
     let workload = super::workload::expand(s, tree_hosts, seed.unwrap_or(s.seed), duration, stop)?;
+    let workload = stop.keep(workload);
     stop.now()?;
     let s = workload.as_ref().map_or(s, |w| &w.scenario);
     let sizes = tcp::sizes(s)?;
@@ -60,13 +68,15 @@ fn resolve_model(s: &Scenario, seed: Option<u64>, stop: &mut Stop) -> Result<Mod
     let trace_interval = positive_time("trace.interval", &s.trace.interval)?;
     at_most_per_run("tcp.tick", &s.tcp.tick, duration, tick, MAX_TICKS)?;
     at_most_per_run("trace.interval", &s.trace.interval, duration, trace_interval, MAX_SAMPLES)?;
-    let nodes = Nodes::new(&s.topology)?;
-    let mut ports = ports::ports(s, &nodes, &sizes)?;
+    let nodes = stop.keep(Nodes::new(&s.topology)?);
+    let ports = ports::ports(s, &nodes, &sizes, stop)?;
+    let mut ports = stop.keep(ports);
     port_rates(s, &mut ports)?;
     switch_latency(s, &nodes, &mut ports)?;
     let seed = seed.unwrap_or(s.seed);
     occupancy_percentiles(s, &nodes, &ports)?;
     let flows = flows::flows(s, &nodes, &ports, &sizes, seed, stop)?;
+    let flows = stop.keep(flows);
     stop.now()?;
     if workload.is_none() {
         flows::start_within_the_run(&flows, duration)?;
@@ -97,7 +107,8 @@ fn resolve_model(s: &Scenario, seed: Option<u64>, stop: &mut Stop) -> Result<Mod
         super::fabric_ecn::check_senders(s)?;
     }
     stop.now()?;
-    queue_memory::check(s, &ports, &flows, &sizes, &tcp, &waits, fabric.as_ref())?;
+    queue_memory::check(s, &ports, &flows, &sizes, &tcp, &waits, fabric.as_ref(), stop)?;
+    let (nodes, ports, flows) = (nodes.into_inner(), ports.into_inner(), flows.into_inner());
     let model = Model {
         abr,
         host,
@@ -128,7 +139,7 @@ fn resolve_model(s: &Scenario, seed: Option<u64>, stop: &mut Stop) -> Result<Mod
         measure: measure(s, duration)?,
         params: s.params.clone(),
         triggers: workload.as_ref().and_then(|w| w.triggers.clone()),
-        jobs: workload.map(|w| w.jobs).unwrap_or_default(),
+        jobs: workload.into_inner().map(|w| w.jobs).unwrap_or_default(),
     };
     if model.capture.is_some() {
         super::capture::check(&model)?;
