@@ -64,7 +64,9 @@ def pytest_collection_modifyitems(items):
     rank = {name: i for i, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.rpartition("/")[2], len(FIRST)))
     # A module-scoped fixture (a reproduction, a cluster, a compiled program: up to 40 s) is made once
-    # per process that runs its module's tests: `--dist loadgroup` keeps such a module on one worker.
+    # per process that runs its module's tests: `--dist loadgroup` is to keep its tests on one worker.
+    # Not yet: pytest-xdist 3.8 marks a group in `item._nodeid`, which pytest 9 no longer reads (a test
+    # checked: a marked module's tests ran on both workers), so each test is scheduled on its own.
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
