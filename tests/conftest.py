@@ -50,3 +50,24 @@ def mount(tmp_path):
     yield make
     for d in made:
         subprocess.run(["umount", str(d)], capture_output=True)
+
+
+#: The longest tests (minutes, most of them spent in process pools or compilers), started first: under
+#: `-n auto` (pytest-xdist) each runs while the other workers take the short tests, rather than starting
+#: late and leaving one core idle to the end (`reproduce all --quick` alone is a fifth of the suite).
+FIRST = ("test_golden.py::test_reproduce_all_quick_matches_golden",
+         "test_recipe.py::test_a_toy_drop_policy_service_and_tcp_variant_are_one_file_and_one_line_each")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.rpartition("/")[2], len(FIRST)))
+    # A module-scoped fixture (a reproduction, a cluster, a compiled program: up to 40 s) is made once
+    # per process that runs its module's tests: `--dist loadgroup` is to keep its tests on one worker.
+    # Not yet: pytest-xdist 3.8 marks a group in `item._nodeid`, which pytest 9 no longer reads (a test
+    # checked: a marked module's tests ran on both workers), so each test is scheduled on its own.
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
