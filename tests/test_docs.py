@@ -147,3 +147,14 @@ def test_the_readmes_test_line_says_how_long_and_names_each_test_as_it_runs():
     assert re.search(r"python -m pytest -v\b", line), line
     after = text.split(line, 1)[1][:400]
     assert re.search(r"The tests take about \d+ minutes on \d+ cores", after), after
+
+
+def test_ci_runs_exactly_the_readmes_test_command():
+    # CI (`.ci/run`) must run what the README tells a new user to run, so that a green CI vouches for it:
+    # its last line is the README's test line without the comment (the apt installs before it only add
+    # the programs some tests drive).
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if "pip install" in x and "python -m pytest" in x)
+    command = line.split("  #", 1)[0].strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1].strip() == command, (ci[-1], command)

@@ -115,19 +115,34 @@ impl Port {
         // Idle only with nothing waiting (`nic_ends_before`): what
         // `offer_nic` does, its `start_next` finding the line busy.
         if nic.in_tx.is_some() {
-            nic.enqueue(now, *unit);
-            self.stats.peak_occupancy = self.stats.peak_occupancy.max(nic.occupancy());
+            self.nic_wait(now, unit);
             return LazyNicOffer::Waits;
         }
         debug_assert_eq!(nic.queued(), 0, "a lazy NIC idles only with nothing waiting");
-        self.stats.peak_occupancy = self.stats.peak_occupancy.max(1);
-        let Started::Cell { free_at, arrive_at, pipe_was_empty, .. } =
-            line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, now, *unit)
-        else {
+        let Started::Cell { arrive_at, pipe_was_empty, .. } = self.nic_send_at_once(now, unit) else {
             unreachable!("a NIC starts packets, not credit cells")
         };
-        nic.in_tx = Some((*unit, free_at));
         LazyNicOffer::OnTheLine { arrive_at, pipe_was_empty }
+    }
+
+    /// An idle NIC with nothing waiting (most packets of a receiving host:
+    /// its ACKs and PULLs) sends the packet at once: what queueing it and
+    /// taking it back out would do, as the only one.
+    #[inline(always)]
+    fn nic_send_at_once(&mut self, now: Time, unit: &Unit) -> Started {
+        let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(1);
+        let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, now, *unit);
+        nic.in_tx = Some((*unit, started.free_at()));
+        started
+    }
+
+    /// A busy NIC: the packet waits in its class.
+    #[inline(always)]
+    fn nic_wait(&mut self, now: Time, unit: &Unit) {
+        let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
+        nic.enqueue(now, *unit);
+        self.stats.peak_occupancy = self.stats.peak_occupancy.max(nic.occupancy());
     }
 
     /// A host's NIC: every packet enters (a host keeps its own data).
@@ -141,16 +156,9 @@ impl Port {
         }
         let Discipline::HostNic(nic) = &mut self.discipline else { unreachable!("a host NIC") };
         if nic.in_tx.is_none() && nic.queued() == 0 {
-            // An idle NIC with nothing waiting (most packets of a receiving
-            // host: its ACKs and PULLs) sends the packet at once: what
-            // queueing it and taking it back out would do, as the only one.
-            self.stats.peak_occupancy = self.stats.peak_occupancy.max(1);
-            let started = line_cell(&mut self.ser, &mut self.stats, &mut self.pipe, self.delay, now, now, *unit);
-            nic.in_tx = Some((*unit, started.free_at()));
-            return Offer::Queued(Some(started));
+            return Offer::Queued(Some(self.nic_send_at_once(now, unit)));
         }
-        nic.enqueue(now, *unit);
-        self.stats.peak_occupancy = self.stats.peak_occupancy.max(nic.occupancy());
+        self.nic_wait(now, unit);
         Offer::Queued(self.start_next(now))
     }
 
