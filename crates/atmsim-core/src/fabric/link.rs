@@ -111,6 +111,7 @@ impl FabricLink {
     }
 
     /// Queues a cell in FIFO `queue` (0 first: `PRIORITIES` − 1 − its priority).
+    #[inline]
     pub fn enqueue(&mut self, cell: Cell, queue: usize) {
         self.queues[queue].push_back(cell);
         self.waiting |= 1 << queue;

@@ -13,12 +13,73 @@ use crate::net::Unit;
 use crate::ring::Ring;
 use std::collections::VecDeque;
 
+/// The payloads of the cells from the next due in order on (0: not arrived
+/// yet), in a ring of slots whose count is a power of two, so a place is a
+/// mask; slots past the last placed are always 0.
+#[derive(Clone, Debug, Default)]
+struct SeqWindow {
+    slots: Vec<u16>,
+    head: usize,
+    /// Slots from the head up to the farthest placed.
+    len: usize,
+}
+
+impl SeqWindow {
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    /// Slot `k` from the front set to `payload`.
+    #[inline]
+    fn set(&mut self, k: usize, payload: u16) {
+        if k >= self.slots.len() {
+            self.grow(k + 1);
+        }
+        let at = (self.head + k) & self.mask();
+        debug_assert_eq!(self.slots[at], 0, "a cell arrived twice");
+        self.slots[at] = payload;
+        self.len = self.len.max(k + 1);
+    }
+
+    /// The front slot (0 if empty or not arrived).
+    #[inline]
+    fn front(&self) -> u16 {
+        if self.len == 0 {
+            0
+        } else {
+            self.slots[self.head]
+        }
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.slots[self.head] = 0;
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+    }
+
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        let mut slots = vec![0; need.next_power_of_two().max(16)];
+        for (i, slot) in slots.iter_mut().enumerate().take(self.len) {
+            *slot = self.slots[(self.head + i) & self.mask()];
+        }
+        self.slots = slots;
+        self.head = 0;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        (0..self.len).map(|i| self.slots[(self.head + i) & self.mask()])
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Reassembly {
     /// The number of the next cell due in order.
     next_seq: u32,
     /// Payload of the cells next_seq, next_seq + 1, ... that arrived (0: not yet).
-    window: VecDeque<u16>,
+    window: SeqWindow,
     /// Cells held waiting for an earlier one; the most at once.
     held: u32,
     pub peak_held: u32,
@@ -75,13 +136,9 @@ impl Reassembly {
     /// now in order.
     fn place(&mut self, seq: u32, payload: u16) {
         debug_assert!(payload & !LOST > 0);
-        let k = seq.wrapping_sub(self.next_seq) as usize;
-        if self.window.len() <= k {
-            self.window.resize(k + 1, 0);
-        }
-        debug_assert_eq!(self.window[k], 0, "cell {seq} arrived twice");
-        self.window[k] = payload;
-        while let Some(&p) = self.window.front() {
+        self.window.set(seq.wrapping_sub(self.next_seq) as usize, payload);
+        loop {
+            let p = self.window.front();
             if p == 0 {
                 break;
             }
@@ -116,6 +173,12 @@ impl Reassembly {
         Some(if hit { Released::Discarded(unit) } else { Released::Whole(unit) })
     }
 
+    /// Whether [`Reassembly::next_packet`] would release a packet now.
+    #[inline]
+    pub fn has_packet(&self) -> bool {
+        self.packets.front().is_some_and(|p| self.ready >= p.wire_bytes as u64)
+    }
+
     /// Cells held out of order now (arrived, waiting for an earlier one).
     pub fn held(&self) -> u32 {
         self.held
@@ -123,7 +186,7 @@ impl Reassembly {
 
     /// Bytes that arrived but belong to no packet delivered yet.
     pub fn bytes_waiting(&self) -> u64 {
-        self.ready + self.window.iter().map(|&p| (p & !LOST) as u64).sum::<u64>()
+        self.ready + self.window.iter().map(|p| (p & !LOST) as u64).sum::<u64>()
     }
 }
 
@@ -274,5 +337,43 @@ mod tests {
             }
             assert_eq!((r.held(), r.peak_held), (0, 2), "give-ups {order:?}");
         }
+    }
+
+    /// The window's ring wraps and grows with its head anywhere: cells
+    /// arriving in shuffled blocks of up to 40 (past its first 16 slots),
+    /// 5,000 of them, are held and put in order as a set of the numbers
+    /// waiting says.
+    #[test]
+    fn shuffled_cells_are_held_and_released_as_a_plain_set_says() {
+        let mut r = Reassembly::default();
+        let (mut rng, mut next, mut bytes, mut expected) = (0x9e37_79b9_7f4a_7c15u64, 0u32, 0u64, 0u32);
+        let mut draw = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut waiting = std::collections::BTreeSet::new();
+        while next < 5_000 {
+            let n = 1 + draw(40) as u32;
+            let mut block: Vec<u32> = (next..next + n).collect();
+            for i in (1..block.len()).rev() {
+                block.swap(i, draw(i as u64 + 1) as usize);
+            }
+            for seq in block {
+                let payload = 1 + (seq % 256) as u16;
+                r.cell(seq, payload);
+                bytes += payload as u64;
+                // A plain set of the numbers arrived and not yet in order.
+                waiting.insert(seq);
+                while waiting.remove(&expected) {
+                    expected += 1;
+                }
+                assert_eq!(r.held() as usize, waiting.len(), "after cell {seq}");
+            }
+            next += n;
+            assert_eq!((r.held(), r.bytes_waiting()), (0, bytes), "a block is whole");
+        }
+        assert!(r.peak_held >= 16, "the ring grew past its first slots: {}", r.peak_held);
     }
 }

@@ -84,6 +84,9 @@ pub(in crate::world) struct Fabric {
     pub(super) lost_unreachable: u64,
     /// Per (FE, destination FAP), the usable links down from it.
     pub(super) reach: Vec<u32>,
+    /// No failure detected yet: every link usable, every element reaches
+    /// every FAP, so round-robin spraying takes the next link unchecked.
+    pub(super) all_usable: bool,
     /// Cells lost as they were queued, and link credits owed for cells an
     /// element lost, for the world to follow up (`fabric_fail.rs`).
     pub(super) dead: Vec<Cell>,
@@ -148,6 +151,7 @@ impl Fabric {
             lost_before_detection: 0,
             lost_unreachable: 0,
             reach: vec![g.links_per_fe(); (g.fe_count() * g.faps) as usize],
+            all_usable: true,
             dead: Vec::new(),
             late_credits: Vec::new(),
             waking: Vec::new(),
@@ -179,6 +183,12 @@ impl Fabric {
         let g = &self.cfg.geometry;
         self.made[cell.kind as usize] += 1;
         let first = self.spray_next[fap as usize];
+        if self.all_usable && !self.cfg.least_loaded {
+            // What the search below finds at its first step.
+            self.spray_next[fap as usize] = if first + 1 == g.links { 0 } else { first + 1 };
+            let link = g.up(fap, first);
+            return self.enqueue(link, cell).then_some(link);
+        }
         let mut best: Option<(u64, u32)> = None;
         for k in 0..g.links {
             // (first + k) mod links, without a division: first < links.
@@ -217,22 +227,30 @@ impl Fabric {
     }
 
     /// Queues a cell for a link; false if the link has failed (the cell is lost).
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, link: u32, cell: Cell) -> bool {
         let queue = match cell.kind {
             CellKind::Data => self.data_queue.get(cell.voq as usize).map_or(PRIORITIES - 1, |&q| q as usize),
             CellKind::FlowStatus | CellKind::Credit => 0,
         };
         let l = &mut self.links[link as usize];
-        if l.up {
-            l.enqueue(cell, queue);
-            if !l.busy {
-                self.waking.push(link);
-            }
-            return true;
+        if !l.up {
+            self.lose_on_failed_link(cell);
+            return false;
         }
+        l.enqueue(cell, queue);
+        if !l.busy {
+            self.waking.push(link);
+        }
+        true
+    }
+
+    /// A cell sent onto a failed link before the failure was detected.
+    #[cold]
+    #[inline(never)]
+    fn lose_on_failed_link(&mut self, cell: Cell) {
         self.lost_before_detection += 1;
         self.lose(cell);
-        false
     }
 }
 
@@ -397,10 +415,12 @@ impl World {
                 let port = f.tables.voq_port[cell.voq as usize];
                 let stream = &mut f.streams[cell.voq as usize];
                 stream.cell(cell.seq, cell.payload);
-                let held = stream.held();
+                let (held, ready) = (stream.held(), stream.has_packet());
                 f.depth_at_arrival.record(held);
-                let egress = f.egress[port as usize];
-                self.reassembled(cell.voq, egress);
+                if ready {
+                    let egress = f.egress[port as usize];
+                    self.reassembled(cell.voq, egress);
+                }
             }
             CellKind::FlowStatus => {
                 let g = &f.cfg.geometry;

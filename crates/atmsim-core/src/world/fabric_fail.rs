@@ -48,10 +48,14 @@ impl Fabric {
 
     /// Follows up the cells lost since the last call: credits owed for
     /// them, a data cell's give-up, a FlowStatus sent again.
+    #[inline]
     pub(super) fn follow_losses(&mut self, sched: &mut Scheduler, now: Time) {
-        if self.dead.is_empty() && self.late_credits.is_empty() {
-            return;
+        if !(self.dead.is_empty() && self.late_credits.is_empty()) {
+            self.follow_each_loss(sched, now);
         }
+    }
+
+    fn follow_each_loss(&mut self, sched: &mut Scheduler, now: Time) {
         let timeout = self.cfg.reassembly_timeout;
         for &(link, fwd) in &self.late_credits {
             let delay = self.links[link as usize].delay;
@@ -159,6 +163,7 @@ impl World {
                 continue;
             }
             f.links[link as usize].usable = false;
+            f.all_usable = false;
             let g = &f.cfg.geometry;
             if g.to_fap(link) {
                 let (fap, _) = g.fap_and_index(link);

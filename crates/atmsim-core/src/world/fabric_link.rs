@@ -13,7 +13,14 @@ use crate::time::Time;
 impl Fabric {
     /// Starts the links that were given a cell while idle, in the order
     /// they were given it.
+    #[inline]
     pub(super) fn start_waking(&mut self, sched: &mut Scheduler, now: Time) {
+        if !self.waking.is_empty() {
+            self.start_each_waking(sched, now);
+        }
+    }
+
+    fn start_each_waking(&mut self, sched: &mut Scheduler, now: Time) {
         // A start queues nothing, so the list does not change under the loop.
         for i in 0..self.waking.len() {
             let link = self.waking[i];
@@ -31,20 +38,18 @@ impl Fabric {
     /// leaving a fabric element frees its place there: the link it came in
     /// by gets its credit back.
     pub(super) fn start(&mut self, sched: &mut Scheduler, now: Time, link: u32) {
-        let header = self.cfg.cell_header;
-        let Some((cell, end)) = self.links[link as usize].start(now, header) else { return };
+        let l = &mut self.links[link as usize];
+        let Some((cell, end)) = l.start(now, self.cfg.cell_header) else { return };
         // What the link put at the back of its wire (`FabricLink::start`).
-        let arrive_at = end + self.links[link as usize].delay;
-        let credit = if self.cfg.geometry.is_up(link) {
-            None
-        } else {
-            let from = cell.from_link;
-            self.links[from as usize].forwarded().map(|fwd| (from, fwd, self.links[from as usize].delay))
-        };
+        let arrive_at = end + l.delay;
         self.groups.place(sched, end, Due::End, link);
         self.groups.place(sched, arrive_at, Due::Arrival, link);
-        if let Some((from, fwd, delay)) = credit {
-            self.schedule_link_credit(sched, now + delay, from, fwd);
+        if !self.cfg.geometry.is_up(link) {
+            let from = &mut self.links[cell.from_link as usize];
+            if let Some(fwd) = from.forwarded() {
+                let at = now + from.delay;
+                self.schedule_link_credit(sched, at, cell.from_link, fwd);
+            }
         }
     }
 

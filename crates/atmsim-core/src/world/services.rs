@@ -162,6 +162,11 @@ registry! {
 pub(super) struct Services {
     list: Vec<Service>,
     pub takes: Takes,
+    /// The fabric's place in the list (set whenever the list changes): it
+    /// is reached several times a cell-hop, and a search of the list each
+    /// time cost `fabric-perm` 0.6 % of its instructions (docs/performance.md,
+    /// session 39).
+    fabric_at: Option<usize>,
 }
 
 impl Services {
@@ -177,6 +182,11 @@ impl Services {
     fn add(&mut self, service: Service) {
         self.takes = self.takes.or(service.takes());
         self.list.push(service);
+        self.list_changed();
+    }
+
+    fn list_changed(&mut self) {
+        self.fabric_at = self.list.iter().position(|s| matches!(s, Service::Fabric(_)));
     }
 
     /// The registered service of type `T`, if the run has it.
@@ -204,6 +214,7 @@ impl Services {
         watch.capture = Some(Box::new(capture));
         let log = watch.log_port.is_some();
         self.list.insert(at.unwrap_or(0), Service::Watch(watch));
+        self.list_changed();
         self.takes.at_source = true;
         // Or'd: another service (occupancy percentiles) may watch offers too.
         self.takes.watching |= log || watches_ports;
@@ -225,8 +236,9 @@ impl Services {
     pub(super) fn fabric(&self) -> Option<&Fabric> {
         self.get()
     }
+    #[inline]
     pub(super) fn fabric_mut(&mut self) -> Option<&mut Fabric> {
-        self.get_mut()
+        Fabric::of_mut(&mut self.list[self.fabric_at?])
     }
     pub(super) fn watch(&self) -> Option<&Watch> {
         self.get()
