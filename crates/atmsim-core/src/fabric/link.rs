@@ -9,6 +9,9 @@ use super::{Cell, CellKind, PRIORITIES};
 use crate::ring::Ring;
 use crate::time::{Rate, Serializer, Time};
 
+// `FabricLink::start` masks a queue's number by `PRIORITIES - 1`.
+const _: () = assert!(PRIORITIES.is_power_of_two());
+
 #[derive(Clone, Debug)]
 pub struct FabricLink {
     transmitter: Serializer,
@@ -111,7 +114,7 @@ impl FabricLink {
     }
 
     /// Queues a cell in FIFO `queue` (0 first: `PRIORITIES` − 1 − its priority).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, cell: Cell, queue: usize) {
         self.queues[queue].push_back(cell);
         self.waiting |= 1 << queue;
@@ -133,7 +136,9 @@ impl FabricLink {
             self.credit_stalls += 1;
             return None;
         }
-        let q = self.waiting.trailing_zeros() as usize;
+        // A set bit is below `PRIORITIES` (a power of two): the mask only
+        // tells the compiler so, and the bounds check goes.
+        let q = self.waiting.trailing_zeros() as usize & (PRIORITIES - 1);
         let cell = self.queues[q].pop_front().expect("its bit is set");
         self.queued -= 1;
         if self.queues[q].is_empty() {

@@ -28,6 +28,8 @@ pub struct Tables {
     pub fe_local: Vec<u32>,
     /// Per VOQ, its egress port.
     pub voq_port: Vec<u32>,
+    /// Each FE's links down to one FAP (a division every cell-hop otherwise).
+    pub links_per_fe: u32,
 }
 
 impl Tables {
@@ -36,7 +38,7 @@ impl Tables {
         let fe_of_up = (0..g.faps * g.links).map(|l| g.fe_of(l)).collect();
         let fe_local = (0..g.fe_count()).map(|fe| fe % g.fes).collect();
         let voq_port = (0..g.voq_count()).map(|v| g.voq_ends(v).1).collect();
-        Tables { far, fe_of_up, fe_local, voq_port }
+        Tables { far, fe_of_up, fe_local, voq_port, links_per_fe: g.links_per_fe() }
     }
 
     /// FE `fe`'s k-th link down to FAP `fap` (`Geometry::down_from_fe`).
@@ -74,6 +76,7 @@ mod tests {
                     }
                 }
             }
+            assert_eq!(t.links_per_fe, g.links_per_fe());
             for v in 0..g.voq_count() {
                 assert_eq!(t.voq_port[v as usize], g.voq_ends(v).1);
             }

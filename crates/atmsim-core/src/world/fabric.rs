@@ -18,8 +18,8 @@ use crate::fabric::link::FabricLink;
 use crate::fabric::reassembly::{DepthHistogram, Reassembly, Released};
 use crate::fabric::scheduler::{EgressScheduler, Slot};
 use crate::fabric::segmenter::Segmenter;
-use crate::fabric::tables::{FarEnd, Tables};
-use crate::fabric::voq::{Crs, Voq};
+use crate::fabric::tables::Tables;
+use crate::fabric::voq::Voq;
 use crate::fabric::{Cell, CellKind, FabricConfig, PRIORITIES};
 use crate::net::{PortId, Unit};
 use crate::scenario::fabric::{fraction, scaled};
@@ -33,7 +33,7 @@ pub(in crate::world) struct Fabric {
     pub(super) cfg: FabricConfig,
     /// The geometry's answers each cell asks, as tables (`fabric/tables.rs`).
     pub(super) tables: Tables,
-    segmenter: Segmenter,
+    pub(super) segmenter: Segmenter,
     pub(super) links: Vec<FabricLink>,
     pub(super) voqs: Vec<Voq>,
     pub(super) streams: Vec<Reassembly>,
@@ -56,7 +56,7 @@ pub(in crate::world) struct Fabric {
     /// priority's; empty: every class at the lowest).
     data_queue: Vec<u8>,
     /// Per FAP, bytes in its VOQs.
-    voq_bytes: Vec<u64>,
+    pub(super) voq_bytes: Vec<u64>,
     pub(super) voq_drops: u64,
     /// Packets marked CE at their VOQ (`voq_ecn_above`).
     pub(super) voq_marks: u64,
@@ -311,41 +311,6 @@ impl World {
         self.voq_release(voq);
     }
 
-    /// A VOQ sends what its credit allows and reports a new state; the
-    /// links its cells went to start.
-    pub(super) fn voq_release(&mut self, voq: u32) {
-        let f = self.fabric();
-        let (src_fap, port) = f.cfg.geometry.voq_ends(voq);
-        let dst_fap = f.cfg.geometry.fap_of_port(port);
-        let mut run = 0u64;
-        while let Some(unit) = f.voqs[voq as usize].dequeue() {
-            let len = unit.wire_bytes as u64;
-            f.voq_bytes[src_fap as usize] -= len;
-            f.streams[voq as usize].packets.push_back(unit);
-            run += len;
-            if !f.cfg.packing {
-                Self::cut(f, voq, src_fap, dst_fap, run);
-                run = 0;
-            }
-        }
-        if run > 0 {
-            Self::cut(f, voq, src_fap, dst_fap, run);
-        }
-        if let Some(state) = f.voqs[voq as usize].settle(&f.cfg.crs) {
-            let cell = Cell {
-                voq,
-                seq: f.voqs[voq as usize].statuses << 2 | state as u32,
-                from_link: 0,
-                payload: f.cfg.control_bytes as u16,
-                dst_fap: dst_fap as u8,
-                kind: CellKind::FlowStatus,
-            };
-            f.spray(src_fap, cell);
-        }
-        self.start_waking();
-        self.fabric_losses();
-    }
-
     /// Releases a stream's packets that are complete, or given up.
     pub(super) fn reassembled(&mut self, voq: u32, egress: PortId) {
         while let Some(released) = self.fabric().streams[voq as usize].next_packet() {
@@ -362,17 +327,6 @@ impl World {
         }
     }
 
-    /// Cuts a run of `bytes` of VOQ `voq` into cells and sprays them.
-    fn cut(f: &mut Fabric, voq: u32, src_fap: u32, dst_fap: u32, bytes: u64) {
-        let segmenter = f.segmenter;
-        f.bursts += 1;
-        segmenter.cut(bytes, |payload| {
-            let seq = f.streams[voq as usize].number();
-            f.data_bytes_made += payload as u64;
-            f.spray(src_fap, Cell { voq, seq, from_link: 0, payload, dst_fap: dst_fap as u8, kind: CellKind::Data });
-        });
-    }
-
     pub(super) fn fabric_event(&mut self, ev: FabricEvent) {
         match ev {
             FabricEvent::LinkFree(g) => self.group_due(g, Due::End),
@@ -386,55 +340,6 @@ impl World {
             FabricEvent::Detect(i) => self.failure_detected(i),
             FabricEvent::GiveUp { voq, cell } => self.give_up(voq, cell),
             FabricEvent::StatusAgain(voq) => self.status_again(voq),
-        }
-    }
-
-    /// The cell at the head of `link`'s wire arrives: at a fabric element,
-    /// passed on towards its FAP; at a FAP (its links down), taken.
-    pub(super) fn fabric_arrival(&mut self, link: u32) {
-        let now = self.now;
-        let (f, sched) = self.fabric_and_scheduler();
-        // A failed link's wire was emptied: its cells' arrivals find nothing.
-        let Some(mut cell) = f.links[link as usize].pipe.pop_front() else { return };
-        if let FarEnd::Element(hop) = f.tables.far[link as usize] {
-            cell.from_link = link;
-            f.fe_forward(hop, cell);
-            f.start_waking(sched, now);
-            return f.follow_losses(sched, now);
-        }
-        // A FAP takes its cells at once: the link's credit goes straight back.
-        let l = &mut f.links[link as usize];
-        if let Some(fwd) = l.forwarded() {
-            let delay = l.delay;
-            f.schedule_link_credit(sched, now + delay, link, fwd);
-        }
-        f.received[cell.kind as usize] += 1;
-        match cell.kind {
-            CellKind::Data => {
-                f.data_bytes_received += cell.payload as u64;
-                let port = f.tables.voq_port[cell.voq as usize];
-                let stream = &mut f.streams[cell.voq as usize];
-                stream.cell(cell.seq, cell.payload);
-                let (held, ready) = (stream.held(), stream.has_packet());
-                f.depth_at_arrival.record(held);
-                if ready {
-                    let egress = f.egress[port as usize];
-                    self.reassembled(cell.voq, egress);
-                }
-            }
-            CellKind::FlowStatus => {
-                let g = &f.cfg.geometry;
-                let ((src, port), tc) = (g.voq_ends(cell.voq), g.voq_tc(cell.voq));
-                let member = tc * g.faps + src;
-                if let Some(at) = f.schedulers[port as usize].status(now, member, Crs::from_u32(cell.seq & 3), cell.seq >> 2) {
-                    sched.schedule(at, Event::Fabric(FabricEvent::CreditSlot(port)));
-                }
-            }
-            CellKind::Credit => {
-                let worth = f.cfg.credit_worth;
-                f.voqs[cell.voq as usize].credit(worth);
-                self.voq_release(cell.voq);
-            }
         }
     }
 

@@ -31,7 +31,7 @@ impl Fabric {
         };
         let g = &self.cfg.geometry;
         let at = (fe * g.faps + cell.dst_fap as u32) as usize;
-        let n = g.links_per_fe();
+        let n = self.tables.links_per_fe;
         let mut k = self.fe_next[at];
         for _ in 0..n {
             let down = self.tables.down_from_fe(g, fe, cell.dst_fap as u32, k);

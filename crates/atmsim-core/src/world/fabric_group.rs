@@ -177,10 +177,21 @@ impl World {
                 }
             }
             Due::Arrival => {
-                for &link in &links {
-                    self.fabric_arrival(link);
+                let mut i = 0;
+                while i < links.len() {
+                    // Arrivals need only the fabric until one completes a packet.
+                    let (f, sched) = self.fabric_and_scheduler();
+                    let mut completed = None;
+                    while completed.is_none() && i < links.len() {
+                        completed = f.arrival(sched, now, links[i]);
+                        i += 1;
+                    }
+                    if let Some((voq, egress)) = completed {
+                        self.reassembled(voq, egress);
+                    }
                     // The run stops after the event that delivers its last finite
-                    // transfer (`run_observed`): the later members' events would not have run.
+                    // transfer (`run_observed`): the later members' events would not
+                    // have run. Only the world's part of an arrival delivers.
                     if self.unfinished == 0 {
                         break;
                     }

@@ -31,6 +31,7 @@ mod credit;
 mod eqds;
 mod eqds_build;
 mod fabric;
+mod fabric_arrival;
 mod fabric_fail;
 mod fabric_group;
 mod fabric_link;
