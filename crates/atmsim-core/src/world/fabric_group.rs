@@ -136,6 +136,7 @@ impl Groups {
     }
 
     /// A new group of `link` alone, open for more, due at `at`; its index.
+    #[inline(always)]
     fn open_new(&mut self, at: Time, due: Due, link: u32, allocated: u64) -> u32 {
         let g = self.free.pop().unwrap_or_else(|| {
             self.links.push(Vec::new());
