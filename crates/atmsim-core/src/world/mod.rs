@@ -165,6 +165,10 @@ pub struct World {
     /// Host NICs schedule the end of a transmission only when a packet
     /// waits for it (`credit.rs`, `transmitter_free_at`).
     defer_nic_free: bool,
+    /// No host models its pipeline or jitters its sends: a segment goes
+    /// straight onto the link and straight to its transport, with no host
+    /// record read (`hosts.rs`).
+    plain_hosts: bool,
 }
 
 impl World {
