@@ -149,6 +149,14 @@ impl Ledger {
         self.arriving_cells += 1;
     }
 
+    /// A packet, its frame's one unit, arrived: the frame's fate is fixed
+    /// at once (`World::frame_arrived`), so no record counts it as arrived
+    /// (only reassembly reads those counts, and only cells are reassembled).
+    #[inline]
+    pub fn packet_arrived(&mut self) {
+        self.cells_arrived += 1;
+    }
+
     /// Writes the arriving frame's cells into its record (if it is still
     /// kept: a frame whose fate is fixed needs no count).
     #[cold]

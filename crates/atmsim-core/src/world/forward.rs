@@ -287,7 +287,11 @@ impl World {
             return self.abr_frameless_arrives(&unit);
         }
         let vc = unit.vc.ix();
-        self.ledgers[vc].cell_arrived(unit.frame);
+        if self.atm {
+            self.ledgers[vc].cell_arrived(unit.frame);
+        } else {
+            self.ledgers[vc].packet_arrived();
+        }
         // Credit for the last link: an ideal host consumes the cell at once;
         // a modelled host's adapter moves cells to host memory at the host's
         // rate, and credits them as they go (Morris & Kung 1995, setup).
