@@ -229,10 +229,9 @@ impl World {
     }
 
     /// Cuts a segment into units (cells, or one packet) and offers them to
-    /// the first port of the VC's route. Returns when the last unit leaves
-    /// that port, if the port knows it already (FIFO); a per-VC port reports
-    /// it with its `PortEvent::Free`.
-    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: FrameHeader) -> Option<Time> {
+    /// the first port of the VC's route. Returns that port, unless the frame
+    /// was dropped at its source (only a modelled host's adapter reads it).
+    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: FrameHeader) -> Option<PortId> {
         let v = self.vcs.get(vc);
         let ip_len = seg.ip_len(v.header_bytes);
         // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
@@ -254,7 +253,7 @@ impl World {
         let first_transmission = at_source && seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
-        if self.defer_nic_free {
+        if self.eager_nics_defer {
             // A host's NIC is the first port of every route from it.
             self.nic_arrival(first_port);
         }
@@ -276,8 +275,7 @@ impl World {
             Leaves::Queued => {}
             Leaves::Dropped => return None,
         }
-        let port = &self.ports[first_port.ix()];
-        (!port.is_per_vc()).then(|| port.last_departure())
+        Some(first_port)
     }
 
     /// A unit reached the end of its route, leaving the pipe of `last`,

@@ -67,8 +67,12 @@ impl World {
     /// The transmit adapter has loaded a packet: its cells go out.
     pub(super) fn adapter_loaded(&mut self, h: HostId) {
         let (vc, seg) = self.hosts[h.ix()].pipe.as_mut().expect("host model").loaded(self.now);
-        if let Some(eom_leaves) = self.segment_onto_link(vc, seg) {
-            self.sched.schedule(eom_leaves, Event::Host(HostEvent::AdapterFree(h)));
+        let Some(first) = self.segment_onto_link(vc, seg) else { return };
+        // Free when the last unit leaves the first port, if the port knows
+        // it already (FIFO); a per-VC port reports it with its `PortEvent::Free`.
+        let port = &self.ports[first.ix()];
+        if !port.is_per_vc() {
+            self.sched.schedule(port.last_departure(), Event::Host(HostEvent::AdapterFree(h)));
         }
     }
 
