@@ -350,8 +350,10 @@ impl World {
     /// per-cell path above stays small (every cell's event runs it inline).
     #[inline(never)]
     fn frame_arrived(&mut self, unit: Unit) {
-        let vc = unit.vc.ix();
-        let mut seg = self.ledgers[vc].open_header(unit.frame);
+        // The ledger is borrowed once for the header and the fate: its
+        // record is found once.
+        let ledger = &mut self.ledgers[unit.vc.ix()];
+        let mut seg = ledger.open_header(unit.frame);
         if unit.is_congested() && !self.atm {
             // A router marked the packet CE (RFC 3168 §5): its receiver sees
             // the IP header's mark. (On ATM the mark is a cell's EFCI.)
@@ -360,29 +362,12 @@ impl World {
         // Only a data packet can have been trimmed: the control packets
         // (NDP's ACKs, NACKs and PULLs, most frames received) skip the call.
         let fate = match &seg {
-            FrameHeader::Ndp(n) if n.kind == NdpKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
-            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
+            FrameHeader::Ndp(n) if n.kind == NdpKind::Data => trimmed_on_the_way(&unit, self.vcs.get(unit.vc).header_bytes, &mut seg),
+            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data => trimmed_on_the_way(&unit, self.vcs.get(unit.vc).header_bytes, &mut seg),
             _ => Fate::Delivered,
         };
-        self.ledgers[vc].resolve(unit.frame, fate);
+        ledger.resolve(unit.frame, fate);
         self.deliver(unit.vc, seg);
-    }
-
-    /// A data packet of NDP or EQDS trimmed on the way arrives as its header
-    /// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
-    /// Out of line: the cells of every other frame do not carry this code.
-    /// (Called for data packets only; the kinds are tested again here so that
-    /// it stands alone.)
-    #[inline(never)]
-    fn trimmed_on_the_way(&self, unit: &Unit, seg: &mut FrameHeader) -> Fate {
-        let header_only = unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes;
-        match seg {
-            FrameHeader::Ndp(n) if n.kind == NdpKind::Data && header_only => n.kind = NdpKind::Trimmed,
-            // An EQDS RTS is a header already.
-            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data && header_only => e.kind = EqdsKind::Trimmed,
-            _ => return Fate::Delivered,
-        }
-        Fate::Trimmed
     }
 
     /// Logs what `offer` did with a unit at the logged port.
@@ -429,4 +414,21 @@ impl World {
         self.sample_fabric(t);
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
     }
+}
+
+/// A data packet of NDP or EQDS trimmed on the way arrives as its header
+/// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
+/// Out of line: the cells of every other frame do not carry this code.
+/// (Called for data packets only; the kinds are tested again here so that
+/// it stands alone.)
+#[inline(never)]
+fn trimmed_on_the_way(unit: &Unit, header_bytes: u32, seg: &mut FrameHeader) -> Fate {
+    let header_only = unit.wire_bytes as u32 == header_bytes;
+    match seg {
+        FrameHeader::Ndp(n) if n.kind == NdpKind::Data && header_only => n.kind = NdpKind::Trimmed,
+        // An EQDS RTS is a header already.
+        FrameHeader::Eqds(e) if e.kind == EqdsKind::Data && header_only => e.kind = EqdsKind::Trimmed,
+        _ => return Fate::Delivered,
+    }
+    Fate::Trimmed
 }
