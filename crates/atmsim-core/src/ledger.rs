@@ -149,6 +149,14 @@ impl Ledger {
         self.arriving_cells += 1;
     }
 
+    /// A packet, its frame's one unit, arrived: the frame's fate is fixed
+    /// at once (`World::frame_arrived`), so no record counts it as arrived
+    /// (only reassembly reads those counts, and only cells are reassembled).
+    #[inline]
+    pub fn packet_arrived(&mut self) {
+        self.cells_arrived += 1;
+    }
+
     /// Writes the arriving frame's cells into its record (if it is still
     /// kept: a frame whose fate is fixed needs no count).
     #[cold]
@@ -165,19 +173,31 @@ impl Ledger {
         self.record(frame).arrived + pending
     }
 
-    /// Fixes a frame's fate; returns it as a loss if it was lost.
+    /// Fixes a frame's fate; returns it as a loss if it was lost. A
+    /// delivered frame (nearly every one) is settled inline, with no call;
+    /// the others in [`Ledger::resolve_lost`].
+    #[inline(always)]
     pub fn resolve(&mut self, frame: u32, fate: Fate) -> Option<Loss> {
+        if fate != Fate::Delivered {
+            return self.resolve_lost(frame, fate);
+        }
+        let r = self.rec(frame);
+        debug_assert_eq!(r.fate, Fate::InFlight);
+        r.fate = fate;
+        // Nothing else of the record is read (no copy of it), and the
+        // oldest open frame is most often this one.
+        self.bytes_delivered += r.header.payload_len() as u64;
+        self.forget_resolved();
+        None
+    }
+
+    /// [`Ledger::resolve`] for every other fate: trimmed, dropped or discarded.
+    #[inline(never)]
+    fn resolve_lost(&mut self, frame: u32, fate: Fate) -> Option<Loss> {
         let r = self.rec(frame);
         debug_assert_eq!(r.fate, Fate::InFlight);
         r.fate = fate;
         let len = r.header.payload_len();
-        if fate == Fate::Delivered {
-            // Nearly every frame: nothing else of the record is read (no
-            // copy of it), and the oldest open frame is most often this one.
-            self.bytes_delivered += len as u64;
-            self.forget_resolved();
-            return None;
-        }
         let loss = Loss { seq: r.header.seq(), len, sent_at: r.sent_at, srtt: r.srtt };
         match fate {
             Fate::Dropped => {

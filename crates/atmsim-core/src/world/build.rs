@@ -127,6 +127,8 @@ impl World {
             // captures); the occupancy percentiles read each unit's departure when it is offered
             // and watch switch ports only, so they leave the deferral on.
             defer_nic_free: false,
+            eager_nics_defer: false,
+            plain_hosts: model.host.is_none() && model.send_jitter == 0,
             services,
             triggers: model.triggers.as_ref().map(super::triggers::TriggerState::new),
             model,

@@ -94,10 +94,12 @@ impl World {
     /// hosts).
     pub(super) fn defer_nic_ends(&mut self, defer: bool) {
         self.defer_nic_free = defer;
+        self.eager_nics_defer = false;
         for port in &mut self.ports {
             let delay = port.delay;
             if let Some(nic) = port.host_nic_mut() {
                 nic.lazy = defer && delay > 0;
+                self.eager_nics_defer |= defer && !nic.lazy;
             }
         }
     }

@@ -229,10 +229,9 @@ impl World {
     }
 
     /// Cuts a segment into units (cells, or one packet) and offers them to
-    /// the first port of the VC's route. Returns when the last unit leaves
-    /// that port, if the port knows it already (FIFO); a per-VC port reports
-    /// it with its `PortEvent::Free`.
-    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: FrameHeader) -> Option<Time> {
+    /// the first port of the VC's route. Returns that port, unless the frame
+    /// was dropped at its source (only a modelled host's adapter reads it).
+    pub(super) fn segment_onto_link(&mut self, vc: VcId, seg: FrameHeader) -> Option<PortId> {
         let v = self.vcs.get(vc);
         let ip_len = seg.ip_len(v.header_bytes);
         // `ip.mtu` leaves room for TCP options within IPv4's 65535 bytes
@@ -254,7 +253,7 @@ impl World {
         let first_transmission = at_source && seg.payload_len() > 0 && seg.seq() >= self.ledgers[vc.ix()].max_seq_sent;
         let ncells = if at_source { self.cut_frame(vc, &seg, first_transmission, ncells) } else { ncells };
         let frame = self.ledgers[vc.ix()].push(seg, ncells as u16, self.now, srtt);
-        if self.defer_nic_free {
+        if self.eager_nics_defer {
             // A host's NIC is the first port of every route from it.
             self.nic_arrival(first_port);
         }
@@ -276,18 +275,45 @@ impl World {
             Leaves::Queued => {}
             Leaves::Dropped => return None,
         }
-        let port = &self.ports[first_port.ix()];
-        (!port.is_per_vc()).then(|| port.last_departure())
+        Some(first_port)
     }
 
     /// A unit reached the end of its route, leaving the pipe of `last`,
-    /// its route's last port.
+    /// its route's last port: a packet reaching an ideal host in
+    /// [`World::receive_packet`], a cell or a unit reaching a modelled host
+    /// in [`World::receive_general`]. Inlined into the pipe head, so that
+    /// either costs one call.
+    #[inline(always)]
     fn receive(&mut self, last: PortId, unit: Unit) {
+        if self.atm || self.model.host.is_some() {
+            self.receive_general(last, unit)
+        } else {
+            self.receive_packet(last, unit)
+        }
+    }
+
+    /// A packet reached an ideal host: small, so that it sets up no frame
+    /// of its own before its frame's arrival.
+    #[inline(never)]
+    fn receive_packet(&mut self, last: PortId, unit: Unit) {
+        debug_assert!(!unit.is_frameless(), "RM and VBR cells only on ATM");
+        self.ledgers[unit.vc.ix()].packet_arrived();
+        self.forwarded(last, unit.vc, self.now);
+        self.frame_arrived(unit);
+    }
+
+    /// [`World::receive`] of a cell, or of a unit at a modelled host.
+    #[inline(never)]
+    fn receive_general(&mut self, last: PortId, unit: Unit) {
         if unit.is_frameless() {
             return self.abr_frameless_arrives(&unit);
         }
         let vc = unit.vc.ix();
-        self.ledgers[vc].cell_arrived(unit.frame);
+        if self.atm {
+            self.ledgers[vc].cell_arrived(unit.frame);
+        } else {
+            self.ledgers[vc].packet_arrived();
+        }
         // Credit for the last link: an ideal host consumes the cell at once;
         // a modelled host's adapter moves cells to host memory at the host's
         // rate, and credits them as they go (Morris & Kung 1995, setup).
@@ -324,8 +350,10 @@ impl World {
     /// per-cell path above stays small (every cell's event runs it inline).
     #[inline(never)]
     fn frame_arrived(&mut self, unit: Unit) {
-        let vc = unit.vc.ix();
-        let mut seg = self.ledgers[vc].open_header(unit.frame);
+        // The ledger is borrowed once for the header and the fate: its
+        // record is found once.
+        let ledger = &mut self.ledgers[unit.vc.ix()];
+        let mut seg = ledger.open_header(unit.frame);
         if unit.is_congested() && !self.atm {
             // A router marked the packet CE (RFC 3168 §5): its receiver sees
             // the IP header's mark. (On ATM the mark is a cell's EFCI.)
@@ -334,29 +362,12 @@ impl World {
         // Only a data packet can have been trimmed: the control packets
         // (NDP's ACKs, NACKs and PULLs, most frames received) skip the call.
         let fate = match &seg {
-            FrameHeader::Ndp(n) if n.kind == NdpKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
-            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data => self.trimmed_on_the_way(&unit, &mut seg),
+            FrameHeader::Ndp(n) if n.kind == NdpKind::Data => trimmed_on_the_way(&unit, self.vcs.get(unit.vc).header_bytes, &mut seg),
+            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data => trimmed_on_the_way(&unit, self.vcs.get(unit.vc).header_bytes, &mut seg),
             _ => Fate::Delivered,
         };
-        self.ledgers[vc].resolve(unit.frame, fate);
+        ledger.resolve(unit.frame, fate);
         self.deliver(unit.vc, seg);
-    }
-
-    /// A data packet of NDP or EQDS trimmed on the way arrives as its header
-    /// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
-    /// Out of line: the cells of every other frame do not carry this code.
-    /// (Called for data packets only; the kinds are tested again here so that
-    /// it stands alone.)
-    #[inline(never)]
-    fn trimmed_on_the_way(&self, unit: &Unit, seg: &mut FrameHeader) -> Fate {
-        let header_only = unit.wire_bytes as u32 == self.vcs.get(unit.vc).header_bytes;
-        match seg {
-            FrameHeader::Ndp(n) if n.kind == NdpKind::Data && header_only => n.kind = NdpKind::Trimmed,
-            // An EQDS RTS is a header already.
-            FrameHeader::Eqds(e) if e.kind == EqdsKind::Data && header_only => e.kind = EqdsKind::Trimmed,
-            _ => return Fate::Delivered,
-        }
-        Fate::Trimmed
     }
 
     /// Logs what `offer` did with a unit at the logged port.
@@ -403,4 +414,21 @@ impl World {
         self.sample_fabric(t);
         self.sched.schedule(self.now + self.model.trace_interval, Event::TraceSample);
     }
+}
+
+/// A data packet of NDP or EQDS trimmed on the way arrives as its header
+/// alone (NDP N2, EQDS E8): its frame's fate, and its header marked so.
+/// Out of line: the cells of every other frame do not carry this code.
+/// (Called for data packets only; the kinds are tested again here so that
+/// it stands alone.)
+#[inline(never)]
+fn trimmed_on_the_way(unit: &Unit, header_bytes: u32, seg: &mut FrameHeader) -> Fate {
+    let header_only = unit.wire_bytes as u32 == header_bytes;
+    match seg {
+        FrameHeader::Ndp(n) if n.kind == NdpKind::Data && header_only => n.kind = NdpKind::Trimmed,
+        // An EQDS RTS is a header already.
+        FrameHeader::Eqds(e) if e.kind == EqdsKind::Data && header_only => e.kind = EqdsKind::Trimmed,
+        _ => return Fate::Delivered,
+    }
+    Fate::Trimmed
 }

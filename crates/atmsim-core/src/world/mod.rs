@@ -166,6 +166,14 @@ pub struct World {
     /// Host NICs schedule the end of a transmission only when a packet
     /// waits for it (`credit.rs`, `transmitter_free_at`).
     defer_nic_free: bool,
+    /// Some NIC defers its ends of transmission as events (one with no
+    /// link delay, not lazy): only such a NIC has an arrival to watch
+    /// for (`credit.rs`, `nic_arrival`).
+    eager_nics_defer: bool,
+    /// No host models its pipeline or jitters its sends: a segment goes
+    /// straight onto the link and straight to its transport, with no host
+    /// record read (`hosts.rs`).
+    plain_hosts: bool,
 }
 
 impl World {

@@ -118,7 +118,7 @@ impl World {
         };
         self.warming = [Some(p), a, q];
         // Third step at a route's end: the frame's record in the ledger, and
-        // the record of the frame whose cells arrived before, which its
+        // (ATM) the record of the frame whose cells arrived before, which its
         // arrival settles (`Ledger::cell_arrived`).
         if let Some((vc, frame)) = ending {
             let ledger = &self.ledgers[vc.ix()];
