@@ -369,3 +369,32 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::World;
+
+    /// Turning captures on puts the Watch service first in the list: the
+    /// fabric, found by its kept place, is still found, and the run is the
+    /// same but for the captures.
+    #[test]
+    fn the_fabric_is_found_after_captures_move_the_list() {
+        let text = include_str!("../../../../python/atmsim/scenarios/fabric-incast.toml");
+        let run = |capture: bool| {
+            let sets = vec!["duration=20us".to_string()];
+            let m = crate::scenario::validate(&crate::scenario::parse(text, &sets).unwrap(), None).unwrap();
+            let mut w = World::new(m, false);
+            if capture {
+                w.enable_capture().unwrap();
+            }
+            assert!(w.services.fabric_mut().is_some(), "capture {capture}");
+            w.run();
+            let (s, _) = w.finish();
+            let v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+            v["fabric"].clone()
+        };
+        let (plain, captured) = (run(false), run(true));
+        assert!(plain["cells_made"]["data"].as_u64().unwrap() > 0);
+        assert_eq!(plain, captured);
+    }
+}
