@@ -154,9 +154,14 @@ pub struct Scheduler {
     /// Events in the lanes (the lanes are not looked at while none).
     in_lanes: usize,
     /// The wheel's first is handed out without a look elsewhere when it is
-    /// due before this: the far heap's root's time while no lane is in use,
-    /// else 0. (One comparison of times instead of two keys' and the
-    /// lanes' count: ties and the lanes take the full comparison.)
+    /// due before this: never later than the far heap's root and every
+    /// lane's front (their earliest time once a lane's front has left or
+    /// while no lane is in use; 0, the full comparison, from a move of the
+    /// far root with lanes in use until then). One comparison of times
+    /// instead of three keys'; ties take the full comparison. Kept with
+    /// lanes in use, not 0 throughout: the 16-FAP fabric takes about four
+    /// events in five from the wheel while its lanes hold some
+    /// (docs/performance.md, "Session 40").
     near_alone_before: Time,
     /// Events go to the lanes once the wheel holds this many
     /// ([`LANES_FROM`] unless set: [`Scheduler::set_lanes_from`]).
@@ -254,6 +259,8 @@ impl Scheduler {
     #[inline(always)]
     fn far_root_moved(&mut self) {
         self.far_key = self.far.first().map_or(u128::MAX, Scheduled::key);
+        // With lanes in use, until the next lane's front leaves
+        // (`take_lane_front`): every event takes the full comparison.
         self.near_alone_before = if self.in_lanes > 0 { 0 } else { (self.far_key >> 64) as Time };
     }
 
@@ -275,11 +282,12 @@ impl Scheduler {
         let lane = if self.near.len() >= self.lanes_from { self.lanes.iter().position(|l| l.gap == gap) } else { None };
         if let Some(i) = lane {
             self.in_lanes += 1;
-            self.near_alone_before = 0;
             let queue = &mut self.lanes[i].queue;
             if queue.is_empty() {
                 self.lane_fronts[i] = s.key();
                 self.lane_best.update(&self.lane_fronts, i);
+                // A new front can only be earlier than the others.
+                self.near_alone_before = self.near_alone_before.min(at);
             }
             queue.push_back(s);
         } else {
@@ -299,9 +307,9 @@ impl Scheduler {
         self.revealed = (self.reveal_at < queue.len()).then(|| queue.get(self.reveal_at).event).and_then(|e| e.pipe_head());
         self.lane_best.update(&self.lane_fronts, i);
         self.in_lanes -= 1;
-        if self.in_lanes == 0 {
-            self.far_root_moved();
-        }
+        // The earliest of the others, exactly (an empty lane's key, like an
+        // empty far heap's, is u128::MAX).
+        self.near_alone_before = (self.far_key.min(self.lane_fronts[self.lane_best.winner()]) >> 64) as Time;
     }
 
     /// Reveals each pipe head when it reaches place `k` of its lane (0:

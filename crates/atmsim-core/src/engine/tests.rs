@@ -161,6 +161,48 @@ fn far_events_keep_the_order_of_one_heap() {
 }
 
 #[test]
+fn the_wheel_the_lanes_and_the_far_heap_together_keep_the_order_of_one_heap() {
+    // Lanes in use from the first event, near events in the wheel between
+    // the lanes' fronts, and far ones in the heap: the wheel's first is
+    // handed out alone only before both the far root and every lane's
+    // front (`near_alone_before`, renewed as lane fronts come and go).
+    const FAR_FROM: Time = 100;
+    let mut s = Scheduler::default();
+    for gap in [40, 41, 90] {
+        s.add_lane(gap);
+    }
+    s.set_lanes_from(0);
+    s.set_far_from(FAR_FROM);
+    let mut reference = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    for i in 0..20 {
+        add_open(&mut s, &mut reference, &mut seq, 3 * i);
+    }
+    let (mut x, mut wheel_beside_lanes, mut from_lanes) = (31u64, 0, 0);
+    while let Some((t, ev)) = s.pop_until(u64::MAX - 1) {
+        let ((at, _), expected) = reference.pop_first().unwrap();
+        assert_eq!((t, ev), (at, expected));
+        wheel_beside_lanes += (s.taken == Taken::NONE && s.in_lanes > 0) as u32;
+        from_lanes += (s.taken.0 >= Taken::LANE) as u32;
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // None, one or two successors, one on average (until 20,000), and a
+        // new event when none waits: the events waiting build up and thin
+        // out, so that each structure in turn holds the earliest.
+        for k in 0..[0, 1, 1, 2][(x >> 62) as usize] {
+            if seq < 20_000 {
+                let gap = [40, 41, 90, 0, 1, 39, 60, 95, FAR_FROM + 1][((x >> (20 + 4 * k)) % 9) as usize];
+                add_open(&mut s, &mut reference, &mut seq, t + gap);
+            }
+        }
+        if reference.is_empty() && seq < 20_000 {
+            add_open(&mut s, &mut reference, &mut seq, t + 3);
+        }
+    }
+    assert!(reference.is_empty());
+    assert!(wheel_beside_lanes > 1_000 && from_lanes > 1_000, "{wheel_beside_lanes} from the wheel beside lanes, {from_lanes} from lanes");
+}
+
+#[test]
 fn a_reserved_place_scheduled_later_keeps_the_order_of_one_heap() {
     // Each popped event schedules successors at once, through the lanes,
     // the heap and the far heap, or reserves their places: a reserved one
