@@ -295,14 +295,15 @@ impl World {
         }
     }
 
-    /// A packet reached an ideal host: small, so that it sets up no frame
-    /// of its own before its frame's arrival.
+    /// A packet reached an ideal host, its frame's arrival in line: one
+    /// frame set up, not two (ndp-in-out 0.2 s 329.38 -> 327.84 M
+    /// instructions, eqds-incast-128 631.95 -> 629.49 M).
     #[inline(never)]
     fn receive_packet(&mut self, last: PortId, unit: Unit) {
         debug_assert!(!unit.is_frameless(), "RM and VBR cells only on ATM");
         self.ledgers[unit.vc.ix()].packet_arrived();
         self.forwarded(last, unit.vc, self.now);
-        self.frame_arrived(unit);
+        self.frame_arrives(unit);
     }
 
     /// [`World::receive`] of a cell, or of a unit at a modelled host.
@@ -353,6 +354,13 @@ impl World {
     /// per-cell path above stays small (every cell's event runs it inline).
     #[inline(never)]
     fn frame_arrived(&mut self, unit: Unit) {
+        self.frame_arrives(unit);
+    }
+
+    /// [`World::frame_arrived`], in line where a packet reaches an ideal
+    /// host ([`World::receive_packet`]).
+    #[inline(always)]
+    fn frame_arrives(&mut self, unit: Unit) {
         // The ledger is borrowed once for the header and the fate: its
         // record is found once.
         let ledger = &mut self.ledgers[unit.vc.ix()];
