@@ -378,7 +378,7 @@ impl World {
             _ => Fate::Delivered,
         };
         ledger.resolve(unit.frame, fate);
-        self.deliver(unit.vc, seg);
+        self.deliver(unit.vc, &seg);
     }
 
     /// Logs what `offer` did with a unit at the logged port.
