@@ -273,7 +273,7 @@ impl World {
             self.ledgers[vc.ix()].resolve(frame, Fate::Delivered);
             let reply = self.vcs.reply_of(f);
             let before = self.ledgers[reply.ix()].next_frame;
-            self.deliver(vc, FrameHeader::Tcp(seg));
+            self.deliver(vc, &FrameHeader::Tcp(seg));
             self.boston_annotate(f, before);
         } else {
             if let Some(l) = self.ledgers[vc.ix()].resolve(frame, Fate::Discarded) {

@@ -89,9 +89,15 @@ impl World {
     /// once, or after the adapter's bus transfer and the CPU. Inlined into
     /// `frame_arrived`, out of line already: one call less per packet received.
     #[inline(always)]
-    pub(super) fn deliver(&mut self, vc: VcId, seg: FrameHeader) {
-        if let Some(c) = self.services.capture_mut() {
-            c.at_host(self.vcs.get(vc).dst, self.now, vc, &seg, false);
+    pub(super) fn deliver(&mut self, vc: VcId, seg: &FrameHeader) {
+        // A capture takes part at the sources too (`Services::capture`): the
+        // flag first, so that a run without one walks no list of services
+        // per packet received (`frame_arrived`: ndp-in-out 0.2 s 17.48 ->
+        // 16.99 M instructions, eqds-incast-128 27.44 -> 26.64 M).
+        if self.services.takes.at_source {
+            if let Some(c) = self.services.capture_mut() {
+                c.at_host(self.vcs.get(vc).dst, self.now, vc, seg, false);
+            }
         }
         if self.plain_hosts {
             return self.hand_to_transport(vc, seg);
@@ -101,7 +107,7 @@ impl World {
         match self.hosts[h.ix()].pipe.as_mut() {
             None => self.hand_to_transport(vc, seg),
             Some(pipe) => {
-                let (at, head) = pipe.receive(self.now, vc, seg, ip_len);
+                let (at, head) = pipe.receive(self.now, vc, *seg, ip_len);
                 if head {
                     self.sched.schedule(at, Event::Host(HostEvent::Deliver(h)));
                 }
@@ -115,6 +121,6 @@ impl World {
         if let Some(at) = next {
             self.sched.schedule(at, Event::Host(HostEvent::Deliver(h)));
         }
-        self.hand_to_transport(vc, seg);
+        self.hand_to_transport(vc, &seg);
     }
 }

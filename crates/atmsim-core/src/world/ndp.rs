@@ -18,40 +18,49 @@ impl World {
 
     /// An NDP flow starts: its first window goes out unpulled (N7).
     pub(super) fn ndp_open(&mut self, f: FlowId) {
-        let mut out = std::mem::take(&mut self.ndp_buf);
-        self.ndp(f).0.start(&mut out);
-        self.ndp_send(self.vcs.payload_of(f), &mut out);
-        self.ndp_buf = out;
+        let Endpoints::Ndp { source, .. } = &mut self.flows[f.ix()].endpoints else { unreachable!("an NDP flow") };
+        source.start(&mut self.ndp_buf);
+        self.ndp_send(self.vcs.payload_of(f));
     }
 
-    fn ndp_send(&mut self, vc: crate::net::VcId, out: &mut Vec<NdpHeader>) {
-        for h in out.drain(..) {
+    /// Sends the packets the sender left in `ndp_buf`, and empties it. Read
+    /// in place, by index (sending touches no NDP buffer), rather than
+    /// taken out of the world and put back around every packet the
+    /// sender answers (ndp-in-out 0.2 s: `ndp_deliver` 16.52 -> 14.57 M instructions).
+    fn ndp_send(&mut self, vc: crate::net::VcId) {
+        for i in 0..self.ndp_buf.len() {
+            let h = self.ndp_buf[i];
             self.transmit(vc, FrameHeader::Ndp(h));
         }
+        self.ndp_buf.clear();
     }
 
     /// A packet of NDP flow `f` reached the end of its VC.
     pub(super) fn ndp_deliver(&mut self, f: FlowId, role: VcRole, h: NdpHeader) {
         if role == VcRole::Reply {
-            let mut out = std::mem::take(&mut self.ndp_buf);
-            let (source, _) = self.ndp(f);
+            let Endpoints::Ndp { source, .. } = &mut self.flows[f.ix()].endpoints else { unreachable!("an NDP flow") };
+            let out = &mut self.ndp_buf;
             let completed = match h.kind {
-                NdpKind::Ack => source.on_ack(&h, &mut out),
+                NdpKind::Ack => source.on_ack(&h, out),
                 NdpKind::Nack => {
-                    source.on_nack(&h, &mut out);
+                    source.on_nack(&h, out);
                     false
                 }
                 NdpKind::Pull => {
-                    source.on_pull(&h, &mut out);
+                    source.on_pull(&h, out);
                     false
                 }
                 NdpKind::Data | NdpKind::Trimmed => unreachable!("data on a reply VC"),
             };
             if completed {
+                // A completion may start other flows (triggers), whose first
+                // windows pass through the buffer: this answer's packets wait
+                // outside it meanwhile.
+                let answer = std::mem::take(&mut self.ndp_buf);
                 self.completed(f);
+                self.ndp_buf = answer;
             }
-            self.ndp_send(self.vcs.payload_of(f), &mut out);
-            self.ndp_buf = out;
+            self.ndp_send(self.vcs.payload_of(f));
             return;
         }
         let (_, sink) = self.ndp(f);

@@ -185,7 +185,11 @@ impl Services {
         self.list_changed();
     }
 
+    /// Every service that watches offers also sees units entering ports
+    /// (the Watch and occupancy services, and captures): the per-unit path
+    /// tests `at_port` alone for both (`World::enter_other`).
     fn list_changed(&mut self) {
+        assert!(!self.takes.watching || self.takes.at_port, "a service watching offers takes at_port too");
         self.fabric_at = self.list.iter().position(|s| matches!(s, Service::Fabric(_)));
     }
 

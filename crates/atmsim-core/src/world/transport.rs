@@ -42,15 +42,18 @@ impl World {
     /// A segment reached the transport at the end of `vc`. Inlined into
     /// its callers (the reception's `frame_arrived` above all): NDP's and
     /// EQDS's packets go straight to their transports, and the rest, with
-    /// their larger frame, one call away.
+    /// their larger frame, one call away. The header by reference, down
+    /// from the reception: by value, the whole header was copied once more
+    /// on the way to be matched (ndp-in-out 0.2 s 327.84 -> 326.48 M
+    /// instructions, eqds-incast-128 629.49 -> 627.30 M).
     #[inline(always)]
-    pub(super) fn deliver_to_transport(&mut self, vc: VcId, header: FrameHeader) {
+    pub(super) fn deliver_to_transport(&mut self, vc: VcId, header: &FrameHeader) {
         let v = self.vcs.get(vc);
         let (f, role) = (v.flow, v.role);
         match header {
-            FrameHeader::Ndp(h) => self.ndp_deliver(f, role, h),
-            FrameHeader::Eqds(h) => self.eqds_deliver(f, role, h),
-            _ => self.deliver_to_other(f, role, header),
+            FrameHeader::Ndp(h) => self.ndp_deliver(f, role, *h),
+            FrameHeader::Eqds(h) => self.eqds_deliver(f, role, *h),
+            _ => self.deliver_to_other(f, role, *header),
         }
     }
 

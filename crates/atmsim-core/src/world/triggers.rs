@@ -49,7 +49,7 @@ impl World {
     /// receiver now holds every byte and something waits on that, activate it.
     /// Inlined into its two callers: one call less per packet received.
     #[inline(always)]
-    pub(super) fn hand_to_transport(&mut self, vc: VcId, seg: crate::net::FrameHeader) {
+    pub(super) fn hand_to_transport(&mut self, vc: VcId, seg: &crate::net::FrameHeader) {
         self.deliver_to_transport(vc, seg);
         if self.triggers.is_none() {
             return;
