@@ -75,7 +75,7 @@ impl ServiceKind for Fabric {
         let spread = |count: fn(&crate::fabric::link::FabricLink) -> u64| {
             (0..g.faps * g.links).map(|l| count(&self.links[l as usize])).fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)))
         };
-        let (least, most) = spread(|l| l.cells);
+        let (least, most) = spread(|l| l.cells());
         let (data_least, data_most) = spread(|l| l.data_cells);
         let header = self.cfg.cell_header as u64;
         let mut block = json!({
@@ -122,7 +122,7 @@ impl ServiceKind for Fabric {
             "up_link_data_cells_most": data_most,
             // Per FAP up-link, FAP by FAP and link by link within a FAP: the
             // load spread a designer plots (reproduce fabric, C1_links.png).
-            "up_link_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].cells).collect::<Vec<_>>(),
+            "up_link_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].cells()).collect::<Vec<_>>(),
             "up_link_data_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].data_cells).collect::<Vec<_>>(),
             "voq_identity_holds": self.invariants_hold(),
             "cells_balanced": self.cells_balanced(),
