@@ -5,8 +5,8 @@
 //! of its cells in the far end's buffer, a credit back every N2 cells the
 //! far end forwards; docs/fabric.md R6).
 
+use super::cell_ring::CellRing;
 use super::{Cell, CellKind, PRIORITIES};
-use crate::ring::Ring;
 use crate::time::{Rate, Serializer, Time};
 
 // `FabricLink::start` masks a queue's number by `PRIORITIES - 1`.
@@ -15,17 +15,20 @@ const _: () = assert!(PRIORITIES.is_power_of_two());
 /// Laid out by hand, hot state first (`repr(C)`): a busy fabric has more
 /// links than the L1 holds (`fabric-perm`: 512), and each cell-hop finds
 /// its link at its enqueue, start, end and arrival, so every line a step
-/// touches is a likely miss. A start touches lines 0 to 3, an enqueue 0
-/// and 3 (a data cell's queue), an arrival 2; the test
-/// `the_hot_fields_sit_in_the_first_lines` keeps it so. Session 40,
-/// `fabric-perm` 50 µs under cachegrind (48-KiB L1D): 23.65 L1 data misses
-/// a cell-hop before (the compiler's order, a start over five lines), 22.04
-/// after; 1,178.2 M instructions before, 1,169.2 M after (the link's
-/// unread peak queue and payload bytes dropped, its cells the sent count).
+/// touches is a likely miss. A data cell's enqueue, its link's end and its
+/// arrival touch line 0 only; a start lines 0 and 1 (and 2 for a control
+/// cell's queue, or when the cell's size changes); the test
+/// `the_hot_fields_sit_in_the_first_lines` keeps it so. The counts only a
+/// report reads are the fabric's (`Fabric::up_counts`, the peak resident).
+/// Session 40, `fabric-perm` 50 µs under cachegrind (48-KiB L1D), L1 data
+/// misses a cell-hop: 23.65 in the compiler's order (a start over five
+/// lines of seven), 22.04 with the hot fields first (four of six lines),
+/// 19.16 in this layout (two of four), and 1,169.2 -> 1,160.1 M
+/// instructions.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct FabricLink {
-    // Line 0: what an enqueue, a start, a credit and a forward all read.
+    // Line 0: what an enqueue, an end, an arrival and a start read.
     /// A transmission is under way: its end is scheduled.
     pub busy: bool,
     /// Bit q set: queue q holds a cell (the next is the lowest set bit).
@@ -34,63 +37,75 @@ pub struct FabricLink {
     pub up: bool,
     /// Sprayers and fabric elements may choose it (false once a failure is detected).
     pub usable: bool,
-    /// Cells in all the queues.
-    queued: u64,
+    /// Cells the far end forwards before its next credit (N2 down to 1:
+    /// `fwd_cnt` a multiple of N2 without a division per cell); 0 with no
+    /// link-level credit. N2 is at most 1,000,000 (`scenario/fabric.rs`).
+    until_credit: u32,
+    /// Cells the far end may still take (i64::MAX with no link-level
+    /// credit: never reached, so a start checks only this).
     balance: i64,
-    /// Link-level credit: (N2 + N3) cells at most in the far end, 0 for none.
-    buf_alloc: u64,
-    /// Cells started (with credit on, also the count behind the balance).
-    tx_cnt: u64,
-    /// The far end's count of this link's cells it forwarded (`Fwd_Cnt`).
-    fwd_cnt: u64,
-    /// Most of this link's cells in the far end's buffer at once.
-    pub peak_resident: u64,
-    pub delay: Time,
-    // Line 1: the transmitter (its rate, read when the size changes, last).
-    transmitter: Serializer,
-    pub data_cells: u64,
-    // Line 2: the wire, read at each arrival.
     /// The cells on the wire, oldest first. Each arrives a cell time after
     /// the one ahead of it or later, at the time its start scheduled; the
     /// time is not kept here (16 bytes a cell rather than 24: four cells a
     /// line, as the wire is written and read at every cell-hop).
-    pub pipe: Ring<Cell>,
-    pub wire_bytes: u64,
-    /// Cells the far end forwards before its next credit (N2 down to 1:
-    /// `fwd_cnt` a multiple of N2 without a division per cell).
-    until_credit: u64,
-    // Line 3 on: the queues, the lowest priority's (data cells by default)
-    // first: `queues[PRIORITIES - 1 - q]` is queue q.
-    queues: [Ring<Cell>; PRIORITIES],
+    pub pipe: CellRing,
+    /// Queue `PRIORITIES` − 1, the lowest priority's: data cells' by default.
+    data: CellRing,
+    // Line 1: the counts behind the credit, and the transmitter (its rate,
+    // read when the size of the cell changes, in line 2).
+    /// Cells started (with credit on, also the count behind the balance).
+    tx_cnt: u64,
+    /// The far end's count of this link's cells it forwarded (`Fwd_Cnt`).
+    fwd_cnt: u64,
+    pub delay: Time,
+    transmitter: Serializer,
+    // Line 2 on.
+    /// Link-level credit: (N2 + N3) cells at most in the far end, 0 for none.
+    buf_alloc: u64,
     n2: u64,
+    /// Queues 0 to `PRIORITIES` − 2: the control cells' first.
+    higher: [CellRing; PRIORITIES - 1],
     /// Starts refused for want of credit.
     pub credit_stalls: u64,
 }
 
 impl FabricLink {
     pub fn new(rate: Rate, delay: Time, llfc: Option<(u64, u64)>) -> FabricLink {
-        let (buf_alloc, n2) = llfc.unwrap_or((0, 1));
+        let (buf_alloc, n2) = llfc.unwrap_or((0, 0));
+        assert!(n2 <= u32::MAX as u64, "N2 of {n2} cells");
         FabricLink {
             busy: false,
             waiting: 0,
             up: true,
             usable: true,
-            queued: 0,
-            balance: buf_alloc as i64,
-            buf_alloc,
+            until_credit: if buf_alloc > 0 { n2 as u32 } else { 0 },
+            balance: if buf_alloc > 0 { buf_alloc as i64 } else { i64::MAX },
+            pipe: CellRing::new(),
+            data: CellRing::new(),
             tx_cnt: 0,
             fwd_cnt: 0,
-            peak_resident: 0,
             delay,
             transmitter: Serializer::new(rate),
-            data_cells: 0,
-            pipe: Ring::new(),
-            wire_bytes: 0,
-            until_credit: n2,
-            queues: std::array::from_fn(|_| Ring::new()),
+            buf_alloc,
             n2,
+            higher: std::array::from_fn(|_| CellRing::new()),
             credit_stalls: 0,
         }
+    }
+
+    /// FIFO `queue` (0 first: `PRIORITIES` − 1 − its priority).
+    #[inline(always)]
+    fn queue(&mut self, queue: usize) -> &mut CellRing {
+        if queue == PRIORITIES - 1 {
+            &mut self.data
+        } else {
+            &mut self.higher[queue]
+        }
+    }
+
+    /// The queues, highest priority first.
+    fn queues(&self) -> impl Iterator<Item = &CellRing> {
+        self.higher.iter().chain(std::iter::once(&self.data))
     }
 
     /// The link slows to `rate`; a cell in transmission ends as it began
@@ -104,9 +119,8 @@ impl FabricLink {
     pub fn fail(&mut self, mut lost: impl FnMut(Cell, bool)) {
         self.up = false;
         self.waiting = 0;
-        self.queued = 0;
         for q in 0..PRIORITIES {
-            while let Some(c) = self.queues[Self::at(q)].pop_front() {
+            while let Some(c) = self.queue(q).pop_front() {
                 lost(c, true);
             }
         }
@@ -121,7 +135,13 @@ impl FabricLink {
 
     /// Cells waiting for the transmitter.
     pub fn queued(&self) -> u64 {
-        self.queued
+        // The higher queues (line 2 on) only when one holds a cell: the
+        // least-loaded sprayer asks every link of its FAP per cell.
+        let data = self.data.len() as u64;
+        if self.waiting & ((1 << (PRIORITIES - 1)) - 1) == 0 {
+            return data;
+        }
+        data + self.higher.iter().map(|q| q.len() as u64).sum::<u64>()
     }
 
     /// Cells started.
@@ -129,18 +149,11 @@ impl FabricLink {
         self.tx_cnt
     }
 
-    /// FIFO `queue`'s place in `queues` (the lowest priority's first).
-    #[inline(always)]
-    fn at(queue: usize) -> usize {
-        (PRIORITIES - 1) ^ queue
-    }
-
     /// Queues a cell in FIFO `queue` (0 first: `PRIORITIES` − 1 − its priority).
     #[inline(always)]
     pub fn enqueue(&mut self, cell: Cell, queue: usize) {
-        self.queues[Self::at(queue)].push_back(cell);
+        self.queue(queue).push_back(cell);
         self.waiting |= 1 << queue;
-        self.queued += 1;
     }
 
     /// Starts the next cell if the line is idle, a cell waits and credit
@@ -153,16 +166,16 @@ impl FabricLink {
         if self.waiting == 0 {
             return None;
         }
-        if self.buf_alloc > 0 && self.balance <= 0 {
+        if self.balance <= 0 {
             self.credit_stalls += 1;
             return None;
         }
         // A set bit is below `PRIORITIES` (a power of two): the mask only
         // tells the compiler so, and the bounds check goes.
         let q = self.waiting.trailing_zeros() as usize & (PRIORITIES - 1);
-        let cell = self.queues[Self::at(q)].pop_front().expect("its bit is set");
-        self.queued -= 1;
-        if self.queues[Self::at(q)].is_empty() {
+        let queue = self.queue(q);
+        let cell = queue.pop_front().expect("its bit is set");
+        if queue.is_empty() {
             self.waiting &= !(1 << q);
         }
         let wire = (cell.payload as u32 + header) as u64;
@@ -170,19 +183,14 @@ impl FabricLink {
         self.pipe.push_back(cell);
         self.busy = true;
         self.tx_cnt += 1;
-        self.data_cells += (cell.kind == CellKind::Data) as u64;
-        self.wire_bytes += wire;
-        if self.buf_alloc > 0 {
-            self.balance -= 1;
-            self.peak_resident = self.peak_resident.max(self.tx_cnt - self.fwd_cnt);
-        }
+        self.balance -= 1;
         Some((cell, end))
     }
 
     /// The far end forwarded one of this link's cells; the value of a
     /// credit to send back, if one is due.
     pub fn forwarded(&mut self) -> Option<u64> {
-        if self.buf_alloc == 0 {
+        if self.until_credit == 0 {
             return None;
         }
         self.fwd_cnt += 1;
@@ -190,7 +198,7 @@ impl FabricLink {
         if self.until_credit > 0 {
             return None;
         }
-        self.until_credit = self.n2;
+        self.until_credit = self.n2 as u32;
         Some(self.fwd_cnt)
     }
 
@@ -202,12 +210,13 @@ impl FabricLink {
     /// Payload bytes of the data cells waiting for it or on its wire.
     pub fn data_payload_inside(&self) -> u64 {
         let data = |c: &Cell| if c.kind == CellKind::Data { c.payload as u64 } else { 0 };
-        self.queues.iter().flat_map(|q| q.iter()).map(data).sum::<u64>() + self.pipe.iter().map(data).sum::<u64>()
+        self.queues().flat_map(|q| q.iter()).map(data).sum::<u64>() + self.pipe.iter().map(data).sum::<u64>()
     }
 
     /// This link's cells in the far end's buffer now.
+    #[inline]
     pub fn resident(&self) -> u64 {
-        if self.buf_alloc == 0 {
+        if self.until_credit == 0 {
             return 0;
         }
         self.tx_cnt - self.fwd_cnt
@@ -282,44 +291,39 @@ mod tests {
         assert!(l.start(48_000, 16).is_some());
         l.busy = false;
         assert!(l.start(56_000, 16).is_none(), "four in the far end again");
-        assert_eq!(l.peak_resident, 4);
+        assert_eq!(l.resident(), 4);
     }
 
     /// The hot fields stay in the lines the struct's comment names.
     #[test]
     fn the_hot_fields_sit_in_the_first_lines() {
-        use std::mem::offset_of;
+        use std::mem::{offset_of, size_of};
         let line = |offset: usize, size: usize| {
             let (first, last) = (offset / 64, (offset + size - 1) / 64);
             assert_eq!(first, last, "a field at {offset} ({size} bytes) crosses a line");
             first
         };
         type L = FabricLink;
+        let ring = size_of::<CellRing>();
         for (off, size) in [
             (offset_of!(L, busy), 1),
             (offset_of!(L, waiting), 1),
             (offset_of!(L, up), 1),
             (offset_of!(L, usable), 1),
-            (offset_of!(L, queued), 8),
+            (offset_of!(L, until_credit), 4),
             (offset_of!(L, balance), 8),
-            (offset_of!(L, buf_alloc), 8),
-            (offset_of!(L, tx_cnt), 8),
-            (offset_of!(L, fwd_cnt), 8),
-            (offset_of!(L, peak_resident), 8),
-            (offset_of!(L, delay), 8),
+            (offset_of!(L, pipe), ring),
+            (offset_of!(L, data), ring),
         ] {
             assert_eq!(line(off, size), 0, "at {off}");
         }
-        // The transmitter's state but its rate, and the data cells' count.
-        assert_eq!(line(offset_of!(L, transmitter), 40), 1);
-        assert_eq!(line(offset_of!(L, data_cells), 8), 1);
+        // The transmitter's state but its rate (`time.rs`: the rate last).
         for (off, size) in
-            [(offset_of!(L, pipe), size_of::<Ring<Cell>>()), (offset_of!(L, wire_bytes), 8), (offset_of!(L, until_credit), 8)]
+            [(offset_of!(L, tx_cnt), 8), (offset_of!(L, fwd_cnt), 8), (offset_of!(L, delay), 8), (offset_of!(L, transmitter), 40)]
         {
-            assert_eq!(line(off, size), 2, "at {off}");
+            assert_eq!(line(off, size), 1, "at {off}");
         }
-        // The data cells' queue (the lowest priority's).
-        let data = offset_of!(L, queues) + L::at(PRIORITIES - 1) * size_of::<Ring<Cell>>();
-        assert_eq!(line(data, size_of::<Ring<Cell>>()), 3);
+        assert_eq!(size_of::<Serializer>(), 56);
+        assert_eq!(size_of::<L>(), 240);
     }
 }

@@ -29,12 +29,25 @@ use crate::scenario::Model;
 /// Counts of cells by kind: [data, FlowStatus, Credit].
 pub(super) type ByKind = [u64; 3];
 
+/// What an up link sent, for the report.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct UpCounts {
+    pub(super) data_cells: u64,
+    pub(super) wire_bytes: u64,
+}
+
 pub(in crate::world) struct Fabric {
     pub(super) cfg: FabricConfig,
     /// The geometry's answers each cell asks, as tables (`fabric/tables.rs`).
     pub(super) tables: Tables,
     pub(super) segmenter: Segmenter,
     pub(super) links: Vec<FabricLink>,
+    /// Per up link (a FAP's into the fabric), its data cells and wire
+    /// bytes sent: only the report reads them, so they stay out of the
+    /// link's hot lines (`fabric/link.rs`), 16 bytes a link.
+    pub(super) up_counts: Vec<UpCounts>,
+    /// The most cells of one link in its far end's buffer at once, any link.
+    pub(super) peak_resident: u64,
     pub(super) voqs: Vec<Voq>,
     pub(super) streams: Vec<Reassembly>,
     /// Cells held out of order at each data cell's arrival, every stream.
@@ -119,6 +132,8 @@ impl Fabric {
         Fabric {
             segmenter: Segmenter { payload: cfg.cell_payload, header: cfg.cell_header },
             links,
+            up_counts: vec![UpCounts::default(); (g.faps * g.links) as usize],
+            peak_resident: 0,
             voqs: (0..voqs).map(|_| Voq::new()).collect(),
             streams: (0..voqs).map(|_| Reassembly::default()).collect(),
             depth_at_arrival: DepthHistogram::default(),
