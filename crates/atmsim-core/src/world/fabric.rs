@@ -29,6 +29,12 @@ use crate::scenario::Model;
 /// Counts of cells by kind: [data, FlowStatus, Credit].
 pub(super) type ByKind = [u64; 3];
 
+/// An arrival's entry in its group (`fabric_group.rs`): its link, and
+/// above this bit the queue whose wire it is at the back of
+/// (`FabricLink::start`).
+pub(super) const ARRIVAL_QUEUE: u32 = 30;
+const _: () = assert!(crate::fabric::PRIORITIES <= 1 << (32 - ARRIVAL_QUEUE));
+
 /// What an up link sent, for the report.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct UpCounts {
@@ -117,6 +123,8 @@ impl Fabric {
     pub(super) fn new(model: &Model, fm: &FabricModel) -> Fabric {
         let cfg = fm.config.clone();
         let g = &cfg.geometry;
+        // An arrival's group entry carries the link and its queue (`ARRIVAL_QUEUE`).
+        assert!(g.link_count() < 1 << ARRIVAL_QUEUE, "{} fabric links", g.link_count());
         let links = (0..g.link_count() as u32).map(|l| FabricLink::new(cfg.link_rate, g.delay(l), Some(cfg.llfc))).collect();
         let voqs = g.voq_count() as usize;
         let schedulers: Vec<EgressScheduler> = fm
@@ -184,7 +192,7 @@ impl Fabric {
 
     /// Cells made and not received: waiting for a link, on a wire.
     pub(super) fn cells_inside(&self) -> u64 {
-        self.links.iter().map(|l| l.queued() + l.pipe.len() as u64).sum()
+        self.links.iter().map(|l| l.queued() + l.on_wire()).sum()
     }
 
     /// Puts a cell made at `fap` on one of the links not known to have
