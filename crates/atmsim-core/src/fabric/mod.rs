@@ -14,12 +14,14 @@
 //! | `voq.rs` | a VOQ: bytes waiting, credit balance, the OFF/SLOW/NORM credit-request state |
 //! | `scheduler.rs` | an egress port's credit scheduler: round robin over NORM, then paced SLOW |
 //! | `link.rs` | one direction of a fabric link: per-priority FIFOs, transmitter, wire, link-level credit |
+//! | `cell_ring.rs` | a link's FIFO of cells, with a small header |
 //! | `reassembly.rs` | per (source FAP, egress port): cells back into order, packets out whole |
 //! | `geometry.rs` | which link joins which FAP to which fabric element, and their delays |
 //! | `stages.rs` | three stages: the FE2 spine's links between the FE13 groups |
 //! | `tables.rs` | the geometry's answers every cell asks, computed once |
 //! | `nodes.rs` | the devices in one numbering, and which one sends on each link (the fabric trace) |
 
+pub mod cell_ring;
 pub mod geometry;
 pub mod link;
 pub mod nodes;

@@ -29,12 +29,31 @@ use crate::scenario::Model;
 /// Counts of cells by kind: [data, FlowStatus, Credit].
 pub(super) type ByKind = [u64; 3];
 
+/// An arrival's entry in its group (`fabric_group.rs`): its link, and
+/// above this bit the queue whose wire it is at the back of
+/// (`FabricLink::start`).
+pub(super) const ARRIVAL_QUEUE: u32 = 30;
+const _: () = assert!(crate::fabric::PRIORITIES <= 1 << (32 - ARRIVAL_QUEUE));
+
+/// What an up link sent, for the report.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct UpCounts {
+    pub(super) data_cells: u64,
+    pub(super) wire_bytes: u64,
+}
+
 pub(in crate::world) struct Fabric {
     pub(super) cfg: FabricConfig,
     /// The geometry's answers each cell asks, as tables (`fabric/tables.rs`).
     pub(super) tables: Tables,
     pub(super) segmenter: Segmenter,
     pub(super) links: Vec<FabricLink>,
+    /// Per up link (a FAP's into the fabric), its data cells and wire
+    /// bytes sent: only the report reads them, so they stay out of the
+    /// link's hot lines (`fabric/link.rs`), 16 bytes a link.
+    pub(super) up_counts: Vec<UpCounts>,
+    /// The most cells of one link in its far end's buffer at once, any link.
+    pub(super) peak_resident: u64,
     pub(super) voqs: Vec<Voq>,
     pub(super) streams: Vec<Reassembly>,
     /// Cells held out of order at each data cell's arrival, every stream.
@@ -104,6 +123,8 @@ impl Fabric {
     pub(super) fn new(model: &Model, fm: &FabricModel) -> Fabric {
         let cfg = fm.config.clone();
         let g = &cfg.geometry;
+        // An arrival's group entry carries the link and its queue (`ARRIVAL_QUEUE`).
+        assert!(g.link_count() < 1 << ARRIVAL_QUEUE, "{} fabric links", g.link_count());
         let links = (0..g.link_count() as u32).map(|l| FabricLink::new(cfg.link_rate, g.delay(l), Some(cfg.llfc))).collect();
         let voqs = g.voq_count() as usize;
         let schedulers: Vec<EgressScheduler> = fm
@@ -119,6 +140,8 @@ impl Fabric {
         Fabric {
             segmenter: Segmenter { payload: cfg.cell_payload, header: cfg.cell_header },
             links,
+            up_counts: vec![UpCounts::default(); (g.faps * g.links) as usize],
+            peak_resident: 0,
             voqs: (0..voqs).map(|_| Voq::new()).collect(),
             streams: (0..voqs).map(|_| Reassembly::default()).collect(),
             depth_at_arrival: DepthHistogram::default(),
@@ -169,7 +192,7 @@ impl Fabric {
 
     /// Cells made and not received: waiting for a link, on a wire.
     pub(super) fn cells_inside(&self) -> u64 {
-        self.links.iter().map(|l| l.queued() + l.pipe.len() as u64).sum()
+        self.links.iter().map(|l| l.queued() + l.on_wire()).sum()
     }
 
     /// Puts a cell made at `fap` on one of the links not known to have

@@ -5,7 +5,7 @@
 //! leaving reassembly needs the world (`World::reassembled`: it enters the
 //! port to its host); an arrival that completes one says which.
 
-use super::fabric::Fabric;
+use super::fabric::{Fabric, ARRIVAL_QUEUE};
 use super::World;
 use crate::engine::{Event, FabricEvent, Scheduler};
 use crate::fabric::tables::FarEnd;
@@ -15,13 +15,15 @@ use crate::net::PortId;
 use crate::time::Time;
 
 impl Fabric {
-    /// The cell at the head of `link`'s wire arrives: at a fabric element,
-    /// passed on towards its FAP; at a FAP (its links down), taken. The
-    /// stream and its egress port when the cell completes a packet there.
+    /// The cell at the head of a link's wire arrives (`entry`: the link,
+    /// and its queue above `ARRIVAL_QUEUE`): at a fabric element, passed
+    /// on towards its FAP; at a FAP (its links down), taken. The stream
+    /// and its egress port when the cell completes a packet there.
     #[inline]
-    pub(super) fn arrival(&mut self, sched: &mut Scheduler, now: Time, link: u32) -> Option<(u32, PortId)> {
+    pub(super) fn arrival(&mut self, sched: &mut Scheduler, now: Time, entry: u32) -> Option<(u32, PortId)> {
+        let (link, queue) = (entry & ((1 << ARRIVAL_QUEUE) - 1), (entry >> ARRIVAL_QUEUE) as usize);
         // A failed link's wire was emptied: its cells' arrivals find nothing.
-        let mut cell = self.links[link as usize].pipe.pop_front()?;
+        let mut cell = self.links[link as usize].arrive(queue)?;
         if let FarEnd::Element(hop) = self.tables.far[link as usize] {
             cell.from_link = link;
             self.fe_forward(hop, cell);

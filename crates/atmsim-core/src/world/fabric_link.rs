@@ -4,10 +4,11 @@
 //! a cell while idle, started in turn. Plain functions of the fabric and
 //! the scheduler, so that a group's event finds the fabric once.
 
-use super::fabric::Fabric;
+use super::fabric::{Fabric, ARRIVAL_QUEUE};
 use super::fabric_group::Due;
 use super::World;
 use crate::engine::{Event, FabricEvent, Scheduler};
+use crate::fabric::CellKind;
 use crate::time::Time;
 
 impl Fabric {
@@ -39,12 +40,18 @@ impl Fabric {
     /// by gets its credit back.
     pub(super) fn start(&mut self, sched: &mut Scheduler, now: Time, link: u32) {
         let l = &mut self.links[link as usize];
-        let Some((cell, end)) = l.start(now, self.cfg.cell_header) else { return };
-        // What the link put at the back of its wire (`FabricLink::start`).
+        let header = self.cfg.cell_header;
+        let Some((cell, end, queue)) = l.start(now, header) else { return };
+        // What the link put at the back of its queue's wire (`FabricLink::start`).
         let arrive_at = end + l.delay;
+        self.peak_resident = self.peak_resident.max(l.resident());
         self.groups.place(sched, end, Due::End, link);
-        self.groups.place(sched, arrive_at, Due::Arrival, link);
-        if !self.cfg.geometry.is_up(link) {
+        self.groups.place(sched, arrive_at, Due::Arrival, link | (queue as u32) << ARRIVAL_QUEUE);
+        if self.cfg.geometry.is_up(link) {
+            let counts = &mut self.up_counts[link as usize];
+            counts.data_cells += (cell.kind == CellKind::Data) as u64;
+            counts.wire_bytes += (cell.payload as u32 + header) as u64;
+        } else {
             let from = &mut self.links[cell.from_link as usize];
             if let Some(fwd) = from.forwarded() {
                 let at = now + from.delay;

@@ -72,11 +72,11 @@ impl ServiceKind for Fabric {
     fn summary_block(&self) -> Option<serde_json::Value> {
         let g = &self.cfg.geometry;
         let kinds = |k: &[u64; 3]| json!({"data": k[0], "flow_status": k[1], "credit": k[2]});
-        let spread = |count: fn(&crate::fabric::link::FabricLink) -> u64| {
-            (0..g.faps * g.links).map(|l| count(&self.links[l as usize])).fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)))
+        let spread = |count: &dyn Fn(usize) -> u64| {
+            (0..(g.faps * g.links) as usize).map(count).fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)))
         };
-        let (least, most) = spread(|l| l.cells);
-        let (data_least, data_most) = spread(|l| l.data_cells);
+        let (least, most) = spread(&|l| self.links[l].cells());
+        let (data_least, data_most) = spread(&|l| self.up_counts[l].data_cells);
         let header = self.cfg.cell_header as u64;
         let mut block = json!({
             "cells_made": kinds(&self.made),
@@ -85,7 +85,7 @@ impl ServiceKind for Fabric {
             "data_payload_bytes_made": self.data_bytes_made,
             "data_payload_bytes_received": self.data_bytes_received,
             "data_wire_bytes_made": self.data_bytes_made + self.made[0] * header,
-            "up_link_wire_bytes": (0..g.faps * g.links).map(|l| self.links[l as usize].wire_bytes).sum::<u64>(),
+            "up_link_wire_bytes": self.up_counts.iter().map(|c| c.wire_bytes).sum::<u64>(),
             "control_wire_bytes_made": (self.made[1] + self.made[2]) * (self.cfg.control_bytes as u64 + header),
             "bursts": self.bursts,
             "packets_in": self.packets_in,
@@ -114,7 +114,7 @@ impl ServiceKind for Fabric {
             "reorder_depth_by_stream": self.depth_by_stream(),
             "reorder_depth_at_arrival": self.depth_at_arrival.rows(),
             "llfc_bound_cells": self.cfg.llfc.0,
-            "llfc_peak_resident_cells": self.links.iter().map(|l| l.peak_resident).max().unwrap_or(0),
+            "llfc_peak_resident_cells": self.peak_resident,
             "llfc_stalls": self.links.iter().map(|l| l.credit_stalls).sum::<u64>(),
             "up_link_cells_least": least,
             "up_link_cells_most": most,
@@ -122,8 +122,8 @@ impl ServiceKind for Fabric {
             "up_link_data_cells_most": data_most,
             // Per FAP up-link, FAP by FAP and link by link within a FAP: the
             // load spread a designer plots (reproduce fabric, C1_links.png).
-            "up_link_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].cells).collect::<Vec<_>>(),
-            "up_link_data_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].data_cells).collect::<Vec<_>>(),
+            "up_link_cells": (0..g.faps * g.links).map(|l| self.links[l as usize].cells()).collect::<Vec<_>>(),
+            "up_link_data_cells": self.up_counts.iter().map(|c| c.data_cells).collect::<Vec<_>>(),
             "voq_identity_holds": self.invariants_hold(),
             "cells_balanced": self.cells_balanced(),
         });
@@ -165,6 +165,6 @@ impl Fabric {
     /// Every VOQ's credit identity (F8) and every link within its link credit (F5).
     fn invariants_hold(&self) -> bool {
         let worth = self.cfg.credit_worth;
-        self.voqs.iter().all(|v| v.identity_holds(worth)) && self.links.iter().all(|l| l.peak_resident <= self.cfg.llfc.0)
+        self.voqs.iter().all(|v| v.identity_holds(worth)) && self.peak_resident <= self.cfg.llfc.0
     }
 }
